@@ -1,0 +1,1 @@
+"""SPICE Triage application: CLI, webhook service, GitHub adapter, queue and store."""

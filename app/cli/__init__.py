@@ -1,0 +1,1 @@
+"""The `spice` command line: one module per command group, combined in `main`."""

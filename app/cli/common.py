@@ -1,0 +1,43 @@
+"""Helpers every CLI command shares: settings with overrides, JSON output, clean failures."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from typing import Any, NoReturn
+
+import typer
+from pydantic import BaseModel
+
+from app.settings import Settings
+
+
+def settings_with(**overrides: Any) -> Settings:
+    """Settings from the environment, with the CLI's explicit options winning."""
+    return Settings(**{k: v for k, v in overrides.items() if v is not None})
+
+
+def emit_json(value: BaseModel | dict[str, Any] | list[Any]) -> None:
+    """Machine output on stdout, one JSON document."""
+    if isinstance(value, BaseModel):
+        typer.echo(value.model_dump_json(indent=2))
+    else:
+        typer.echo(json.dumps(value, indent=2, default=str))
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    """A clear message on stderr and a non-zero exit."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def setup_logging(level: str) -> None:
+    logging.basicConfig(
+        level=level.upper(),
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s %(message)s",
+    )
+    # litellm and httpx log request bodies at INFO/DEBUG; keep prompts out of our logs.
+    for noisy in ("LiteLLM", "litellm", "httpx", "httpcore", "openai"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)

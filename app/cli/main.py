@@ -1,0 +1,31 @@
+"""Entry point of the `spice` command: every command module registered here."""
+
+from __future__ import annotations
+
+import os
+
+import typer
+
+from app.cli import label_issue
+
+cli = typer.Typer(
+    name="spice",
+    help="SPICE Triage: rubric-based LLM labels for GitHub issues and pull requests.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+@cli.callback()
+def _root() -> None:
+    """SPICE Triage: rubric-based LLM labels for GitHub issues and pull requests."""
+
+
+cli.command("label-issue")(label_issue.label_issue)
+
+
+def run() -> None:
+    """Console-script entry point."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    cli()

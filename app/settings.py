@@ -1,0 +1,56 @@
+"""The one reader of the environment: every `SPICE_*` setting, validated."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from spice_engine.llm.config import ModelConfig, OutputMode
+
+LOCAL_PLACEHOLDER_KEY = "sk-local-no-key"
+
+
+class Settings(BaseSettings):
+    """Process-wide configuration, read once at start-up."""
+
+    model_config = SettingsConfigDict(env_prefix="SPICE_", env_file=None, extra="ignore")
+
+    model: str = "gpt-4o-mini"
+    """Default litellm model string for every pipeline."""
+    api_base: str | None = None
+    """OpenAI-compatible base URL (local servers, proxies)."""
+    api_key: SecretStr | None = None
+    """Model key; falls back to OPENAI_API_KEY, or a placeholder when api_base is local."""
+    votes: int = Field(default=3, ge=1, le=15)
+    output_mode: OutputMode = "auto"
+    timeout_s: float = 60.0
+    max_attempts: int = 3
+    cost_cap_usd: float | None = None
+    data_dir: Path = Path(".spice-data")
+    """Where the SQLite database, queue and repository clones live by default."""
+    log_level: str = "INFO"
+
+    @model_validator(mode="after")
+    def _fallback_key(self) -> Settings:
+        # Without api_base litellm reads the provider's own variable (ANTHROPIC_API_KEY, ...).
+        if self.api_key is None and self.api_base:
+            # OpenAI-compatible servers: any key works locally, but the client insists on one.
+            key = os.environ.get("OPENAI_API_KEY") or LOCAL_PLACEHOLDER_KEY
+            self.api_key = SecretStr(key)
+        return self
+
+    def model_config_for(self, model: str | None = None, votes: int | None = None) -> ModelConfig:
+        """Engine model config from these settings, with per-call overrides."""
+        return ModelConfig(
+            model=model or self.model,
+            api_base=self.api_base,
+            api_key=self.api_key,
+            votes=votes or self.votes,
+            output_mode=self.output_mode,
+            timeout_s=self.timeout_s,
+            max_attempts=self.max_attempts,
+            cost_cap_usd=self.cost_cap_usd,
+        )

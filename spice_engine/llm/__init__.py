@@ -1,0 +1,1 @@
+"""Model access: litellm adapter, output formats, retries and k-vote collection."""

@@ -1,0 +1,108 @@
+"""ChatModel over litellm: any provider string, api_base, timeouts, retries, billed usage."""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+from pydantic import BaseModel
+
+from spice_engine.errors import ModelCallError
+from spice_engine.llm.config import ModelConfig
+from spice_engine.llm.output_format import resolve_mode, response_format
+from spice_engine.llm.retry import call_with_retry, is_transient
+from spice_engine.models import Usage
+from spice_engine.protocols import ChatReply
+
+log = logging.getLogger(__name__)
+
+
+def _quiet_litellm() -> Any:
+    # The local price table keeps import and cost lookups off the network.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    litellm.telemetry = False
+    litellm.drop_params = True
+    return litellm
+
+
+class LiteLLMChat:
+    """The production ChatModel."""
+
+    def __init__(self, config: ModelConfig) -> None:
+        self.config = config
+        self._litellm = _quiet_litellm()
+        self.mode = resolve_mode(config)
+
+    @property
+    def name(self) -> str:
+        return self.config.model
+
+    @property
+    def supports_n(self) -> bool:
+        if self.config.use_n != "auto":
+            return self.config.use_n == "always"
+        try:
+            params = self._litellm.get_supported_openai_params(model=self.config.model) or []
+        except Exception:  # noqa: BLE001 - unknown provider: be conservative
+            return False
+        return "n" in params
+
+    def chat(
+        self, messages: list[dict[str, str]], *, n: int, seed: int, schema: type[BaseModel]
+    ) -> ChatReply:
+        kwargs: dict[str, Any] = {
+            "model": self.config.model,
+            "messages": messages,
+            "temperature": self.config.temperature,
+            "seed": seed,
+            "timeout": self.config.timeout_s,
+            "max_tokens": self.config.max_output_tokens,
+            "num_retries": 0,
+        }
+        if n > 1:
+            kwargs["n"] = n
+        if self.config.api_base:
+            kwargs["api_base"] = self.config.api_base
+        if self.config.api_key is not None:
+            kwargs["api_key"] = self.config.api_key.get_secret_value()
+        fmt = response_format(self.mode, schema, self.config)
+        if fmt is not None:
+            kwargs["response_format"] = fmt
+        try:
+            response = call_with_retry(
+                lambda: self._litellm.completion(**kwargs),
+                self.config.max_attempts,
+                self.config.backoff_s,
+            )
+        except Exception as exc:
+            raise ModelCallError(
+                f"{self.config.model}: {type(exc).__name__}: {exc}", transient=is_transient(exc)
+            ) from exc
+        texts = [(choice.message.content or "") for choice in response.choices]
+        return ChatReply(texts=texts, usage=self._usage(response))
+
+    def _usage(self, response: Any) -> Usage:
+        usage = getattr(response, "usage", None)
+        prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
+        completion = int(getattr(usage, "completion_tokens", 0) or 0)
+        try:
+            cost = float(self._litellm.completion_cost(completion_response=response))
+            known = True
+        except Exception:  # noqa: BLE001 - unknown model price: report, do not fail
+            cost, known = 0.0, False
+        return Usage(input=prompt, output=completion, cost_usd=cost, cost_known=known, requests=1)
+
+    def estimate_cost(self, messages: list[dict[str, str]], n: int, batched: bool) -> float | None:
+        try:
+            prompt_tokens = self._litellm.token_counter(model=self.config.model, messages=messages)
+            prices = self._litellm.get_model_info(self.config.model)
+        except Exception:  # noqa: BLE001 - unknown model: no estimate
+            return None
+        inp = float(prices.get("input_cost_per_token") or 0.0)
+        out = float(prices.get("output_cost_per_token") or 0.0)
+        billed_inputs = 1 if batched else n
+        return prompt_tokens * inp * billed_inputs + self.config.max_output_tokens * out * n

@@ -1,0 +1,138 @@
+"""Collect k validated votes: one `n=k` request where supported, a format retry per bad answer."""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel
+
+from spice_engine.errors import CostCapExceeded, FormatError, ModelCallError
+from spice_engine.llm.output_format import parse_answer
+from spice_engine.models import Usage
+from spice_engine.prompts import render_messages
+from spice_engine.protocols import ChatModel
+
+T = TypeVar("T", bound=BaseModel)
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class VoteBatch(Generic[T]):
+    """Valid answers in vote order, why the others were dropped, and what it all cost."""
+
+    answers: list[T]
+    errors: list[str]
+    usage: Usage = field(default_factory=Usage)
+
+
+@dataclass
+class _Slot(Generic[T]):
+    answer: T | None = None
+    error: str | None = None
+    usage: Usage = field(default_factory=Usage)
+
+
+class _Budget:
+    """Running spend of one item against its cap."""
+
+    def __init__(self, model: ChatModel, cap: float | None) -> None:
+        self.model, self.cap, self.spent = model, cap, 0.0
+
+    def check(self, messages: list[dict[str, str]], n: int, batched: bool) -> None:
+        if self.cap is None:
+            return
+        estimate = self.model.estimate_cost(messages, n, batched) or 0.0
+        if self.spent + estimate > self.cap:
+            raise CostCapExceeded(
+                f"cost cap ${self.cap:.4f} reached (spent ${self.spent:.4f}, "
+                f"next request ~${estimate:.4f})"
+            )
+
+    def add(self, usage: Usage) -> None:
+        self.spent += usage.cost_usd
+
+
+def _feedback_messages(
+    messages: list[dict[str, str]], bad_text: str, error: str
+) -> list[dict[str, str]]:
+    _, feedback = render_messages("format_retry", {"error": error})
+    return [*messages, {"role": "assistant", "content": bad_text[:4000]}, *feedback]
+
+
+def _settle(
+    model: ChatModel,
+    messages: list[dict[str, str]],
+    schema: type[T],
+    seed: int,
+    text: str | None,
+    budget: _Budget,
+) -> _Slot[T]:
+    """Turn one vote slot into a valid answer or a reason, with at most one format retry."""
+    slot: _Slot[T] = _Slot()
+    try:
+        if text is None:
+            budget.check(messages, 1, batched=False)
+            reply = model.chat(messages, n=1, seed=seed, schema=schema)
+            slot.usage += reply.usage
+            budget.add(reply.usage)
+            text = reply.texts[0] if reply.texts else ""
+        try:
+            slot.answer = parse_answer(text, schema)
+            return slot
+        except FormatError as first:
+            retry_messages = _feedback_messages(messages, text, str(first))
+            budget.check(retry_messages, 1, batched=False)
+            reply = model.chat(retry_messages, n=1, seed=seed, schema=schema)
+            slot.usage += reply.usage
+            budget.add(reply.usage)
+            slot.answer = parse_answer(reply.texts[0] if reply.texts else "", schema)
+    except (FormatError, ModelCallError, CostCapExceeded) as exc:
+        slot.error = f"vote (seed {seed}): {exc}"
+    return slot
+
+
+def collect_votes(
+    model: ChatModel,
+    messages: list[dict[str, str]],
+    schema: type[T],
+    k: int,
+    seed: int = 0,
+    cost_cap_usd: float | None = None,
+) -> VoteBatch[T]:
+    """k independent answers to one prompt, validated against `schema`."""
+    budget = _Budget(model, cost_cap_usd)
+    usage = Usage()
+    texts: list[str | None] = []
+    errors: list[str] = []
+    if k > 1 and model.supports_n:
+        try:
+            budget.check(messages, k, batched=True)
+            reply = model.chat(messages, n=k, seed=seed, schema=schema)
+            usage += reply.usage
+            budget.add(reply.usage)
+            texts = list(reply.texts[:k])
+        except CostCapExceeded as exc:
+            return VoteBatch(answers=[], errors=[str(exc)], usage=usage)
+        except ModelCallError as exc:
+            if exc.transient:
+                # The provider is down or too slow: k more requests would only repeat that.
+                return VoteBatch(answers=[], errors=[f"batch of {k}: {exc}"], usage=usage)
+            log.info("n=%d request refused (%s); falling back to single requests", k, exc)
+    # Providers without `n` (or that return fewer choices) get the missing votes one by one.
+    texts += [None] * (k - len(texts))
+    with ThreadPoolExecutor(max_workers=k) as pool:
+        slots = list(
+            pool.map(
+                lambda it: _settle(model, messages, schema, seed + it[0], it[1], budget),
+                enumerate(texts),
+            )
+        )
+    answers = [s.answer for s in slots if s.answer is not None]
+    for s in slots:
+        usage += s.usage
+        if s.error:
+            errors.append(s.error)
+    return VoteBatch(answers=answers, errors=errors, usage=usage)

@@ -1,0 +1,39 @@
+"""The engine's seams with the outside world, as small Protocols."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pydantic import BaseModel
+
+from spice_engine.models import Usage
+
+
+class ChatReply(BaseModel):
+    """Texts of the returned choices and what the request cost."""
+
+    texts: list[str]
+    usage: Usage
+
+
+class ChatModel(Protocol):
+    """A chat-completion model able to return one or several choices for one prompt."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def supports_n(self) -> bool: ...
+
+    def chat(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        n: int,
+        seed: int,
+        schema: type[BaseModel],
+    ) -> ChatReply: ...
+
+    def estimate_cost(self, messages: list[dict[str, str]], n: int, batched: bool) -> float | None:
+        """Upper-bound cost in USD of a request, or None when the price is unknown."""
+        ...
