@@ -1,0 +1,44 @@
+"""Shared fixtures: the scripted model server and the shared data directory."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.openai_server import FakeOpenAI
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAI]:
+    """A fake OpenAI-compatible server with schema-valid default answers; set `.responder`."""
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data not found at {SHARED_DATA}")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def swebench_instances(shared_data: Path) -> list[dict[str, Any]]:
+    path = shared_data / "swebench" / "instances.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def hostile_cases(shared_data: Path) -> list[dict[str, Any]]:
+    path = shared_data / "hostile" / "issues.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
