@@ -33,6 +33,26 @@ class Settings(BaseSettings):
     """Where the SQLite database, queue and repository clones live by default."""
     log_level: str = "INFO"
 
+    # --- service (webhook App) ---
+    webhook_secret: SecretStr | None = None
+    """HMAC secret of the GitHub webhook; required to serve (refused when missing)."""
+    database_url: str | None = None
+    """SQLAlchemy URL; default SQLite under data_dir. PostgreSQL: postgresql+psycopg://..."""
+    redis_url: str | None = None
+    """When set, jobs go through Redis (RedisHuey) instead of the embedded SQLite queue."""
+
+    # --- GitHub ---
+    github_api_url: str = "https://api.github.com"
+    """REST base URL (tests point it at the fake GitHub on 127.0.0.1)."""
+    github_app_id: int | None = None
+    github_private_key: SecretStr | None = None
+    """PEM text of the App's private key."""
+    github_private_key_path: Path | None = None
+    github_token: SecretStr | None = None
+    """Plain token auth (Action mode: GITHUB_TOKEN)."""
+    bot_login: str | None = None
+    """Our own login (e.g. `spice-triage[bot]`); found from the API when unset."""
+
     @model_validator(mode="after")
     def _fallback_key(self) -> Settings:
         # Without api_base litellm reads the provider's own variable (ANTHROPIC_API_KEY, ...).
