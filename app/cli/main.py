@@ -7,6 +7,7 @@ import os
 import typer
 
 from app.cli import label_issue
+from app.cli import split_diff as split_diff_cli
 
 cli = typer.Typer(
     name="spice",
@@ -23,6 +24,7 @@ def _root() -> None:
 
 
 cli.command("label-issue")(label_issue.label_issue)
+cli.command("split-diff")(split_diff_cli.split_diff_command)
 
 
 def run() -> None:

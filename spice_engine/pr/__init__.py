@@ -1,0 +1,1 @@
+"""Pull-request pipeline: linked issues, gold/test split, repository context, votes."""
