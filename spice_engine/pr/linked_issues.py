@@ -74,7 +74,8 @@ def find_linked_issues(
     for message in commit_messages:
         found += closing_refs(message, repo, "commit")
     seen: set[tuple[str, int]] = set()
-    same, cross = [], []
+    same: list[IssueRef] = []
+    cross: list[IssueRef] = []
     for ref in found:
         if ref.key in seen:
             continue
