@@ -16,10 +16,12 @@ class FormatError(SpiceError):
 class ModelCallError(SpiceError):
     """A model request failed after the allowed retries."""
 
-    def __init__(self, message: str, transient: bool = False) -> None:
+    def __init__(self, message: str, transient: bool = False, retry_singly: bool = False) -> None:
         super().__init__(message)
         self.transient = transient
         """True when the last failure was a timeout, rate limit or server error."""
+        self.retry_singly = retry_singly
+        """True when the request was refused as malformed (e.g. `n` unsupported)."""
 
 
 class CostCapExceeded(SpiceError):

@@ -29,6 +29,12 @@ def _quiet_litellm() -> Any:
     return litellm
 
 
+def _short(exc: BaseException, limit: int = 300) -> str:
+    """Provider messages can embed whole request bodies; keep errors readable and prompt-free."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 class LiteLLMChat:
     """The production ChatModel."""
 
@@ -80,7 +86,9 @@ class LiteLLMChat:
             )
         except Exception as exc:
             raise ModelCallError(
-                f"{self.config.model}: {type(exc).__name__}: {exc}", transient=is_transient(exc)
+                f"{self.config.model}: {type(exc).__name__}: {_short(exc)}",
+                transient=is_transient(exc),
+                retry_singly=isinstance(exc, self._litellm.BadRequestError),
             ) from exc
         texts = [(choice.message.content or "") for choice in response.choices]
         return ChatReply(texts=texts, usage=self._usage(response))

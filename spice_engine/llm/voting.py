@@ -117,8 +117,8 @@ def collect_votes(
         except CostCapExceeded as exc:
             return VoteBatch(answers=[], errors=[str(exc)], usage=usage)
         except ModelCallError as exc:
-            if exc.transient:
-                # The provider is down or too slow: k more requests would only repeat that.
+            if not exc.retry_singly:
+                # Down, too slow or unauthorised: k more requests would only repeat that.
                 return VoteBatch(answers=[], errors=[f"batch of {k}: {exc}"], usage=usage)
             log.info("n=%d request refused (%s); falling back to single requests", k, exc)
     # Providers without `n` (or that return fewer choices) get the missing votes one by one.

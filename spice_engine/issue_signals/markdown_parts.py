@@ -1,0 +1,143 @@
+"""Split issue markdown into prose, code blocks, inline code and links via markdown-it-py tokens."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+MAX_ANALYSED_CHARS = 60_000
+"""Longer bodies are analysed on their head only: signals stay bounded in time."""
+
+CodeOrigin = Literal["fence", "indented", "unfenced"]
+
+_URL = re.compile(r"https?://[^\s<>()\[\]`'\"]+[^\s<>()\[\]`'\".,;:!?]")
+_HTML_COMMENT = re.compile(r"<!--.*?(-->|\Z)", re.S)
+
+# Shapes of a line of code written without a fence (Trac-style issues paste code as plain text).
+_CODE_LINE = re.compile(
+    r"""^\s*(?:
+        (?:>>>|\.\.\.)(?:\s|$)                    # python prompt or continuation
+      | In\s?\[\d+\]:|Out\s?\[\d+\]:              # IPython
+      | \$\s+\S                                   # shell prompt
+      | (?:async\s+)?def\s+\w+\s*\(               # definitions
+      | class\s+\w+\s*[(:]
+      | (?:from\s+[\w.]+\s+)?import\s+[\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+)*\s*$
+      | @[\w.]+(?:\(.*\))?\s*$                    # decorator
+      | (?:if|elif|for|while|with|try|except|else|finally)\b[^.!?]*:\s*(?:\#.*)?$
+      | (?:return|raise|yield|assert|del|pass|break|continue)\b(?:\s+[\w.\[('"{-].*)?$
+      | [\w.\[\]'"]+(?:\s*,\s*[\w.]+)*\s*(?:[-+*/|&%]?=)\s*\S.*$  # assignment
+      | [\w.]+\(.*\)[\w.\[\]()]*\s*;?\s*(?:\#.*)?$  # a bare call
+      | [\w.]+\([^)]*$                            # call continued on the next line
+      | [)\]}]+[,;:]?\s*$                         # closing brackets
+      | Traceback\s\(most\srecent\scall\slast\)
+      | File\s"[^"]+",\sline\s\d+
+      | [\w.]*(?:Error|Exception|Warning)(?::\s.*)?$
+    )""",
+    re.X,
+)
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    """A block of code: fenced, indented, or recognised by shape in plain text."""
+
+    text: str
+    info: str = ""
+    origin: CodeOrigin = "fence"
+
+    @property
+    def lines(self) -> list[str]:
+        return [ln for ln in self.text.splitlines() if ln.strip()]
+
+
+@dataclass
+class IssueParts:
+    """What an issue is made of, as far as the signals are concerned."""
+
+    prose: list[str] = field(default_factory=list)
+    """Lines of running text, HTML comments (issue-template hints) removed."""
+    blocks: list[CodeBlock] = field(default_factory=list)
+    inline_code: list[str] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
+    raw: str = ""
+    truncated: bool = False
+
+    @property
+    def prose_text(self) -> str:
+        return "\n".join(self.prose)
+
+    @property
+    def code_text(self) -> str:
+        return "\n".join(b.text for b in self.blocks)
+
+
+def is_code_line(line: str) -> bool:
+    """True when a plain-text line has the shape of code rather than of a sentence."""
+    stripped = line.strip()
+    if not stripped or len(stripped) > 400:
+        return False
+    return bool(_CODE_LINE.match(stripped))
+
+
+def _markdown() -> MarkdownIt:
+    return MarkdownIt("commonmark")
+
+
+def split_issue(title: str, body: str) -> IssueParts:
+    """Parse title + body; code blocks, inline code, links and prose lines."""
+    truncated = len(body) > MAX_ANALYSED_CHARS
+    text = body[:MAX_ANALYSED_CHARS]
+    parts = IssueParts(raw=f"{title}\n{text}", truncated=truncated)
+    if title.strip():
+        parts.prose.append(title.strip())
+        parts.inline_code += re.findall(r"`([^`\n]+)`", title)
+    source_lines = text.splitlines()
+    for token in _markdown().parse(text):
+        _take(token, source_lines, parts)
+    parts.links = list(dict.fromkeys(_URL.findall(_HTML_COMMENT.sub(" ", text))))
+    return parts
+
+
+def _take(token: Token, source_lines: list[str], parts: IssueParts) -> None:
+    if token.type == "fence":
+        parts.blocks.append(CodeBlock(token.content, token.info.strip().lower(), "fence"))
+    elif token.type == "code_block":
+        parts.blocks.append(CodeBlock(token.content, "", "indented"))
+    elif token.type == "html_block":
+        # Template hints live in comments; other raw HTML (e.g. <details>) may hold text.
+        kept = _HTML_COMMENT.sub(" ", token.content)
+        kept = re.sub(r"<[^>\n]+>", " ", kept)
+        _take_lines(kept.splitlines(), parts)
+    elif token.type == "inline":
+        for child in token.children or []:
+            if child.type == "code_inline":
+                parts.inline_code.append(child.content)
+        if token.map:
+            lines = source_lines[token.map[0] : token.map[1]]
+            _take_lines([_HTML_COMMENT.sub(" ", ln) for ln in lines], parts)
+        else:
+            _take_lines(token.content.splitlines(), parts)
+
+
+_CONTAINER_MARKS = re.compile(r"^\s*(?:>\s)+|^\s*(?:[-*+]|\d+[.)])\s+(?=\S)")
+
+
+def _take_lines(lines: list[str], parts: IssueParts) -> None:
+    """Prose lines go to prose; runs of code-shaped lines become unfenced blocks."""
+    run: list[str] = []
+    for raw_line in lines:
+        line = _CONTAINER_MARKS.sub("", raw_line)
+        if is_code_line(line):
+            run.append(line)
+            continue
+        if run:
+            parts.blocks.append(CodeBlock("\n".join(run) + "\n", "", "unfenced"))
+            run = []
+        if line.strip():
+            parts.prose.append(line.strip().lstrip("#>*-+ ").strip())
+    if run:
+        parts.blocks.append(CodeBlock("\n".join(run) + "\n", "", "unfenced"))
