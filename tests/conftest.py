@@ -10,9 +10,20 @@ from typing import Any
 
 import pytest
 
+from tests import network_guard
 from tests.fakes.openai_server import FakeOpenAI
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    network_guard.install()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if network_guard.attempts:
+        print(f"\nblocked non-loopback connections: {network_guard.attempts}")
+
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
