@@ -1,0 +1,161 @@
+"""One clone per repository at a stable path, the base commit per job, locks and a disk budget."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+from pydantic import BaseModel, Field
+
+from spice_engine.errors import InputError, SpiceError
+
+log = logging.getLogger(__name__)
+
+TAG_CACHE_GLOB = ".aider.tags.cache.v*"
+"""aider's tag cache lives in the clone; `git clean` must keep it (it is keyed by path + mtime)."""
+
+
+class CheckoutConfig(BaseModel):
+    """Where clones live and how much disk they may use."""
+
+    cache_dir: Path
+    """Clones go to `<cache_dir>/repos/<owner__name>`, locks to `<cache_dir>/locks/`."""
+    disk_budget_mb: float = Field(default=20_000, gt=0)
+    """Least recently used clones are removed once all clones together exceed this."""
+    lock_timeout_s: float = Field(default=900, ge=0)
+    """How long a job waits for another job using the same clone."""
+
+
+class CheckoutError(SpiceError):
+    """A clone, fetch or checkout failed."""
+
+
+def _git(args: list[str], cwd: Path | None = None) -> str:
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ADVICE": "0"}
+    proc = subprocess.run(
+        ["git", "-c", "advice.detachedHead=false", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise CheckoutError(f"git {' '.join(args[:2])} failed: {proc.stderr.strip()[-400:]}")
+    return proc.stdout
+
+
+def _dir_size(path: Path) -> int:
+    total = 0
+    for root, _, files in os.walk(path):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                continue
+    return total
+
+
+class CheckoutManager:
+    """Keeps clones warm between jobs; one job at a time per clone."""
+
+    def __init__(self, config: CheckoutConfig) -> None:
+        self.config = config
+        self.repos = config.cache_dir / "repos"
+        self.locks = config.cache_dir / "locks"
+
+    def path_for(self, key: str) -> Path:
+        """The stable clone path for a repository key such as `owner/name`."""
+        safe = re.sub(r"[^A-Za-z0-9._-]+", "__", key).strip("_")
+        if not safe or safe in {".", ".."}:
+            raise InputError(f"unusable repository key {key!r}")
+        return self.repos / safe
+
+    def _lock(self, path: Path) -> FileLock:
+        self.locks.mkdir(parents=True, exist_ok=True)
+        return FileLock(str(self.locks / f"{path.name}.lock"), timeout=self.config.lock_timeout_s)
+
+    @contextmanager
+    def checkout(self, key: str, source: str, base_sha: str) -> Iterator[Path]:
+        """The clone of `source` (URL or local path) at `base_sha`, locked while in use."""
+        if not re.fullmatch(r"[0-9a-fA-F]{7,40}", base_sha):
+            raise InputError(f"base commit must be a hex sha, got {base_sha!r}")
+        path = self.path_for(key)
+        try:
+            with self._lock(path):
+                self._prepare(path, source, base_sha)
+                (path / ".git" / "spice-last-used").touch()
+                yield path
+        except Timeout as exc:
+            raise CheckoutError(f"clone {path} is busy (waited {exc.lock_file})") from exc
+        self.evict(keep=path)
+
+    def _prepare(self, path: Path, source: str, sha: str) -> None:
+        if not (path / ".git").is_dir():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            log.info("cloning %s into %s", key_of(source), path)
+            _git(["clone", "--quiet", "--no-checkout", source, str(path)])
+        try:
+            _git(["cat-file", "-e", f"{sha}^{{commit}}"], cwd=path)
+        except CheckoutError:
+            _git(["fetch", "--quiet", "origin", sha], cwd=path)
+        # Only files that differ between commits are rewritten, so unchanged files keep their
+        # mtime and aider's tag cache stays valid for them.
+        _git(["checkout", "--quiet", "--force", "--detach", sha], cwd=path)
+        _git(["clean", "-q", "-ffdx", "-e", TAG_CACHE_GLOB], cwd=path)
+
+    def clones(self) -> list[Path]:
+        if not self.repos.is_dir():
+            return []
+        return [
+            p for p in self.repos.iterdir() if (p / ".git").is_dir() and ".removing-" not in p.name
+        ]
+
+    def evict(self, keep: Path | None = None) -> list[Path]:
+        """Remove least recently used clones not in use until under the disk budget."""
+        budget = self.config.disk_budget_mb * 1024 * 1024
+        sizes = {p: _dir_size(p) for p in self.clones()}
+        total = sum(sizes.values())
+        removed: list[Path] = []
+        for path in sorted(sizes, key=_last_used):
+            if total <= budget:
+                break
+            if path == keep:
+                continue
+            lock = FileLock(str(self.locks / f"{path.name}.lock"), timeout=0)
+            try:
+                with lock:
+                    _remove_tree(path)
+            except Timeout:
+                continue  # in use by another job
+            total -= sizes[path]
+            removed.append(path)
+            log.info("evicted clone %s (%.1f MB)", path, sizes[path] / 1e6)
+        return removed
+
+
+def _last_used(path: Path) -> float:
+    marker = path / ".git" / "spice-last-used"
+    return marker.stat().st_mtime if marker.exists() else 0.0
+
+
+def _remove_tree(path: Path) -> None:
+    import shutil
+
+    # Rename first so a half-removed clone is never mistaken for a usable one.
+    doomed = path.with_name(f"{path.name}.removing-{time.time_ns()}")
+    path.rename(doomed)
+    shutil.rmtree(doomed, ignore_errors=True)
+
+
+def key_of(source: str) -> str:
+    """A readable repository key from a URL or path (`owner/name` for GitHub URLs)."""
+    m = re.search(r"github\.com[/:]([^/]+/[^/]+?)(?:\.git)?/?$", source)
+    return m.group(1) if m else Path(source.rstrip("/")).name
