@@ -99,13 +99,21 @@ def environment(parts: IssueParts) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+_POINTS_AWAY = re.compile(
+    r"\b(?:see|details|described|explained|reported|discussed)\b[^.\n]{0,40}$", re.I
+)
+
+
 def link_dependent(parts: IssueParts) -> bool:
-    """The substance is only behind links: little text of the issue's own beyond URLs."""
+    """The substance is only behind links: the body says little of its own beyond URLs."""
     if not parts.links:
         return False
-    own = parts.prose_text
+    body = parts.body_prose
+    own = "\n".join(body)
     for url in parts.links:
         own = own.replace(url, " ")
     own_words = re.findall(r"[A-Za-z]{2,}", own + "\n" + parts.code_text)
-    # The title is the first prose line; a link plus a title and a sentence is not a report.
-    return len(own_words) < 25
+    if len(own_words) < 12:
+        return True
+    # "Details in <link>." with hardly anything else is still a pointer, not a report.
+    return len(own_words) < 40 and any(_POINTS_AWAY.search(ln) for ln in body if "://" in ln)

@@ -48,6 +48,8 @@ class CodeBlock:
     text: str
     info: str = ""
     origin: CodeOrigin = "fence"
+    lead: str = ""
+    """The prose line just before the block: it says what the block is (a repro, a fix)."""
 
     @property
     def lines(self) -> list[str]:
@@ -64,7 +66,13 @@ class IssueParts:
     inline_code: list[str] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
     raw: str = ""
+    title: str = ""
     truncated: bool = False
+
+    @property
+    def body_prose(self) -> list[str]:
+        """Prose lines of the body only (the title, when there is one, comes first)."""
+        return self.prose[1:] if self.title else self.prose
 
     @property
     def prose_text(self) -> str:
@@ -87,11 +95,15 @@ def _markdown() -> MarkdownIt:
     return MarkdownIt("commonmark")
 
 
+# Issue forms leave a heading with "_No response_" under every section the reporter skipped.
+_EMPTY_SECTION = re.compile(r"^#{1,6}[^\n]*\n+\s*_No response_\s*$", re.M)
+
+
 def split_issue(title: str, body: str) -> IssueParts:
     """Parse title + body; code blocks, inline code, links and prose lines."""
     truncated = len(body) > MAX_ANALYSED_CHARS
-    text = body[:MAX_ANALYSED_CHARS]
-    parts = IssueParts(raw=f"{title}\n{text}", truncated=truncated)
+    text = _EMPTY_SECTION.sub("", body[:MAX_ANALYSED_CHARS])
+    parts = IssueParts(raw=f"{title}\n{text}", title=title.strip(), truncated=truncated)
     if title.strip():
         parts.prose.append(title.strip())
         parts.inline_code += re.findall(r"`([^`\n]+)`", title)
@@ -104,9 +116,10 @@ def split_issue(title: str, body: str) -> IssueParts:
 
 def _take(token: Token, source_lines: list[str], parts: IssueParts) -> None:
     if token.type == "fence":
-        parts.blocks.append(CodeBlock(token.content, token.info.strip().lower(), "fence"))
+        info = token.info.strip().lower()
+        parts.blocks.append(CodeBlock(token.content, info, "fence", _lead(parts)))
     elif token.type == "code_block":
-        parts.blocks.append(CodeBlock(token.content, "", "indented"))
+        parts.blocks.append(CodeBlock(token.content, "", "indented", _lead(parts)))
     elif token.type == "html_block":
         # Template hints live in comments; other raw HTML (e.g. <details>) may hold text.
         kept = _HTML_COMMENT.sub(" ", token.content)
@@ -135,9 +148,13 @@ def _take_lines(lines: list[str], parts: IssueParts) -> None:
             run.append(line)
             continue
         if run:
-            parts.blocks.append(CodeBlock("\n".join(run) + "\n", "", "unfenced"))
+            parts.blocks.append(CodeBlock("\n".join(run) + "\n", "", "unfenced", _lead(parts)))
             run = []
         if line.strip():
             parts.prose.append(line.strip().lstrip("#>*-+ ").strip())
     if run:
-        parts.blocks.append(CodeBlock("\n".join(run) + "\n", "", "unfenced"))
+        parts.blocks.append(CodeBlock("\n".join(run) + "\n", "", "unfenced", _lead(parts)))
+
+
+def _lead(parts: IssueParts) -> str:
+    return parts.prose[-1] if parts.prose else ""

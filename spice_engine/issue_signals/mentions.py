@@ -16,13 +16,14 @@ _PATH = re.compile(rf"(?<![\w/.:-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.(?:{_CODE_
 _DOTTED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,})(?![\w(])")
 _CALL = re.compile(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s?\(")
 _SNAKE = re.compile(r"(?<![\w.])(_*[a-z][a-z0-9]*(?:_+[a-z0-9]+)+_*|__\w+__)(?![\w(])")
-_CAMEL = re.compile(r"(?<![\w.])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z]+(?:[A-Z][a-z0-9]+)+)(?![\w])")
+_CAMEL = re.compile(
+    r"(?<![\w.])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z]+(?:[A-Z][a-z0-9]+)+)(?![\w])"
+)
 _QUALIFIED = re.compile(r"(?<![\w.])([A-Z]\w*\.[a-z_]\w*)(?![\w])")
 _URL = re.compile(r"\S+://\S+")
 # Function-call shapes that are English or Python built-ins, not pointers into a codebase.
 _NOT_POINTERS = frozenset(
-    "print len str int float list dict set tuple type isinstance range repr open e g i "
-    "e.g i.e etc".split()
+    ["print", "len", "str", "int", "float", "list", "dict", "set", "tuple", "type", "isinstance", "range", "repr", "open", "e", "g", "i", "e.g", "i.e", "etc"]
 )
 
 

@@ -1,0 +1,105 @@
+"""`spice eval`: score predictions (ours or anyone's) against human labels."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from app.cli.common import fail
+from spice_engine.errors import InputError
+from spice_engine.evaluation.gold import DIMENSIONS, read_gold
+from spice_engine.evaluation.plot import plot_confusions
+from spice_engine.evaluation.predictions import read_predictions
+from spice_engine.evaluation.report import evaluate
+
+
+def _label_map(value: str | None) -> dict[str, int] | None:
+    """Inline JSON or a path to a JSON file: `{"VAGUE": 2, ...}`."""
+    if value is None:
+        return None
+    text = Path(value).read_text(encoding="utf-8") if Path(value).is_file() else value
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"--label-map is not JSON: {exc.msg}") from exc
+    if not isinstance(data, dict) or not all(
+        isinstance(v, int) and 0 <= v <= 3 for v in data.values()
+    ):
+        raise InputError("--label-map must map label names to integers 0-3")
+    return {str(k): int(v) for k, v in data.items()}
+
+
+def _fmt(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def _text_report(report: dict[str, dict[str, Any]]) -> str:
+    lines = []
+    for dim, entry in report.items():
+        rules = [("majority", entry)] + (
+            [("max of votes", entry["max_of_votes"])] if "max_of_votes" in entry else []
+        )
+        for rule, r in rules:
+            ci = r.get("ci95", {})
+            lines.append(f"{dim} [{rule}] n={r['n']}")
+            for key in (
+                "accuracy",
+                "within_one",
+                "kappa_binary",
+                "kappa_quadratic",
+                "alpha_ordinal",
+                "precision_bad",
+                "recall_bad",
+                "f1_bad",
+            ):
+                band = f"  (95% CI {ci[key][0]:.3f}-{ci[key][1]:.3f})" if key in ci else ""
+                lines.append(f"  {key:16s} {_fmt(r[key])}{band}")
+            lines.append("  confusion (rows human 0-3, columns predicted 0-3):")
+            lines += [f"    {row}" for row in r["confusion"]]
+        for repo, r in entry.get("per_repo", {}).items():
+            lines.append(
+                f"  {repo:28s} n={r['n']:<4} acc={_fmt(r['accuracy'])} "
+                f"kappa_q={_fmt(r['kappa_quadratic'])} f1_bad={_fmt(r['f1_bad'])}"
+            )
+    return "\n".join(lines)
+
+
+def evaluate_cmd(
+    gold: Annotated[Path, typer.Option(help="Human labels (SWE-bench Verified annotations CSV).")],
+    predictions: Annotated[
+        Path,
+        typer.Option(help="Our JSONL output, or a JSON object / JSONL / CSV keyed by instance_id."),
+    ],
+    dimension: Annotated[
+        str | None, typer.Option(help="clarity | tests | difficulty (default: all present).")
+    ] = None,
+    label_map: Annotated[
+        str | None, typer.Option(help="JSON (inline or a file) mapping label names to 0-3.")
+    ] = None,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Write the report as JSON here.")
+    ] = None,
+    plot: Annotated[Path | None, typer.Option(help="Write confusion matrices as PNG here.")] = None,
+    resamples: Annotated[int, typer.Option(min=0, help="Bootstrap resamples for 95% CIs.")] = 1000,
+) -> None:
+    """Agreement of predictions with human labels: accuracy, kappa, alpha, F1, CIs, per repo."""
+    if dimension is not None and dimension not in DIMENSIONS:
+        fail(f"--dimension must be one of {', '.join(DIMENSIONS)}")
+    try:
+        mapping = _label_map(label_map)
+        gold_labels = read_gold(gold)
+        preds = read_predictions(predictions, mapping, default_dimension=dimension or "clarity")
+    except (InputError, OSError) as exc:
+        fail(str(exc))
+    dims = [dimension] if dimension else list(DIMENSIONS)
+    report = evaluate(gold_labels, preds, dims, resamples=resamples)
+    if not report:
+        fail("no prediction matches a gold label (check instance_id values and --dimension)")
+    if json_out is not None:
+        json_out.write_text(json.dumps(report, indent=2), encoding="utf-8")
+    if plot is not None:
+        plot_confusions(report, plot)
+    typer.echo(_text_report(report))

@@ -1,0 +1,1 @@
+"""Scoring labels and signals against human labels."""

@@ -1,0 +1,88 @@
+"""Reproduction signal: runnable example, partial snippet, prose steps, or nothing."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from spice_engine.issue_signals.candidate_solution import is_diff, proposes_fix
+from spice_engine.issue_signals.markdown_parts import CodeBlock, IssueParts, is_code_line
+from spice_engine.issue_signals.models import Reproduction
+
+_TRACE_LINE = re.compile(
+    r'^\s*(?:Traceback \(most recent|File "|[\w.]*(?:Error|Exception|Warning)\b|-{5,}|~|\^+\s*$|E\s)'
+)
+_SETUP = re.compile(r"^\s*(?:>>>\s*|In\s?\[\d+\]:\s*)?(?:from\s+[\w.]+\s+import\b|import\s+\w)")
+_SESSION = re.compile(r"^\s*(?:>>>|In\s?\[\d+\]:|\$\s+\S)")
+_CALL = re.compile(r"[\w\])]\s*\(|\w\.\w+\s*\(")
+_NON_CODE_INFO = frozenset({"text", "txt", "console-output", "output", "log", "plaintext"})
+_STEPS = re.compile(
+    r"\b(?:steps? to reproduce|to reproduce|reproduc\w+|minimal (?:example|case)|when i (?:run|call|use|try)"
+    r"|if (?:i|you) (?:run|call|use|try|do|create|set|pass)|(?:run|running|calling|using) `)",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class ReproductionResult:
+    level: Reproduction
+    evidence: str
+
+
+_FRAME_LINE = re.compile(r'^\s*(?:File "|\S+\.py\s+in\s+\S+\(|\S+\.py:\d+)')
+_NUMBERED_SOURCE = re.compile(r"^\s*(?:-*>\s*)?\d+\s")
+
+
+def _without_traceback(lines: list[str]) -> list[str]:
+    """Drop traceback frames and the source lines quoted under each frame."""
+    kept: list[str] = []
+    in_frame = False
+    for ln in lines:
+        if _FRAME_LINE.match(ln):
+            in_frame = True
+            continue
+        if in_frame and (ln.startswith((" ", "\t")) or _NUMBERED_SOURCE.match(ln)):
+            continue
+        in_frame = False
+        if not _TRACE_LINE.match(ln):
+            kept.append(ln)
+    return kept
+
+
+def _statement_lines(block: CodeBlock) -> list[str]:
+    """Lines of a block that are code statements, not tracebacks, output or a proposed fix."""
+    if block.info in _NON_CODE_INFO or is_diff(block) or proposes_fix(block.lead):
+        return []
+    lines = _without_traceback(block.lines)
+    if block.origin == "unfenced":
+        return lines
+    # Fenced output (tables, logs) is not code: keep only lines shaped like code.
+    return [ln for ln in lines if is_code_line(ln) or _CALL.search(ln)]
+
+
+def reproduction(parts: IssueParts, expected_vs_actual: bool) -> ReproductionResult:
+    """Grade the issue's example: full needs runnable code, partial a code fragment."""
+    best: tuple[int, str] = (0, "")
+    for block in parts.blocks:
+        statements = _statement_lines(block)
+        if not statements:
+            continue
+        calls = sum(bool(_CALL.search(ln)) for ln in statements)
+        setup = any(_SETUP.match(ln) for ln in statements)
+        session = any(_SESSION.match(ln) for ln in statements)
+        score = 1
+        if calls and (setup or session or len(statements) >= 3):
+            score = 2
+        if score > best[0]:
+            best = (score, statements[0].strip()[:120])
+    if best[0] == 2:
+        return ReproductionResult("full", best[1])
+    if best[0] == 1:
+        return ReproductionResult("partial", best[1])
+    calls_inline = [c for c in parts.inline_code if _CALL.search(c)]
+    if calls_inline:
+        return ReproductionResult("partial", calls_inline[0][:120])
+    steps = _STEPS.search(parts.prose_text)
+    if steps or expected_vs_actual:
+        return ReproductionResult("prose", steps.group(0) if steps else "expected vs actual")
+    return ReproductionResult("none", "")
