@@ -6,7 +6,9 @@ import os
 
 import typer
 
+from app.cli import evaluate as evaluate_cli
 from app.cli import label_issue
+from app.cli import signals as signals_cli
 from app.cli import split_diff as split_diff_cli
 
 cli = typer.Typer(
@@ -24,6 +26,8 @@ def _root() -> None:
 
 
 cli.command("label-issue")(label_issue.label_issue)
+cli.command("eval")(evaluate_cli.evaluate_cmd)
+cli.command("signals")(signals_cli.signals)
 cli.command("split-diff")(split_diff_cli.split_diff_command)
 
 
