@@ -1,0 +1,135 @@
+"""PR pipeline end to end against the fake model server, with and without a checkout."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from spice_engine.errors import InputError
+from spice_engine.llm.config import ModelConfig
+from spice_engine.llm.litellm_chat import LiteLLMChat
+from spice_engine.pr.checkout import CheckoutConfig, CheckoutManager
+from spice_engine.pr.models import PROptions, PullRequest
+from spice_engine.pr.pipeline import assess_instance, assess_pr
+from spice_engine.pr.repo_context import ContextOptions
+from tests.fakes.openai_server import FakeOpenAI, Reply
+from tests.test_pr_context import make_repo
+
+
+def chat(fake: FakeOpenAI) -> LiteLLMChat:
+    return LiteLLMChat(
+        ModelConfig(
+            model="openai/fake", api_base=fake.api_base, api_key="x", output_mode="json_object"
+        )
+    )
+
+
+def question(request: dict[str, Any]) -> str:
+    return "tests" if "test adequacy" in request["messages"][2]["content"] else "difficulty"
+
+
+def scripted(request: dict[str, Any]) -> Reply:
+    n = int(request.get("n") or 1)
+    if question(request) == "difficulty":
+        return Reply(texts=[json.dumps({"rationale": "small", "score": 1})] * n)
+    answers = [
+        {"rationale": "names from the gold patch", "score": 2, "counter_example": "rename x"},
+        {"rationale": "fine", "score": 0, "counter_example": None},
+        {"rationale": "narrow", "score": 2, "counter_example": "a patch raising TypeError"},
+    ]
+    return Reply(texts=[json.dumps(a) for a in answers[:n]])
+
+
+def test_real_instance_without_checkout(
+    fake_openai: FakeOpenAI, swebench_instances: list[dict[str, Any]]
+) -> None:
+    fake_openai.responder = scripted
+    instance = next(r for r in swebench_instances if r.get("test_patch"))
+    result = assess_instance(instance, chat(fake_openai), evidence={"tests_touch": ["x"]})
+    assert result.context.mode == "patches_only"
+    assert any("no checkout" in n for n in result.notes)
+    assert result.tests is not None and result.tests.score == 2
+    assert [v.score for v in result.tests.votes] == [2, 0, 2]
+    assert result.counter_examples == ["rename x", "a patch raising TypeError"]
+    assert result.difficulty.score == 1
+    assert result.judged_against == "linked_issues"
+    assert {p.id for p in result.prompts} == {"test_adequacy", "difficulty"}
+    # One n=3 request per dimension: input billed once, and both share the context prefix.
+    assert len(fake_openai.requests) == 2
+    assert all(r["n"] == 3 for r in fake_openai.requests)
+    first, second = (r["messages"] for r in fake_openai.requests)
+    assert first[:2] == second[:2] and first[2] != second[2]
+    assert '"tests_touch"' in first[1]["content"]
+    assert result.usage.input == sum(u.input for u in result.usage_by_dimension.values())
+    assert max(result.context.prompt_tokens.values()) <= 24_000
+
+
+def test_missing_counter_example_is_fed_back_as_a_format_error(
+    fake_openai: FakeOpenAI, swebench_instances: list[dict[str, Any]]
+) -> None:
+    def responder(request: dict[str, Any]) -> Reply:
+        n = int(request.get("n") or 1)
+        if question(request) == "difficulty":
+            return Reply(texts=[json.dumps({"rationale": "r", "score": 0})] * n)
+        if "could not be used" in request["messages"][-1]["content"]:
+            fixed = {"rationale": "r", "score": 1, "counter_example": "a valid alternative"}
+            return Reply(texts=[json.dumps(fixed)])
+        bad = {"rationale": "r", "score": 1, "counter_example": None}
+        return Reply(texts=[json.dumps(bad)] * n)
+
+    fake_openai.responder = responder
+    instance = next(r for r in swebench_instances if r.get("test_patch"))
+    result = assess_instance(instance, chat(fake_openai))
+    assert result.tests is not None and result.tests.valid_votes == 3
+    retries = [
+        r for r in fake_openai.requests if "could not be used" in r["messages"][-1]["content"]
+    ]
+    assert len(retries) == 3
+    assert "counter_example is required" in retries[0]["messages"][-1]["content"]
+
+
+def test_pr_with_checkout_and_linked_issue(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    fake_openai.responder = scripted
+    repo, base, diff = make_repo(tmp_path)
+    pr = PullRequest(
+        repo="acme/shop", number=7, title="Tax rate per call", body="Fixes #3", diff=diff,
+        base_sha=base,
+    )  # fmt: skip
+    manager = CheckoutManager(CheckoutConfig(cache_dir=tmp_path / "cache"))
+    with manager.checkout("acme/shop", str(repo), base) as path:
+        result = assess_pr(pr, chat(fake_openai), repo_path=path)
+    assert result.context.mode == "repository"
+    assert result.linked_issues.numbers == [3]
+    assert result.judged_against == "pr_description"  # the issue text was not supplied
+    assert [f.kind for f in result.files] == ["source", "source", "test"]
+    assert result.context.files_full == ["shop/pricing.py", "shop/tax.py", "tests/test_pricing.py"]
+    context = fake_openai.requests[0]["messages"][1]["content"]
+    assert '<file path="shop/tax.py" role="source">' in context
+    assert "No issue is linked" in context
+
+
+def test_cap_trims_by_priority_and_records_it(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    repo, base, diff = make_repo(tmp_path)
+    pr = PullRequest(title="t", body="x " * 6000, diff=diff, base_sha=base)
+    options = PROptions(votes=1, context=ContextOptions(max_prompt_tokens=2_000))
+    result = assess_pr(pr, chat(fake_openai), options, repo_path=repo)
+    ctx = result.context
+    assert max(ctx.prompt_tokens.values()) <= 2_000
+    assert ctx.trimmed and any("task cut" in t for t in ctx.trimmed)
+    assert "shortened" in fake_openai.requests[0]["messages"][1]["content"]
+
+
+def test_pr_without_tests_votes_difficulty_only(fake_openai: FakeOpenAI) -> None:
+    diff = "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n"
+    result = assess_pr(PullRequest(title="bump", diff=diff), chat(fake_openai))
+    assert result.tests is None and result.difficulty.score is not None
+    assert len(fake_openai.requests) == 1
+
+
+def test_malformed_diff_is_a_clear_error(fake_openai: FakeOpenAI) -> None:
+    with pytest.raises(InputError, match="malformed diff"):
+        assess_pr(PullRequest(title="x", diff="not a diff at all"), chat(fake_openai))
+    assert fake_openai.requests == []
