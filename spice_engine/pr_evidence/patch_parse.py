@@ -43,6 +43,8 @@ class FileDiff:
     is_deleted: bool = False
     post_hunks: list[list[Line]] = field(default_factory=list)
     pre_hunks: list[list[Line]] = field(default_factory=list)
+    sections: list[str] = field(default_factory=list)
+    """Each hunk's `@@ ... @@ section` header: the enclosing def or class, when git found one."""
 
     @property
     def is_python(self) -> bool:
@@ -83,6 +85,7 @@ def parse_patch(text: str) -> list[FileDiff]:
                     pre.append(Line(line.source_line_no or 0, text_, line.is_removed))
             diff.post_hunks.append(post)
             diff.pre_hunks.append(pre)
+            diff.sections.append(hunk.section_header or "")
         files.append(diff)
     return files
 

@@ -16,7 +16,7 @@ _ASSERTING_KEYWORDS = {"match", "message", "msg", "expected", "expected_message"
 
 @dataclass(frozen=True)
 class Symbol:
-    """One name occurrence: `kind` is def, class, param, keyword, attr, name or call."""
+    """One name occurrence: `kind` is def, class, param, keyword, attr, assign, name or call."""
 
     kind: str
     name: str
@@ -40,6 +40,8 @@ class StringLit:
     docstring: bool
     assigned_to: str = ""
     source: str = ""
+    via: str = ""
+    """The innermost asserting construct: `assert`, a call name, or a keyword like `match`."""
 
 
 @dataclass
@@ -68,9 +70,11 @@ class _Collector(ast.NodeVisitor):
         self.fragment = fragment
         self.out = out
         self.asserting = 0
+        self.via: list[str] = []
         self.assign_target = ""
         self.docstrings: set[int] = set()
         self.text = {line.number: line.text.strip() for line in fragment.lines}
+        self.top_level = {line.number for line in fragment.lines if line.text[:1].strip()}
 
     def _span(self, node: ast.AST) -> tuple[int, int]:
         start = self.fragment.image_line(getattr(node, "lineno", 1))
@@ -110,7 +114,9 @@ class _Collector(ast.NodeVisitor):
 
     def visit_Assert(self, node: ast.Assert) -> None:
         self.asserting += 1
+        self.via.append("assert")
         self.generic_visit(node)
+        self.via.pop()
         self.asserting -= 1
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -119,6 +125,7 @@ class _Collector(ast.NodeVisitor):
             self._add("call", callee, node)
         asserting = _is_asserting_call(node)
         self.asserting += asserting
+        self.via.append(callee if asserting else (self.via[-1] if self.via else ""))
         self.visit(node.func)
         for arg in node.args:
             self.visit(arg)
@@ -127,8 +134,11 @@ class _Collector(ast.NodeVisitor):
                 self._add("keyword", kw.arg, kw, owner=callee)
             hit = (kw.arg or "") in _ASSERTING_KEYWORDS
             self.asserting += hit
+            self.via.append(kw.arg or "" if hit else self.via[-1])
             self.visit(kw.value)
+            self.via.pop()
             self.asserting -= hit
+        self.via.pop()
         self.asserting -= asserting
 
     def visit_Assign(self, node: ast.Assign) -> None:
@@ -142,6 +152,12 @@ class _Collector(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Store):
+            # Module constants (unindented or UPPER_CASE) are API; other stores are locals.
+            start, _ = self._span(node)
+            if start in self.top_level or node.id.isupper():
+                self._add("assign", node.id, node)
+                return
         self._add("name", node.id, node, owner="asserted" if self.asserting else "")
 
     def visit_Constant(self, node: ast.Constant) -> None:
@@ -156,6 +172,7 @@ class _Collector(ast.NodeVisitor):
                     docstring=id(node) in self.docstrings,
                     assigned_to=self.assign_target,
                     source=self.text.get(start, ""),
+                    via=self.via[-1] if self.asserting and self.via else "",
                 )
             )
 
