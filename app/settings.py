@@ -40,6 +40,15 @@ class Settings(BaseSettings):
     """SQLAlchemy URL; default SQLite under data_dir. PostgreSQL: postgresql+psycopg://..."""
     redis_url: str | None = None
     """When set, jobs go through Redis (RedisHuey) instead of the embedded SQLite queue."""
+    queue_name: str = "spice"
+    """Queue name (the Redis key prefix); every web and worker process must agree."""
+    job_retries: int = Field(default=3, ge=0)
+    """Retries of a failed job, with exponential backoff from job_retry_delay_s."""
+    job_retry_delay_s: float = Field(default=10.0, ge=0)
+    job_lease_s: float = Field(default=900.0, gt=0)
+    """A running job silent this long is presumed crashed and runs again."""
+    test_mode: bool = False
+    """Tests only: allow the web app without a webhook secret (every delivery is then 401)."""
 
     # --- GitHub ---
     github_api_url: str = "https://api.github.com"
@@ -61,6 +70,14 @@ class Settings(BaseSettings):
             key = os.environ.get("OPENAI_API_KEY") or LOCAL_PLACEHOLDER_KEY
             self.api_key = SecretStr(key)
         return self
+
+    def webhook_secret_bytes(self) -> bytes | None:
+        """The webhook secret; refuses to go on without one unless in test mode."""
+        if self.webhook_secret is not None and self.webhook_secret.get_secret_value():
+            return self.webhook_secret.get_secret_value().encode()
+        if self.test_mode:
+            return None
+        raise ValueError("SPICE_WEBHOOK_SECRET is required to serve webhooks")
 
     def model_config_for(self, model: str | None = None, votes: int | None = None) -> ModelConfig:
         """Engine model config from these settings, with per-call overrides."""

@@ -1,0 +1,98 @@
+"""Prometheus metrics of the service, shared by web and worker processes.
+
+Counters and histograms are process-local objects; when `PROMETHEUS_MULTIPROC_DIR` is set
+(`spice serve` and `spice worker` set it before importing prometheus_client), every process
+writes them to that directory and `GET /metrics` sums them. Job states are read from the store
+at scrape time, so they are right across processes and machines.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.metrics_core import Metric
+from prometheus_client.multiprocess import MultiProcessCollector
+from prometheus_client.registry import Collector
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+LATENCY_BUCKETS = (0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800)
+
+
+@dataclass(frozen=True)
+class ServiceMetrics:
+    registry: CollectorRegistry
+    deliveries: Counter
+    """Webhook deliveries by event and outcome (queued, coalesced, duplicate, ignored, ...)."""
+    jobs_finished: Counter
+    label_latency: Histogram
+    """Seconds from a delivery's arrival to its labels being written."""
+    llm_tokens: Counter
+    llm_cost: Counter
+    errors: Counter
+
+
+def build_metrics() -> ServiceMetrics:
+    """Fresh metric objects in their own registry (several apps can live in one test process)."""
+    registry = CollectorRegistry()
+    return ServiceMetrics(
+        registry=registry,
+        deliveries=Counter(
+            "spice_webhook_deliveries",
+            "Webhook deliveries by event and outcome.",
+            ["event", "outcome"],
+            registry=registry,
+        ),
+        jobs_finished=Counter(
+            "spice_jobs_finished", "Job runs by result.", ["result"], registry=registry
+        ),
+        label_latency=Histogram(
+            "spice_label_latency_seconds",
+            "Seconds from delivery arrival to a finished labelling run.",
+            buckets=LATENCY_BUCKETS,
+            registry=registry,
+        ),
+        llm_tokens=Counter(
+            "spice_llm_tokens", "LLM tokens used, by direction.", ["direction"], registry=registry
+        ),
+        llm_cost=Counter("spice_llm_cost_usd", "LLM cost in US dollars.", registry=registry),
+        errors=Counter("spice_errors", "Errors by component.", ["component"], registry=registry),
+    )
+
+
+class JobStateCollector(Collector):
+    """`spice_jobs{state}` read from the store on every scrape."""
+
+    def __init__(self, counts: Callable[[], dict[str, int]]) -> None:
+        self._counts = counts
+
+    def collect(self) -> Iterator[Metric]:
+        family = GaugeMetricFamily("spice_jobs", "Jobs by state.", labels=["state"])
+        counts = self._counts()
+        for state in ("pending", "running", "done", "failed"):
+            family.add_metric([state], counts.get(state, 0))
+        yield family
+
+
+def scrape_registry(
+    metrics: ServiceMetrics, job_counts: Callable[[], dict[str, int]]
+) -> CollectorRegistry:
+    """What `GET /metrics` exposes: this process's (or all processes') metrics plus job states."""
+    registry = CollectorRegistry()
+    if os.environ.get(MULTIPROC_ENV):
+        MultiProcessCollector(registry)
+    else:
+        registry.register(_Forward(metrics.registry))
+    registry.register(JobStateCollector(job_counts))
+    return registry
+
+
+class _Forward(Collector):
+    def __init__(self, source: CollectorRegistry) -> None:
+        self._source = source
+
+    def collect(self) -> Iterator[Metric]:
+        yield from self._source.collect()

@@ -1,0 +1,1 @@
+"""Durable jobs on huey: SQLite queue by default, Redis when configured, the same task code."""

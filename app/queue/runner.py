@@ -1,0 +1,116 @@
+"""One job run: claim the key, handle its latest delivery, store the outcome, close the run."""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import UTC, datetime
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.metrics import ServiceMetrics
+from app.queue.handler import DeliveryHandler, ReportsAssessments
+from app.store.assessments import AssessmentRecord, save_assessment
+from app.store.deliveries import get_delivery, set_delivery_status
+from app.store.jobs import ClaimedRun, claim_run, finish_run
+from app.store.models import DeliveryStatus
+
+log = logging.getLogger(__name__)
+
+
+class JobRunner:
+    """Runs jobs for deliveries; every state change is committed before the next step."""
+
+    def __init__(
+        self,
+        sessions: sessionmaker[Session],
+        handler: DeliveryHandler,
+        metrics: ServiceMetrics | None = None,
+    ) -> None:
+        self._sessions = sessions
+        self._handler = handler
+        self._metrics = metrics
+
+    def run(self, delivery_id: str, final: bool = True) -> None:
+        """Run the job of this delivery's key until no newer delivery is waiting.
+
+        `final` says no queue retry follows: a failure then marks the job failed. A task
+        whose job is not pending (coalesced into a run already done or under way) is a no-op.
+        """
+        with self._sessions() as session:
+            delivery = get_delivery(session, delivery_id)
+            if delivery is None:
+                log.warning("job for unknown delivery=%s skipped", delivery_id)
+                return
+            key = delivery.job_key
+        while True:
+            with self._sessions.begin() as session:
+                run = claim_run(session, key)
+            if run is None:
+                return
+            if not self._run_once(run, final):
+                return
+
+    def _run_once(self, run: ClaimedRun, final: bool) -> bool:
+        with self._sessions() as session:
+            delivery = get_delivery(session, run.delivery_id)
+            assert delivery is not None  # job rows only point at stored deliveries
+            event, raw, received_at = delivery.event, delivery.payload, delivery.received_at
+        log.info(
+            "job start key=%s delivery=%s event=%s attempt=%d",
+            run.key,
+            run.delivery_id,
+            event,
+            run.attempt,
+        )
+        try:
+            outcome = self._handler(event, json.loads(raw), run.delivery_id)
+        except Exception as exc:
+            # Record why on the job before the queue's retry (or the final failure) takes over.
+            again = self._close(run, error=f"{type(exc).__name__}: {exc}", final=final)
+            log.warning("job error key=%s delivery=%s error=%s", run.key, run.delivery_id, exc)
+            if self._metrics:
+                self._metrics.errors.labels("job").inc()
+                self._metrics.jobs_finished.labels("error").inc()
+            if again:
+                return True
+            raise
+        records = list(outcome.assessments) if isinstance(outcome, ReportsAssessments) else []
+        again = self._close(run, records=records)
+        log.info(
+            "job done key=%s delivery=%s assessments=%d", run.key, run.delivery_id, len(records)
+        )
+        self._observe(records, received_at)
+        return again
+
+    def _close(
+        self,
+        run: ClaimedRun,
+        records: list[AssessmentRecord] | None = None,
+        error: str | None = None,
+        final: bool = True,
+    ) -> bool:
+        with self._sessions.begin() as session:
+            for record in records or []:
+                save_assessment(session, record, run.delivery_id)
+            again = finish_run(session, run, error=error, final=final)
+            if error is None:
+                set_delivery_status(session, run.delivery_id, DeliveryStatus.done)
+            elif final and not again:
+                set_delivery_status(session, run.delivery_id, DeliveryStatus.failed)
+        return again
+
+    def _observe(self, records: list[AssessmentRecord], received_at: datetime) -> None:
+        if self._metrics is None:
+            return
+        self._metrics.jobs_finished.labels("done").inc()
+        if not records:
+            return
+        # SQLite hands datetimes back naive; every stored time is UTC.
+        arrived = received_at if received_at.tzinfo else received_at.replace(tzinfo=UTC)
+        self._metrics.label_latency.observe((datetime.now(UTC) - arrived).total_seconds())
+        for record in records:
+            self._metrics.llm_tokens.labels("input").inc(record.tokens_in)
+            self._metrics.llm_tokens.labels("output").inc(record.tokens_out)
+            if record.cost_usd:
+                self._metrics.llm_cost.inc(record.cost_usd)

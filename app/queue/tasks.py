@@ -1,0 +1,60 @@
+"""The huey tasks, registered on a queue built at start-up (no huey instance at import)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from huey import Huey, crontab
+from huey.api import Task
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.queue.factory import make_huey
+from app.queue.runner import JobRunner
+from app.settings import Settings
+from app.store.jobs import recover_stale
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class JobQueue:
+    huey: Huey
+    enqueue: Callable[[str], object]
+    """Enqueue `process_delivery(delivery_id)`."""
+    recover: Callable[[], list[str]]
+    """Re-enqueue jobs a crash or a lost enqueue left behind; returns their delivery ids."""
+
+
+def build_queue(
+    settings: Settings, sessions: sessionmaker[Session], runner: JobRunner | None = None
+) -> JobQueue:
+    """The queue with its tasks; web processes pass no runner (they only enqueue)."""
+    huey = make_huey(settings)
+
+    @huey.task(
+        retries=settings.job_retries,
+        retry_delay=settings.job_retry_delay_s,
+        retry_backoff=2,
+        context=True,
+        name="process_delivery",
+    )
+    def process_delivery(delivery_id: str, task: Task) -> None:
+        if runner is None:
+            raise RuntimeError("this process only enqueues jobs; run them with `spice worker`")
+        runner.run(delivery_id, final=task.retries == 0)
+
+    def recover() -> list[str]:
+        with sessions.begin() as session:
+            delivery_ids = recover_stale(session, settings.job_lease_s)
+        for delivery_id in delivery_ids:
+            log.warning("re-enqueued stale job delivery=%s", delivery_id)
+            process_delivery(delivery_id)
+        return delivery_ids
+
+    @huey.periodic_task(crontab(minute="*"), name="recover_stale_jobs")
+    def recover_stale_jobs() -> None:
+        recover()
+
+    return JobQueue(huey=huey, enqueue=process_delivery, recover=recover)

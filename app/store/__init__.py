@@ -1,0 +1,1 @@
+"""Durable state of the service: deliveries, jobs, assessments and harvested task instances."""

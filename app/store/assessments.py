@@ -1,0 +1,53 @@
+"""Assessment rows: what a run concluded, idempotent on (kind, repo, number, input hash)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.store.models import Assessment, utcnow
+from app.store.upsert import dialect_insert
+
+
+class AssessmentRecord(BaseModel):
+    """One labelling result as handlers report it (votes and rationales in vote order)."""
+
+    kind: Literal["issue", "pr"]
+    repo: str
+    number: int
+    input_hash: str
+    labels: list[str]
+    votes: list[Any]
+    rationales: list[str]
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float | None = None
+    model: str
+    prompt_version: str
+    result: dict[str, Any]
+
+
+def save_assessment(session: Session, record: AssessmentRecord, delivery_id: str | None) -> None:
+    """Insert, or replace the row of the same input (a re-run of unchanged input)."""
+    values = record.model_dump() | {"delivery_id": delivery_id, "created_at": utcnow()}
+    stmt = dialect_insert(session, Assessment).values(**values)
+    key = ["kind", "repo", "number", "input_hash"]
+    session.execute(
+        stmt.on_conflict_do_update(
+            index_elements=key,
+            set_={name: stmt.excluded[name] for name in values if name not in key},
+        )
+    )
+
+
+def assessments_for(session: Session, repo: str, number: int) -> list[Assessment]:
+    return list(
+        session.scalars(
+            select(Assessment)
+            .where(Assessment.repo == repo, Assessment.number == number)
+            .order_by(Assessment.id)
+        )
+    )

@@ -1,0 +1,123 @@
+"""Job rows: one per issue/PR key, so bursts coalesce and a crashed run is found again."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy import CursorResult, func, or_, select
+from sqlalchemy.orm import Session
+
+from app.store.models import Job, JobState, utcnow
+from app.store.upsert import dialect_insert
+
+
+class ClaimedRun(BaseModel):
+    key: str
+    delivery_id: str
+    generation: int
+    attempt: int
+
+
+def _locked(session: Session, key: str) -> Job | None:
+    return session.scalar(select(Job).where(Job.key == key).with_for_update())
+
+
+def request_run(session: Session, key: str, delivery_id: str) -> bool:
+    """Note a new delivery for `key`; True when the caller must enqueue a run.
+
+    A pending run (not started yet) will read the latest delivery, and a running one
+    re-runs when it finishes behind the newest generation: neither needs another task.
+    """
+    inserted: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+        dialect_insert(session, Job)
+        .values(key=key, delivery_id=delivery_id, state=JobState.pending)
+        .on_conflict_do_nothing(index_elements=["key"])
+    )
+    if inserted.rowcount:
+        return True
+    job = _locked(session, key)
+    assert job is not None  # the conflicting row exists and jobs are never deleted
+    job.generation += 1
+    job.delivery_id = delivery_id
+    job.updated_at = utcnow()
+    if job.state in (JobState.pending, JobState.running):
+        return False
+    job.state = JobState.pending
+    job.attempts = 0
+    job.error = None
+    return True
+
+
+def claim_run(session: Session, key: str) -> ClaimedRun | None:
+    """Move a pending job to running; None when there is nothing to do for this task."""
+    job = _locked(session, key)
+    if job is None or job.state != JobState.pending:
+        return None
+    now = utcnow()
+    job.state = JobState.running
+    job.run_generation = job.generation
+    job.attempts += 1
+    job.started_at = now
+    job.updated_at = now
+    return ClaimedRun(
+        key=key, delivery_id=job.delivery_id, generation=job.generation, attempt=job.attempts
+    )
+
+
+def finish_run(
+    session: Session, run: ClaimedRun, error: str | None = None, final: bool = True
+) -> bool:
+    """Close a run; True when deliveries arrived meanwhile and it must run again now."""
+    job = _locked(session, run.key)
+    assert job is not None
+    now = utcnow()
+    job.updated_at = now
+    job.error = error
+    if job.generation != run.generation:
+        job.state = JobState.pending
+        return True
+    if error is None:
+        job.state = JobState.done
+        job.finished_at = now
+    elif final:
+        job.state = JobState.failed
+        job.finished_at = now
+    else:
+        job.state = JobState.pending  # a queue retry claims it again after its delay
+    return False
+
+
+def get_job(session: Session, key: str) -> Job | None:
+    return session.scalar(select(Job).where(Job.key == key))
+
+
+def recover_stale(session: Session, lease_s: float) -> list[str]:
+    """Pending jobs idle and running jobs silent past the lease: back to pending.
+
+    A consumer killed mid-run leaves its job `running`; a web process that died between
+    commit and enqueue leaves it `pending` with no task. Returns the delivery ids to enqueue;
+    an extra task for a job that is still queued is harmless (its claim finds nothing).
+    """
+    cutoff = utcnow() - timedelta(seconds=lease_s)
+    jobs = session.scalars(
+        select(Job)
+        .where(
+            or_(
+                (Job.state == JobState.running) & (Job.started_at < cutoff),
+                (Job.state == JobState.pending) & (Job.updated_at < cutoff),
+            )
+        )
+        .with_for_update()
+    ).all()
+    now = utcnow()
+    for job in jobs:
+        job.state = JobState.pending
+        job.updated_at = now
+    return [job.delivery_id for job in jobs]
+
+
+def count_by_state(session: Session) -> dict[str, int]:
+    rows = session.execute(select(Job.state, func.count()).group_by(Job.state)).all()
+    return {state: count for state, count in rows}

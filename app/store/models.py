@@ -1,0 +1,117 @@
+"""SQLAlchemy 2 table models of the store (one declarative base, portable SQLite/PostgreSQL types)."""
+
+from __future__ import annotations
+
+import enum
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, Index, LargeBinary, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {  # noqa: RUF012 - SQLAlchemy reads this class attribute
+        datetime: DateTime(timezone=True),
+        dict[str, Any]: JSON,
+        list[Any]: JSON,
+    }
+
+
+class JobState(enum.StrEnum):
+    pending = "pending"
+    running = "running"
+    done = "done"
+    failed = "failed"
+
+
+class DeliveryStatus(enum.StrEnum):
+    queued = "queued"
+    """A run for its job key was enqueued."""
+    coalesced = "coalesced"
+    """Folded into a run already pending or running for the same key."""
+    done = "done"
+    failed = "failed"
+
+
+class Delivery(Base):
+    """One accepted webhook delivery, kept verbatim so a job can run from it later."""
+
+    __tablename__ = "deliveries"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    delivery_id: Mapped[str] = mapped_column(String(100), unique=True)
+    event: Mapped[str] = mapped_column(String(60))
+    action: Mapped[str | None] = mapped_column(String(60))
+    repo: Mapped[str | None] = mapped_column(String(200))
+    job_key: Mapped[str] = mapped_column(String(300), index=True)
+    received_at: Mapped[datetime] = mapped_column(default=utcnow)
+    payload_sha256: Mapped[str] = mapped_column(String(64))
+    payload: Mapped[bytes] = mapped_column(LargeBinary)
+    status: Mapped[str] = mapped_column(String(20), default=DeliveryStatus.queued)
+
+
+class Job(Base):
+    """The one run-state per issue/PR key: bursts of deliveries share it (coalescing)."""
+
+    __tablename__ = "jobs"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    key: Mapped[str] = mapped_column(String(300), unique=True)
+    state: Mapped[str] = mapped_column(String(20), default=JobState.pending, index=True)
+    generation: Mapped[int] = mapped_column(default=1)
+    """Bumped by every delivery; a run that finishes behind it runs again."""
+    run_generation: Mapped[int] = mapped_column(default=0)
+    """The generation the current (or last) run started from."""
+    delivery_id: Mapped[str] = mapped_column(String(100))
+    """The latest delivery for this key: what the next run processes."""
+    attempts: Mapped[int] = mapped_column(default=0)
+    error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+
+
+class Assessment(Base):
+    """A labelling result for one issue or PR input (idempotent on its input hash)."""
+
+    __tablename__ = "assessments"
+    __table_args__ = (UniqueConstraint("kind", "repo", "number", "input_hash"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(10))
+    """`issue` or `pr`."""
+    repo: Mapped[str] = mapped_column(String(200))
+    number: Mapped[int]
+    input_hash: Mapped[str] = mapped_column(String(64))
+    delivery_id: Mapped[str | None] = mapped_column(String(100))
+    labels: Mapped[list[Any]]
+    votes: Mapped[list[Any]]
+    rationales: Mapped[list[Any]]
+    tokens_in: Mapped[int] = mapped_column(default=0)
+    tokens_out: Mapped[int] = mapped_column(default=0)
+    cost_usd: Mapped[float | None]
+    model: Mapped[str] = mapped_column(String(200))
+    prompt_version: Mapped[str] = mapped_column(String(100))
+    result: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class TaskInstance(Base):
+    """A harvested SWE-bench-style task instance (filled by the harvest pipeline)."""
+
+    __tablename__ = "task_instances"
+    __table_args__ = (Index("ix_task_instances_repo_pr", "repo", "pr_number"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    instance_id: Mapped[str] = mapped_column(String(300), unique=True)
+    repo: Mapped[str] = mapped_column(String(200))
+    pr_number: Mapped[int]
+    instance: Mapped[dict[str, Any]]
+    labels: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -1,0 +1,1 @@
+"""The webhook service: FastAPI app, one router per feature, gunicorn configuration."""

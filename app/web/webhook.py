@@ -1,0 +1,106 @@
+"""`POST /webhook`: signature on the raw body first, then parse, dedupe, persist, answer 202."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from app.store.deliveries import NewDelivery
+from app.web.events import HANDLED_ACTIONS, InvalidPayload, route_delivery
+from app.web.intake import Intake, accept_delivery
+from app.web.services import WebServices, get_services
+from app.web.signature import signature_valid
+
+log = logging.getLogger(__name__)
+router = APIRouter()
+
+MAX_BODY_BYTES = 25 * 1024 * 1024  # GitHub caps webhook payloads at 25 MB
+MAX_DELIVERY_ID = 100
+
+
+def _answer(code: int, **content: Any) -> JSONResponse:
+    return JSONResponse(content, status_code=code)
+
+
+@router.post("/webhook", status_code=202)
+async def webhook(
+    request: Request, services: Annotated[WebServices, Depends(get_services)]
+) -> JSONResponse:
+    """Receive one GitHub webhook delivery."""
+    count = services.metrics.deliveries
+    body = await request.body()
+    if len(body) > MAX_BODY_BYTES:
+        count.labels("unknown", "too_large").inc()
+        return _answer(413, error="payload too large")
+    signature = request.headers.get("x-hub-signature-256")
+    if services.secret is None or not signature_valid(services.secret, body, signature):
+        # Headers of an unverified request are attacker text: log none of them.
+        count.labels("unknown", "unauthorized").inc()
+        log.warning("webhook refused: bad or missing signature")
+        return _answer(401, error="bad or missing X-Hub-Signature-256")
+
+    event = request.headers.get("x-github-event", "")
+    delivery_id = request.headers.get("x-github-delivery", "")
+    event_label = event if event in HANDLED_ACTIONS or event == "ping" else "other"
+    try:
+        payload = json.loads(body)
+    except (ValueError, RecursionError):
+        count.labels(event_label, "malformed").inc()
+        log.info("webhook malformed body delivery=%s event=%s", delivery_id, event)
+        return _answer(400, error="body is not valid JSON")
+    if not isinstance(payload, dict) or not event:
+        count.labels(event_label, "malformed").inc()
+        return _answer(400, error="expected a JSON object and an X-GitHub-Event header")
+    if event == "ping":
+        count.labels("ping", "pong").inc()
+        log.info("webhook ping delivery=%s", delivery_id)
+        return _answer(200, pong=True)
+
+    try:
+        route = route_delivery(event, payload)
+    except InvalidPayload as exc:
+        count.labels(event_label, "malformed").inc()
+        log.info("webhook invalid payload delivery=%s event=%s: %s", delivery_id, event, exc)
+        return _answer(400, error=str(exc))
+    if route is None:
+        count.labels(event_label, "ignored").inc()
+        log.info(
+            "webhook ignored delivery=%s event=%s action=%s",
+            delivery_id,
+            event,
+            payload.get("action"),
+        )
+        return _answer(200, status="ignored")
+    if not delivery_id or len(delivery_id) > MAX_DELIVERY_ID:
+        count.labels(event_label, "malformed").inc()
+        return _answer(400, error="missing or invalid X-GitHub-Delivery header")
+
+    new = NewDelivery(
+        delivery_id=delivery_id,
+        event=event,
+        action=route.action,
+        repo=route.repo,
+        job_key=route.job_key,
+        payload=body,
+    )
+    intake = await run_in_threadpool(
+        accept_delivery, services.sessions, new, services.queue.enqueue
+    )
+    count.labels(event_label, intake.value).inc()
+    log.info(
+        "webhook %s delivery=%s event=%s action=%s repo=%s key=%s",
+        intake.value,
+        delivery_id,
+        event,
+        route.action,
+        route.repo,
+        route.job_key,
+    )
+    if intake is Intake.duplicate:
+        return _answer(200, status="duplicate", delivery=delivery_id)
+    return _answer(202, status=intake.value, delivery=delivery_id, job=route.job_key)

@@ -1,0 +1,1 @@
+"""Helpers shared by the service tests (web, store, queue): settings, signed deliveries."""
