@@ -7,7 +7,11 @@ import os
 import typer
 
 from app.cli import evaluate as evaluate_cli
+from app.cli import label_instance as label_instance_cli
 from app.cli import label_issue
+from app.cli import serve as serve_cli
+from app.cli import worker as worker_cli
+from app.cli import label_pr as label_pr_cli
 from app.cli import signals as signals_cli
 from app.cli import split_diff as split_diff_cli
 
@@ -29,6 +33,10 @@ cli.command("label-issue")(label_issue.label_issue)
 cli.command("eval")(evaluate_cli.evaluate_cmd)
 cli.command("signals")(signals_cli.signals)
 cli.command("split-diff")(split_diff_cli.split_diff_command)
+cli.command("serve")(serve_cli.serve)
+cli.command("worker")(worker_cli.worker)
+cli.command("label-pr")(label_pr_cli.label_pr)
+cli.command("label-instance")(label_instance_cli.label_instance)
 
 
 def run() -> None:
