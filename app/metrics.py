@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Histogram, values
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 from prometheus_client.multiprocess import MultiProcessCollector
@@ -96,3 +97,29 @@ class _Forward(Collector):
 
     def collect(self) -> Iterator[Metric]:
         yield from self._source.collect()
+
+
+def use_multiprocess_dir(path: Path) -> None:
+    """Share metrics through `path` with every process on this host started after this call.
+
+    Dead processes' files are removed so restarts start from zero; live ones (a worker next
+    to the web server) are kept.
+    """
+    path.mkdir(parents=True, exist_ok=True)
+    for file in path.glob("*.db"):
+        pid = file.stem.rpartition("_")[2]
+        if pid.isdigit() and not _alive(int(pid)):
+            file.unlink(missing_ok=True)
+    os.environ[MULTIPROC_ENV] = str(path.resolve())
+    # prometheus_client picks its value store when first imported; pick again now.
+    values.ValueClass = values.get_value_class()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

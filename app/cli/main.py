@@ -9,11 +9,11 @@ import typer
 from app.cli import evaluate as evaluate_cli
 from app.cli import label_instance as label_instance_cli
 from app.cli import label_issue
-from app.cli import serve as serve_cli
-from app.cli import worker as worker_cli
 from app.cli import label_pr as label_pr_cli
+from app.cli import serve as serve_cli
 from app.cli import signals as signals_cli
 from app.cli import split_diff as split_diff_cli
+from app.cli import worker as worker_cli
 
 cli = typer.Typer(
     name="spice",

@@ -1,0 +1,24 @@
+"""gunicorn settings for `spice serve`: uvicorn workers; bind address and workers from the CLI."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+wsgi_app = "app.web.app:app_from_environment()"
+worker_class = "uvicorn.workers.UvicornWorker"
+workers = 2
+# GitHub waits 10 s for an answer; a request stuck longer than this is a bug worth a restart.
+timeout = 30
+graceful_timeout = 20
+keepalive = 5
+accesslog = None  # our own log line per delivery says more, and never includes headers
+errorlog = "-"
+
+
+def child_exit(_server: Any, worker: Any) -> None:
+    """Drop a dead worker's live gauges from the shared metrics directory."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)
