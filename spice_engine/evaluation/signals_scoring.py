@@ -108,12 +108,14 @@ def title_and_body(problem_statement: str) -> tuple[str, str]:
 
 
 def signals_for(
-    instances: dict[str, dict[str, object]], ids: Iterable[str]
+    instances: dict[str, dict[str, object]], ids: Iterable[str], use_patch: bool = True
 ) -> dict[str, IssueSignals]:
+    """Signals per instance; with `use_patch`, localization is judged against the gold patch."""
     out = {}
     for iid in ids:
         title, body = title_and_body(str(instances[iid].get("problem_statement") or ""))
-        out[iid] = extract_signals(title, body)
+        patch = str(instances[iid].get("patch") or "") if use_patch else ""
+        out[iid] = extract_signals(title, body, fix_patch=patch or None)
     return out
 
 

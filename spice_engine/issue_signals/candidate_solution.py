@@ -11,24 +11,37 @@ from spice_engine.models import CandidateSolution
 _DIFF_HEADER = re.compile(r"^(?:diff --git |--- a?/?\S|\+\+\+ b?/?\S|@@ -\d)", re.M)
 _DIFF_LINE = re.compile(r"^[+-](?![+-]{2})\s*\S", re.M)
 
-# How people propose a change: modal + change verb, "the fix is", "I suggest", "replace X with Y".
-_FIX_PHRASES = [
+# How people propose a change. Strong cues name a fix or its cause; weak ones only hint at one
+# (a modal next to a code-changing verb is also how expected behaviour is phrased).
+_STRONG = [
     r"\b(?:fix|solution|workaround|remedy|patch)\b[^.?!\n]{0,30}\b(?:is|would be|could be|might be|seems to be|was)\b",
-    r"\b(?:can|could|would|might|may) (?:easily |simply |probably )?be (?:fixed|solved|resolved|addressed|avoided|done)\b",
+    r"\b(?:can|could|would|might|may) (?:easily |simply |probably )?be (?:fixed|solved|resolved|addressed|avoided)\b",
     r"\b(?:i|we) (?:would )?(?:suggest|propose|recommend)\b",
     r"\b(?:proposed?|suggested|possible|potential|simple|easy|quick) (?:fix|solution|change|patch|approach)\b",
-    r"\bfix(?:es|ed)? (?:it|this|the (?:problem|issue|bug))\b",
-    r"\b(?:we|you|one|it|this|that) (?:should|could|can|would need to|need to|must|might) (?:just |simply |instead |also |probably )?"
-    r"(?:use|call|check|pass|add|remove|replace|change|move|catch|wrap|convert|compare|test|return|raise|set|skip|handle|order|include)\b",
-    r"\b(?:should|could|needs? to) be (?:changed|replaced|modified|updated|moved|removed|added|set|passed|converted|wrapped|computed|called|checked|ordered)\b",
     r"\b(?:changing|replacing|removing|adding|moving|using|wrapping|passing|setting) [^.?!\n]{1,60}\b(?:fixes|solves|resolves|works|would work|avoids)\b",
-    r"\b(?:change|replace|changing|replacing) [^.?!\n]{1,80}\b(?:to|with|by)\b",
     r"\b(?:the|a|one) (?:way|option|approach) (?:to fix|would be|is to|could be)\b",
-    r"\bwhat about\b|\bhow about\b|\binstead of\b[^.?!\n]{1,80}\b(?:use|call|do|return)\b",
+    r"\bsomething like\b|\bas follows\b|\blike so\b",
+    r"\b(?:i think|i believe|i guess|i suspect|it seems|it appears|it looks like|apparently)\b[^.?!\n]{0,80}"
+    r"\b(?:should|need|must|missing|wrong|because|instead|could|would)\b",
+    r"\b(?:root|real|underlying) (?:cause|problem|issue)\b|\bthe (?:cause|problem|issue|bug) (?:is|seems|was|lies)\b",
+    r"\b(?:because|since) (?:we|it|the code|this) (?:don't|doesn't|do not|does not|never|only|always)\b",
 ]
-_FIX = re.compile("|".join(f"(?:{p})" for p in _FIX_PHRASES), re.I)
+_WEAK = [
+    r"\b(?:should|could|would|needs? to|must|might)\b[^.?!\n]{0,40}\b(?:add|remove|change|use|check|pass"
+    r"|call|convert|move|replace|wrap|skip|handle|adjust|record|construct|consider|compare|catch|cast"
+    r"|include|exclude|ignore|validate|strip|escape)\w*\b",
+    r"\b(?:we|you|one) (?:should|could|can|might|need to|must)\b",
+    r"\binstead\b",
+    r"\b(?:solution|fix|patch|workaround)\b",
+    r"\b(?:change|replace|changing|replacing) [^.?!\n]{1,80}\b(?:to|with|by)\b",
+]
+_STRONG_RX = re.compile("|".join(f"(?:{p})" for p in _STRONG), re.I)
+_WEAK_RX = re.compile("|".join(f"(?:{p})" for p in _WEAK), re.I)
+_FIX = re.compile(f"{_STRONG_RX.pattern}|{_WEAK_RX.pattern}", re.I)
 # A fix sentence that introduces code ("should be:", "change it to:") makes the steps complete.
-_INTRODUCES_CODE = re.compile(r"(?:\bto|\bbe|\bwith|\bthis|\bfollowing|\blike)\s*:?\s*$", re.I)
+_INTRODUCES_CODE = re.compile(r"(?:\bto|\bbe|\bwith|\bthis|\bfollowing|\blike|\bso)\s*:?\s*$", re.I)
+THRESHOLD = 2
+"""Points needed to call it a candidate fix: one strong cue, or two weak ones."""
 
 
 @dataclass
@@ -57,14 +70,21 @@ def candidate_solution(parts: IssueParts) -> CandidateResult:
     diffs = [b for b in parts.blocks if is_diff(b)]
     if diffs:
         return CandidateResult(CandidateSolution.EXACT_PATCH, [diffs[0].lines[0][:160]])
+    points = 0
     sentences: list[str] = []
-    introduces_code = False
     for line in parts.body_prose:  # the title names the problem, not the fix
-        if _FIX.search(line):
+        strong = bool(_STRONG_RX.search(line))
+        weak = bool(_WEAK_RX.search(line))
+        if strong or weak:
+            points += 2 if strong else 1
             sentences.append(line[:200])
-            introduces_code = introduces_code or bool(_INTRODUCES_CODE.search(line))
-    if not sentences:
+    fix_code = [
+        b
+        for b in parts.blocks
+        if b.lead and _INTRODUCES_CODE.search(b.lead) and proposes_fix(b.lead)
+    ]
+    points += 2 * bool(fix_code)
+    if points < THRESHOLD:
         return CandidateResult(CandidateSolution.NONE)
-    complete = introduces_code or len(sentences) >= 2
-    level = CandidateSolution.COMPLETE if complete else CandidateSolution.PARTIAL
+    level = CandidateSolution.COMPLETE if fix_code or points >= 4 else CandidateSolution.PARTIAL
     return CandidateResult(level, sentences[:3])

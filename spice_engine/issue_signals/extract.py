@@ -6,6 +6,7 @@ from pathlib import Path
 
 from spice_engine.issue_signals import facts
 from spice_engine.issue_signals.candidate_solution import candidate_solution
+from spice_engine.issue_signals.fix_location import fix_location, localize_to_fix
 from spice_engine.issue_signals.localization import localize
 from spice_engine.issue_signals.markdown_parts import split_issue
 from spice_engine.issue_signals.mentions import find_mentions
@@ -15,12 +16,26 @@ from spice_engine.issue_signals.reproduction import reproduction
 from spice_engine.models import CandidateSolution
 
 
-def extract_signals(title: str, body: str, repo_path: Path | str | None = None) -> IssueSignals:
-    """Deterministic evidence signals of one issue (RUBRICS.md §2)."""
+def extract_signals(
+    title: str,
+    body: str,
+    repo_path: Path | str | None = None,
+    fix_patch: str | None = None,
+) -> IssueSignals:
+    """Deterministic evidence signals of one issue (RUBRICS.md §2).
+
+    With `fix_patch` (a task instance's gold patch), localization answers the human labels'
+    question exactly: does the issue point at the code the fix changes? Without it, it says
+    whether the issue points at any code at all.
+    """
     parts = split_issue(title or "", body or "")
     stack = facts.frames(parts.raw)
     mentions = find_mentions(parts, stack)
     loc = localize(parts, mentions, stack)
+    fix = fix_location(fix_patch) if fix_patch else None
+    if fix is not None:
+        loc.file, loc.function, loc.line = localize_to_fix(fix, parts, mentions, stack)
+        loc.relative_to_fix = True
     if repo_path is not None:
         loc.mentions = check_mentions(loc.mentions, Path(repo_path))
     expected = facts.expected_vs_actual(parts)

@@ -65,6 +65,10 @@ class IssueParts:
     blocks: list[CodeBlock] = field(default_factory=list)
     inline_code: list[str] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
+    headings: list[str] = field(default_factory=list)
+    """Section titles (`### Expected`, `**Describe the bug**`): structure, not the reporter's words."""
+    last_text: str = ""
+    """The latest prose line or heading seen while parsing (the lead of the next block)."""
     raw: str = ""
     title: str = ""
     truncated: bool = False
@@ -136,6 +140,7 @@ def _take(token: Token, source_lines: list[str], parts: IssueParts) -> None:
             _take_lines(token.content.splitlines(), parts)
 
 
+_HEADING = re.compile(r"^\s*(?:#{1,6}\s+.*|\*\*[^*]+\*\*\s*:?|__[^_]+__\s*:?)\s*$")
 _CONTAINER_MARKS = re.compile(r"^\s*(?:>\s)+|^\s*(?:[-*+]|\d+[.)])\s+(?=\S)")
 
 
@@ -150,11 +155,15 @@ def _take_lines(lines: list[str], parts: IssueParts) -> None:
         if run:
             parts.blocks.append(CodeBlock("\n".join(run) + "\n", "", "unfenced", _lead(parts)))
             run = []
-        if line.strip():
+        if _HEADING.match(line):
+            parts.headings.append(line.strip().strip("#*_: "))
+            parts.last_text = parts.headings[-1]
+        elif line.strip():
             parts.prose.append(line.strip().lstrip("#>*-+ ").strip())
+            parts.last_text = parts.prose[-1]
     if run:
         parts.blocks.append(CodeBlock("\n".join(run) + "\n", "", "unfenced", _lead(parts)))
 
 
 def _lead(parts: IssueParts) -> str:
-    return parts.prose[-1] if parts.prose else ""
+    return parts.last_text

@@ -23,7 +23,28 @@ _QUALIFIED = re.compile(r"(?<![\w.])([A-Z]\w*\.[a-z_]\w*)(?![\w])")
 _URL = re.compile(r"\S+://\S+")
 # Function-call shapes that are English or Python built-ins, not pointers into a codebase.
 _NOT_POINTERS = frozenset(
-    ["print", "len", "str", "int", "float", "list", "dict", "set", "tuple", "type", "isinstance", "range", "repr", "open", "e", "g", "i", "e.g", "i.e", "etc"]
+    [
+        "print",
+        "len",
+        "str",
+        "int",
+        "float",
+        "list",
+        "dict",
+        "set",
+        "tuple",
+        "type",
+        "isinstance",
+        "range",
+        "repr",
+        "open",
+        "e",
+        "g",
+        "i",
+        "e.g",
+        "i.e",
+        "etc",
+    ]
 )
 
 

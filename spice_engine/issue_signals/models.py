@@ -29,6 +29,8 @@ class Localization(BaseModel):
     line: LocalizationKind = "none"
     mentions: list[CodeMention] = Field(default_factory=list)
     line_refs: list[str] = Field(default_factory=list)
+    relative_to_fix: bool = False
+    """True when judged against a known fix (gold patch): points at the code the fix changes."""
 
 
 class IssueSignals(BaseModel):
