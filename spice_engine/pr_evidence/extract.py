@@ -10,7 +10,12 @@ from spice_engine.pr_evidence.introduced import introduced
 from spice_engine.pr_evidence.models import PrEvidence
 from spice_engine.pr_evidence.patch_parse import parse_patch
 from spice_engine.pr_evidence.test_stats import test_stats
-from spice_engine.pr_evidence.test_usage import IssueText, message_uses, name_uses
+from spice_engine.pr_evidence.test_usage import (
+    IssueText,
+    checked_error_messages,
+    message_uses,
+    name_uses,
+)
 
 _BUCKETS = ("<15 min", "15 min-1 h", "1-4 h", ">4 h")
 
@@ -27,7 +32,9 @@ def pr_evidence(
     names = name_uses(tests, new, issue)
     messages = message_uses(tests, new, issue)
     return PrEvidence(
-        flags=all_flags(gold, tests, issue_text, names, messages),
+        flags=all_flags(
+            gold, tests, issue_text, names, messages, checked_error_messages(tests, issue)
+        ),
         difficulty_prior=difficulty_prior(gold, new),
         test_stats=test_stats(tests),
         introduced_names=[f"{n.name} ({n.kind})" for n in new.names],

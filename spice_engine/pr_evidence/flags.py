@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from spice_engine.pr_evidence.models import EvidenceItem, Flag
 from spice_engine.pr_evidence.patch_parse import FileDiff
-from spice_engine.pr_evidence.test_usage import MessageUse, NameUse
+from spice_engine.pr_evidence.test_usage import CheckedMessage, MessageUse, NameUse
 
 # Kinds of introduced name whose use by a test pins the fix's API (attributes and quoted
 # option values are reported, but measured too imprecise to count; see README).
@@ -15,8 +15,9 @@ API_KINDS = {"def", "class", "exception", "param", "assign"}
 COUNTING_FLAGS = frozenset(
     {
         "asserts_new_message",
+        "asserts_exact_error_text",
         "uses_new_api",
-        "uses_new_api_named_in_issue",
+        "uses_new_parameter_named_in_issue",
         "expects_unasked_warning",
     }
 )
@@ -90,16 +91,37 @@ def message_flags(uses: list[MessageUse]) -> list[Flag]:
     return flags
 
 
+def error_text_flags(checked: list[CheckedMessage], new_messages: list[MessageUse]) -> list[Flag]:
+    """Exact exception/warning texts the tests demand that the issue never states."""
+    already = {(u.file, u.line) for u in new_messages}
+    items = [
+        EvidenceItem(
+            name=c.text,
+            file=c.file,
+            line=c.line,
+            detail=f'tests demand the exact error text "{_short(c.text)}"; the issue does not state it',
+        )
+        for c in checked
+        if not c.in_issue and (c.file, c.line) not in already
+    ]
+    if not items:
+        return []
+    return [_flag("asserts_exact_error_text", "tests pin an error message's wording", items)]
+
+
 def name_flags(uses: list[NameUse]) -> list[Flag]:
     groups: dict[str, tuple[str, Callable[[NameUse], bool]]] = {
         "uses_new_api": (
             "tests call or pass names only the fix introduces and the issue never mentions",
             lambda u: _is_api(u) and not u.in_issue,
         ),
+        "uses_new_parameter_named_in_issue": (
+            "tests pass a parameter the fix adds; the issue names the idea but not the signature",
+            lambda u: u.in_issue and _pins_signature(u),
+        ),
         "uses_new_api_named_in_issue": (
-            "tests depend on the exact new API the fix chose (the issue names it, but not its "
-            "signature or placement)",
-            lambda u: _is_api(u) and u.in_issue,
+            "tests call a new definition the issue asks for by name",
+            lambda u: _is_api(u) and u.in_issue and not _pins_signature(u),
         ),
         "uses_new_attribute": (
             "tests read attributes the fix introduces",
@@ -123,6 +145,12 @@ def _is_api(use: NameUse) -> bool:
         return True
     # A hook looked up by name (getattr/hasattr) that tests implement or call.
     return use.name.kind == "string" and use.how != "string"
+
+
+def _pins_signature(use: NameUse) -> bool:
+    """A new parameter, or a new definition/attribute the tests pass as a keyword argument."""
+    keyword = use.how == "keyword" and use.name.kind in {*API_KINDS, "attr"}
+    return use.name.kind == "param" or keyword
 
 
 def warning_flags(tests: list[FileDiff], issue_text: str) -> list[Flag]:
@@ -180,10 +208,12 @@ def all_flags(
     issue_text: str,
     names: list[NameUse],
     messages: list[MessageUse],
+    checked: list[CheckedMessage],
 ) -> list[Flag]:
     """Every flag that fires, counting ones first."""
     return [
         *message_flags(messages),
+        *error_text_flags(checked, messages),
         *name_flags(names),
         *warning_flags(tests, issue_text),
         *scope_flags(gold, tests),

@@ -12,6 +12,8 @@ from spice_engine.pr_evidence.symbols import Symbols, collect
 # Kinds of symbol that define something: a call or a read of a name defines nothing.
 DEFINING_KINDS = {"def", "class", "param", "attr", "assign"}
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Messages and rendered output have several words; `", key="` repr glue has one.
+_WORD = re.compile(r"\w{2,}")
 _EXCEPTION_BASE = re.compile(r"(Error|Exception|Warning)$")
 _PLACEHOLDER = re.compile(r"%(\([^)]*\))?[-#0 +]*\d*(\.\d+)?[sdrfiexXgG%]|\{[^{}]*\}")
 MIN_MESSAGE_PIECE = 10
@@ -26,7 +28,11 @@ def normalize_name(name: str) -> str:
 def message_pieces(value: str) -> list[str]:
     """The literal runs of a message between format placeholders, whitespace collapsed."""
     pieces = (" ".join(p.split()) for p in _PLACEHOLDER.split(value) if p)
-    return [p for p in pieces if len(p.strip(" .,:;'\"`()[]")) >= MIN_MESSAGE_PIECE]
+    return [
+        p
+        for p in pieces
+        if len(p.strip(" .,:;'\"`()[]")) >= MIN_MESSAGE_PIECE and len(_WORD.findall(p)) >= 2
+    ]
 
 
 @dataclass(frozen=True)

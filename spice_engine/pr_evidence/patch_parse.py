@@ -115,19 +115,29 @@ def _indent(text: str) -> int:
     return len(text) - len(text.lstrip())
 
 
+def _open_blocks(texts: list[str]) -> str:
+    """`if 1:` headers that let a hunk starting deep inside a block parse after dedenting."""
+    first = _indent(texts[0])
+    levels = sorted({_indent(t) for t in texts if t.strip() and _indent(t) < first})
+    return "".join(" " * level + "if 1:\n" for level in levels)
+
+
 def _try_parse(lines: list[Line]) -> Fragment | None:
     """Parse `lines` dedented, with small repairs for a cut-off block head or tail."""
     if not any(line.text.strip() for line in lines):
         return None
     body = textwrap.dedent("\n".join(line.text for line in lines))
     numbers = [line.number for line in lines]
-    first = body.lstrip("\n").split("\n", 1)[0]
+    texts = body.split("\n")
+    first = next(t for t in texts if t.strip())
     prefix = ""
     if _CONTINUATION.match(first.strip()):
         # A hunk that starts at `else:`/`except:` needs the statement it continues.
         head = "try:" if first.strip().startswith(("except", "finally")) else "if 1:"
         prefix = f"{head}\n    pass\n"
-    last = next(t for t in reversed(body.split("\n")) if t.strip())
+    elif _indent(first) > 0:
+        prefix = _open_blocks([t for t in texts if t.strip()])
+    last = next(t for t in reversed(texts) if t.strip())
     for tail in ("", "\n" + " " * (_indent(last) + 4) + "pass"):
         try:
             tree = ast.parse(prefix + body + tail)
@@ -141,13 +151,9 @@ def _try_parse(lines: list[Line]) -> Fragment | None:
 
 def _parse_slice(lines: list[Line]) -> Fragment | None:
     """The first parseable variant of `lines`, trimming a few lines cut mid-statement."""
-    for start in range(min(len(lines), 6)):
+    for start in range(min(len(lines), 8)):
         rest = lines[start:]
         if not rest or not rest[0].text.strip():
-            continue
-        # A first line deeper than what follows cannot start a module; skip it.
-        floor = min(_indent(x.text) for x in rest if x.text.strip())
-        if _indent(rest[0].text) > floor and start < 5:
             continue
         for end in range(len(rest), max(len(rest) - 4, 0), -1):
             fragment = _try_parse(rest[:end])

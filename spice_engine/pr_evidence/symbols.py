@@ -16,7 +16,10 @@ _ASSERTING_KEYWORDS = {"match", "message", "msg", "expected", "expected_message"
 
 @dataclass(frozen=True)
 class Symbol:
-    """One name occurrence: `kind` is def, class, param, keyword, attr, assign, name or call."""
+    """One name occurrence: `kind` is def, class, param, keyword, attr, assign, local, name or call.
+
+    For a `name` read inside an assertion, `owner` is the asserting construct (see StringLit.via).
+    """
 
     kind: str
     name: str
@@ -85,13 +88,17 @@ class _Collector(ast.NodeVisitor):
         start, end = self._span(node)
         self.out.names.append(Symbol(kind, name, start, end, owner, self.text.get(start, "")))
 
-    def _body_docstring(self, body: list[ast.stmt]) -> None:
+    def _body_docstring(self, body: list[ast.stmt], triple_quoted_only: bool = False) -> None:
         for stmt in body:
             if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
-                self.docstrings.add(id(stmt.value))
+                source = self.text.get(self._span(stmt)[0], "").lstrip("rbuRBU")
+                if not triple_quoted_only or source.startswith(('"""', "'''")):
+                    self.docstrings.add(id(stmt.value))
 
     def visit_Module(self, node: ast.Module) -> None:
-        self._body_docstring(node.body)
+        # A fragment's top level may be the middle of an expression cut out of a hunk: only a
+        # triple-quoted bare string there is taken for a docstring.
+        self._body_docstring(node.body, triple_quoted_only=True)
         self.generic_visit(node)
 
     def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -155,10 +162,10 @@ class _Collector(ast.NodeVisitor):
         if isinstance(node.ctx, ast.Store):
             # Module constants (unindented or UPPER_CASE) are API; other stores are locals.
             start, _ = self._span(node)
-            if start in self.top_level or node.id.isupper():
-                self._add("assign", node.id, node)
-                return
-        self._add("name", node.id, node, owner="asserted" if self.asserting else "")
+            kind = "assign" if start in self.top_level or node.id.isupper() else "local"
+            self._add(kind, node.id, node)
+            return
+        self._add("name", node.id, node, owner=self.via[-1] if self.asserting and self.via else "")
 
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str):

@@ -72,24 +72,22 @@ def literal_pieces(test_string: str) -> list[str]:
     return [piece for p in pieces for piece in message_pieces(p)]
 
 
-def _overlap(test_string: str, message: IntroducedMessage) -> str:
-    """Shared text: a whole piece of one inside the other, or a long common run."""
+def overlaps(test_string: str, message: IntroducedMessage) -> list[str]:
+    """Shared texts: a whole piece of one inside the other, or a long common run."""
+    found: list[str] = []
     for piece in literal_pieces(test_string):
         for gold in message.pieces:
             if piece in gold:
-                return piece
-            if gold in piece:
-                return gold
-            match = SequenceMatcher(None, piece, gold, autojunk=False).find_longest_match()
-            common = piece[match.a : match.a + match.size].strip()
-            # A test that formats its own values into the message shares long runs only.
-            if len(common) >= MIN_COMMON_RUN and " " in common:
-                return common
-    return ""
-
-
-def _asserting_vars(diff_symbols: list[tuple[str, str]]) -> set[str]:
-    return {name for kind, name in diff_symbols if kind == "asserted"}
+                found.append(piece)
+            elif gold in piece:
+                found.append(gold)
+            else:
+                match = SequenceMatcher(None, piece, gold, autojunk=False).find_longest_match()
+                common = piece[match.a : match.a + match.size].strip()
+                # A test that formats its own values into the message shares long runs only.
+                if len(common) >= MIN_COMMON_RUN and " " in common:
+                    found.append(common)
+    return found
 
 
 def name_uses(tests: list[FileDiff], new: Introduced, issue: IssueText) -> list[NameUse]:
@@ -107,6 +105,8 @@ def name_uses(tests: list[FileDiff], new: Introduced, issue: IssueText) -> list[
             if key not in by_key or symbol.line not in changed or key in seen:
                 continue
             item = by_key[key]
+            if symbol.kind == "local":
+                continue  # a test's own variable of the same name
             if symbol.kind in ("def", "class") and item.kind != "string":
                 continue  # defining the same name is a use only of a hook named in a string
             seen.add(key)
@@ -140,20 +140,79 @@ def message_uses(tests: list[FileDiff], new: Introduced, issue: IssueText) -> li
         symbols = image_symbols(diff.post_hunks) if diff.is_python else None
         if symbols is None:
             continue
-        asserted_vars = {
-            s.name for s in symbols.names if s.kind == "name" and s.owner == "asserted"
-        }
+        asserted_vars = {s.name for s in symbols.names if s.kind == "name" and s.owner}
         for lit in symbols.strings:
             if not any(n in changed for n in range(lit.line, lit.end_line + 1)):
                 continue
             asserted = lit.asserted or (bool(lit.assigned_to) and lit.assigned_to in asserted_vars)
             for message in new.messages:
-                text = _overlap(lit.value, message)
-                if not text or message.value in seen:
+                shared = overlaps(lit.value, message)
+                if not shared or message.value in seen:
                     continue
                 seen.add(message.value)
-                in_issue = issue.has_text(text) or any(issue.has_text(p) for p in message.pieces)
+                # The issue states the text only if it states every part the test checks.
+                fresh = [text for text in shared if not issue.has_text(text)]
+                in_issue = not fresh
+                text = fresh[0] if fresh else shared[0]
                 uses.append(
                     MessageUse(message, text, diff.path, lit.line, asserted, lit.source, in_issue)
                 )
     return uses
+
+
+# Assertions whose string argument is the exact text of an exception, warning or log record.
+ERROR_CHECKS = {
+    "match",
+    "assertRaisesMessage",
+    "assertRaisesRegex",
+    "assertRaisesRegexp",
+    "assertWarnsRegex",
+    "assertWarnsMessage",
+    "assert_raise_message",
+    "assert_raises_regex",
+    "assert_raises_message",
+    "assert_warns_message",
+}
+
+
+# An assertion line that reads an exception, a warning, a log record or stderr.
+_ERROR_OUTPUT = re.compile(
+    r"excinfo|\.exception\b|\bstr\((e|exc|err|error|ex|w|warning)\)|caplog|\.output\b"
+    r"|getMessage|\berr\b|stderr"
+)
+
+
+@dataclass(frozen=True)
+class CheckedMessage:
+    """A test literal compared with an error or warning text."""
+
+    text: str
+    file: str
+    line: int
+    source: str
+    in_issue: bool
+
+
+def checked_error_messages(tests: list[FileDiff], issue: IssueText) -> list[CheckedMessage]:
+    """Added test literals used as expected exception/warning text (directly or via a variable)."""
+    found: list[CheckedMessage] = []
+    for diff in tests:
+        if not diff.is_python:
+            continue
+        changed = {line.number for line in diff.added}
+        symbols = image_symbols(diff.post_hunks)
+        checked_vars = {
+            s.name for s in symbols.names if s.kind == "name" and s.owner in ERROR_CHECKS
+        }
+        for lit in symbols.strings:
+            if lit.line not in changed:
+                continue
+            on_error = lit.via in ERROR_CHECKS or lit.assigned_to in checked_vars
+            if not on_error and not (lit.via and _ERROR_OUTPUT.search(lit.source)):
+                continue
+            pieces = literal_pieces(lit.value)
+            if not pieces:
+                continue
+            in_issue = any(issue.has_text(p) for p in pieces)
+            found.append(CheckedMessage(pieces[0], diff.path, lit.line, lit.source, in_issue))
+    return found
