@@ -1,0 +1,22 @@
+"""Sample variables for the PR prompts, built by the pipeline's own PromptParts."""
+
+from __future__ import annotations
+
+from spice_engine.pr.prompt_fit import DIMENSIONS, PromptParts
+from spice_engine.pr.repo_context import FileText
+
+_PARTS = PromptParts(
+    task="Title: Crash\n\nparse_config('') raises IndexError.",
+    gold_patch="--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n",
+    test_patch="--- a/test_x.py\n+++ b/test_x.py\n@@ -1 +1 @@\n-a\n+b\n",
+    judged_against="linked issue #1",
+    context_mode="checkout",
+    repo_map="x.py:\n│def parse_config(text):",
+    files=[FileText(path="x.py", kind="source", text="def parse_config(text): ...", tokens=9)],
+    evidence="tests call `parse_config`",
+    trimmed=["repository map cut"],
+)
+
+EXTRA_SAMPLES: dict[str, dict[str, object]] = {
+    prompt_id: _PARTS.variables(schema) for prompt_id, schema in DIMENSIONS.values()
+}
