@@ -250,7 +250,8 @@ def measure(mode: str, *args: Any) -> tuple[list[tuple[str, float, int]], float]
     proc.start()
     result = queue.get()
     proc.join()
-    return result  # type: ignore[no-any-return]
+    rows, peak = result
+    return rows, peak
 
 
 def main() -> None:
