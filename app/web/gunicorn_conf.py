@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
 from typing import Any
 
 wsgi_app = "app.web.app:app_from_environment()"
@@ -14,6 +16,8 @@ graceful_timeout = 20
 keepalive = 5
 accesslog = None  # our own log line per delivery says more, and never includes headers
 errorlog = "-"
+# The runtime control socket is one fixed path per user: several servers on a host collide.
+control_socket_disable = True
 
 
 def child_exit(_server: Any, worker: Any) -> None:
@@ -22,3 +26,13 @@ def child_exit(_server: Any, worker: Any) -> None:
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(worker.pid)
+
+
+def post_worker_init(_worker: Any) -> None:
+    """Our `app.*` loggers to stderr at SPICE_LOG_LEVEL (gunicorn configures only its own)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    logger = logging.getLogger("app")
+    logger.addHandler(handler)
+    logger.setLevel(os.environ.get("SPICE_LOG_LEVEL", "INFO").upper())
+    logger.propagate = False
