@@ -12,6 +12,7 @@ from spice_engine.errors import InputError
 from spice_engine.llm.config import ModelConfig
 from spice_engine.llm.litellm_chat import LiteLLMChat
 from spice_engine.pr.checkout import CheckoutConfig, CheckoutManager
+from spice_engine.pr.diff_split import SplitRules
 from spice_engine.pr.models import PROptions, PullRequest
 from spice_engine.pr.pipeline import assess_instance, assess_pr
 from spice_engine.pr.repo_context import ContextOptions
@@ -133,3 +134,16 @@ def test_malformed_diff_is_a_clear_error(fake_openai: FakeOpenAI) -> None:
     with pytest.raises(InputError, match="malformed diff"):
         assess_pr(PullRequest(title="x", diff="not a diff at all"), chat(fake_openai))
     assert fake_openai.requests == []
+
+
+def test_per_repository_split_overrides_apply(fake_openai: FakeOpenAI) -> None:
+    diff = (
+        "--- a/lib/core.py\n+++ b/lib/core.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n"
+        "--- a/checks/core_check.py\n+++ b/checks/core_check.py\n@@ -1 +1 @@\n-b = 1\n+b = 2\n"
+    )
+    options = PROptions(votes=1, split_overrides={"acme/lib": SplitRules(test_globs=["checks/*"])})
+    result = assess_pr(PullRequest(repo="acme/lib", diff=diff), chat(fake_openai), options)
+    assert [f.kind for f in result.files] == ["source", "test"]
+    assert result.tests is not None
+    other = assess_pr(PullRequest(repo="acme/other", diff=diff), chat(fake_openai), options)
+    assert other.tests is None

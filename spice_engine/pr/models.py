@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from spice_engine.models import DimensionResult, Issue, PromptRef, Usage
+from spice_engine.pr.diff_split import SplitRules
 from spice_engine.pr.linked_issues import LinkedIssues
 from spice_engine.pr.repo_context import ContextOptions
 
@@ -38,6 +39,8 @@ class PROptions(BaseModel):
     max_issue_tokens: int = Field(default=6_000, ge=200)
     """The linked issues' text is cut to this many tokens (visible marker) before fitting."""
     prompt_version: str | None = None
+    split_overrides: dict[str, SplitRules] = Field(default_factory=dict)
+    """Per-repository (`owner/name`) globs that override the built-in test/source rules."""
 
 
 class TestAdequacyAnswer(BaseModel):

@@ -13,7 +13,7 @@ from spice_engine.aggregation import aggregate_dimension
 from spice_engine.errors import InputError, NoValidVotesError
 from spice_engine.llm.voting import collect_votes
 from spice_engine.models import DimensionResult, Issue, Usage, Vote
-from spice_engine.pr.diff_split import SplitDiff, SplitRules, split_diff
+from spice_engine.pr.diff_split import SplitDiff, SplitRules, rules_for, split_diff
 from spice_engine.pr.linked_issues import LinkedIssues, find_linked_issues
 from spice_engine.pr.models import (
     ContextReport,
@@ -66,7 +66,7 @@ def prepare_pr(
 ) -> PreparedPR:
     """Everything up to the model call; `repo_path` is a checkout at the PR's base, if any."""
     opts = options or PROptions()
-    split = split_diff(pr.diff, split_rules)
+    split = split_diff(pr.diff, split_rules or rules_for(pr.repo, opts.split_overrides))
     linked = find_linked_issues(pr.repo or "", pr.title, pr.body, pr.commit_messages)
     task, judged_against = _task_text(pr, opts.max_issue_tokens)
     parts = PromptParts(
