@@ -13,27 +13,32 @@ _DIFF_LINE = re.compile(r"^[+-](?![+-]{2})\s*\S", re.M)
 
 # How people propose a change. Strong cues name a fix or its cause; weak ones only hint at one
 # (a modal next to a code-changing verb is also how expected behaviour is phrased).
+# Within one sentence: a period only ends it when followed by a space (`a.b()` stays inside).
+_S = r"(?:[^.?!\n]|\.(?=\S))"
 _STRONG = [
-    r"\b(?:fix|solution|workaround|remedy|patch)\b[^.?!\n]{0,30}\b(?:is|would be|could be|might be|seems to be|was)\b",
+    rf"\b(?:fix|solution|workaround|remedy|patch)\b{_S}{{0,30}}\b(?:is|would be|could be|might be|seems to be|was)\b",
     r"\b(?:can|could|would|might|may) (?:easily |simply |probably )?be (?:fixed|solved|resolved|addressed|avoided)\b",
     r"\b(?:i|we) (?:would )?(?:suggest|propose|recommend)\b",
     r"\b(?:proposed?|suggested|possible|potential|simple|easy|quick) (?:fix|solution|change|patch|approach)\b",
-    r"\b(?:changing|replacing|removing|adding|moving|using|wrapping|passing|setting) [^.?!\n]{1,60}\b(?:fixes|solves|resolves|works|would work|avoids)\b",
+    rf"\b(?:changing|replacing|removing|adding|moving|using|wrapping|passing|setting) {_S}{{1,60}}\b(?:fixes|solves|resolves|works|would work|avoids)\b",
     r"\b(?:the|a|one) (?:way|option|approach) (?:to fix|would be|is to|could be)\b",
     r"\bsomething like\b|\bas follows\b|\blike so\b",
-    r"\b(?:i think|i believe|i guess|i suspect|it seems|it appears|it looks like|apparently)\b[^.?!\n]{0,80}"
+    rf"\b(?:i think|i believe|i guess|i suspect|it seems|it appears|it looks like|apparently)\b{_S}{{0,80}}"
     r"\b(?:should|need|must|missing|wrong|because|instead|could|would)\b",
     r"\b(?:root|real|underlying) (?:cause|problem|issue)\b|\bthe (?:cause|problem|issue|bug) (?:is|seems|was|lies)\b",
     r"\b(?:because|since) (?:we|it|the code|this) (?:don't|doesn't|do not|does not|never|only|always)\b",
+    r"\bshould (?:be|read|say|look like)\s*:",
 ]
 _WEAK = [
-    r"\b(?:should|could|would|needs? to|must|might)\b[^.?!\n]{0,40}\b(?:add|remove|change|use|check|pass"
+    rf"\b(?:should|could|would|needs? to|must|might)\b{_S}{{0,40}}\b(?:add|remove|change|use|check|pass"
     r"|call|convert|move|replace|wrap|skip|handle|adjust|record|construct|consider|compare|catch|cast"
-    r"|include|exclude|ignore|validate|strip|escape)\w*\b",
+    r"|include|exclude|ignore|validate|strip|escape|set|update)\w*\b",
     r"\b(?:we|you|one) (?:should|could|can|might|need to|must)\b",
     r"\binstead\b",
     r"\b(?:solution|fix|patch|workaround)\b",
-    r"\b(?:change|replace|changing|replacing) [^.?!\n]{1,80}\b(?:to|with|by)\b",
+    rf"\b(?:change|replace|changing|replacing) {_S}{{1,80}}\b(?:to|with|by)\b",
+    # Pointing at a line of the code is how a reporter shows where to change it.
+    r"\blines? \d+\b|\.py:\d+\b|:\d+-\d+\b",
 ]
 _STRONG_RX = re.compile("|".join(f"(?:{p})" for p in _STRONG), re.I)
 _WEAK_RX = re.compile("|".join(f"(?:{p})" for p in _WEAK), re.I)
@@ -53,6 +58,14 @@ class CandidateResult:
 def proposes_fix(sentence: str) -> bool:
     """The sentence proposes a change to the code (not merely states a wish)."""
     return bool(_FIX.search(sentence))
+
+
+def introduces_fix_code(sentence: str, any_colon: bool = False) -> bool:
+    """The sentence proposes a change and ends by introducing code (`... should be:`)."""
+    introduces = _INTRODUCES_CODE.search(sentence) or (
+        any_colon and sentence.rstrip().endswith(":")
+    )
+    return bool(introduces) and proposes_fix(sentence)
 
 
 def is_diff(block: CodeBlock) -> bool:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from spice_engine.issue_signals import facts
 from spice_engine.issue_signals.candidate_solution import candidate_solution
-from spice_engine.issue_signals.fix_location import fix_location, localize_to_fix
+from spice_engine.issue_signals.fix_location import fix_location, localize_to_fix, quotes_fix
 from spice_engine.issue_signals.localization import localize
 from spice_engine.issue_signals.markdown_parts import split_issue
 from spice_engine.issue_signals.mentions import find_mentions
@@ -14,6 +14,8 @@ from spice_engine.issue_signals.models import IssueSignals
 from spice_engine.issue_signals.repo_check import check_mentions
 from spice_engine.issue_signals.reproduction import reproduction
 from spice_engine.models import CandidateSolution
+
+_BELOW_COMPLETE = (CandidateSolution.NONE, CandidateSolution.PARTIAL)
 
 
 def extract_signals(
@@ -41,6 +43,10 @@ def extract_signals(
     expected = facts.expected_vs_actual(parts)
     repro = reproduction(parts, expected)
     candidate = candidate_solution(parts)
+    if fix is not None and quotes_fix(fix, parts.raw) >= 2 and candidate.level in _BELOW_COMPLETE:
+        # The issue already holds code the fix adds: it proposes (part of) the actual fix.
+        candidate.level = CandidateSolution.COMPLETE
+        candidate.evidence.append("the issue quotes code that the fix adds")
     errors = facts.error_lines(parts.raw)
     localized = loc.file != "none" or loc.function != "none"
     hint = candidate.level != CandidateSolution.NONE or repro.level in ("full", "partial")

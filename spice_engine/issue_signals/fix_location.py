@@ -31,6 +31,8 @@ class FixLocation:
     classes: set[str] = field(default_factory=set)
     """Classes whose body the fix changes outside any method."""
     lines: dict[str, list[int]] = field(default_factory=dict)
+    added: list[str] = field(default_factory=list)
+    """Substantial added lines, whitespace removed (to recognise a fix quoted in the issue)."""
 
 
 def fix_location(patch: str) -> FixLocation | None:
@@ -53,6 +55,8 @@ def fix_location(patch: str) -> FixLocation | None:
                     current = defined.groups()
                 if not (line.is_added or line.is_removed):
                     continue
+                if line.is_added and _is_substantial(text):
+                    loc.added.append(re.sub(r"\s+", "", text))
                 if defined:
                     _add(loc, defined.groups())
                 elif current and text.strip() and _indent(text) > len(current[0]):
@@ -60,6 +64,17 @@ def fix_location(patch: str) -> FixLocation | None:
                 number = line.source_line_no or hunk.source_start
                 loc.lines.setdefault(path, []).append(number)
     return loc if loc.files else None
+
+
+def _is_substantial(text: str) -> bool:
+    stripped = text.strip()
+    return len(stripped) >= 12 and not stripped.startswith(("#", '"' * 3, "'" * 3))
+
+
+def quotes_fix(fix: FixLocation, raw_issue: str) -> int:
+    """How many of the fix's substantial added lines the issue already contains."""
+    squashed = re.sub(r"\s+", "", raw_issue)
+    return sum(1 for a in dict.fromkeys(fix.added) if a in squashed)
 
 
 def _indent(text: str) -> int:

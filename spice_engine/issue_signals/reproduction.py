@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from spice_engine.issue_signals.candidate_solution import is_diff, proposes_fix
+from spice_engine.issue_signals.candidate_solution import introduces_fix_code, is_diff
 from spice_engine.issue_signals.markdown_parts import CodeBlock, IssueParts, is_code_line
 from spice_engine.issue_signals.models import Reproduction
 
@@ -14,7 +14,12 @@ _TRACE_LINE = re.compile(
 )
 _SETUP = re.compile(r"^\s*(?:>>>\s*|In\s?\[\d+\]:\s*)?(?:from\s+[\w.]+\s+import\b|import\s+\w)")
 _SESSION = re.compile(r"^\s*(?:>>>|In\s?\[\d+\]:|\$\s+\S)")
-_CALL = re.compile(r"[\w\])]\s*\(|\w\.\w+\s*\(")
+_CALL = re.compile(r"[\w\])]\(")
+_SHELL_INFO = frozenset(
+    {"shell", "bash", "sh", "console", "zsh", "cmd", "powershell", "shell-session"}
+)
+# `tool file.py --flag=x`: a program and its arguments (not `tool 1.2.3`, a version line).
+_COMMAND = re.compile(r"^\s*(?:\$\s+)?[A-Za-z][\w./-]*(?:\s+(?!v?\d+\.\d)\S+)+\s*$")
 _NON_CODE_INFO = frozenset({"text", "txt", "console-output", "output", "log", "plaintext"})
 _STEPS = re.compile(
     r"\b(?:steps? to reproduce|to reproduce|reproduc\w+|minimal (?:example|case)|when i (?:run|call|use|try)"
@@ -43,6 +48,9 @@ def _without_traceback(lines: list[str]) -> list[str]:
             continue
         if in_frame and (ln.startswith((" ", "\t")) or _NUMBERED_SOURCE.match(ln)):
             continue
+        if in_frame and not _TRACE_LINE.match(ln):
+            in_frame = False
+            continue  # the quoted source line of a frame, flush left in plain-text tracebacks
         in_frame = False
         if not _TRACE_LINE.match(ln):
             kept.append(ln)
@@ -51,9 +59,15 @@ def _without_traceback(lines: list[str]) -> list[str]:
 
 def _statement_lines(block: CodeBlock) -> list[str]:
     """Lines of a block that are code statements, not tracebacks, output or a proposed fix."""
-    if block.info in _NON_CODE_INFO or is_diff(block) or proposes_fix(block.lead):
+    if (
+        block.info in _NON_CODE_INFO
+        or is_diff(block)
+        or introduces_fix_code(block.lead, any_colon=True)
+    ):
         return []
     lines = _without_traceback(block.lines)
+    if block.info in _SHELL_INFO:
+        return [ln for ln in lines if _COMMAND.match(ln) or _SESSION.match(ln)]
     if block.origin == "unfenced":
         return lines
     # Fenced output (tables, logs) is not code: keep only lines shaped like code.
@@ -68,10 +82,10 @@ def reproduction(parts: IssueParts, expected_vs_actual: bool) -> ReproductionRes
         if not statements:
             continue
         calls = sum(bool(_CALL.search(ln)) for ln in statements)
-        setup = any(_SETUP.match(ln) for ln in statements)
+        setup = block.info in _SHELL_INFO or any(_SETUP.match(ln) for ln in statements)
         session = any(_SESSION.match(ln) for ln in statements)
         score = 1
-        if calls and (setup or session or len(statements) >= 3):
+        if (calls or block.info in _SHELL_INFO) and (setup or session or len(statements) >= 3):
             score = 2
         if score > best[0]:
             best = (score, statements[0].strip()[:120])
