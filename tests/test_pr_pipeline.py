@@ -147,3 +147,46 @@ def test_per_repository_split_overrides_apply(fake_openai: FakeOpenAI) -> None:
     assert result.tests is not None
     other = assess_pr(PullRequest(repo="acme/other", diff=diff), chat(fake_openai), options)
     assert other.tests is None
+
+
+def base_files_from_patch(diff: str) -> dict[str, str]:
+    """Each touched file's base lines that the hunks show, at their own line numbers."""
+    from unidiff import PatchSet
+
+    files: dict[str, str] = {}
+    for parsed in PatchSet(diff):
+        if parsed.is_added_file or parsed.is_binary_file:
+            continue
+        lines: dict[int, str] = {}
+        for hunk in parsed:
+            for line in hunk:
+                if line.source_line_no is not None:
+                    lines[line.source_line_no] = line.value.rstrip("\n")
+        top = max(lines, default=0)
+        files[parsed.source_file[2:]] = "\n".join(lines.get(n, "") for n in range(1, top + 1))
+    return files
+
+
+@pytest.mark.parametrize("repo", ["django/django", "sympy/sympy", "pytest-dev/pytest"])
+def test_real_instance_with_a_checkout(
+    repo: str, fake_openai: FakeOpenAI, swebench_instances: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    # The real repositories are not reachable here: the checkout holds what the patches show of
+    # each touched file at its base line numbers, committed into a git repository.
+    from tests.test_pr_context import git
+
+    fake_openai.responder = scripted
+    instance = next(r for r in swebench_instances if r["repo"] == repo and r.get("test_patch"))
+    root = tmp_path / "checkout"
+    for rel, text in base_files_from_patch(instance["patch"] + instance["test_patch"]).items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base")
+    result = assess_instance(instance, chat(fake_openai), repo_path=root)
+    assert result.context.mode == "repository"
+    assert result.context.files_full or result.context.files_excerpted
+    assert result.tests is not None and result.tests.score == 2
+    assert max(result.context.prompt_tokens.values()) <= 24_000
+    assert fake_openai.requests[0]["messages"][:2] == fake_openai.requests[1]["messages"][:2]
