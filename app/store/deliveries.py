@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import CursorResult, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from app.store.models import Delivery, DeliveryStatus
@@ -37,9 +36,9 @@ def record_delivery(session: Session, new: NewDelivery) -> bool:
             status=DeliveryStatus.queued,
         )
         .on_conflict_do_nothing(index_elements=["delivery_id"])
+        .returning(Delivery.id)
     )
-    result: CursorResult[Any] = session.execute(stmt)  # type: ignore[assignment]
-    return bool(result.rowcount)
+    return session.execute(stmt).first() is not None
 
 
 def get_delivery(session: Session, delivery_id: str) -> Delivery | None:

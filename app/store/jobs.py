@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import CursorResult, func, or_, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from app.store.models import Job, JobState, utcnow
@@ -30,12 +29,13 @@ def request_run(session: Session, key: str, delivery_id: str) -> bool:
     A pending run (not started yet) will read the latest delivery, and a running one
     re-runs when it finishes behind the newest generation: neither needs another task.
     """
-    inserted: CursorResult[Any] = session.execute(  # type: ignore[assignment]
+    inserted = session.execute(
         dialect_insert(session, Job)
         .values(key=key, delivery_id=delivery_id, state=JobState.pending)
         .on_conflict_do_nothing(index_elements=["key"])
-    )
-    if inserted.rowcount:
+        .returning(Job.id)
+    ).first()
+    if inserted is not None:
         return True
     job = _locked(session, key)
     assert job is not None  # the conflicting row exists and jobs are never deleted

@@ -1,0 +1,140 @@
+"""Store on SQLite and PostgreSQL: migrations, delivery dedup, job state machine, upserts."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, inspect, text
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.store.assessments import AssessmentRecord, assessments_for, save_assessment
+from app.store.deliveries import NewDelivery, get_delivery, record_delivery
+from app.store.engine import make_engine, session_factory
+from app.store.jobs import claim_run, finish_run, get_job, request_run
+from app.store.migrate import upgrade_to_head
+from app.store.task_instances import get_task_instance, upsert_task_instance
+from tests.service.backends import throwaway_postgres
+
+TABLES = {"alembic_version", "deliveries", "jobs", "assessments", "task_instances"}
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    if request.param == "sqlite":
+        engine = make_engine(f"sqlite:///{tmp_path / 'store.db'}")
+        upgrade_to_head(engine)
+        yield engine
+        engine.dispose()
+        return
+    with throwaway_postgres() as url:
+        engine = make_engine(url)
+        upgrade_to_head(engine)
+        yield engine
+        engine.dispose()
+
+
+@pytest.fixture
+def sessions(engine: Engine) -> sessionmaker[Session]:
+    return session_factory(engine)
+
+
+def delivery(delivery_id: str, key: str = "o/r#1") -> NewDelivery:
+    return NewDelivery(
+        delivery_id=delivery_id,
+        event="issues",
+        action="opened",
+        repo="o/r",
+        job_key=key,
+        payload=b'{"x": 1}',
+    )
+
+
+def test_migration_creates_every_table_and_is_idempotent(engine: Engine) -> None:
+    assert set(inspect(engine).get_table_names()) >= TABLES
+    upgrade_to_head(engine)  # a second start finds the schema current
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == [
+            "0001"
+        ]
+
+
+def test_record_delivery_is_new_once(sessions: sessionmaker[Session]) -> None:
+    with sessions.begin() as session:
+        assert record_delivery(session, delivery("a")) is True
+        assert record_delivery(session, delivery("a")) is False
+        assert record_delivery(session, delivery("b")) is True
+    with sessions() as session:
+        stored = get_delivery(session, "a")
+        assert stored is not None and stored.payload == b'{"x": 1}'
+        assert stored.payload_sha256 == hashlib.sha256(b'{"x": 1}').hexdigest()
+
+
+def test_job_state_machine(sessions: sessionmaker[Session]) -> None:
+    with sessions.begin() as session:
+        assert request_run(session, "o/r#1", "a") is True  # new key: enqueue
+        assert request_run(session, "o/r#1", "b") is False  # pending: coalesced
+    with sessions.begin() as session:
+        run = claim_run(session, "o/r#1")
+        assert run is not None and run.delivery_id == "b" and run.generation == 2
+        assert claim_run(session, "o/r#1") is None  # running: nobody else claims it
+        assert request_run(session, "o/r#1", "c") is False  # running: it re-runs itself
+        assert finish_run(session, run) is True  # finished behind generation 3: run again
+        rerun = claim_run(session, "o/r#1")
+        assert rerun is not None and rerun.delivery_id == "c"
+        assert finish_run(session, rerun, error="boom", final=True) is False
+        job = get_job(session, "o/r#1")
+        assert job is not None and (job.state, job.error) == ("failed", "boom")
+        assert request_run(session, "o/r#1", "d") is True  # failed: a new delivery restarts
+        job = get_job(session, "o/r#1")
+        assert job is not None and (job.state, job.attempts, job.error) == ("pending", 0, None)
+
+
+def record(input_hash: str, labels: list[str]) -> AssessmentRecord:
+    return AssessmentRecord(
+        kind="issue",
+        repo="o/r",
+        number=1,
+        input_hash=input_hash,
+        labels=labels,
+        votes=[{"score": 1}, {"score": 2}],
+        rationales=["a", "b"],
+        tokens_in=10,
+        tokens_out=5,
+        cost_usd=0.001,
+        model="openai/fake",
+        prompt_version="issue_clarity/v1",
+        result={"clarity": 1, "nested": {"ok": True}},
+    )
+
+
+def test_assessment_upsert_is_idempotent_per_input(sessions: sessionmaker[Session]) -> None:
+    with sessions.begin() as session:
+        save_assessment(session, record("h1", ["x"]), "a")
+        save_assessment(session, record("h1", ["y"]), "b")
+        save_assessment(session, record("h2", ["z"]), "c")
+    with sessions() as session:
+        rows = assessments_for(session, "o/r", 1)
+    assert [(r.input_hash, r.labels, r.delivery_id) for r in rows] == [
+        ("h1", ["y"], "b"),
+        ("h2", ["z"], "c"),
+    ]
+    assert rows[0].result == {"clarity": 1, "nested": {"ok": True}}
+
+
+def test_task_instance_upsert(sessions: sessionmaker[Session]) -> None:
+    with sessions.begin() as session:
+        upsert_task_instance(session, "o__r-1", "o/r", 1, {"patch": "a"}, {"clarity": 1})
+        upsert_task_instance(session, "o__r-1", "o/r", 1, {"patch": "b"}, {"clarity": 0})
+    with sessions() as session:
+        row = get_task_instance(session, "o__r-1")
+    assert row is not None and (row.instance, row.labels) == ({"patch": "b"}, {"clarity": 0})
+
+
+def test_sqlite_runs_in_wal_mode(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'wal.db'}")
+    with engine.connect() as conn:
+        assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+        assert conn.execute(text("PRAGMA busy_timeout")).scalar() == 10_000
