@@ -120,3 +120,18 @@ def test_label_pr_end_to_end(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
     bad.write_text("@@ nonsense\n")
     result = runner.invoke(cli, [*args[:6], str(bad), "--model", "openai/fake"])
     assert result.exit_code == 1 and "malformed diff" in result.output
+
+
+def test_label_instance_reports_a_bad_instance_and_labels_the_rest(
+    swebench_instances: list[dict[str, Any]], tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    good = next(r for r in swebench_instances if r.get("test_patch"))
+    bad = {**good, "instance_id": "broken-1", "patch": "not a diff\n", "test_patch": ""}
+    path = write_instances(tmp_path, [bad, good])
+    args = ["label-instance", str(path), "--json", "--model", "openai/fake"]
+    result = runner.invoke(cli, [*args, "--api-base", fake_openai.api_base, "--votes", "1"])
+    assert result.exit_code == 1
+    lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    assert lines[0] == {"instance_id": "broken-1", "error": lines[0]["error"]}
+    assert "malformed diff" in lines[0]["error"]
+    assert lines[1]["difficulty"]["score"] is not None

@@ -156,6 +156,7 @@ def label_instance(
     builder = RepoContextBuilder(opts.context)
     samples: list[PromptSample] = []
     modes: dict[str, int] = {}
+    failed: list[str] = []
     for row in rows:
         notes: list[str] = []
         try:
@@ -170,7 +171,12 @@ def label_instance(
                     continue
                 result = assess_instance(row, _chat(settings), opts, path, builder=builder)
         except SpiceError as exc:
-            fail(f"{row.get('instance_id', '?')}: {exc}")
+            # One bad instance must not cost the labels of the others: report it, go on.
+            failed.append(str(row.get("instance_id", "?")))
+            typer.echo(f"error: {failed[-1]}: {exc}", err=True)
+            if as_json and not dry_run:
+                typer.echo(json.dumps({"instance_id": failed[-1], "error": str(exc)}))
+            continue
         result.notes += notes
         if as_json:
             typer.echo(result.model_dump_json())
@@ -179,6 +185,8 @@ def label_instance(
     if dry_run and report:
         out = build_report(samples, [settings.model, *(cost_model or [])], modes)
         emit_json(out) if as_json else typer.echo(_report_text(out))
+    if failed:
+        fail(f"{len(failed)} of {len(rows)} instances failed: {', '.join(failed[:10])}")
 
 
 def _chat(settings: Settings) -> LiteLLMChat:
