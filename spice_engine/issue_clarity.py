@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from spice_engine import __version__
 from spice_engine.aggregation import aggregate_dimension
 from spice_engine.errors import NoValidVotesError
+from spice_engine.issue_signals import extract_signals
 from spice_engine.llm.voting import collect_votes
 from spice_engine.models import (
     CANDIDATE_ORDER,
@@ -94,7 +95,12 @@ def assess_issue(
     opts = options or IssueOptions()
     clean = clean_issue_text(issue.body, opts.max_body_chars)
     title = clean_issue_text(issue.title, 500).text
-    evidence_text = json.dumps(evidence, indent=1, default=str) if evidence else ""
+    if evidence is None:
+        # Signals are deterministic and cheap: the votes always get them as evidence.
+        signals = extract_signals(issue.title, issue.body)
+        evidence, evidence_text = signals.model_dump(mode="json"), signals.summary()
+    else:
+        evidence_text = json.dumps(evidence, indent=1, default=str) if evidence else ""
     ref, messages = render_messages(
         PROMPT_ID,
         {
