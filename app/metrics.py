@@ -65,21 +65,23 @@ def build_metrics() -> ServiceMetrics:
 
 
 class JobStateCollector(Collector):
-    """`spice_jobs{state}` read from the store on every scrape."""
+    """`spice_jobs{state}` read from the store on every scrape (absent when it is down)."""
 
-    def __init__(self, counts: Callable[[], dict[str, int]]) -> None:
+    def __init__(self, counts: Callable[[], dict[str, int] | None]) -> None:
         self._counts = counts
 
     def collect(self) -> Iterator[Metric]:
-        family = GaugeMetricFamily("spice_jobs", "Jobs by state.", labels=["state"])
         counts = self._counts()
+        if counts is None:
+            return
+        family = GaugeMetricFamily("spice_jobs", "Jobs by state.", labels=["state"])
         for state in ("pending", "running", "done", "failed"):
             family.add_metric([state], counts.get(state, 0))
         yield family
 
 
 def scrape_registry(
-    metrics: ServiceMetrics, job_counts: Callable[[], dict[str, int]]
+    metrics: ServiceMetrics, job_counts: Callable[[], dict[str, int] | None]
 ) -> CollectorRegistry:
     """What `GET /metrics` exposes: this process's (or all processes') metrics plus job states."""
     registry = CollectorRegistry()

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
 from app.metrics import scrape_registry
@@ -16,9 +17,14 @@ router = APIRouter()
 
 
 def _scrape(services: WebServices) -> bytes:
-    def job_counts() -> dict[str, int]:
-        with services.sessions() as session:
-            return count_by_state(session)
+    def job_counts() -> dict[str, int] | None:
+        try:
+            with services.sessions() as session:
+                return count_by_state(session)
+        except SQLAlchemyError:
+            # The other metrics still matter most when the database is down.
+            services.metrics.errors.labels("database").inc()
+            return None
 
     return generate_latest(scrape_registry(services.metrics, job_counts))
 
