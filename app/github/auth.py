@@ -1,0 +1,80 @@
+"""GitHub credentials: App (JWT -> installation token, cached until near expiry) or a plain token."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+from cachetools import TLRUCache
+from github import Auth, Github, GithubIntegration
+
+from app.settings import Settings
+
+TOKEN_MARGIN_S = 300
+"""An installation token is renewed this long before GitHub's expiry."""
+ACTION_BOT_LOGIN = "github-actions[bot]"
+
+
+class GitHubAuthError(RuntimeError):
+    """No usable GitHub credentials in the settings."""
+
+
+@dataclass(frozen=True)
+class InstallationToken:
+    token: str
+    expires_at: float
+    """Unix time."""
+
+
+def _token_expiry(_key: int, value: InstallationToken, _now: float) -> float:
+    return value.expires_at - TOKEN_MARGIN_S
+
+
+class AppCredentials:
+    """Installation tokens of one GitHub App, minted from its JWT and cached per installation."""
+
+    def __init__(self, settings: Settings, maxsize: int = 1024) -> None:
+        if settings.github_app_id is None:
+            raise GitHubAuthError("SPICE_GITHUB_APP_ID is not set")
+        key = (
+            settings.github_private_key.get_secret_value() if settings.github_private_key else None
+        )
+        if key is None and settings.github_private_key_path is not None:
+            key = settings.github_private_key_path.read_text()
+        if not key:
+            raise GitHubAuthError(
+                "SPICE_GITHUB_PRIVATE_KEY or SPICE_GITHUB_PRIVATE_KEY_PATH is required"
+            )
+        self._integration = GithubIntegration(
+            auth=Auth.AppAuth(settings.github_app_id, key),
+            base_url=settings.github_api_url,
+            retry=None,
+        )
+        self._cache: TLRUCache[int, InstallationToken] = TLRUCache(
+            maxsize=maxsize, ttu=_token_expiry, timer=time.time
+        )
+        self._lock = threading.Lock()
+        self._slug: str | None = None
+
+    def installation_token(self, installation_id: int) -> InstallationToken:
+        """A token valid for at least `TOKEN_MARGIN_S` more seconds."""
+        with self._lock:
+            cached = self._cache.get(installation_id)
+            if cached is not None:
+                return cached
+            grant = self._integration.get_access_token(installation_id)
+            token = InstallationToken(grant.token, grant.expires_at.timestamp())
+            self._cache[installation_id] = token
+            return token
+
+    def bot_login(self) -> str:
+        """`<app-slug>[bot]`: the identity our comments are posted under."""
+        if self._slug is None:
+            self._slug = self._integration.get_app().slug
+        return f"{self._slug}[bot]"
+
+
+def token_github(token: str, settings: Settings) -> Github:
+    """A PyGithub client on `settings.github_api_url`; retries are ours (see retries.py)."""
+    return Github(auth=Auth.Token(token), base_url=settings.github_api_url, retry=None, timeout=30)

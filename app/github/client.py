@@ -1,0 +1,284 @@
+"""The narrow GitHub seam the handlers use (a Protocol), implemented on PyGithub."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+from urllib.parse import quote
+
+from github import Github, GithubException, UnknownObjectException
+from pydantic import BaseModel
+
+from app.github.auth import ACTION_BOT_LOGIN, AppCredentials, GitHubAuthError, token_github
+from app.github.retries import RetryPolicy, call_with_retries
+from app.settings import Settings
+
+T = TypeVar("T")
+CLOSING_QUERY = """
+query($owner: String!, $name: String!, $number: Int!) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      closingIssuesReferences(first: 50) { nodes { number repository { nameWithOwner } } }
+    }
+  }
+}"""
+
+
+class IssueData(BaseModel):
+    number: int
+    title: str
+    body: str
+    author: str
+    author_type: str = "User"
+    labels: list[str] = []
+    is_pull_request: bool = False
+
+
+class PullData(IssueData):
+    draft: bool = False
+    base_sha: str
+    head_sha: str
+    base_ref: str
+
+
+class PullFile(BaseModel):
+    filename: str
+    status: str
+    patch: str | None = None
+    previous_filename: str | None = None
+
+
+class CommitData(BaseModel):
+    sha: str
+    message: str
+
+
+class CommentData(BaseModel):
+    id: int
+    body: str
+    author: str
+
+
+class GitHubRepo(Protocol):
+    """One repository as the handlers see it."""
+
+    full_name: str
+
+    @property
+    def default_branch(self) -> str: ...
+    def get_issue(self, number: int) -> IssueData: ...
+    def get_pull(self, number: int) -> PullData: ...
+    def pull_files(self, number: int) -> list[PullFile]: ...
+    def pull_commits(self, number: int) -> list[CommitData]: ...
+    def closing_issue_refs(self, number: int) -> list[tuple[str, int]]: ...
+    def list_comments(self, number: int) -> list[CommentData]: ...
+    def create_comment(self, number: int, body: str) -> CommentData: ...
+    def edit_comment(self, comment_id: int, body: str) -> CommentData: ...
+    def label_names(self) -> set[str]: ...
+    def create_label(self, name: str, color: str, description: str) -> None: ...
+    def add_labels(self, number: int, names: list[str]) -> None: ...
+    def remove_label(self, number: int, name: str) -> None: ...
+    def react_to_comment(self, comment_id: int, content: str) -> None: ...
+    def permission(self, login: str) -> str: ...
+    def read_default_branch_file(self, path: str) -> str | None: ...
+
+
+class GitHubSession(Protocol):
+    """An authenticated client: our own identity and access to repositories."""
+
+    @property
+    def bot_login(self) -> str: ...
+    def repo(self, full_name: str) -> GitHubRepo: ...
+
+
+def pull_diff(files: list[PullFile]) -> str:
+    """A unified diff of a PR assembled from its files' patches (binary files have none)."""
+    parts: list[str] = []
+    for f in files:
+        if f.patch is None:
+            continue
+        old = f.previous_filename or f.filename
+        a = "/dev/null" if f.status == "added" else f"a/{old}"
+        b = "/dev/null" if f.status == "removed" else f"b/{f.filename}"
+        patch = f.patch if f.patch.endswith("\n") else f.patch + "\n"
+        parts.append(f"diff --git a/{old} b/{f.filename}\n--- {a}\n+++ {b}\n{patch}")
+    return "".join(parts)
+
+
+class PyGithubRepo:
+    """`GitHubRepo` over PyGithub; every call goes through the one retry policy."""
+
+    def __init__(self, gh: Github, full_name: str, policy: RetryPolicy) -> None:
+        self._gh, self.full_name, self._policy = gh, full_name, policy
+        self._repo = gh.get_repo(full_name, lazy=True)
+        self._path = f"/repos/{full_name}"
+        self._default_branch: str | None = None
+
+    def _call(self, what: str, func: Callable[[], T]) -> T:
+        return call_with_retries(self._policy, f"{what} {self.full_name}", func)
+
+    def _request(self, verb: str, url: str, body: Any = None) -> Any:
+        return self._gh.requester.requestJsonAndCheck(verb, url, input=body)[1]
+
+    @property
+    def default_branch(self) -> str:
+        if self._default_branch is None:
+            data = self._call("get repo", lambda: self._request("GET", self._path))
+            self._default_branch = str(data["default_branch"])
+        return self._default_branch
+
+    def get_issue(self, number: int) -> IssueData:
+        issue = self._call("get issue", lambda: self._repo.get_issue(number))
+        return IssueData(
+            number=number,
+            title=issue.title or "",
+            body=issue.body or "",
+            author=issue.user.login,
+            author_type=issue.user.type or "User",
+            labels=[label.name for label in issue.labels],
+            is_pull_request=issue.pull_request is not None,
+        )
+
+    def get_pull(self, number: int) -> PullData:
+        pr = self._call("get pull", lambda: self._repo.get_pull(number))
+        return PullData(
+            number=number,
+            title=pr.title or "",
+            body=pr.body or "",
+            author=pr.user.login,
+            author_type=pr.user.type or "User",
+            labels=[label.name for label in pr.labels],
+            is_pull_request=True,
+            draft=bool(pr.draft),
+            base_sha=pr.base.sha,
+            head_sha=pr.head.sha,
+            base_ref=pr.base.ref,
+        )
+
+    def pull_files(self, number: int) -> list[PullFile]:
+        def fetch() -> list[PullFile]:
+            return [
+                PullFile(
+                    filename=f.filename,
+                    status=f.status,
+                    patch=f.patch,
+                    previous_filename=f.previous_filename,
+                )
+                for f in self._repo.get_pull(number).get_files()
+            ]
+
+        return self._call("pull files", fetch)
+
+    def pull_commits(self, number: int) -> list[CommitData]:
+        def fetch() -> list[CommitData]:
+            commits = self._repo.get_pull(number).get_commits()
+            return [CommitData(sha=c.sha, message=c.commit.message) for c in commits]
+
+        return self._call("pull commits", fetch)
+
+    def closing_issue_refs(self, number: int) -> list[tuple[str, int]]:
+        owner, name = self.full_name.split("/", 1)
+        variables = {"owner": owner, "name": name, "number": number}
+        _, data = self._call(
+            "graphql closingIssuesReferences",
+            lambda: self._gh.requester.graphql_query(CLOSING_QUERY, variables),
+        )
+        pull = ((data.get("data") or {}).get("repository") or {}).get("pullRequest") or {}
+        nodes = (pull.get("closingIssuesReferences") or {}).get("nodes") or []
+        return [(n["repository"]["nameWithOwner"], int(n["number"])) for n in nodes]
+
+    def list_comments(self, number: int) -> list[CommentData]:
+        def fetch() -> list[CommentData]:
+            comments = self._repo.get_issue(number).get_comments()
+            return [CommentData(id=c.id, body=c.body or "", author=c.user.login) for c in comments]
+
+        return self._call("list comments", fetch)
+
+    def create_comment(self, number: int, body: str) -> CommentData:
+        # Not retried here: a POST that timed out may have landed. The sticky comment retries
+        # the whole find-then-create, which is idempotent.
+        data = self._request("POST", f"{self._path}/issues/{number}/comments", {"body": body})
+        return CommentData(id=data["id"], body=data["body"], author=data["user"]["login"])
+
+    def edit_comment(self, comment_id: int, body: str) -> CommentData:
+        url = f"{self._path}/issues/comments/{comment_id}"
+        data = self._call("edit comment", lambda: self._request("PATCH", url, {"body": body}))
+        return CommentData(id=data["id"], body=data["body"], author=data["user"]["login"])
+
+    def label_names(self) -> set[str]:
+        return self._call("list labels", lambda: {lab.name for lab in self._repo.get_labels()})
+
+    def create_label(self, name: str, color: str, description: str) -> None:
+        try:
+            self._call("create label", lambda: self._repo.create_label(name, color, description))
+        except GithubException as exc:
+            if exc.status != 422:  # 422 = created meanwhile by a concurrent run: fine
+                raise
+
+    def add_labels(self, number: int, names: list[str]) -> None:
+        url = f"{self._path}/issues/{number}/labels"
+        self._call("add labels", lambda: self._request("POST", url, {"labels": names}))
+
+    def remove_label(self, number: int, name: str) -> None:
+        url = f"{self._path}/issues/{number}/labels/{quote(name, safe='')}"
+        try:
+            self._call("remove label", lambda: self._request("DELETE", url))
+        except GithubException as exc:
+            if exc.status != 404:  # 404 = already gone: the goal state is reached
+                raise
+
+    def react_to_comment(self, comment_id: int, content: str) -> None:
+        url = f"{self._path}/issues/comments/{comment_id}/reactions"
+        self._call("reaction", lambda: self._request("POST", url, {"content": content}))
+
+    def permission(self, login: str) -> str:
+        return self._call("permission", lambda: self._repo.get_collaborator_permission(login))
+
+    def read_default_branch_file(self, path: str) -> str | None:
+        def fetch() -> str | None:
+            try:
+                content = self._repo.get_contents(path, ref=self.default_branch)
+            except UnknownObjectException:
+                return None
+            if isinstance(content, list):
+                return None  # a directory
+            return content.decoded_content.decode("utf-8", errors="replace")
+
+        return self._call("read file", fetch)
+
+
+class PyGithubSession:
+    """`GitHubSession` for one token."""
+
+    def __init__(self, gh: Github, bot_login: str, policy: RetryPolicy | None = None) -> None:
+        self._gh, self._bot_login, self._policy = gh, bot_login, policy or RetryPolicy()
+
+    @property
+    def bot_login(self) -> str:
+        return self._bot_login
+
+    def repo(self, full_name: str) -> PyGithubRepo:
+        return PyGithubRepo(self._gh, full_name, self._policy)
+
+
+SessionFactory = Callable[[int | None], GitHubSession]
+
+
+def session_factory(settings: Settings, policy: RetryPolicy | None = None) -> SessionFactory:
+    """Installation id -> session: App auth when an App id is set, else the plain token."""
+    if settings.github_app_id is not None:
+        creds = AppCredentials(settings)
+
+        def app_session(installation_id: int | None) -> GitHubSession:
+            if installation_id is None:
+                raise GitHubAuthError("the event has no installation id (App mode needs one)")
+            token = creds.installation_token(installation_id).token
+            login = settings.bot_login or creds.bot_login()
+            return PyGithubSession(token_github(token, settings), login, policy)
+
+        return app_session
+    if settings.github_token is None:
+        raise GitHubAuthError("set SPICE_GITHUB_APP_ID (+ private key) or a GitHub token")
+    token = settings.github_token.get_secret_value()
+    login = settings.bot_login or ACTION_BOT_LOGIN
+    return lambda _installation_id: PyGithubSession(token_github(token, settings), login, policy)

@@ -1,0 +1,82 @@
+"""One comment per issue/PR, found by a hidden marker AND our identity, edited in place."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from pydantic import BaseModel, Field, ValidationError
+
+from app.github.client import CommentData, GitHubRepo
+from app.github.retries import RetryPolicy, call_with_retries
+
+MARKER = "<!-- spice-triage:{kind} -->"
+_STATE = re.compile(r"^<!-- spice-triage:state (\{[^\n]*\}) -->$", re.MULTILINE)
+
+
+class StickyState(BaseModel):
+    """What the last run saw and decided; equal `input_hash` = nothing to re-vote."""
+
+    input_hash: str
+    pipeline: str
+    model: str = ""
+    prompt_version: str = ""
+    votes: dict[str, list[int]] = Field(default_factory=dict)
+    labels: list[str] = Field(default_factory=list)
+
+
+def marker(kind: str) -> str:
+    return MARKER.format(kind=kind)
+
+
+def state_line(state: StickyState) -> str:
+    # `--` and `>` cannot occur in json.dumps output of our fields except inside strings,
+    # which are hex digests, model names and integers; escape anyway so the comment stays closed.
+    text = json.dumps(state.model_dump(), separators=(",", ":"), ensure_ascii=True)
+    text = text.replace("--", "\\u002d\\u002d").replace(">", "\\u003e")
+    return f"<!-- spice-triage:state {text} -->"
+
+
+def find_sticky(comments: list[CommentData], bot_login: str, kind: str) -> CommentData | None:
+    """Our oldest comment that starts with the marker; anyone else's copies are ignored."""
+    head = marker(kind)
+    for comment in comments:
+        if comment.author == bot_login and comment.body.startswith(head):
+            return comment
+    return None
+
+
+def read_state(comment: CommentData | None) -> StickyState | None:
+    if comment is None:
+        return None
+    match = _STATE.search(comment.body)
+    if match is None:
+        return None
+    try:
+        return StickyState.model_validate_json(match.group(1))
+    except ValidationError:
+        return None
+
+
+class Upserted(BaseModel):
+    comment_id: int
+    action: str
+    """`created`, `edited` or `unchanged`."""
+
+
+def upsert_sticky(
+    repo: GitHubRepo, number: int, bot_login: str, kind: str, body: str, policy: RetryPolicy
+) -> Upserted:
+    """Create or edit our comment; a retry looks again first, so a lost reply never duplicates."""
+    if not body.startswith(marker(kind)):
+        raise ValueError("a sticky comment body must start with its marker")
+
+    def once() -> Upserted:
+        existing = find_sticky(repo.list_comments(number), bot_login, kind)
+        if existing is None:
+            return Upserted(comment_id=repo.create_comment(number, body).id, action="created")
+        if existing.body == body:
+            return Upserted(comment_id=existing.id, action="unchanged")
+        return Upserted(comment_id=repo.edit_comment(existing.id, body).id, action="edited")
+
+    return call_with_retries(policy, f"sticky comment {repo.full_name}#{number}", once)

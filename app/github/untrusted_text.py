@@ -1,0 +1,31 @@
+"""Make issue or model text safe to show in our comment: no pings, no HTML, no forged markers."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from spice_engine.text_cleaning import strip_invisible
+
+MARKER_WORD = "spice-triage"
+ZWJ = "\u200d"
+_MENTION = re.compile(r"@(?=[A-Za-z0-9_])")
+# Backslash-escaping markdown punctuation keeps text literal: no headings, fences, tables,
+# links or emphasis can be opened by the reporter or the model.
+_MARKDOWN = re.compile(r"([\\`*_\[\]#|~>!])")
+_SPACE_RUNS = re.compile(r"\s+")
+
+
+def neutralise(text: str, limit: int = 1000, secrets: tuple[str, ...] = ()) -> str:
+    """One line of inert text: secrets redacted, HTML escaped, mentions and markers broken."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "[redacted]")
+    text = strip_invisible(text)
+    text = _SPACE_RUNS.sub(" ", text).strip()
+    if len(text) > limit:
+        text = text[: limit - 1].rstrip() + "…"
+    text = html.escape(text, quote=False)
+    text = _MARKDOWN.sub(r"\\\1", text)
+    text = _MENTION.sub("@" + ZWJ, text)
+    return re.sub(MARKER_WORD, "spice" + ZWJ + "-triage", text, flags=re.IGNORECASE)

@@ -1,0 +1,58 @@
+"""issue_comment `/spice relabel | explain | help`: only from users with write access."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from app.github.comment_render import render_help
+from app.github.sticky_comment import upsert_sticky
+from app.handlers.issues import handle_issue
+from app.handlers.pull_requests import handle_pull_request
+from app.handlers.run_context import RunContext
+
+log = logging.getLogger(__name__)
+COMMAND = re.compile(r"^\s*/spice\s+(relabel|explain|help)\b", re.MULTILINE | re.IGNORECASE)
+WRITE_PERMISSIONS = frozenset({"admin", "maintain", "write"})
+ACK = "+1"
+
+
+def parse_command(body: str) -> str | None:
+    """The first `/spice <command>` at the start of a line of a comment."""
+    match = COMMAND.search(body or "")
+    return match.group(1).lower() if match else None
+
+
+def handle_comment(ctx: RunContext, payload: dict[str, Any]) -> None:
+    """Run a maintainer's command; refuse (silently, logged) anyone without write access."""
+    out = ctx.outcome
+    comment, issue = payload["comment"], payload["issue"]
+    author = comment["user"]["login"]
+    if author == ctx.bot or comment["user"].get("type") == "Bot":
+        out.skipped = "comment by a bot"
+        return
+    command = parse_command(comment.get("body") or "")
+    if command is None:
+        out.skipped = "no /spice command in the comment"
+        return
+    permission = ctx.repo.permission(author)
+    if permission not in WRITE_PERMISSIONS:
+        out.skipped = f"refused /spice {command}: {author!r} has {permission!r} permission"
+        log.info("%s", out.skipped)
+        return
+    number = int(issue["number"])
+    if not ctx.dry_run:
+        ctx.repo.react_to_comment(int(comment["id"]), ACK)
+        out.reaction = ACK
+    if command == "help":
+        out.pipeline = "help"
+        if ctx.dry_run:
+            out.comment_action, out.comment_body = "planned", render_help(ctx.config.label_prefix)
+            return
+        body = render_help(ctx.config.label_prefix)
+        done = upsert_sticky(ctx.repo, number, ctx.bot, "help", body, ctx.deps.retry_policy)
+        out.comment_id, out.comment_action = done.comment_id, done.action
+        return
+    handler = handle_pull_request if issue.get("pull_request") else handle_issue
+    handler(ctx, number, force=True, explain=command == "explain")

@@ -1,0 +1,93 @@
+"""What a handler needs (GitHub sessions, models, settings) and what it reports back."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.github.client import SessionFactory, session_factory
+from app.github.repo_config import ConfigCache
+from app.github.retries import RetryPolicy
+from app.settings import Settings
+from spice_engine.protocols import ChatModel
+
+ChatFactory = Callable[[str], ChatModel]
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PRIVATE", re.IGNORECASE)
+
+
+@dataclass
+class HandlerDeps:
+    """Collaborators of the handlers; production builds them with `default_deps`."""
+
+    settings: Settings
+    github: SessionFactory
+    """Installation id (None in Action mode) -> an authenticated session."""
+    chat: ChatFactory
+    """litellm model string -> a chat model."""
+    checkout_dir: Path | None = None
+    """A checkout of the repository at the PR base, when the caller has one (Action mode)."""
+    dry_run: bool = False
+    """Compute and report, write nothing (ORed with the repository's `dry_run`)."""
+    config_cache: ConfigCache = field(default_factory=ConfigCache)
+    retry_policy: RetryPolicy = field(default_factory=RetryPolicy)
+
+    def secrets(self) -> tuple[str, ...]:
+        """Values that must never reach a comment: our settings' secrets and secret-named env."""
+        s = self.settings
+        values = [
+            v.get_secret_value()
+            for v in (s.api_key, s.webhook_secret, s.github_token, s.github_private_key)
+            if v is not None
+        ]
+        values += [v for k, v in os.environ.items() if _SECRET_NAME.search(k)]
+        return tuple(sorted({v for v in values if len(v) >= 8}, key=len, reverse=True))
+
+
+def default_deps(settings: Settings, dry_run: bool = False) -> HandlerDeps:
+    """Production wiring: PyGithub sessions and litellm models from the settings."""
+    from spice_engine.llm.litellm_chat import LiteLLMChat
+
+    return HandlerDeps(
+        settings=settings,
+        github=session_factory(settings),
+        chat=lambda model: LiteLLMChat(settings.model_config_for(model)),
+        dry_run=dry_run,
+    )
+
+
+class HandlerOutcome(BaseModel):
+    """What one delivery did (or, in dry-run, would do)."""
+
+    event: str
+    action: str | None = None
+    delivery_id: str
+    repo: str | None = None
+    number: int | None = None
+    pipeline: str | None = None
+    dry_run: bool = False
+    labels_added: list[str] = Field(default_factory=list)
+    labels_removed: list[str] = Field(default_factory=list)
+    labels_created: list[str] = Field(default_factory=list)
+    comment_id: int | None = None
+    comment_action: str | None = None
+    """`created`, `edited`, `unchanged`, `planned` (dry-run) or None (no comment)."""
+    comment_body: str | None = None
+    """The planned comment in dry-run mode."""
+    reaction: str | None = None
+    assessments: list[dict[str, Any]] = Field(default_factory=list)
+    skipped: str | None = None
+    """Why nothing was assessed (ignored event or author, unchanged input, refused command)."""
+    config_error: str | None = None
+    errors: list[str] = Field(default_factory=list)
+    retryable: bool = False
+    """True when the errors were transient (GitHub or the model down): try the job again."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and self.config_error is None

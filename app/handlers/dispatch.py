@@ -1,0 +1,120 @@
+"""The one entry point: a webhook delivery (event name + payload) -> a `HandlerOutcome`."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import requests  # type: ignore[import-untyped]
+from github import GithubException
+
+from app.github.auth import GitHubAuthError
+from app.handlers.comments import handle_comment
+from app.handlers.deps import HandlerDeps, HandlerOutcome
+from app.handlers.issues import handle_issue
+from app.handlers.pull_requests import handle_pull_request
+from app.handlers.run_context import RunContext
+from spice_engine.errors import CostCapExceeded, ModelCallError, NoValidVotesError, SpiceError
+
+log = logging.getLogger(__name__)
+ISSUE_ACTIONS = frozenset({"opened", "edited", "reopened"})
+PR_ACTIONS = frozenset({"opened", "synchronize", "edited", "ready_for_review", "reopened"})
+
+
+def _route(event: str, action: str | None) -> str | None:
+    if event == "issues" and action in ISSUE_ACTIONS:
+        return "issue"
+    if event == "pull_request" and action in PR_ACTIONS:
+        return "pull_request"
+    if event == "issue_comment" and action == "created":
+        return "comment"
+    return None
+
+
+def _number(payload: dict[str, Any]) -> int | None:
+    item = payload.get("issue") or payload.get("pull_request") or {}
+    return int(item["number"]) if "number" in item else None
+
+
+def _run(route: str, ctx: RunContext, payload: dict[str, Any], number: int) -> None:
+    if route == "issue":
+        handle_issue(ctx, number)
+    elif route == "pull_request":
+        handle_pull_request(ctx, number)
+    else:
+        handle_comment(ctx, payload)
+
+
+def handle_delivery(
+    event: str, payload: dict[str, Any], delivery_id: str, deps: HandlerDeps
+) -> HandlerOutcome:
+    """Handle one delivery; failures are caught HERE only, logged, and put in `errors`.
+
+    Callers must treat `not outcome.ok` as a failure (the worker retries when `retryable`,
+    the Action exits non-zero): nothing fails silently.
+    """
+    action = payload.get("action")
+    repo_name = (payload.get("repository") or {}).get("full_name")
+    out = HandlerOutcome(
+        event=event,
+        action=action,
+        delivery_id=delivery_id,
+        repo=repo_name,
+        number=_number(payload),
+        dry_run=deps.dry_run,
+    )
+    route = _route(event, action)
+    if route is None or repo_name is None or out.number is None:
+        out.skipped = f"event {event}.{action} is not handled"
+        return out
+    installation = (payload.get("installation") or {}).get("id")
+    try:
+        session = deps.github(installation)
+        repo = session.repo(repo_name)
+        loaded = deps.config_cache.load(repo)
+        ctx_config = loaded.config
+        ctx = RunContext(deps, session, repo, ctx_config or _fallback(), out)
+        if loaded.error is not None or ctx_config is None:
+            ctx.report_config_error(out.number, loaded.error or "invalid", loaded.source_hash)
+            out.skipped = "invalid .github/spice.yml"
+            return out
+        out.dry_run = ctx.dry_run
+        _run(route, ctx, payload, out.number)
+    except GithubException as exc:
+        out.errors.append(f"GitHub API error {exc.status}: {exc.data or exc.message}")
+        out.retryable = exc.status >= 500 or exc.status in (403, 429)
+    except requests.RequestException as exc:
+        out.errors.append(f"GitHub unreachable: {type(exc).__name__}: {exc}")
+        out.retryable = True
+    except (ModelCallError, NoValidVotesError) as exc:
+        out.errors.append(f"model: {exc}")
+        out.retryable = isinstance(exc, ModelCallError) and exc.transient
+    except (CostCapExceeded, SpiceError, GitHubAuthError) as exc:
+        out.errors.append(f"{type(exc).__name__}: {exc}")
+    if out.errors:
+        log.error(
+            "delivery %s %s.%s %s#%s failed: %s",
+            delivery_id,
+            event,
+            action,
+            repo_name,
+            out.number,
+            out.errors,
+        )
+    else:
+        log.info(
+            "delivery %s %s.%s %s#%s done: %s",
+            delivery_id,
+            event,
+            action,
+            repo_name,
+            out.number,
+            out.skipped or out.comment_action,
+        )
+    return out
+
+
+def _fallback() -> Any:
+    from app.github.repo_config import RepoConfig
+
+    return RepoConfig()

@@ -1,0 +1,144 @@
+"""pull_request opened / synchronize / edited / ready_for_review -> the PR pipeline."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from typing import Any
+
+from app.github.client import GitHubRepo, pull_diff
+from app.github.comment_render import pr_view, render_view
+from app.github.labels import (
+    DifficultyLabel,
+    LabelPlan,
+    TestsLabel,
+    TriageLabel,
+    label_name,
+    scored_label,
+)
+from app.github.sticky_comment import StickyState
+from app.handlers.run_context import RunContext, input_key
+from spice_engine import __version__
+from spice_engine.models import Issue
+from spice_engine.prompts import available_prompts
+
+log = logging.getLogger(__name__)
+MAX_LINKED_ISSUES = 5
+
+
+def linked_issue_numbers(
+    repo: GitHubRepo, number: int, title: str, body: str, commits: list[str]
+) -> list[int]:
+    """Closing keywords (title, body, commit messages) plus GitHub's `closingIssuesReferences`."""
+    from spice_engine.pr.linked_issues import find_linked_issues
+
+    found = find_linked_issues(repo.full_name, title, body, commits).numbers
+    for full_name, n in repo.closing_issue_refs(number):
+        if full_name.lower() == repo.full_name.lower() and n not in found:
+            found.append(n)
+    return [n for n in found if n != number][:MAX_LINKED_ISSUES]
+
+
+def pr_labels(a: Any, prefix: str) -> LabelPlan:
+    """Labels from the two dimensions' scores (no tests changed = no tests label)."""
+    tests = scored_label("tests", a.tests.score) if a.tests is not None else None
+    difficulty = scored_label("difficulty", a.difficulty.score)
+    controversial = bool(a.tests and a.tests.controversial)
+    return LabelPlan(
+        desired={
+            TestsLabel.__name__: label_name(tests, prefix) if tests else None,
+            DifficultyLabel.__name__: label_name(difficulty, prefix) if difficulty else None,
+            TriageLabel.__name__: (
+                label_name(TriageLabel.NEEDS_HUMAN, prefix) if controversial else None
+            ),
+        }
+    )
+
+
+def _pipeline() -> Any | None:
+    try:
+        return importlib.import_module("spice_engine.pr.pipeline")
+    except ImportError as exc:
+        log.warning("PR pipeline unavailable: %s", exc)
+        return None
+
+
+def handle_pull_request(
+    ctx: RunContext, number: int, force: bool = False, explain: bool = False
+) -> None:
+    """Assess the PR's latest head against its linked issues and publish."""
+    out, settings, config = ctx.outcome, ctx.deps.settings, ctx.config
+    out.pipeline = "pull_requests"
+    if not config.pipelines.pull_requests:
+        out.skipped = "the pull-request pipeline is disabled in .github/spice.yml"
+        return
+    pipeline = _pipeline()
+    if pipeline is None:
+        out.skipped = "PR pipeline unavailable"
+        return
+    from spice_engine.pr.diff_split import SplitRules
+    from spice_engine.pr.models import PROptions, PullRequest
+
+    pr = ctx.repo.get_pull(number)
+    if not force and (config.ignores(pr.author) or pr.author == ctx.bot):
+        out.skipped = f"author {pr.author!r} is ignored"
+        return
+    if pr.draft and not force:
+        out.skipped = "draft pull request: assessed when marked ready for review"
+        return
+    diff = pull_diff(ctx.repo.pull_files(number))
+    commits = [c.message for c in ctx.repo.pull_commits(number)]
+    linked = linked_issue_numbers(ctx.repo, number, pr.title, pr.body, commits)
+    issues = [ctx.repo.get_issue(n) for n in linked]
+    model = config.models.pull_requests or settings.model
+    votes = config.votes or settings.votes
+    prompts = [f"{p.id}/v{p.version}" for p in available_prompts()]
+    texts = [(i.number, i.title, i.body) for i in issues]
+    key = input_key("pr", pr.title, pr.body, diff, texts, model, votes, prompts, __version__)
+    previous = ctx.previous_state(number)
+    if not force and previous is not None and previous.input_hash == key:
+        out.skipped = "unchanged input: not re-voted"
+        return
+    engine_pr = PullRequest(
+        repo=ctx.repo.full_name,
+        number=number,
+        title=pr.title,
+        body=pr.body,
+        diff=diff,
+        base_sha=pr.base_sha,
+        commit_messages=commits,
+        issues=[
+            Issue(title=i.title, body=i.body, repo=ctx.repo.full_name, number=i.number)
+            for i in issues
+        ],
+    )
+    options = PROptions(votes=votes, cost_cap_usd=config.cost_cap_usd or settings.cost_cap_usd)
+    rules = SplitRules(test_globs=config.test_paths)
+    result = pipeline.assess_pr(
+        engine_pr, ctx.deps.chat(model), options, repo_path=ctx.deps.checkout_dir, split_rules=rules
+    )
+    out.assessments.append(result.model_dump(mode="json"))
+    plan = pr_labels(result, config.label_prefix)
+    dims = [d for d in (result.tests, result.difficulty) if d is not None]
+    state = StickyState(
+        input_hash=key,
+        pipeline="pull_requests",
+        model=result.model,
+        prompt_version=",".join(f"{p.id}/v{p.version}" for p in result.prompts),
+        votes={d.dimension: [v.score for v in d.votes] for d in dims},
+        labels=[name for name in plan.desired.values() if name],
+    )
+    view = pr_view(result, config.label_prefix, ctx.deps.secrets(), expanded=explain)
+    body = render_view(view, state, "assessment")
+    tests_score = result.tests.score if result.tests is not None else 0
+    actionable = (tests_score or 0) >= 2 or any(d.controversial for d in dims)
+    ctx.publish(number, pr.labels, plan, body, actionable, force_comment=explain)
+    log.info(
+        "pull request %s#%d votes=%s labels+%s -%s comment=%s",
+        ctx.repo.full_name,
+        number,
+        state.votes,
+        out.labels_added,
+        out.labels_removed,
+        out.comment_action,
+    )

@@ -1,0 +1,89 @@
+"""One delivery's working set (session, repository, config) and the write step every pipeline shares."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import dataclass
+
+from app.github.client import GitHubRepo, GitHubSession
+from app.github.comment_render import render_config_error
+from app.github.labels import LabelPlan, apply_labels, plan_changes
+from app.github.repo_config import RepoConfig
+from app.github.sticky_comment import StickyState, find_sticky, read_state, upsert_sticky
+from app.handlers.deps import HandlerDeps, HandlerOutcome
+
+log = logging.getLogger(__name__)
+ASSESSMENT = "assessment"
+
+
+@dataclass
+class RunContext:
+    deps: HandlerDeps
+    session: GitHubSession
+    repo: GitHubRepo
+    config: RepoConfig
+    outcome: HandlerOutcome
+
+    @property
+    def dry_run(self) -> bool:
+        return self.deps.dry_run or self.config.dry_run
+
+    @property
+    def bot(self) -> str:
+        return self.session.bot_login
+
+    def previous_state(self, number: int) -> StickyState | None:
+        """The state block of OUR sticky comment; text anyone else wrote is never read."""
+        return read_state(find_sticky(self.repo.list_comments(number), self.bot, ASSESSMENT))
+
+    def publish(
+        self,
+        number: int,
+        current_labels: list[str],
+        plan: LabelPlan,
+        body: str,
+        actionable: bool,
+        force_comment: bool = False,
+    ) -> None:
+        """Labels first (idempotent), then the sticky comment per the comment mode."""
+        prefix, out = self.config.label_prefix, self.outcome
+        mode = "always" if force_comment else self.config.comment_mode
+        if self.dry_run:
+            change = plan_changes(current_labels, plan, prefix)
+            out.labels_added, out.labels_removed = change.added, change.removed
+            if mode == "always" or (mode == "when-actionable" and actionable):
+                out.comment_action, out.comment_body = "planned", body
+            return
+        change = apply_labels(self.repo, number, current_labels, plan, prefix)
+        out.labels_added, out.labels_removed = change.added, change.removed
+        out.labels_created = change.created
+        if mode == "never":
+            return
+        # when-actionable still keeps an existing comment current: no stale verdict stays up.
+        if (
+            mode == "when-actionable"
+            and not actionable
+            and find_sticky(self.repo.list_comments(number), self.bot, ASSESSMENT) is None
+        ):
+            return
+        done = upsert_sticky(self.repo, number, self.bot, ASSESSMENT, body, self.deps.retry_policy)
+        out.comment_id, out.comment_action = done.comment_id, done.action
+
+    def report_config_error(self, number: int | None, error: str, source_hash: str) -> None:
+        """One clear comment on the item that triggered us (edited in place, never repeated)."""
+        self.outcome.config_error = error
+        log.warning("invalid .github/spice.yml in %s: %s", self.repo.full_name, error)
+        if number is None or self.deps.dry_run:
+            return
+        state = StickyState(input_hash=f"config:{source_hash}", pipeline="config")
+        body = render_config_error(error, state, ASSESSMENT)
+        done = upsert_sticky(self.repo, number, self.bot, ASSESSMENT, body, self.deps.retry_policy)
+        self.outcome.comment_id, self.outcome.comment_action = done.comment_id, done.action
+
+
+def input_key(*parts: object) -> str:
+    """Identity of what the model would be asked: equal keys are never re-voted."""
+    text = json.dumps(parts, sort_keys=True, default=str, ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]

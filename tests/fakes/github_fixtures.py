@@ -1,0 +1,138 @@
+"""Pytest fixtures and helpers around the fake GitHub; import the fixtures into a test module.
+
+from tests.fakes.github_fixtures import fake_github, handler_deps  # noqa: F401
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from app.github.client import session_factory
+from app.github.retries import RetryPolicy
+from app.handlers.deps import HandlerDeps
+from app.settings import Settings
+from spice_engine.llm.litellm_chat import LiteLLMChat
+from tests.fakes.github_server import WEBHOOKS, FakeGitHub
+from tests.fakes.openai_server import FakeOpenAI, Reply, request_schema
+
+REPO = "octo-org/widgets"
+FAST_RETRIES = RetryPolicy(attempts=3, backoff_s=0.05, max_wait_s=5)
+
+
+@pytest.fixture
+def fake_github() -> Iterator[FakeGitHub]:
+    """A fake GitHub with one repository, `REPO` (default branch `main`)."""
+    with FakeGitHub() as gh:
+        gh.add_repo(REPO, "main")
+        yield gh
+
+
+def test_settings(gh: FakeGitHub, model_server: FakeOpenAI, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "model": "openai/fake",
+        "api_base": model_server.api_base,
+        "api_key": "sk-test-model-key-123",
+        "output_mode": "json_object",
+        "votes": 3,
+        "max_attempts": 1,
+        "github_api_url": gh.base_url,
+        "github_token": gh.bot_token,
+        "bot_login": gh.bot_login,
+    }
+    values.update(overrides)
+    return Settings(**values)
+
+
+def make_deps(gh: FakeGitHub, model_server: FakeOpenAI, **overrides: Any) -> HandlerDeps:
+    """Production wiring (PyGithub over HTTP, litellm over HTTP) pointed at the two fakes."""
+    dry_run = bool(overrides.pop("dry_run", False))
+    settings = test_settings(gh, model_server, **overrides)
+    return HandlerDeps(
+        settings=settings,
+        github=session_factory(settings, FAST_RETRIES),
+        chat=lambda model: LiteLLMChat(settings.model_config_for(model)),
+        dry_run=dry_run,
+        retry_policy=FAST_RETRIES,
+    )
+
+
+@pytest.fixture
+def handler_deps(fake_github: FakeGitHub, fake_openai: FakeOpenAI) -> HandlerDeps:
+    return make_deps(fake_github, fake_openai)
+
+
+def payload(
+    gh: FakeGitHub, event: str, action: str, repo: str, number: int, **extra: Any
+) -> dict[str, Any]:
+    """A webhook payload in the real shape (octokit examples) describing the fake's state."""
+    name = {"issue_comment": "created.with-installation.payload.json"}.get(
+        event, "opened.payload.json"
+    )
+    data = json.loads((WEBHOOKS / event / name).read_text())
+    data["action"] = action
+    data["repository"] = copy.deepcopy(gh.repos[repo].data)
+    data["installation"] = {"id": 1, "node_id": "x"}
+    issue = gh.repos[repo].issues[number]
+    if event == "pull_request":
+        data["number"] = number
+        data["pull_request"] = copy.deepcopy(gh.repos[repo].pulls[number])
+    else:
+        data["issue"] = copy.deepcopy(issue)
+    if event == "issue_comment":
+        data["comment"] = {
+            "id": extra.get("comment_id", 1),
+            "body": extra["body"],
+            "user": gh.user(extra["author"]),
+        }
+    data["sender"] = gh.user(extra.get("author", issue["user"]["login"]))
+    return data
+
+
+_ISSUE = re.compile(r"<issue>(.*)</issue>", re.DOTALL)
+
+
+def user_text(request: dict[str, Any]) -> str:
+    return "\n".join(str(m.get("content", "")) for m in request["messages"] if m["role"] == "user")
+
+
+def scripted(
+    scores: list[int] | Callable[[dict[str, Any]], list[int]],
+    echo: bool = False,
+    candidate: str = "none",
+) -> Callable[[dict[str, Any]], Reply]:
+    """A responder answering every pipeline's schema with the given vote scores.
+
+    `echo` copies the issue text the model saw into the rationale, the questions and the
+    counter-example: the worst a prompt-injected model could do.
+    """
+
+    def respond(request: dict[str, Any]) -> Reply:
+        schema = request_schema(request) or {}
+        props = schema.get("properties", {})
+        found = _ISSUE.search(user_text(request))
+        text = found.group(1) if echo and found else "The text is clear enough."
+        wanted = scores(request) if callable(scores) else scores
+        n = int(request.get("n") or 1)
+        seed = int(request.get("seed") or 0)
+        texts = []
+        for i in range(n):
+            score = wanted[(seed + i) % len(wanted)]
+            answer: dict[str, Any] = {"rationale": f"Rationale: {text}", "score": score}
+            if "candidate_solution" in props:
+                answer |= {
+                    "candidate_solution": candidate,
+                    "candidate_misleading": False,
+                    "questions": [f"Question about: {text}"] if score >= 2 else [],
+                }
+            if "counter_example" in props:
+                answer["counter_example"] = f"Counter: {text}" if score > 0 else None
+            texts.append(json.dumps(answer))
+        return Reply(texts=texts)
+
+    return respond

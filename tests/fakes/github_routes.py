@@ -1,0 +1,295 @@
+"""The REST and GraphQL routes of the fake GitHub: one function per endpoint, matched by regex."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import jwt
+
+if TYPE_CHECKING:
+    from tests.fakes.github_server import FakeGitHub, Json, RepoState
+
+Answer = tuple[int, Any]
+NOT_FOUND: Answer = (404, {"message": "Not Found"})
+REPO = r"/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)"
+
+
+class Request:
+    """What a route sees: the fake, the acting login, the match and the JSON body."""
+
+    def __init__(
+        self, fake: FakeGitHub, actor: str, match: re.Match[str], query: dict[str, str], body: Any
+    ) -> None:
+        self.fake, self.actor, self.match, self.query, self.body = fake, actor, match, query, body
+
+    def arg(self, name: str) -> str:
+        return self.match.group(name)
+
+    @property
+    def repo(self) -> RepoState | None:
+        return self.fake.repos.get(f"{self.arg('owner')}/{self.arg('name')}")
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.arg('owner')}/{self.arg('name')}"
+
+
+def _repo(req: Request) -> Answer:
+    return (200, req.repo.data) if req.repo else NOT_FOUND
+
+
+def _issue(req: Request) -> Answer:
+    issue = req.repo.issues.get(int(req.arg("n"))) if req.repo else None
+    return (200, issue) if issue else NOT_FOUND
+
+
+def _pull(req: Request) -> Answer:
+    pull = req.repo.pulls.get(int(req.arg("n"))) if req.repo else None
+    if pull is None or req.repo is None:
+        return NOT_FOUND
+    pull["labels"] = req.repo.issues[pull["number"]]["labels"]
+    return 200, pull
+
+
+def _pull_files(req: Request) -> Answer:
+    return (200, req.repo.files.get(int(req.arg("n")), [])) if req.repo else NOT_FOUND
+
+
+def _pull_commits(req: Request) -> Answer:
+    return (200, req.repo.commits.get(int(req.arg("n")), [])) if req.repo else NOT_FOUND
+
+
+def _comments(req: Request) -> Answer:
+    if req.repo is None or int(req.arg("n")) not in req.repo.issues:
+        return NOT_FOUND
+    return 200, req.fake.issue_comments(req.full_name, int(req.arg("n")))
+
+
+def _create_comment(req: Request) -> Answer:
+    if req.repo is None or int(req.arg("n")) not in req.repo.issues:
+        return NOT_FOUND
+    return 201, req.fake._create_comment(
+        req.full_name, int(req.arg("n")), req.body["body"], req.actor
+    )
+
+
+def _edit_comment(req: Request) -> Answer:
+    comment = req.fake.comments.get(int(req.arg("id")))
+    if comment is None:
+        return NOT_FOUND
+    if comment["user"]["login"] != req.actor:
+        return 403, {"message": "Resource not accessible by integration"}
+    comment.update(body=req.body["body"], updated_at=datetime.now(UTC).isoformat())
+    return 200, comment
+
+
+def _get_comment(req: Request) -> Answer:
+    comment = req.fake.comments.get(int(req.arg("id")))
+    return (200, comment) if comment else NOT_FOUND
+
+
+def _reaction(req: Request) -> Answer:
+    reaction = {
+        "id": len(req.fake.reactions) + 1,
+        "content": req.body["content"],
+        "user": req.fake.user(req.actor),
+        "subject": req.match.group(0),
+        "created_at": datetime.now(UTC).isoformat(),
+    }
+    req.fake.reactions.append(reaction)
+    return 201, reaction
+
+
+def _labels(req: Request) -> Answer:
+    return (200, list(req.repo.labels.values())) if req.repo else NOT_FOUND
+
+
+def _label(req: Request) -> Answer:
+    label = req.repo.labels.get(req.arg("label").lower()) if req.repo else None
+    return (200, label) if label else NOT_FOUND
+
+
+def _create_label(req: Request) -> Answer:
+    if req.repo is None:
+        return NOT_FOUND
+    name = req.body["name"]
+    if name.lower() in req.repo.labels:
+        return 422, {"message": "Validation Failed", "errors": [{"code": "already_exists"}]}
+    color = req.body.get("color", "ededed")
+    return 201, req.fake._label(req.repo, name, color, req.body.get("description"))
+
+
+def _issue_labels(req: Request) -> Answer:
+    issue = req.repo.issues.get(int(req.arg("n"))) if req.repo else None
+    return (200, issue["labels"]) if issue else NOT_FOUND
+
+
+def _add_labels(req: Request) -> Answer:
+    issue = req.repo.issues.get(int(req.arg("n"))) if req.repo else None
+    if issue is None or req.repo is None:
+        return NOT_FOUND
+    names = req.body["labels"] if isinstance(req.body, dict) else req.body
+    present = {lab["name"].lower() for lab in issue["labels"]}
+    for name in names:
+        if name.lower() not in present:
+            # GitHub creates unknown labels on the fly with a grey colour and no description.
+            issue["labels"].append(req.fake._label(req.repo, name, "ededed", None))
+            present.add(name.lower())
+    return 200, issue["labels"]
+
+
+def _remove_label(req: Request) -> Answer:
+    issue = req.repo.issues.get(int(req.arg("n"))) if req.repo else None
+    if issue is None:
+        return NOT_FOUND
+    name = req.arg("label").lower()
+    if not any(lab["name"].lower() == name for lab in issue["labels"]):
+        return 404, {"message": "Label does not exist"}
+    issue["labels"] = [lab for lab in issue["labels"] if lab["name"].lower() != name]
+    return 200, issue["labels"]
+
+
+def _permission(req: Request) -> Answer:
+    if req.repo is None:
+        return NOT_FOUND
+    permission = req.repo.permissions.get(req.arg("user"), "read")
+    user = req.fake.user(req.arg("user"))
+    return 200, {"permission": permission, "role_name": permission, "user": user}
+
+
+def _contents(req: Request) -> Answer:
+    from tests.fakes.github_server import content_entry
+
+    if req.repo is None:
+        return NOT_FOUND
+    ref = req.query.get("ref") or req.repo.data["default_branch"]
+    text = req.repo.contents.get((ref, req.arg("path")))
+    if text is None:
+        return NOT_FOUND
+    return 200, content_entry(req.fake, req.full_name, req.arg("path"), text)
+
+
+def _graphql(req: Request) -> Answer:
+    query = str(req.body.get("query", ""))
+    variables: Mapping[str, Any] = req.body.get("variables") or {}
+    if "closingIssuesReferences" not in query:
+        return 200, {"errors": [{"message": "the fake GitHub does not support this query"}]}
+    repo = req.fake.repos.get(f"{variables.get('owner')}/{variables.get('name')}")
+    number = int(variables.get("number", 0))
+    if repo is None or number not in repo.pulls:
+        return 200, {"data": {"repository": None}, "errors": [{"message": "not found"}]}
+    nodes = [
+        {"number": n, "repository": {"nameWithOwner": full}} for full, n in repo.closing[number]
+    ]
+    pull = {"closingIssuesReferences": {"nodes": nodes}}
+    return 200, {"data": {"repository": {"pullRequest": pull}}}
+
+
+def _app(req: Request) -> Answer:
+    fake = req.fake
+    return 200, {
+        "id": fake.app_id,
+        "slug": fake.app_slug,
+        "name": fake.app_slug,
+        "node_id": "A_1",
+        "owner": fake.user("app-owner"),
+        "html_url": "",
+        "external_url": "",
+        "description": "",
+        "created_at": "2026-01-01T00:00:00Z",
+        "updated_at": "2026-01-01T00:00:00Z",
+        "permissions": {},
+        "events": [],
+    }
+
+
+def _access_token(req: Request) -> Answer:
+    fake = req.fake
+    fake.token_requests += 1
+    token = f"ghs_inst_{req.arg('inst')}_{fake.token_requests}"
+    expiry = time.time() + fake.token_ttl_s
+    fake.tokens[token] = (f"{fake.app_slug}[bot]", expiry)
+    expires_at = datetime.fromtimestamp(expiry, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return 201, {"token": token, "expires_at": expires_at, "permissions": {}}
+
+
+ROUTES: list[tuple[str, re.Pattern[str], Callable[[Request], Answer], bool]] = [
+    (m, re.compile(p + "$"), f, w)
+    for m, p, f, w in [
+        ("GET", REPO, _repo, False),
+        ("GET", REPO + r"/issues/(?P<n>\d+)", _issue, False),
+        ("GET", REPO + r"/issues/(?P<n>\d+)/comments", _comments, False),
+        ("POST", REPO + r"/issues/(?P<n>\d+)/comments", _create_comment, True),
+        ("GET", REPO + r"/issues/comments/(?P<id>\d+)", _get_comment, False),
+        ("PATCH", REPO + r"/issues/comments/(?P<id>\d+)", _edit_comment, True),
+        ("POST", REPO + r"/issues/comments/(?P<id>\d+)/reactions", _reaction, True),
+        ("POST", REPO + r"/issues/(?P<n>\d+)/reactions", _reaction, True),
+        ("GET", REPO + r"/issues/(?P<n>\d+)/labels", _issue_labels, False),
+        ("POST", REPO + r"/issues/(?P<n>\d+)/labels", _add_labels, True),
+        ("DELETE", REPO + r"/issues/(?P<n>\d+)/labels/(?P<label>.+)", _remove_label, True),
+        ("GET", REPO + r"/labels", _labels, False),
+        ("POST", REPO + r"/labels", _create_label, True),
+        ("GET", REPO + r"/labels/(?P<label>.+)", _label, False),
+        ("GET", REPO + r"/pulls/(?P<n>\d+)", _pull, False),
+        ("GET", REPO + r"/pulls/(?P<n>\d+)/files", _pull_files, False),
+        ("GET", REPO + r"/pulls/(?P<n>\d+)/commits", _pull_commits, False),
+        ("GET", REPO + r"/collaborators/(?P<user>[^/]+)/permission", _permission, False),
+        ("GET", REPO + r"/contents/(?P<path>.+)", _contents, False),
+        ("POST", r"/graphql", _graphql, False),
+    ]
+]
+APP_ROUTES: list[tuple[str, re.Pattern[str], Callable[[Request], Answer]]] = [
+    ("GET", re.compile(r"/app$"), _app),
+    ("POST", re.compile(r"/app/installations/(?P<inst>\d+)/access_tokens$"), _access_token),
+]
+
+
+def _check_jwt(fake: FakeGitHub, authorization: str) -> bool:
+    if not authorization.startswith("Bearer "):
+        return False
+    if fake.jwt_public_key is None:
+        return True
+    try:
+        claims = jwt.decode(authorization[7:], fake.jwt_public_key, algorithms=["RS256"])
+    except jwt.PyJWTError:
+        return False
+    return str(claims.get("iss")) == str(fake.app_id)
+
+
+def route(
+    fake: FakeGitHub,
+    method: str,
+    path: str,
+    query: dict[str, str],
+    body: Any,
+    headers: Mapping[str, str],
+) -> Answer:
+    """Answer one request, recording it in `fake.writes` when it changes state."""
+    authorization = headers.get("Authorization", "")
+    for verb, pattern, func in APP_ROUTES:
+        match = pattern.match(path)
+        if verb == method and match:
+            if not _check_jwt(fake, authorization):
+                return 401, {"message": "A JSON web token could not be decoded"}
+            return func(Request(fake, "app", match, query, body))
+    actor = fake.actor(authorization)
+    if actor is None:
+        return 401, {"message": "Bad credentials"}
+    for verb, pattern, func, writes in ROUTES:
+        match = pattern.match(path)
+        if verb == method and match:
+            with fake._lock:
+                answer = func(Request(fake, actor, match, query, body))
+                if writes and answer[0] < 300:
+                    from tests.fakes.github_server import Write
+
+                    fake.writes.append(Write(method, path, body, actor))
+                return answer
+    return NOT_FOUND
+
+
+__all__ = ["Json", "route"]

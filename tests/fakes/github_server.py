@@ -1,0 +1,445 @@
+"""A fake GitHub (REST + GraphQL) on 127.0.0.1 that PyGithub reaches over real HTTP.
+
+State lives in memory (repositories, issues, pull requests, files, commits, comments, labels,
+collaborator permissions, file contents, reactions, installation tokens). Seed it with the
+helpers (`add_repo`, `add_issue`, `add_pull`, ...) or straight from a webhook payload
+(`seed_from_payload`). Every write is recorded in `writes`; `fail_next` injects 5xx errors or
+secondary rate limits with `Retry-After`.
+
+    with FakeGitHub() as gh:
+        gh.seed_from_payload(payload)
+        Github(auth=Auth.Token(gh.bot_token), base_url=gh.base_url)
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+WEBHOOKS = Path(__file__).resolve().parents[3] / "shared" / "data" / "webhooks"
+PUBLIC_API = "https://api.github.com"
+Json = dict[str, Any]
+
+
+@dataclass
+class Fault:
+    """An injected failure for the next matching requests."""
+
+    status: int
+    times: int
+    retry_after: int | None = None
+    message: str = "Server Error"
+    method: str | None = None
+    path_contains: str | None = None
+
+
+@dataclass
+class Write:
+    """One state-changing request, as the fake received it."""
+
+    method: str
+    path: str
+    body: Any
+    actor: str
+
+
+@dataclass
+class RepoState:
+    """Everything the fake knows about one repository."""
+
+    data: Json
+    issues: dict[int, Json] = field(default_factory=dict)
+    """Issues and pull requests share numbers, as on GitHub; PR issues carry `pull_request`."""
+    pulls: dict[int, Json] = field(default_factory=dict)
+    files: dict[int, list[Json]] = field(default_factory=dict)
+    commits: dict[int, list[Json]] = field(default_factory=dict)
+    closing: dict[int, list[tuple[str, int]]] = field(default_factory=dict)
+    labels: dict[str, Json] = field(default_factory=dict)
+    permissions: dict[str, str] = field(default_factory=dict)
+    contents: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+def _template(event: str, name: str) -> Json:
+    path = WEBHOOKS / event / name
+    if path.is_file():
+        return dict(json.loads(path.read_text()))
+    return {}
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class FakeGitHub:
+    """The server; use as a context manager."""
+
+    def __init__(self, bot_login: str = "spice-triage[bot]", app_slug: str = "spice-triage"):
+        self.bot_login = bot_login
+        self.app_slug = app_slug
+        self.app_id = 4242
+        self.bot_token = "ghs_bot_token"
+        self.token_ttl_s = 3600
+        self.jwt_public_key: str | None = None
+        """When set, installation-token requests must carry a JWT signed by the App's key."""
+        self.repos: dict[str, RepoState] = {}
+        self.comments: dict[int, Json] = {}
+        self.comment_repo: dict[int, tuple[str, int]] = {}
+        self.reactions: list[Json] = []
+        self.tokens: dict[str, tuple[str, float]] = {self.bot_token: (bot_login, float("inf"))}
+        self.writes: list[Write] = []
+        self.requests: list[tuple[str, str]] = []
+        self.token_requests = 0
+        self.faults: list[Fault] = []
+        self._ids = itertools.count(1000)
+        self._lock = threading.RLock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_class(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    # ---- lifecycle -------------------------------------------------------------------------
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def __enter__(self) -> FakeGitHub:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    # ---- seeding ---------------------------------------------------------------------------
+    def user(self, login: str, kind: str | None = None) -> Json:
+        kind = kind or ("Bot" if login.endswith("[bot]") else "User")
+        return {
+            "login": login,
+            "id": abs(hash(login)) % 10**8,
+            "node_id": f"U_{login}",
+            "type": kind,
+            "url": f"{self.base_url}/users/{quote(login)}",
+            "html_url": f"https://github.com/{quote(login)}",
+            "site_admin": False,
+        }
+
+    def add_repo(self, full_name: str, default_branch: str = "main") -> RepoState:
+        with self._lock:
+            if full_name in self.repos:
+                return self.repos[full_name]
+            data = self._rebase(_template("issues", "opened.payload.json").get("repository", {}))
+            owner, name = full_name.split("/", 1)
+            data.update(
+                id=next(self._ids),
+                name=name,
+                full_name=full_name,
+                owner=self.user(owner),
+                default_branch=default_branch,
+                url=f"{self.base_url}/repos/{full_name}",
+                html_url=f"https://github.com/{full_name}",
+            )
+            self.repos[full_name] = RepoState(data=data)
+            return self.repos[full_name]
+
+    def add_issue(
+        self,
+        repo: str,
+        number: int,
+        title: str = "",
+        body: str | None = "",
+        author: str = "reporter",
+        labels: list[str] | None = None,
+    ) -> Json:
+        with self._lock:
+            state = self.add_repo(repo)
+            issue = self._rebase(_template("issues", "opened.payload.json").get("issue", {}))
+            url = f"{self.base_url}/repos/{repo}/issues/{number}"
+            issue.update(
+                id=next(self._ids),
+                number=number,
+                title=title,
+                body=body,
+                user=self.user(author),
+                labels=[],
+                state="open",
+                comments=0,
+                url=url,
+                repository_url=f"{self.base_url}/repos/{repo}",
+                comments_url=f"{url}/comments",
+                labels_url=f"{url}/labels{{/name}}",
+                html_url=f"https://github.com/{repo}/issues/{number}",
+            )
+            issue.pop("pull_request", None)
+            state.issues[number] = issue
+            for name in labels or []:
+                issue["labels"].append(self._label(state, name, "ededed", "human label"))
+            return issue
+
+    def edit_issue(self, repo: str, number: int, **fields: Any) -> None:
+        with self._lock:
+            self.repos[repo].issues[number].update(fields)
+            if number in self.repos[repo].pulls:
+                self.repos[repo].pulls[number].update(fields)
+
+    def add_pull(
+        self,
+        repo: str,
+        number: int,
+        title: str = "",
+        body: str | None = "",
+        author: str = "contributor",
+        files: list[Json] | None = None,
+        commits: list[str] | None = None,
+        head_sha: str = "a" * 40,
+        base_sha: str = "b" * 40,
+        closing: list[tuple[str, int]] | None = None,
+    ) -> Json:
+        """A PR (and its issue twin); `files` are `{filename, patch, status?}` dicts."""
+        with self._lock:
+            state = self.add_repo(repo)
+            issue = self.add_issue(repo, number, title, body, author)
+            pr_url = f"{self.base_url}/repos/{repo}/pulls/{number}"
+            issue["pull_request"] = {"url": pr_url, "html_url": issue["html_url"]}
+            pull = self._rebase(
+                _template("pull_request", "opened.payload.json").get("pull_request", {})
+            )
+            pull.update(
+                id=next(self._ids),
+                number=number,
+                title=title,
+                body=body,
+                user=self.user(author),
+                labels=[],
+                state="open",
+                draft=False,
+                merged=False,
+                url=pr_url,
+                issue_url=issue["url"],
+                html_url=f"https://github.com/{repo}/pull/{number}",
+            )
+            pull["head"] = {**pull.get("head", {}), "sha": head_sha, "repo": state.data}
+            pull["base"] = {**pull.get("base", {}), "sha": base_sha, "repo": state.data}
+            pull["base"]["ref"] = state.data["default_branch"]
+            state.pulls[number] = pull
+            self.set_pull_files(repo, number, files or [])
+            state.commits[number] = [self._commit(m) for m in commits or []]
+            state.closing[number] = list(closing or [])
+            return pull
+
+    def set_pull_files(self, repo: str, number: int, files: list[Json]) -> None:
+        with self._lock:
+            self.repos[repo].files[number] = [self._file(f) for f in files]
+
+    def add_comment(self, repo: str, number: int, body: str, author: str) -> Json:
+        with self._lock:
+            return self._create_comment(repo, number, body, author)
+
+    def set_permission(self, repo: str, login: str, permission: str) -> None:
+        """`admin`, `maintain`, `write`, `triage`, `read` or `none`."""
+        with self._lock:
+            self.add_repo(repo).permissions[login] = permission
+
+    def put_file(self, repo: str, path: str, text: str, ref: str | None = None) -> None:
+        with self._lock:
+            state = self.add_repo(repo)
+            state.contents[(ref or state.data["default_branch"], path)] = text
+
+    def seed_from_payload(self, payload: Json) -> None:
+        """Repository, issue or PR (and comment author) as a webhook payload describes them."""
+        repo = payload["repository"]["full_name"]
+        self.add_repo(repo, payload["repository"].get("default_branch", "main"))
+        issue = payload.get("issue")
+        if issue and issue["number"] not in self.repos[repo].issues:
+            self.add_issue(
+                repo, issue["number"], issue["title"], issue["body"], issue["user"]["login"]
+            )
+        pull = payload.get("pull_request")
+        if pull and pull["number"] not in self.repos[repo].pulls:
+            self.add_pull(
+                repo,
+                pull["number"],
+                pull["title"],
+                pull["body"],
+                pull["user"]["login"],
+                head_sha=pull["head"]["sha"],
+                base_sha=pull["base"]["sha"],
+            )
+
+    def fail_next(
+        self,
+        status: int = 502,
+        times: int = 1,
+        retry_after: int | None = None,
+        message: str = "Server Error",
+        method: str | None = None,
+        path_contains: str | None = None,
+    ) -> None:
+        """The next `times` matching requests fail (`403` + message = secondary rate limit)."""
+        with self._lock:
+            self.faults.append(Fault(status, times, retry_after, message, method, path_contains))
+
+    def fail_secondary_rate_limit(self, times: int = 1, retry_after: int = 1) -> None:
+        self.fail_next(
+            403, times, retry_after, "You have exceeded a secondary rate limit. Please retry later."
+        )
+
+    # ---- inspection ------------------------------------------------------------------------
+    def issue_comments(self, repo: str, number: int) -> list[Json]:
+        return [self.comments[i] for i, loc in self.comment_repo.items() if loc == (repo, number)]
+
+    def label_names(self, repo: str, number: int) -> list[str]:
+        return [lab["name"] for lab in self.repos[repo].issues[number]["labels"]]
+
+    def writes_to(self, method: str, path_part: str = "") -> list[Write]:
+        return [w for w in self.writes if w.method == method and path_part in w.path]
+
+    # ---- internals -------------------------------------------------------------------------
+    def _rebase(self, data: Json) -> Json:
+        return dict(json.loads(json.dumps(data).replace(PUBLIC_API, self.base_url)))
+
+    def _label(self, state: RepoState, name: str, color: str, description: str | None) -> Json:
+        if name.lower() not in state.labels:
+            state.labels[name.lower()] = {
+                "id": next(self._ids),
+                "node_id": f"L_{name}",
+                "url": f"{state.data['url']}/labels/{quote(name, safe='')}",
+                "name": name,
+                "color": color,
+                "description": description,
+                "default": False,
+            }
+        return state.labels[name.lower()]
+
+    def _file(self, spec: Json) -> Json:
+        patch = spec.get("patch", "")
+        adds = sum(1 for line in patch.splitlines() if line.startswith("+"))
+        dels = sum(1 for line in patch.splitlines() if line.startswith("-"))
+        return {
+            "sha": "c" * 40,
+            "filename": spec["filename"],
+            "status": spec.get("status", "modified"),
+            "additions": adds,
+            "deletions": dels,
+            "changes": adds + dels,
+            "patch": patch,
+            "blob_url": "",
+            "raw_url": "",
+            "contents_url": "",
+        }
+
+    def _commit(self, message: str) -> Json:
+        sha = f"{next(self._ids):040x}"
+        person = {"name": "dev", "email": "dev@example.com", "date": _now()}
+        return {
+            "sha": sha,
+            "url": f"{self.base_url}/commits/{sha}",
+            "html_url": "",
+            "commit": {"message": message, "author": person, "committer": person},
+            "author": None,
+            "committer": None,
+            "parents": [],
+        }
+
+    def _create_comment(self, repo: str, number: int, body: str, author: str) -> Json:
+        cid = next(self._ids)
+        comment = {
+            "id": cid,
+            "node_id": f"IC_{cid}",
+            "url": f"{self.base_url}/repos/{repo}/issues/comments/{cid}",
+            "html_url": f"https://github.com/{repo}/issues/{number}#issuecomment-{cid}",
+            "issue_url": f"{self.base_url}/repos/{repo}/issues/{number}",
+            "body": body,
+            "user": self.user(author),
+            "created_at": _now(),
+            "updated_at": _now(),
+            "author_association": "NONE",
+        }
+        self.comments[cid] = comment
+        self.comment_repo[cid] = (repo, number)
+        self.repos[repo].issues[number]["comments"] += 1
+        return comment
+
+    def take_fault(self, method: str, path: str) -> Fault | None:
+        with self._lock:
+            for fault in self.faults:
+                if fault.method not in (None, method):
+                    continue
+                if fault.path_contains and fault.path_contains not in path:
+                    continue
+                fault.times -= 1
+                if fault.times <= 0:
+                    self.faults.remove(fault)
+                return fault
+        return None
+
+    def actor(self, authorization: str) -> str | None:
+        token = authorization.split(" ", 1)[-1].strip()
+        login, expiry = self.tokens.get(token, ("", 0.0))
+        return login if login and expiry > time.time() else None
+
+
+def _handler_class(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
+    from tests.fakes.github_routes import route
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            parts = urlsplit(self.path)
+            path = unquote(parts.path)
+            fake.requests.append((self.command, path))
+            fault = fake.take_fault(self.command, path)
+            if fault is not None:
+                headers = {"Retry-After": str(fault.retry_after)} if fault.retry_after else {}
+                self._send(fault.status, {"message": fault.message}, headers)
+                return
+            body = json.loads(raw) if raw else None
+            query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+            headers = {k: v for k, v in self.headers.items()}
+            status, payload = route(fake, self.command, path, query, body, headers)
+            self._send(status, payload)
+
+        do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = _serve
+
+        def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+            data = b"" if status == 204 else json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler
+
+
+def content_entry(fake: FakeGitHub, repo: str, path: str, text: str) -> Json:
+    """The contents API's answer for one file."""
+    encoded = base64.b64encode(text.encode()).decode()
+    return {
+        "type": "file",
+        "encoding": "base64",
+        "size": len(text.encode()),
+        "name": path.rsplit("/", 1)[-1],
+        "path": path,
+        "content": encoded,
+        "sha": "d" * 40,
+        "url": f"{fake.base_url}/repos/{repo}/contents/{path}",
+        "git_url": None,
+        "html_url": None,
+        "download_url": None,
+    }
