@@ -62,8 +62,9 @@ def _line(name: str, scale: list[str], result: object) -> str:
 
 
 def summary(result: PRAssessment) -> str:
+    tests = _line("tests", TEST_NAMES, result.tests) if result.tests else "tests: not judged"
     lines = [
-        _line("tests", TEST_NAMES, result.tests),
+        tests,
         _line("difficulty", DIFFICULTY_NAMES, result.difficulty),
     ]
     lines += [f"counter-example: {c}" for c in result.counter_examples]
