@@ -12,6 +12,7 @@ import pytest
 from prometheus_client import generate_latest
 
 from app.metrics import build_metrics
+from app.queue.handler import DeliveryFailed
 from app.store.assessments import assessments_for
 from app.store.deliveries import get_delivery
 from app.store.jobs import claim_run, count_by_state
@@ -165,3 +166,16 @@ def test_payload_reaches_the_handler_verbatim(tmp_path: Path) -> None:
     run_ready_tasks(stack.queue)
     assert json.dumps(seen) == json.dumps([payload])
     assert stack.job(KEY).state == "done"
+
+
+def test_hopeless_failure_fails_at_once_without_retries(tmp_path: Path) -> None:
+    def handler(event: str, payload: dict[str, Any], delivery_id: str) -> None:
+        raise DeliveryFailed("GitHub API error 404: Not Found", retryable=False)
+
+    stack = build_stack(service_settings(tmp_path), handler)
+    stack.deliver(issue_payload(9), delivery_id="d1")
+    run_ready_tasks(stack.queue)
+    assert stack.queue.huey.scheduled() == []  # no retry scheduled
+    job = stack.job(KEY)
+    assert (job.state, job.attempts) == ("failed", 1)
+    assert job.error is not None and "404" in job.error

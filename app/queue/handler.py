@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from app.queue.outcome_records import record_from_result
 from app.settings import Settings
 from app.store.assessments import AssessmentRecord
 
@@ -38,14 +40,40 @@ def load_handler(spec: str, settings: Settings) -> DeliveryHandler:
     return factory(settings)
 
 
+class DeliveryFailed(Exception):
+    """A handler reported failure; `retryable` says whether trying again can help."""
+
+    def __init__(self, message: str, retryable: bool) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+
+
+@dataclass(frozen=True)
+class StoredOutcome:
+    assessments: list[AssessmentRecord]
+
+
 def github_handler(settings: Settings) -> DeliveryHandler:
     """The production handler: the GitHub handlers' dispatch with its dependencies bound."""
-    # Imported late and by name: only workers need the GitHub handlers and the engine.
-    dispatch = importlib.import_module("app.handlers.dispatch")
+    # Imported here: only workers need the GitHub handlers, PyGithub and the engine.
+    from app.handlers.deps import default_deps
+    from app.handlers.dispatch import handle_delivery
 
-    deps = dispatch.build_deps(settings)
+    deps = default_deps(settings)
 
-    def handle(event: str, payload: dict[str, Any], delivery_id: str) -> object:
-        return dispatch.handle_delivery(event, payload, delivery_id, deps)
+    def handle(event: str, payload: dict[str, Any], delivery_id: str) -> StoredOutcome:
+        outcome = handle_delivery(event, payload, delivery_id, deps)
+        if not outcome.ok:
+            problems = outcome.errors or [f"config: {outcome.config_error}"]
+            raise DeliveryFailed("; ".join(problems), retryable=outcome.retryable)
+        if outcome.repo is None or outcome.number is None:
+            return StoredOutcome([])
+        labels = sorted(outcome.labels_added)
+        return StoredOutcome(
+            [
+                record_from_result(dump, outcome.repo, outcome.number, labels)
+                for dump in outcome.assessments
+            ]
+        )
 
     return handle

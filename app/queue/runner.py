@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.metrics import ServiceMetrics
-from app.queue.handler import DeliveryHandler, ReportsAssessments
+from app.queue.handler import DeliveryFailed, DeliveryHandler, ReportsAssessments
 from app.store.assessments import AssessmentRecord, save_assessment
 from app.store.deliveries import get_delivery, set_delivery_status
 from app.store.jobs import ClaimedRun, claim_run, finish_run
@@ -67,13 +67,14 @@ class JobRunner:
             outcome = self._handler(event, json.loads(raw), run.delivery_id)
         except Exception as exc:
             # Record why on the job before the queue's retry (or the final failure) takes over.
-            again = self._close(run, error=f"{type(exc).__name__}: {exc}", final=final)
+            hopeless = isinstance(exc, DeliveryFailed) and not exc.retryable
+            again = self._close(run, error=f"{type(exc).__name__}: {exc}", final=final or hopeless)
             log.warning("job error key=%s delivery=%s error=%s", run.key, run.delivery_id, exc)
             if self._metrics:
                 self._metrics.errors.labels("job").inc()
                 self._metrics.jobs_finished.labels("error").inc()
-            if again:
-                return True
+            if again or hopeless:
+                return again
             raise
         records = list(outcome.assessments) if isinstance(outcome, ReportsAssessments) else []
         again = self._close(run, records=records)
