@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spice_engine.errors import InputError
 from spice_engine.pr.diff_split import SplitRules, classify, split_diff
@@ -113,3 +116,43 @@ def test_preamble_is_kept_with_the_gold_patch() -> None:
 def test_malformed_diff_is_a_clear_input_error(text: str) -> None:
     with pytest.raises(InputError, match="malformed diff"):
         split_diff(text)
+
+
+_TRICKY = st.sampled_from(
+    ["-- x", "++ y", "--- a/evil.py", "+++ b/evil.py", "diff --git a/q b/q", "@@ -1 +1 @@", "", "x"]
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    files=st.lists(
+        st.tuples(
+            st.sampled_from(["src/a.py", "tests/test_a.py", "lib/b.go", "pkg/b_test.go"]),
+            st.lists(_TRICKY, min_size=1, max_size=8),
+            st.lists(_TRICKY, min_size=1, max_size=8),
+        ),
+        min_size=1,
+        max_size=4,
+        unique_by=lambda f: f[0],
+    )
+)
+def test_round_trip_with_header_like_lines_inside_hunks(
+    files: list[tuple[str, list[str], list[str]]],
+) -> None:
+    text = ""
+    for path, old, new in files:
+        if old == new:
+            new = [*new, "changed"]
+        text += "".join(
+            difflib.unified_diff(
+                [f"{line}\n" for line in old],
+                [f"{line}\n" for line in new],
+                f"a/{path}",
+                f"b/{path}",
+                lineterm="\n",
+            )
+        )
+    split = split_diff(text)
+    assert split.join() == text
+    assert [f.path for f in split.files] == [p for p, _, _ in files]
+    assert all(f.kind == classify(f.path) for f in split.files)
