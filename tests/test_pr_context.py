@@ -193,3 +193,11 @@ def test_large_file_becomes_enclosing_definitions(tmp_path: Path) -> None:
     assert big.excerpt and big.tokens <= 300
     assert "def helper_150(x):" in big.text
     assert "def helper_10(x):" not in big.text
+
+
+def test_checkout_errors_hide_url_credentials(tmp_path: Path) -> None:
+    manager = CheckoutManager(CheckoutConfig(cache_dir=tmp_path / "cache"))
+    source = "https://x-access-token:ghs_SECRET@127.0.0.1:9/acme/gone.git"  # refused at once
+    with pytest.raises(CheckoutError) as info:
+        manager.checkout("acme/gone", source, "a" * 40).__enter__()
+    assert "ghs_SECRET" not in str(info.value)

@@ -48,7 +48,9 @@ def _git(args: list[str], cwd: Path | None = None) -> str:
         check=False,
     )
     if proc.returncode != 0:
-        raise CheckoutError(f"git {' '.join(args[:2])} failed: {proc.stderr.strip()[-400:]}")
+        # Clone URLs may carry an installation token: never let it reach an error or a log.
+        detail = re.sub(r"://[^/@\s]+@", "://***@", proc.stderr.strip()[-400:])
+        raise CheckoutError(f"git {args[0]} failed: {detail}")
     return proc.stdout
 
 
