@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from cachetools import TLRUCache
 from github import Auth, Github, GithubIntegration
 
+from app.github.retries import RetryPolicy
 from app.settings import Settings
 
 TOKEN_MARGIN_S = 300
@@ -75,6 +76,14 @@ class AppCredentials:
         return f"{self._slug}[bot]"
 
 
-def token_github(token: str, settings: Settings) -> Github:
+def token_github(token: str, settings: Settings, policy: RetryPolicy | None = None) -> Github:
     """A PyGithub client on `settings.github_api_url`; retries are ours (see retries.py)."""
-    return Github(auth=Auth.Token(token), base_url=settings.github_api_url, retry=None, timeout=30)
+    pacing = policy or RetryPolicy()
+    return Github(
+        auth=Auth.Token(token),
+        base_url=settings.github_api_url,
+        retry=None,
+        timeout=30,
+        seconds_between_requests=pacing.seconds_between_requests,
+        seconds_between_writes=pacing.seconds_between_writes,
+    )

@@ -274,11 +274,13 @@ def session_factory(settings: Settings, policy: RetryPolicy | None = None) -> Se
                 raise GitHubAuthError("the event has no installation id (App mode needs one)")
             token = creds.installation_token(installation_id).token
             login = settings.bot_login or creds.bot_login()
-            return PyGithubSession(token_github(token, settings), login, policy)
+            return PyGithubSession(token_github(token, settings, policy), login, policy)
 
         return app_session
     if settings.github_token is None:
         raise GitHubAuthError("set SPICE_GITHUB_APP_ID (+ private key) or a GitHub token")
     token = settings.github_token.get_secret_value()
     login = settings.bot_login or ACTION_BOT_LOGIN
-    return lambda _installation_id: PyGithubSession(token_github(token, settings), login, policy)
+    return lambda _installation_id: PyGithubSession(
+        token_github(token, settings, policy), login, policy
+    )

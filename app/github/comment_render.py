@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from app.github.labels import ClarityLabel, label_name, scored_label
 from app.github.sticky_comment import StickyState, marker, state_line
-from app.github.untrusted_text import neutralise
+from app.github.untrusted_text import code_span, neutralise
 from spice_engine.models import DimensionResult, IssueAssessment, Usage
 
 MAX_COMMENT_CHARS = 60_000
@@ -135,10 +135,13 @@ def render_view(view: CommentView, state: StickyState, kind: str) -> str:
     return cap(body)
 
 
-def render_config_error(error: str, state: StickyState, kind: str) -> str:
-    problems = [neutralise(p, 400) for p in error.split("; ")][:20]
+def render_config_error(
+    error: str, problems: list[tuple[str, str]], state: StickyState, kind: str
+) -> str:
+    lines = [f"{code_span(path)}: {neutralise(msg, 300)}" for path, msg in problems[:20]]
+    lines = lines or [neutralise(error, 600)]
     template = _environment().get_template("config_error.md.j2")
-    return cap(template.render(marker=marker(kind), state=state_line(state), problems=problems))
+    return cap(template.render(marker=marker(kind), state=state_line(state), problems=lines))
 
 
 def render_help(prefix: str) -> str:

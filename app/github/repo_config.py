@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
+import re
 import threading
 from typing import Literal
 
@@ -54,7 +54,12 @@ class RepoConfig(BaseModel):
     """Globs that mark test files in a PR diff, overriding the built-in rules."""
 
     def ignores(self, login: str) -> bool:
-        return any(fnmatch.fnmatchcase(login.lower(), p.lower()) for p in self.ignored_authors)
+        """Case-insensitive; `*` is the only wildcard (so `*[bot]` means what it says)."""
+        return any(_glob(p).fullmatch(login) for p in self.ignored_authors)
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    return re.compile(re.escape(pattern).replace(r"\*", ".*"), re.IGNORECASE)
 
 
 class ConfigResult(BaseModel):
@@ -62,6 +67,8 @@ class ConfigResult(BaseModel):
 
     config: RepoConfig | None
     error: str | None = None
+    problems: list[tuple[str, str]] = Field(default_factory=list)
+    """(field path, message) per validation error."""
     source_hash: str = ""
     """Hash of the file's text (empty when absent): tells whether a reported error changed."""
 
@@ -83,11 +90,9 @@ def parse_config(text: str | None) -> ConfigResult:
     try:
         return ConfigResult(config=RepoConfig.model_validate(data), source_hash=digest)
     except ValidationError as exc:
-        problems = [
-            f"`{'.'.join(str(p) for p in err['loc']) or '(root)'}`: {err['msg']}"
-            for err in exc.errors()
-        ]
-        return ConfigResult(config=None, error="; ".join(problems), source_hash=digest)
+        problems = [(".".join(str(p) for p in err["loc"]), err["msg"]) for err in exc.errors()]
+        error = "; ".join(f"{path or '(root)'}: {msg}" for path, msg in problems)
+        return ConfigResult(config=None, error=error, problems=problems, source_hash=digest)
 
 
 class ConfigCache:

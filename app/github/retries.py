@@ -30,6 +30,9 @@ class RetryPolicy(BaseModel):
     """First wait after a 5xx; doubles per attempt."""
     max_wait_s: float = Field(default=60.0, ge=0)
     """A server asking for a longer wait makes the call fail instead of blocking."""
+    seconds_between_requests: float = Field(default=0.25, ge=0)
+    """PyGithub's pacing, which GitHub asks of integrations to avoid secondary rate limits."""
+    seconds_between_writes: float = Field(default=1.0, ge=0)
 
 
 class RetryAfterTooLong(GithubException):

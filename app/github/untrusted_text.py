@@ -29,3 +29,9 @@ def neutralise(text: str, limit: int = 1000, secrets: tuple[str, ...] = ()) -> s
     text = _MARKDOWN.sub(r"\\\1", text)
     text = _MENTION.sub("@" + ZWJ, text)
     return re.sub(MARKER_WORD, "spice" + ZWJ + "-triage", text, flags=re.IGNORECASE)
+
+
+def code_span(text: str, limit: int = 80) -> str:
+    """Inline code: GitHub shows its content literally (no HTML, no mentions, no markdown)."""
+    text = _SPACE_RUNS.sub(" ", strip_invisible(text)).replace("`", "'").strip()[:limit]
+    return f"`{text}`" if text else "`(root)`"

@@ -75,7 +75,7 @@ def handle_delivery(
         ctx_config = loaded.config
         ctx = RunContext(deps, session, repo, ctx_config or _fallback(), out)
         if loaded.error is not None or ctx_config is None:
-            ctx.report_config_error(out.number, loaded.error or "invalid", loaded.source_hash)
+            ctx.report_config_error(out.number, loaded)
             out.skipped = "invalid .github/spice.yml"
             return out
         out.dry_run = ctx.dry_run

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from app.github.client import GitHubRepo, GitHubSession
 from app.github.comment_render import render_config_error
 from app.github.labels import LabelPlan, apply_labels, plan_changes
-from app.github.repo_config import RepoConfig
+from app.github.repo_config import ConfigResult, RepoConfig
 from app.github.sticky_comment import StickyState, find_sticky, read_state, upsert_sticky
 from app.handlers.deps import HandlerDeps, HandlerOutcome
 
@@ -71,14 +71,15 @@ class RunContext:
         done = upsert_sticky(self.repo, number, self.bot, ASSESSMENT, body, self.deps.retry_policy)
         out.comment_id, out.comment_action = done.comment_id, done.action
 
-    def report_config_error(self, number: int | None, error: str, source_hash: str) -> None:
+    def report_config_error(self, number: int | None, loaded: ConfigResult) -> None:
         """One clear comment on the item that triggered us (edited in place, never repeated)."""
+        error = loaded.error or "invalid"
         self.outcome.config_error = error
         log.warning("invalid .github/spice.yml in %s: %s", self.repo.full_name, error)
         if number is None or self.deps.dry_run:
             return
-        state = StickyState(input_hash=f"config:{source_hash}", pipeline="config")
-        body = render_config_error(error, state, ASSESSMENT)
+        state = StickyState(input_hash=f"config:{loaded.source_hash}", pipeline="config")
+        body = render_config_error(error, loaded.problems, state, ASSESSMENT)
         done = upsert_sticky(self.repo, number, self.bot, ASSESSMENT, body, self.deps.retry_policy)
         self.outcome.comment_id, self.outcome.comment_action = done.comment_id, done.action
 

@@ -22,11 +22,13 @@ from tests.fakes.github_server import WEBHOOKS, FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI, Reply, request_schema
 
 REPO = "octo-org/widgets"
-FAST_RETRIES = RetryPolicy(attempts=3, backoff_s=0.05, max_wait_s=5)
+FAST_RETRIES = RetryPolicy(
+    attempts=3, backoff_s=0.05, max_wait_s=5, seconds_between_requests=0, seconds_between_writes=0
+)
 
 
-@pytest.fixture
-def fake_github() -> Iterator[FakeGitHub]:
+@pytest.fixture(name="fake_github")
+def fake_github_fixture() -> Iterator[FakeGitHub]:
     """A fake GitHub with one repository, `REPO` (default branch `main`)."""
     with FakeGitHub() as gh:
         gh.add_repo(REPO, "main")
@@ -62,8 +64,8 @@ def make_deps(gh: FakeGitHub, model_server: FakeOpenAI, **overrides: Any) -> Han
     )
 
 
-@pytest.fixture
-def handler_deps(fake_github: FakeGitHub, fake_openai: FakeOpenAI) -> HandlerDeps:
+@pytest.fixture(name="handler_deps")
+def handler_deps_fixture(fake_github: FakeGitHub, fake_openai: FakeOpenAI) -> HandlerDeps:
     return make_deps(fake_github, fake_openai)
 
 

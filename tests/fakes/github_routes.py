@@ -13,7 +13,8 @@ import jwt
 if TYPE_CHECKING:
     from tests.fakes.github_server import FakeGitHub, Json, RepoState
 
-Answer = tuple[int, Any]
+Answer = tuple[int, Any] | tuple[int, Any, dict[str, str]]
+"""Status, JSON body and, optionally, extra headers (e.g. `Link`)."""
 NOT_FOUND: Answer = (404, {"message": "Not Found"})
 REPO = r"/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)"
 
@@ -57,6 +58,27 @@ def _pull(req: Request) -> Answer:
 
 def _pull_files(req: Request) -> Answer:
     return (200, req.repo.files.get(int(req.arg("n")), [])) if req.repo else NOT_FOUND
+
+
+def _pulls(req: Request) -> Answer:
+    """The PR listing: `state`, `sort` (created/updated), `direction`, pages with `Link`."""
+    if req.repo is None:
+        return NOT_FOUND
+    state = req.query.get("state", "open")
+    pulls = [p for p in req.repo.pulls.values() if state == "all" or p["state"] == state]
+    key = "updated_at" if req.query.get("sort") == "updated" else "created_at"
+    pulls.sort(key=lambda p: (p.get(key) or "", p["number"]))
+    if req.query.get("direction", "desc" if "sort" in req.query else "asc") == "desc":
+        pulls.reverse()
+    per_page, page = int(req.query.get("per_page", 30)), int(req.query.get("page", 1))
+    chunk = pulls[(page - 1) * per_page : page * per_page]
+    links = []
+    base = f"{req.fake.base_url}/repos/{req.full_name}/pulls?state={state}&per_page={per_page}"
+    if page * per_page < len(pulls):
+        links.append(f'<{base}&page={page + 1}>; rel="next"')
+    last = max(1, -(-len(pulls) // per_page))
+    links.append(f'<{base}&page={last}>; rel="last"')
+    return 200, chunk, {"Link": ", ".join(links)}
 
 
 def _pull_commits(req: Request) -> Answer:
@@ -234,6 +256,7 @@ ROUTES: list[tuple[str, re.Pattern[str], Callable[[Request], Answer], bool]] = [
         ("GET", REPO + r"/labels", _labels, False),
         ("POST", REPO + r"/labels", _create_label, True),
         ("GET", REPO + r"/labels/(?P<label>.+)", _label, False),
+        ("GET", REPO + r"/pulls", _pulls, False),
         ("GET", REPO + r"/pulls/(?P<n>\d+)", _pull, False),
         ("GET", REPO + r"/pulls/(?P<n>\d+)/files", _pull_files, False),
         ("GET", REPO + r"/pulls/(?P<n>\d+)/commits", _pull_commits, False),
@@ -269,7 +292,7 @@ def route(
     headers: Mapping[str, str],
 ) -> Answer:
     """Answer one request, recording it in `fake.writes` when it changes state."""
-    authorization = headers.get("Authorization", "")
+    authorization = headers.get("authorization", "")
     for verb, pattern, func in APP_ROUTES:
         match = pattern.match(path)
         if verb == method and match:

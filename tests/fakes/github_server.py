@@ -99,11 +99,15 @@ class FakeGitHub:
         self.requests: list[tuple[str, str]] = []
         self.token_requests = 0
         self.faults: list[Fault] = []
+        self.latency_s = 0.0
+        """Fixed delay before every answer (benchmarks: a realistic API round trip)."""
         self._ids = itertools.count(1000)
         self._lock = threading.RLock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_class(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
 
     # ---- lifecycle -------------------------------------------------------------------------
     @property
@@ -408,9 +412,11 @@ def _handler_class(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                 return
             body = json.loads(raw) if raw else None
             query = {k: v[0] for k, v in parse_qs(parts.query).items()}
-            headers = {k: v for k, v in self.headers.items()}
-            status, payload = route(fake, self.command, path, query, body, headers)
-            self._send(status, payload)
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            status, payload, *extra = route(fake, self.command, path, query, body, headers)
+            if fake.latency_s:
+                time.sleep(fake.latency_s)
+            self._send(status, payload, *extra)
 
         do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = _serve
 
