@@ -12,7 +12,6 @@ import typer
 from app.cli.common import fail
 from spice_engine.errors import InputError
 from spice_engine.evaluation.signals_scoring import (
-    BinaryScore,
     half_of,
     read_agentless_labels,
     read_instances,
@@ -29,6 +28,14 @@ def signals(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Write scores as JSON here.")
     ] = None,
+    use_patch: Annotated[
+        bool,
+        typer.Option(
+            "--use-patch/--text-only",
+            help="Judge localization against each instance's gold patch (as the human labels "
+            "do) or from the issue text alone.",
+        ),
+    ] = True,
     halves: Annotated[
         bool, typer.Option(help="Also score the two fixed halves of the labeled instances.")
     ] = False,
@@ -43,7 +50,7 @@ def signals(
     except (InputError, OSError) as exc:
         fail(str(exc))
     started = time.perf_counter()
-    extracted = signals_for(rows, list(rows))
+    extracted = signals_for(rows, list(rows), use_patch=use_patch)
     elapsed = time.perf_counter() - started
     typer.echo(f"extracted signals of {len(extracted)} instances in {elapsed:.2f} s")
     if dump is not None:
@@ -56,29 +63,18 @@ def signals(
     if not labeled:
         fail("no instance of --instances has a label in --gold")
     scores = score_signals(labeled, labels)
-    for name, sc in scores.items():
-        if isinstance(sc, BinaryScore):
-            typer.echo(
-                f"{name:24s} P={sc.precision:.3f} R={sc.recall:.3f} F1={sc.f1:.3f} "
-                f"n={sc.n} (human positives {sc.positives})"
-            )
-        else:
-            typer.echo(f"{name:24s} {sc}")
-    out: dict[str, object] = {
-        k: v.model_dump() if isinstance(v, BinaryScore) else v for k, v in scores.items()
-    }
     if halves:
         for h in (0, 1):
-            part = {i: s for i, s in labeled.items() if half_of(i) == h}
-            half_scores = score_signals(part, labels)
-            out[f"half_{h}"] = {
-                k: v.model_dump() for k, v in half_scores.items() if isinstance(v, BinaryScore)
-            }
-            typer.echo(
-                f"half {h}: "
-                + "  ".join(
-                    f"{k}={v.f1:.3f}" for k, v in half_scores.items() if isinstance(v, BinaryScore)
-                )
-            )
+            part = score_signals({i: s for i, s in labeled.items() if half_of(i) == h}, labels)
+            for name, score in part.items():
+                scores[name].extra[f"f1_half_{h}"] = score.f1
+    for name, sc in scores.items():
+        sc.extra["localization_vs_gold_patch"] = use_patch
+        notes = {k: v for k, v in sc.extra.items() if k != "localization_vs_gold_patch"}
+        typer.echo(
+            f"{name:22s} P={sc.precision:.3f} R={sc.recall:.3f} F1={sc.f1:.3f} "
+            f"n={sc.n} (human positives {sc.positives})" + (f"  {notes}" if notes else "")
+        )
     if json_out is not None:
-        json_out.write_text(json.dumps(out, indent=2), encoding="utf-8")
+        report = {name: sc.report() for name, sc in scores.items()}
+        json_out.write_text(json.dumps(report, indent=2), encoding="utf-8")

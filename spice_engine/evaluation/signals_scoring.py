@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from spice_engine.errors import InputError
 from spice_engine.evaluation.metrics import binary_prf
@@ -29,6 +29,11 @@ class BinaryScore(BaseModel):
     n: int
     positives: int = 0
     """Human-labeled positives among the n."""
+    extra: dict[str, object] = Field(default_factory=dict, exclude=True)
+    """Notes printed by the CLI and written next to the scores (e.g. misleading fixes)."""
+
+    def report(self) -> dict[str, object]:
+        return {**self.model_dump(), **self.extra}
 
 
 def _gold_reproduction(v: str) -> bool | None:
@@ -126,9 +131,13 @@ def half_of(instance_id: str) -> int:
 
 def score_signals(
     signals: dict[str, IssueSignals], gold: dict[str, dict[str, str]]
-) -> dict[str, BinaryScore | dict[str, object]]:
-    """Per signal P/R/F1 on the labeled instances we have signals for, plus misleading cases."""
-    result: dict[str, BinaryScore | dict[str, object]] = {}
+) -> dict[str, BinaryScore]:
+    """Per signal P/R/F1 on the labeled instances we have signals for.
+
+    Issues whose suggested fix humans judged "Misleading" are left out of the candidate-solution
+    binary; how many of them we flag as a fix is reported in that score's `misleading` note.
+    """
+    result: dict[str, BinaryScore] = {}
     for name, (column, to_gold, predict) in SIGNALS.items():
         truth: list[bool] = []
         pred: list[bool] = []
@@ -142,7 +151,7 @@ def score_signals(
         result[name] = BinaryScore(precision=p, recall=r, f1=f, n=len(truth), positives=sum(truth))
     misleading = [i for i in signals if gold.get(i, {}).get(SOLUTION_COLUMN) == MISLEADING]
     flagged = [i for i in misleading if signals[i].candidate_solution != CandidateSolution.NONE]
-    result["candidate_solution_misleading"] = {
+    result["candidate_solution"].extra["misleading"] = {
         "n": len(misleading),
         "detected_as_fix": len(flagged),
     }
