@@ -1,0 +1,98 @@
+"""Pull-request events end to end: linked issues, one sticky comment edited on synchronize."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.handlers.deps import HandlerDeps, HandlerOutcome
+from app.handlers.dispatch import handle_delivery
+from tests.fakes.github_fixtures import (
+    REPO,
+    fake_github_fixture,  # noqa: F401
+    handler_deps_fixture,  # noqa: F401
+    payload,
+    scripted,
+    user_text,
+)
+from tests.fakes.github_server import FakeGitHub
+from tests.fakes.openai_server import FakeOpenAI
+
+SOURCE = {
+    "filename": "src/widgets/parse.py",
+    "patch": "@@ -1,2 +1,4 @@\n def parse(s):\n-    return s\n+    if not s:\n"
+    '+        raise ValueError("empty")\n+    return s',
+}
+TESTS = {
+    "filename": "tests/test_parse.py",
+    "status": "added",
+    "patch": "@@ -0,0 +1,4 @@\n+import pytest\n+def test_empty():\n"
+    '+    with pytest.raises(ValueError):\n+        parse("")',
+}
+
+
+def _scores(request: dict[str, Any]) -> list[int]:
+    props = (request.get("response_format") or {}).get("schema", {}).get("properties", {})
+    return [2, 2, 1] if "counter_example" in props else [1]
+
+
+def _event(gh: FakeGitHub, deps: HandlerDeps, action: str, number: int = 10) -> HandlerOutcome:
+    event = payload(gh, "pull_request", action, REPO, number)
+    return handle_delivery("pull_request", event, f"pr-{action}-{len(gh.writes)}", deps)
+
+
+def test_opened_labels_and_comments_against_linked_issues(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, handler_deps: HandlerDeps
+) -> None:
+    fake_github.add_issue(REPO, 5, "parse('') returns ''", "It should raise ValueError.")
+    fake_github.add_issue(REPO, 7, "Empty input docs", "Document the empty-input error.")
+    fake_github.add_pull(
+        REPO,
+        10,
+        "Raise on empty input",
+        "Fixes #5",
+        files=[SOURCE, TESTS],
+        commits=["raise on empty"],
+        closing=[(REPO, 7), ("other/repo", 1)],
+    )
+    fake_github.add_issue(REPO, 11, "unrelated", "")
+    fake_openai.responder = scripted(_scores, echo=True)
+    out = _event(fake_github, handler_deps, "opened")
+    assert out.ok, out.errors
+    assert set(fake_github.label_names(REPO, 10)) == {
+        "tests: limited",
+        "difficulty: 15m-1h",
+        "triage: needs human",
+    }
+    prompts = "\n".join(user_text(r) for r in fake_openai.requests)
+    assert "It should raise ValueError." in prompts and "Document the empty-input error." in prompts
+    assert out.assessments[0]["linked_issues"]["same_repo"][0]["number"] == 5
+    body = fake_github.issue_comments(REPO, 10)[0]["body"]
+    assert "2 · 2 · 1" in body and "Counter-examples" in body and "\\#5" in body
+
+
+def test_synchronize_edits_the_comment_instead_of_adding_one(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, handler_deps: HandlerDeps
+) -> None:
+    fake_github.add_pull(REPO, 10, "Raise on empty input", "no linked issue", files=[SOURCE])
+    fake_openai.responder = scripted(_scores)
+    first = _event(fake_github, handler_deps, "opened")
+    assert "No linked issue found" in fake_github.comments[first.comment_id]["body"]
+    assert "difficulty: 15m-1h" in fake_github.label_names(REPO, 10)
+    fake_github.set_pull_files(REPO, 10, [SOURCE, TESTS])
+    second = _event(fake_github, handler_deps, "synchronize")
+    assert second.comment_action == "edited" and second.comment_id == first.comment_id
+    assert len(fake_github.issue_comments(REPO, 10)) == 1
+    assert "tests: limited" in fake_github.label_names(REPO, 10)
+    calls = len(fake_openai.requests)
+    third = _event(fake_github, handler_deps, "edited")
+    assert third.skipped == "unchanged input: not re-voted" and len(fake_openai.requests) == calls
+
+
+def test_draft_is_skipped_until_ready_for_review(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, handler_deps: HandlerDeps
+) -> None:
+    fake_github.add_pull(REPO, 10, "WIP", "", files=[SOURCE])
+    fake_github.repos[REPO].pulls[10]["draft"] = True
+    assert _event(fake_github, handler_deps, "opened").skipped.startswith("draft")
+    fake_github.repos[REPO].pulls[10]["draft"] = False
+    assert _event(fake_github, handler_deps, "ready_for_review").comment_action == "created"
