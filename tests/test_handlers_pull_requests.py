@@ -76,7 +76,7 @@ def test_synchronize_edits_the_comment_instead_of_adding_one(
     fake_github.add_pull(REPO, 10, "Raise on empty input", "no linked issue", files=[SOURCE])
     fake_openai.responder = scripted(_scores)
     first = _event(fake_github, handler_deps, "opened")
-    assert "No linked issue found" in fake_github.comments[first.comment_id]["body"]
+    assert "No linked issue found" in fake_github.comment_body(first.comment_id)
     assert "difficulty: 15m-1h" in fake_github.label_names(REPO, 10)
     fake_github.set_pull_files(REPO, 10, [SOURCE, TESTS])
     second = _event(fake_github, handler_deps, "synchronize")
@@ -93,6 +93,6 @@ def test_draft_is_skipped_until_ready_for_review(
 ) -> None:
     fake_github.add_pull(REPO, 10, "WIP", "", files=[SOURCE])
     fake_github.repos[REPO].pulls[10]["draft"] = True
-    assert _event(fake_github, handler_deps, "opened").skipped.startswith("draft")
+    assert str(_event(fake_github, handler_deps, "opened").skipped).startswith("draft")
     fake_github.repos[REPO].pulls[10]["draft"] = False
     assert _event(fake_github, handler_deps, "ready_for_review").comment_action == "created"

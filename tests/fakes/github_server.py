@@ -299,6 +299,10 @@ class FakeGitHub:
     def issue_comments(self, repo: str, number: int) -> list[Json]:
         return [self.comments[i] for i, loc in self.comment_repo.items() if loc == (repo, number)]
 
+    def comment_body(self, comment_id: int | None) -> str:
+        assert comment_id is not None, "no comment id"
+        return str(self.comments[comment_id]["body"])
+
     def label_names(self, repo: str, number: int) -> list[str]:
         return [lab["name"] for lab in self.repos[repo].issues[number]["labels"]]
 
@@ -395,6 +399,8 @@ def _handler_class(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body go out in two writes; with Nagle on, keep-alive clients wait 40 ms.
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:
             pass
