@@ -28,6 +28,9 @@ _STRONG = [
     r"\b(?:root|real|underlying) (?:cause|problem|issue)\b|\bthe (?:cause|problem|issue|bug) (?:is|seems|was|lies)\b",
     r"\b(?:because|since) (?:we|it|the code|this) (?:don't|doesn't|do not|does not|never|only|always)\b",
     r"\bshould (?:be|read|say|look like)\s*:",
+    r"\b(?:should|could|needs? to|must) (?:just |simply |also |probably |instead )?be (?:changed|replaced"
+    r"|modified|updated|moved|removed|added|set|passed|converted|wrapped|computed|called|checked"
+    r"|ordered|copied|stored|skipped|ignored|handled|escaped|cast|stripped|deduplicated)\b",
 ]
 _WEAK = [
     rf"\b(?:should|could|would|needs? to|must|might)\b{_S}{{0,40}}\b(?:add|remove|change|use|check|pass"
