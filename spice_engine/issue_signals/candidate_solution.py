@@ -22,7 +22,7 @@ _STRONG = [
     r"\b(?:proposed?|suggested|possible|potential|simple|easy|quick) (?:fix|solution|change|patch|approach)\b",
     rf"\b(?:changing|replacing|removing|adding|moving|using|wrapping|passing|setting) {_S}{{1,60}}\b(?:fixes|solves|resolves|works|would work|avoids)\b",
     r"\b(?:the|a|one) (?:way|option|approach) (?:to fix|would be|is to|could be)\b",
-    r"\bsomething like\b|\bas follows\b|\blike so\b",
+    r"\bsomething like\b|\bas follow(?:s|ing)\b|\blike so\b",
     rf"\b(?:i think|i believe|i guess|i suspect|it seems|it appears|it looks like|apparently)\b{_S}{{0,80}}"
     r"\b(?:should|need|must|missing|wrong|because|instead|could|would)\b",
     r"\b(?:root|real|underlying) (?:cause|problem|issue)\b|\bthe (?:cause|problem|issue|bug) (?:is|seems|was|lies)\b",

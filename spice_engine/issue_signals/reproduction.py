@@ -57,12 +57,22 @@ def _without_traceback(lines: list[str]) -> list[str]:
     return kept
 
 
+_SOURCE_REF = re.compile(r"[\w./-]+\.py(?::\d+)?\s*:?\s*$")
+
+
+def _quotes_source(block: CodeBlock) -> bool:
+    """A block introduced by a file name (`In foo/bar.py:`) quotes the project's code."""
+    first = block.lines[0] if block.lines else ""
+    return bool(_SOURCE_REF.search(block.lead) or _SOURCE_REF.fullmatch(first.strip()))
+
+
 def _statement_lines(block: CodeBlock) -> list[str]:
     """Lines of a block that are code statements, not tracebacks, output or a proposed fix."""
     if (
         block.info in _NON_CODE_INFO
         or is_diff(block)
         or introduces_fix_code(block.lead, any_colon=True)
+        or _quotes_source(block)
     ):
         return []
     lines = _without_traceback(block.lines)
