@@ -107,11 +107,12 @@ def scripted(
     scores: list[int] | Callable[[dict[str, Any]], list[int]],
     echo: bool = False,
     candidate: str = "none",
+    inject: str = "",
 ) -> Callable[[dict[str, Any]], Reply]:
     """A responder answering every pipeline's schema with the given vote scores.
 
     `echo` copies the issue text the model saw into the rationale, the questions and the
-    counter-example: the worst a prompt-injected model could do.
+    counter-example: the worst a prompt-injected model could do; `inject` adds text of its own.
     """
 
     def respond(request: dict[str, Any]) -> Reply:
@@ -119,6 +120,7 @@ def scripted(
         props = schema.get("properties", {})
         found = _ISSUE.search(user_text(request))
         text = found.group(1) if echo and found else "The text is clear enough."
+        text += inject
         wanted = scores(request) if callable(scores) else scores
         n = int(request.get("n") or 1)
         seed = int(request.get("seed") or 0)
