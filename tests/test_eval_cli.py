@@ -77,6 +77,15 @@ def test_our_jsonl_gives_majority_and_max_of_votes(tmp_path: Path) -> None:
     assert preds["django__django-2"]["difficulty"].majority == 2
 
 
+def test_our_pr_results_are_keyed_by_repo_and_number(tmp_path: Path) -> None:
+    # `spice label-instance --json` prints PRAssessment lines: repo + number, no instance_id.
+    path = tmp_path / "prs.jsonl"
+    line = {"repo": "django/django", "number": 11099, "tests": {"score": 2, "votes": []}}
+    path.write_text(json.dumps(line) + "\n")
+    preds = read_predictions(path)
+    assert preds["django__django-11099"]["tests"].majority == 2
+
+
 def test_external_json_object_with_label_field_and_label_map(tmp_path: Path) -> None:
     path = tmp_path / "peer.json"
     path.write_text(json.dumps({"a__b-1": {"label": "VAGUE"}, "a__b-2": "well_specified"}))

@@ -70,9 +70,15 @@ def _from_value(value: Any, label_map: dict[str, int] | None) -> Prediction | No
 
 
 def _record_id(record: dict[str, Any]) -> str | None:
+    """`instance_id`, or SWE-bench's `owner__name-number` from our results' repo and number."""
     for holder in (record, record.get("instance") or {}, record.get("issue") or {}):
-        if isinstance(holder, dict) and holder.get("instance_id"):
+        if not isinstance(holder, dict):
+            continue
+        if holder.get("instance_id"):
             return str(holder["instance_id"])
+        repo, number = holder.get("repo"), holder.get("number")
+        if isinstance(repo, str) and "/" in repo and isinstance(number, int):
+            return f"{repo.replace('/', '__', 1)}-{number}"
     return None
 
 
