@@ -1,0 +1,67 @@
+"""`spice export`: harvested instances as SWE-bench JSONL or Parquet, filtered and decontaminated."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from app.cli.common import emit_json, fail, settings_with
+from app.harvest.decontam import known_ids, parse_date
+from app.harvest.export import Agreement, ExportFilter, Format, select_records, write
+from app.harvest.store import HarvestStore
+from app.store.engine import database_url, make_engine, session_factory
+from app.store.migrate import upgrade_to_head
+
+
+def export(
+    out: Annotated[Path, typer.Option("--out", "-o", help="File to write.")],
+    fmt: Annotated[
+        str, typer.Option("--format", help="swebench-jsonl or parquet.")
+    ] = "swebench-jsonl",
+    repo: Annotated[str | None, typer.Option(help="Only this owner/name.")] = None,
+    verified_like: Annotated[
+        bool, typer.Option("--verified-like", help="Keep clarity < 2 and tests < 2.")
+    ] = False,
+    min_agreement: Annotated[
+        str | None, typer.Option(help="majority or unanimous, on every voted dimension.")
+    ] = None,
+    after: Annotated[
+        str | None, typer.Option(help="Only instances created after this date (a cutoff).")
+    ] = None,
+    exclude_ids: Annotated[
+        list[Path] | None, typer.Option(help="File of instance ids to leave out (repeatable).")
+    ] = None,
+    keep_public: Annotated[
+        bool, typer.Option(help="Keep instances whose ids are already public in SWE-bench.")
+    ] = False,
+) -> None:
+    """Write the stored instances with SWE-bench's fields and a `spice` block of our labels."""
+    if fmt not in ("swebench-jsonl", "parquet"):
+        fail(f"--format must be swebench-jsonl or parquet, not {fmt!r}")
+    if min_agreement not in (None, "majority", "unanimous"):
+        fail(f"--min-agreement must be majority or unanimous, not {min_agreement!r}")
+    try:
+        flt = ExportFilter(
+            verified_like=verified_like,
+            min_agreement=_agreement(min_agreement),
+            after=parse_date(after) if after else None,
+            exclude_ids=known_ids(exclude_ids or [], public=not keep_public),
+        )
+    except (ValueError, OSError, KeyError) as exc:
+        fail(f"bad filter: {exc}")
+    engine = make_engine(database_url(settings_with()))
+    upgrade_to_head(engine)
+    rows = HarvestStore(session_factory(engine)).instances(repo)
+    records = select_records(rows, flt)
+    write(records, out, _format(fmt))
+    emit_json({"stored": len(rows), "exported": len(records), "out": str(out), "format": fmt})
+
+
+def _agreement(value: str | None) -> Agreement | None:
+    return "unanimous" if value == "unanimous" else "majority" if value == "majority" else None
+
+
+def _format(value: str) -> Format:
+    return "parquet" if value == "parquet" else "swebench-jsonl"

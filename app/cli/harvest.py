@@ -1,0 +1,98 @@
+"""`spice harvest owner/repo`: merged PRs that fix issues and change tests -> labelled instances."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Annotated
+
+import typer
+from tqdm import tqdm  # type: ignore[import-untyped]
+
+from app.cli.common import emit_json, fail, settings_with, setup_logging
+from app.harvest.decontam import parse_date
+from app.harvest.fanout import queue_dispatch, register_harvest_task, settings_contexts
+from app.harvest.label import make_labeller
+from app.harvest.runner import HarvestContext, Outcome, harvest_repo, thread_dispatch
+from app.harvest.source import source_from_settings
+from app.harvest.store import HarvestStore
+from app.queue.factory import make_huey
+from app.store.engine import database_url, make_engine, session_factory
+from app.store.migrate import upgrade_to_head
+
+
+def harvest(
+    repo: Annotated[str, typer.Argument(help="owner/name of the repository.")],
+    since: Annotated[
+        str | None, typer.Option(help="Only PRs merged on or after this date (ISO 8601).")
+    ] = None,
+    max_prs: Annotated[
+        int | None, typer.Option("--max", min=1, help="Stop after this many merged PRs.")
+    ] = None,
+    no_label: Annotated[
+        bool, typer.Option("--no-label", help="Store instances unlabelled.")
+    ] = False,
+    workers: Annotated[int, typer.Option(min=1, help="PRs built concurrently here.")] = 4,
+    enqueue: Annotated[
+        bool, typer.Option(help="Hand each PR to the queue for `spice worker` processes.")
+    ] = False,
+    restart: Annotated[
+        bool, typer.Option(help="Forget the stored cursor; list from the start.")
+    ] = False,
+    installation_id: Annotated[
+        int | None, typer.Option(help="App installation (App mode).")
+    ] = None,
+    requests_per_hour: Annotated[
+        float | None, typer.Option(min=1, help="GitHub request budget of this installation.")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="litellm model string.")] = None,
+    votes: Annotated[int | None, typer.Option(min=1, max=15, help="Votes per dimension.")] = None,
+) -> None:
+    """Harvest merged PRs into SWE-bench-style task instances; a rerun resumes where it stopped."""
+    if "/" not in repo:
+        fail(f"expected owner/name, got {repo!r}")
+    settings = settings_with(model=model, votes=votes)
+    setup_logging(settings.log_level)
+    try:
+        cutoff = parse_date(since) if since else None
+        source = source_from_settings(settings, installation_id, requests_per_hour)
+    except ValueError as exc:
+        fail(str(exc))
+    engine = make_engine(database_url(settings))
+    upgrade_to_head(engine)
+    store = HarvestStore(session_factory(engine))
+    if restart:
+        store.restart(repo)
+    label = not no_label
+    bar = tqdm(total=max_prs, unit="PR", desc=repo, disable=None, dynamic_ncols=True)
+    kept = 0
+
+    def progress(outcome: Outcome) -> None:
+        nonlocal kept
+        kept += outcome.instance_id is not None
+        bar.update(1)
+        bar.set_postfix(kept=kept, refresh=False)
+
+    try:
+        if enqueue:
+            task = register_harvest_task(make_huey(settings), settings_contexts(settings))
+            dispatch = queue_dispatch(task, repo, label, installation_id)
+            report = harvest_repo(
+                store, source, repo, dispatch, cutoff, max_prs, on_outcome=progress
+            )
+        else:
+            labeller = make_labeller(settings) if label else None
+            ctx = HarvestContext(source=source, store=store, labeller=labeller)
+            with ThreadPoolExecutor(workers, thread_name_prefix="harvest") as pool:
+                report = harvest_repo(
+                    store,
+                    source,
+                    repo,
+                    thread_dispatch(ctx, repo, pool, label),
+                    cutoff,
+                    max_prs,
+                    window=2 * workers,
+                    on_outcome=progress,
+                )
+    finally:
+        bar.close()
+    emit_json(report.as_dict())

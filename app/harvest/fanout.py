@@ -1,0 +1,67 @@
+"""Harvest fans out per PR over the huey queue: any worker on any machine may build any PR."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from huey import Huey
+
+from app.harvest.label import make_labeller
+from app.harvest.runner import Dispatch, HarvestContext, harvest_one
+from app.harvest.source import PullSummary, source_from_settings
+from app.harvest.store import HarvestStore
+from app.settings import Settings
+from app.store.engine import database_url, make_engine, session_factory
+
+TASK_NAME = "harvest_pr"
+ContextFactory = Callable[[int | None], HarvestContext]
+"""Installation id -> the context a worker builds PRs with."""
+
+
+def settings_contexts(settings: Settings) -> ContextFactory:
+    """Contexts from the settings, built once per installation and process."""
+    cache: dict[int | None, HarvestContext] = {}
+    lock = threading.Lock()
+    sessions = session_factory(make_engine(database_url(settings)))
+
+    def context(installation_id: int | None) -> HarvestContext:
+        with lock:
+            if installation_id not in cache:
+                cache[installation_id] = HarvestContext(
+                    source=source_from_settings(settings, installation_id),
+                    store=HarvestStore(sessions),
+                    labeller=make_labeller(settings),
+                )
+            return cache[installation_id]
+
+    return context
+
+
+def register_harvest_task(
+    huey: Huey, contexts: ContextFactory, retries: int = 3, retry_delay_s: float = 10.0
+) -> Callable[..., Any]:
+    """Register `harvest_pr` on `huey`; the enqueuing side and every worker must call this."""
+
+    @huey.task(retries=retries, retry_delay=retry_delay_s, name=TASK_NAME)
+    def harvest_pr(
+        repo: str, pull: dict[str, Any], label: bool, installation_id: int | None
+    ) -> dict[str, Any]:
+        ctx = contexts(installation_id)
+        outcome = harvest_one(ctx, repo, PullSummary.model_validate(pull), label)
+        return outcome.model_dump()
+
+    return harvest_pr
+
+
+def queue_dispatch(
+    task: Callable[..., Any], repo: str, label: bool, installation_id: int | None = None
+) -> Dispatch:
+    """Hand each PR to the queue; the queue is durable, so the cursor may move on at once."""
+
+    def dispatch(pull: PullSummary) -> None:
+        task(repo, pull.model_dump(), label, installation_id)
+        return None
+
+    return dispatch

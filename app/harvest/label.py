@@ -1,0 +1,120 @@
+"""Our labels for a harvested instance: issue clarity, test adequacy and difficulty, with votes."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from pydantic import BaseModel, Field
+
+from app.settings import Settings
+from spice_engine.errors import SpiceError
+from spice_engine.issue_clarity import IssueOptions, assess_issue
+from spice_engine.llm.litellm_chat import LiteLLMChat
+from spice_engine.models import DimensionResult, Issue, Usage
+from spice_engine.pr.models import PROptions
+from spice_engine.pr.pipeline import assess_instance
+from spice_engine.protocols import ChatModel
+
+log = logging.getLogger(__name__)
+
+
+class DimensionLabel(BaseModel):
+    """One dimension, in a fixed shape so that every exported row has the same columns."""
+
+    score: int | None = None
+    agreement: str | None = None
+    """`unanimous`, `majority` or `split`."""
+    confidence: float | None = None
+    """Share of valid votes equal to the final score."""
+    controversial: bool = False
+    votes: list[int] = Field(default_factory=list)
+    rationales: list[str] = Field(default_factory=list)
+
+
+class SpiceLabels(BaseModel):
+    """The `spice` block of an exported instance."""
+
+    labelled: bool = False
+    clarity: DimensionLabel = Field(default_factory=DimensionLabel)
+    tests: DimensionLabel = Field(default_factory=DimensionLabel)
+    difficulty: DimensionLabel = Field(default_factory=DimensionLabel)
+    linked_issues: list[int] = Field(default_factory=list)
+    model: str = ""
+    prompt_versions: list[str] = Field(default_factory=list)
+    engine_version: str = ""
+    cost_usd: float = 0.0
+    cost_known: bool = True
+    tokens_in: int = 0
+    tokens_out: int = 0
+    errors: list[str] = Field(default_factory=list)
+
+
+Labeller = Callable[[dict[str, object], list[int]], SpiceLabels]
+
+
+def dimension_label(result: DimensionResult | None) -> DimensionLabel:
+    if result is None:
+        return DimensionLabel()
+    scores = [v.score for v in result.votes]
+    agree = sum(1 for s in scores if s == result.score)
+    return DimensionLabel(
+        score=result.score,
+        agreement=result.agreement.value if result.agreement else None,
+        confidence=round(agree / len(scores), 4) if scores else None,
+        controversial=result.controversial,
+        votes=scores,
+        rationales=[v.rationale for v in result.votes],
+    )
+
+
+def label_instance(
+    instance: dict[str, object], issues: list[int], model: ChatModel, votes: int = 3
+) -> SpiceLabels:
+    """Run both pipelines; a pipeline that fails leaves its dimensions empty, with the error."""
+    statement = str(instance.get("problem_statement") or "")
+    title, _, body = statement.partition("\n")
+    labels = SpiceLabels(linked_issues=issues, model=model.name)
+    try:
+        issue = assess_issue(
+            Issue(title=title, body=body, repo=str(instance.get("repo") or "")),
+            model,
+            IssueOptions(votes=votes),
+        )
+        labels.clarity = dimension_label(issue.clarity)
+        labels.prompt_versions.append(f"{issue.prompt.id}@{issue.prompt.version}")
+        labels.engine_version = issue.engine_version
+        _add_usage(labels, issue.usage)
+    except SpiceError as exc:
+        labels.errors.append(f"issue pipeline: {exc}")
+    try:
+        pr = assess_instance(dict(instance), model, PROptions(votes=votes))
+        labels.tests = dimension_label(pr.tests)
+        labels.difficulty = dimension_label(pr.difficulty)
+        labels.prompt_versions += [f"{p.id}@{p.version}" for p in pr.prompts]
+        labels.engine_version = pr.engine_version
+        _add_usage(labels, pr.usage)
+    except SpiceError as exc:
+        labels.errors.append(f"PR pipeline: {exc}")
+    labels.labelled = not labels.errors
+    if labels.errors:
+        log.warning("labelling %s incomplete: %s", instance.get("instance_id"), labels.errors)
+    return labels
+
+
+def _add_usage(labels: SpiceLabels, usage: Usage) -> None:
+    labels.cost_usd = round(labels.cost_usd + usage.cost_usd, 8)
+    labels.cost_known = labels.cost_known and usage.cost_known
+    labels.tokens_in += usage.input
+    labels.tokens_out += usage.output
+
+
+def make_labeller(settings: Settings, model: ChatModel | None = None) -> Labeller:
+    """A labeller on the configured model (one client shared by every task of the process)."""
+    chat = model or LiteLLMChat(settings.model_config_for())
+    votes = settings.votes
+
+    def label(instance: dict[str, object], issues: list[int]) -> SpiceLabels:
+        return label_instance(instance, issues, chat, votes)
+
+    return label

@@ -1,0 +1,293 @@
+"""Merged PRs and their issues through the GitHub REST + GraphQL API: paginated, budgeted."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
+
+from github import Auth, Github, UnknownObjectException
+from pydantic import BaseModel
+
+from app.github.client import CLOSING_QUERY, PullFile
+from app.github.retries import RetryPolicy, call_with_retries
+from app.settings import Settings
+
+PER_PAGE = 100
+DEFAULT_PER_HOUR = 4000.0
+"""GitHub grants an installation 5,000 requests an hour at least; leave the App the rest."""
+_NEXT = re.compile(r'<[^>]*>;\s*rel="next"')
+
+
+class PullSummary(BaseModel):
+    """One closed PR as the listing returns it; `page` is where the listing found it."""
+
+    number: int
+    title: str = ""
+    body: str = ""
+    created_at: str
+    merged_at: str | None = None
+    base_sha: str
+    page: int = 1
+
+
+class CommitInfo(BaseModel):
+    sha: str
+    message: str
+    date: str
+    """Author date (ISO 8601): when the work was done, not when it was rebased."""
+
+
+class IssueInfo(BaseModel):
+    number: int
+    title: str
+    body: str
+    is_pull_request: bool = False
+
+
+class CommentInfo(BaseModel):
+    id: int
+    body: str
+    author: str
+    created_at: str
+    updated_at: str
+
+
+class HarvestSource(Protocol):
+    """What harvesting reads from a code host."""
+
+    def closed_pulls(self, repo: str, start_page: int = 1) -> Iterator[PullSummary]: ...
+    def pull_commits(self, repo: str, number: int) -> list[CommitInfo]: ...
+    def pull_files(self, repo: str, number: int) -> list[PullFile]: ...
+    def closing_refs(self, repo: str, number: int) -> list[tuple[str, int]]: ...
+    def issue(self, repo: str, number: int) -> IssueInfo | None: ...
+    def issue_comments(self, repo: str, number: int) -> list[CommentInfo]: ...
+
+
+class RateBudget:
+    """A per-installation request budget shared by every thread of this process.
+
+    A token bucket paces requests to `per_hour`; when GitHub reports fewer than `reserve`
+    requests left, every caller waits for the reset, so the triage App keeps its share.
+    """
+
+    def __init__(
+        self,
+        per_hour: float = DEFAULT_PER_HOUR,
+        burst: int = 200,
+        reserve: int = 200,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.rate, self.burst, self.reserve = per_hour / 3600.0, float(burst), reserve
+        self._clock, self._sleep = clock, sleep
+        self._tokens = float(burst)
+        self._stamp = clock()
+        self._paused_until = 0.0
+        self._lock = threading.Lock()
+        self.waited_s = 0.0
+
+    def acquire(self) -> None:
+        """Take one request from the budget, waiting as long as it takes."""
+        while True:
+            with self._lock:
+                now = self._clock()
+                self._tokens = min(self.burst, self._tokens + (now - self._stamp) * self.rate)
+                self._stamp = now
+                wait = max(0.0, self._paused_until - now)
+                if wait == 0.0 and self._tokens >= 1.0:
+                    self._tokens -= 1.0
+                    return
+                wait = wait or (1.0 - self._tokens) / self.rate
+                self.waited_s += wait
+            self._sleep(wait)
+
+    def observe(self, headers: dict[str, Any]) -> None:
+        """Read GitHub's `X-RateLimit-*` answer headers; pause everyone near exhaustion."""
+        low = {k.lower(): str(v) for k, v in headers.items()}
+        remaining, reset = low.get("x-ratelimit-remaining"), low.get("x-ratelimit-reset")
+        low_now = bool(remaining and remaining.isdigit() and int(remaining) <= self.reserve)
+        if low_now and reset and reset.isdigit():
+            with self._lock:
+                self._paused_until = max(self._paused_until, float(reset))
+
+
+_BUDGETS: dict[str, RateBudget] = {}
+_BUDGETS_LOCK = threading.Lock()
+
+
+def budget_for(key: str, per_hour: float | None = None) -> RateBudget:
+    """The one budget of an installation (or token) in this process."""
+    with _BUDGETS_LOCK:
+        if key not in _BUDGETS or (per_hour and _BUDGETS[key].rate * 3600 != per_hour):
+            _BUDGETS[key] = RateBudget(per_hour or DEFAULT_PER_HOUR)
+        return _BUDGETS[key]
+
+
+def _is_merged(pull: dict[str, Any]) -> bool:
+    return bool(pull.get("merged_at"))
+
+
+class GitHubHarvestSource:
+    """`HarvestSource` on PyGithub's requester; one client per thread, one budget overall."""
+
+    def __init__(
+        self,
+        token: Callable[[], str],
+        api_url: str,
+        budget: RateBudget,
+        policy: RetryPolicy | None = None,
+        timeout_s: int = 30,
+    ) -> None:
+        self._token, self._api_url, self._budget = token, api_url, budget
+        self._policy = policy or RetryPolicy()
+        self._timeout = timeout_s
+        self._local = threading.local()
+
+    def _github(self) -> Github:
+        token = self._token()
+        gh = getattr(self._local, "gh", None)
+        # Installation tokens expire hourly: the provider renews them, the client follows.
+        if gh is None or getattr(self._local, "token", None) != token:
+            # Pacing is the budget's job: PyGithub's own 0.25 s spacing would cap a worker at
+            # 4 requests a second, and its urllib3 retries would hide from ours.
+            gh = Github(
+                auth=Auth.Token(token),
+                base_url=self._api_url,
+                retry=None,
+                timeout=self._timeout,
+                seconds_between_requests=None,
+                seconds_between_writes=None,
+            )
+            self._local.gh, self._local.token = gh, token
+        return gh
+
+    def _get(self, url: str, params: dict[str, Any] | None = None) -> tuple[dict[str, Any], Any]:
+        def call() -> tuple[dict[str, Any], Any]:
+            self._budget.acquire()
+            headers, data = self._github().requester.requestJsonAndCheck(
+                "GET", url, parameters=params
+            )
+            self._budget.observe(headers)
+            return headers, data
+
+        return call_with_retries(self._policy, f"GET {url}", call)
+
+    def _pages(self, url: str, params: dict[str, Any], start: int = 1) -> Iterator[tuple[int, Any]]:
+        """Pages of a list endpoint until its `Link` header has no `next`."""
+        page = start
+        while True:
+            headers, data = self._get(url, {**params, "per_page": PER_PAGE, "page": page})
+            yield page, data
+            if not _NEXT.search({k.lower(): v for k, v in headers.items()}.get("link", "")):
+                return
+            page += 1
+
+    def closed_pulls(self, repo: str, start_page: int = 1) -> Iterator[PullSummary]:
+        # Ascending creation order keeps pages stable: new PRs only ever append.
+        params = {"state": "closed", "sort": "created", "direction": "asc"}
+        for page, items in self._pages(f"/repos/{repo}/pulls", params, start_page):
+            for pull in items:
+                yield PullSummary(
+                    number=pull["number"],
+                    title=pull.get("title") or "",
+                    body=pull.get("body") or "",
+                    created_at=pull["created_at"],
+                    merged_at=pull.get("merged_at") if _is_merged(pull) else None,
+                    base_sha=pull["base"]["sha"],
+                    page=page,
+                )
+
+    def pull_commits(self, repo: str, number: int) -> list[CommitInfo]:
+        commits = []
+        for _, items in self._pages(f"/repos/{repo}/pulls/{number}/commits", {}):
+            for c in items:
+                commits.append(
+                    CommitInfo(
+                        sha=c["sha"],
+                        message=c["commit"]["message"],
+                        date=c["commit"]["author"]["date"],
+                    )
+                )
+        return commits
+
+    def pull_files(self, repo: str, number: int) -> list[PullFile]:
+        files = []
+        for _, items in self._pages(f"/repos/{repo}/pulls/{number}/files", {}):
+            files += [
+                PullFile(
+                    filename=f["filename"],
+                    status=f.get("status", "modified"),
+                    patch=f.get("patch"),
+                    previous_filename=f.get("previous_filename"),
+                )
+                for f in items
+            ]
+        return files
+
+    def closing_refs(self, repo: str, number: int) -> list[tuple[str, int]]:
+        owner, name = repo.split("/", 1)
+        variables = {"owner": owner, "name": name, "number": number}
+
+        def call() -> dict[str, Any]:
+            self._budget.acquire()
+            headers, data = self._github().requester.graphql_query(CLOSING_QUERY, variables)
+            self._budget.observe(headers)
+            return data
+
+        data = call_with_retries(self._policy, f"graphql closing refs {repo}#{number}", call)
+        pull = ((data.get("data") or {}).get("repository") or {}).get("pullRequest") or {}
+        nodes = (pull.get("closingIssuesReferences") or {}).get("nodes") or []
+        return [(n["repository"]["nameWithOwner"], int(n["number"])) for n in nodes]
+
+    def issue(self, repo: str, number: int) -> IssueInfo | None:
+        try:
+            _, data = self._get(f"/repos/{repo}/issues/{number}")
+        except UnknownObjectException:
+            return None  # a reference to an issue that does not exist (or was deleted)
+        return IssueInfo(
+            number=number,
+            title=data.get("title") or "",
+            body=data.get("body") or "",
+            is_pull_request="pull_request" in data and data["pull_request"] is not None,
+        )
+
+    def issue_comments(self, repo: str, number: int) -> list[CommentInfo]:
+        comments = []
+        for _, items in self._pages(f"/repos/{repo}/issues/{number}/comments", {}):
+            comments += [
+                CommentInfo(
+                    id=c["id"],
+                    body=c.get("body") or "",
+                    author=(c.get("user") or {}).get("login", ""),
+                    created_at=c["created_at"],
+                    updated_at=c.get("updated_at") or c["created_at"],
+                )
+                for c in items
+            ]
+        return comments
+
+
+def source_from_settings(
+    settings: Settings, installation_id: int | None = None, per_hour: float | None = None
+) -> GitHubHarvestSource:
+    """A source authenticated as the App installation, or with the plain token."""
+    if settings.github_app_id is not None:
+        from app.github.auth import AppCredentials
+
+        if installation_id is None:
+            raise ValueError("App mode needs an installation id (--installation-id)")
+        creds, inst = AppCredentials(settings), installation_id
+        return GitHubHarvestSource(
+            lambda: creds.installation_token(inst).token,
+            settings.github_api_url,
+            budget_for(f"installation:{inst}", per_hour),
+        )
+    if settings.github_token is None:
+        raise ValueError("set SPICE_GITHUB_TOKEN, or SPICE_GITHUB_APP_ID with its private key")
+    secret = settings.github_token.get_secret_value()
+    return GitHubHarvestSource(
+        lambda: secret, settings.github_api_url, budget_for("token", per_hour)
+    )
