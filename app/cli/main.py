@@ -7,6 +7,8 @@ import os
 import typer
 
 from app.cli import evaluate as evaluate_cli
+from app.cli import export as export_cli
+from app.cli import harvest as harvest_cli
 from app.cli import label_instance as label_instance_cli
 from app.cli import label_issue
 from app.cli import label_pr as label_pr_cli
@@ -37,6 +39,8 @@ cli.command("serve")(serve_cli.serve)
 cli.command("worker")(worker_cli.worker)
 cli.command("label-pr")(label_pr_cli.label_pr)
 cli.command("label-instance")(label_instance_cli.label_instance)
+cli.command("harvest")(harvest_cli.harvest)
+cli.command("export")(export_cli.export)
 
 
 def run() -> None:
