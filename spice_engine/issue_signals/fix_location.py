@@ -14,6 +14,7 @@ from spice_engine.issue_signals.models import LocalizationKind
 
 _DEF = re.compile(r"^(\s*)(?:async\s+)?(def|class)\s+([A-Za-z_]\w*)")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_JOINED = re.compile(r"(?<![\w-])[A-Za-z]+(?:[-_][A-Za-z0-9]+)+(?![\w-])")
 _LINE_NUMBER = re.compile(r"\d+")
 LINE_TOLERANCE = 5
 """Issues quote line numbers of the reporter's version: near the changed lines counts."""
@@ -165,6 +166,7 @@ def localize_to_fix(
     function: LocalizationKind = "none"
     code_shaped = {n.split(".")[-1] for n in mentions.functions + mentions.classes}
     code_shaped |= {w for c in parts.inline_code for w in re.findall(r"[A-Za-z_][\w-]*", c)}
+    code_shaped |= set(_JOINED.findall(parts.title))  # `inherited-members`, `min_degrees`
     code_shaped = {n.replace("-", "_").strip("_") for n in code_shaped if len(n) >= 4}
     if any(
         fr.function in fix.functions and any(_same_file(fr.path, f) for f in fix.files)
