@@ -128,32 +128,39 @@ class PyGithubRepo:
         return self._default_branch
 
     def get_issue(self, number: int) -> IssueData:
-        issue = self._call("get issue", lambda: self._repo.get_issue(number))
-        return IssueData(
-            number=number,
-            title=issue.title or "",
-            body=issue.body or "",
-            author=issue.user.login,
-            author_type=issue.user.type or "User",
-            labels=[label.name for label in issue.labels],
-            is_pull_request=issue.pull_request is not None,
-        )
+        def fetch() -> IssueData:
+            # Converted inside the retried call: PyGithub objects may fetch lazily on access.
+            issue = self._repo.get_issue(number)
+            return IssueData(
+                number=number,
+                title=issue.title or "",
+                body=issue.body or "",
+                author=issue.user.login,
+                author_type=issue.user.type or "User",
+                labels=[label.name for label in issue.labels],
+                is_pull_request=issue.pull_request is not None,
+            )
+
+        return self._call("get issue", fetch)
 
     def get_pull(self, number: int) -> PullData:
-        pr = self._call("get pull", lambda: self._repo.get_pull(number))
-        return PullData(
-            number=number,
-            title=pr.title or "",
-            body=pr.body or "",
-            author=pr.user.login,
-            author_type=pr.user.type or "User",
-            labels=[label.name for label in pr.labels],
-            is_pull_request=True,
-            draft=bool(pr.draft),
-            base_sha=pr.base.sha,
-            head_sha=pr.head.sha,
-            base_ref=pr.base.ref,
-        )
+        def fetch() -> PullData:
+            pr = self._repo.get_pull(number)
+            return PullData(
+                number=number,
+                title=pr.title or "",
+                body=pr.body or "",
+                author=pr.user.login,
+                author_type=pr.user.type or "User",
+                labels=[label.name for label in pr.labels],
+                is_pull_request=True,
+                draft=bool(pr.draft),
+                base_sha=pr.base.sha,
+                head_sha=pr.head.sha,
+                base_ref=pr.base.ref,
+            )
+
+        return self._call("get pull", fetch)
 
     def pull_files(self, number: int) -> list[PullFile]:
         def fetch() -> list[PullFile]:

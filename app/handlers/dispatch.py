@@ -81,7 +81,7 @@ def handle_delivery(
         out.dry_run = ctx.dry_run
         _run(route, ctx, payload, out.number)
     except GithubException as exc:
-        out.errors.append(f"GitHub API error {exc.status}: {exc.data or exc.message}")
+        out.errors.append(f"GitHub API error {exc.status}: {exc.message or exc.data}")
         out.retryable = exc.status >= 500 or exc.status in (403, 429)
     except requests.RequestException as exc:
         out.errors.append(f"GitHub unreachable: {type(exc).__name__}: {exc}")

@@ -40,6 +40,8 @@ class Fault:
     message: str = "Server Error"
     method: str | None = None
     path_contains: str | None = None
+    after: bool = False
+    """Apply the request, then fail: a reply lost on the way back."""
 
 
 @dataclass
@@ -285,10 +287,12 @@ class FakeGitHub:
         message: str = "Server Error",
         method: str | None = None,
         path_contains: str | None = None,
+        after: bool = False,
     ) -> None:
         """The next `times` matching requests fail (`403` + message = secondary rate limit)."""
         with self._lock:
-            self.faults.append(Fault(status, times, retry_after, message, method, path_contains))
+            fault = Fault(status, times, retry_after, message, method, path_contains, after)
+            self.faults.append(fault)
 
     def fail_secondary_rate_limit(self, times: int = 1, retry_after: int = 1) -> None:
         self.fail_next(
@@ -412,14 +416,15 @@ def _handler_class(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             path = unquote(parts.path)
             fake.requests.append((self.command, path))
             fault = fake.take_fault(self.command, path)
+            if fault is None or fault.after:
+                body = json.loads(raw) if raw else None
+                query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                status, payload, *extra = route(fake, self.command, path, query, body, headers)
             if fault is not None:
-                headers = {"Retry-After": str(fault.retry_after)} if fault.retry_after else {}
-                self._send(fault.status, {"message": fault.message}, headers)
+                retry = {"Retry-After": str(fault.retry_after)} if fault.retry_after else {}
+                self._send(fault.status, {"message": fault.message}, retry)
                 return
-            body = json.loads(raw) if raw else None
-            query = {k: v[0] for k, v in parse_qs(parts.query).items()}
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            status, payload, *extra = route(fake, self.command, path, query, body, headers)
             if fake.latency_s:
                 time.sleep(fake.latency_s)
             self._send(status, payload, *extra)
