@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
+from collections.abc import Sequence
+from typing import Any
 
 from pydantic import BaseModel
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from app.store.models import Delivery, DeliveryStatus
-from app.store.upsert import dialect_insert
+from app.store.models import Delivery, DeliveryStatus, utcnow
+from app.store.upsert import insert_for
 
 
 class NewDelivery(BaseModel):
@@ -21,24 +24,38 @@ class NewDelivery(BaseModel):
     payload: bytes
 
 
+@functools.cache
+def _insert_if_new(dialect: str) -> Any:
+    # Built once per dialect: constructing the statement costs more than running it.
+    table = Delivery.__table__
+    return (
+        insert_for(dialect, table)
+        .on_conflict_do_nothing(index_elements=["delivery_id"])
+        .returning(table.c.delivery_id)
+    )
+
+
+def _row(new: NewDelivery) -> dict[str, Any]:
+    return new.model_dump() | {
+        "payload_sha256": hashlib.sha256(new.payload).hexdigest(),
+        "status": DeliveryStatus.queued.value,
+        "received_at": utcnow(),
+    }
+
+
 def record_delivery(session: Session, new: NewDelivery) -> bool:
     """Insert the delivery; False when its id was already stored (a redelivery)."""
-    stmt = (
-        dialect_insert(session, Delivery)
-        .values(
-            delivery_id=new.delivery_id,
-            event=new.event,
-            action=new.action,
-            repo=new.repo,
-            job_key=new.job_key,
-            payload_sha256=hashlib.sha256(new.payload).hexdigest(),
-            payload=new.payload,
-            status=DeliveryStatus.queued,
-        )
-        .on_conflict_do_nothing(index_elements=["delivery_id"])
-        .returning(Delivery.id)
-    )
-    return session.execute(stmt).first() is not None
+    conn = session.connection()
+    return conn.execute(_insert_if_new(conn.dialect.name), _row(new)).first() is not None
+
+
+def record_deliveries(session: Session, batch: Sequence[NewDelivery]) -> set[str]:
+    """Insert many deliveries in one statement; returns the ids that were new."""
+    if not batch:
+        return set()
+    conn = session.connection()
+    rows = conn.execute(_insert_if_new(conn.dialect.name), [_row(new) for new in batch])
+    return {row[0] for row in rows}
 
 
 def get_delivery(session: Session, delivery_id: str) -> Delivery | None:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import timedelta
+from typing import Any
 
 from pydantic import BaseModel
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from app.store.models import Job, JobState, utcnow
-from app.store.upsert import dialect_insert
+from app.store.upsert import insert_for
 
 
 class ClaimedRun(BaseModel):
@@ -17,6 +19,42 @@ class ClaimedRun(BaseModel):
     delivery_id: str
     generation: int
     attempt: int
+
+
+@functools.cache
+def _insert_if_new(dialect: str) -> Any:
+    table = Job.__table__
+    return (
+        insert_for(dialect, table)
+        .on_conflict_do_nothing(index_elements=["key"])
+        .returning(table.c.key)
+    )
+
+
+def _new_job(key: str, delivery_id: str) -> dict[str, Any]:
+    now = utcnow()
+    return {
+        "key": key,
+        "delivery_id": delivery_id,
+        "state": JobState.pending.value,
+        "generation": 1,
+        "run_generation": 0,
+        "attempts": 0,
+        "created_at": now,
+        "updated_at": now,
+    }
+
+
+def create_jobs(session: Session, first_deliveries: dict[str, str]) -> set[str]:
+    """Insert a pending job per key (key -> delivery id) where none exists; returns new keys."""
+    if not first_deliveries:
+        return set()
+    conn = session.connection()
+    rows = conn.execute(
+        _insert_if_new(conn.dialect.name),
+        [_new_job(key, delivery_id) for key, delivery_id in first_deliveries.items()],
+    )
+    return {row[0] for row in rows}
 
 
 def _locked(session: Session, key: str) -> Job | None:
@@ -29,13 +67,7 @@ def request_run(session: Session, key: str, delivery_id: str) -> bool:
     A pending run (not started yet) will read the latest delivery, and a running one
     re-runs when it finishes behind the newest generation: neither needs another task.
     """
-    inserted = session.execute(
-        dialect_insert(session, Job)
-        .values(key=key, delivery_id=delivery_id, state=JobState.pending)
-        .on_conflict_do_nothing(index_elements=["key"])
-        .returning(Job.id)
-    ).first()
-    if inserted is not None:
+    if create_jobs(session, {key: delivery_id}):
         return True
     job = _locked(session, key)
     assert job is not None  # the conflicting row exists and jobs are never deleted

@@ -10,7 +10,11 @@ from sqlalchemy.orm import Session
 
 def dialect_insert(session: Session, table: Any) -> Any:
     """An insert construct offering `on_conflict_do_nothing/do_update` on either backend."""
-    name = session.get_bind().dialect.name
+    return insert_for(session.get_bind().dialect.name, table)
+
+
+def insert_for(name: str, table: Any) -> Any:
+    """`dialect_insert` by dialect name (for statements built once and cached)."""
     if name == "postgresql":
         return postgresql.insert(table)
     if name == "sqlite":

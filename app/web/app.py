@@ -14,6 +14,7 @@ from app.settings import Settings
 from app.store.engine import database_url, make_engine, session_factory
 from app.store.migrate import upgrade_to_head
 from app.web import health, metrics_endpoint, webhook
+from app.web.intake import IntakeWriter
 from app.web.services import WebServices
 
 log = logging.getLogger(__name__)
@@ -32,13 +33,15 @@ def create_app(
     if migrate:
         upgrade_to_head(engine)
     sessions = session_factory(engine)
+    queue = queue or build_queue(settings, sessions)
     services = WebServices(
         settings=settings,
         secret=secret,
         engine=engine,
         sessions=sessions,
-        queue=queue or build_queue(settings, sessions),
+        queue=queue,
         metrics=build_metrics(),
+        intake=IntakeWriter(sessions, queue.enqueue),
     )
 
     @asynccontextmanager
@@ -49,6 +52,7 @@ def create_app(
             type(services.queue.huey).__name__,
         )
         yield
+        services.intake.close()
         engine.dispose()
 
     app = FastAPI(title="SPICE Triage", lifespan=lifespan)

@@ -1,18 +1,29 @@
-"""Accepting a verified delivery: store it once, note its job, enqueue at most one run."""
+"""Accepting verified deliveries: store each once, note its job, enqueue at most one run.
+
+Deliveries are written by one thread per process in group commits: under load, every
+delivery that arrived while the previous transaction ran shares the next one, so the cost
+of a commit is paid once per batch, and threads of one process never queue on SQLite's lock.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Callable
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from enum import StrEnum
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.store.deliveries import NewDelivery, record_delivery, set_delivery_status
-from app.store.jobs import request_run
+from app.store.deliveries import NewDelivery, record_deliveries, set_delivery_status
+from app.store.jobs import create_jobs, request_run
 from app.store.models import DeliveryStatus
 
 log = logging.getLogger(__name__)
+MAX_BATCH = 64
+Enqueue = Callable[[str], object]
 
 
 class Intake(StrEnum):
@@ -21,25 +32,109 @@ class Intake(StrEnum):
     duplicate = "duplicate"
 
 
-def accept_delivery(
-    sessions: sessionmaker[Session], new: NewDelivery, enqueue: Callable[[str], object]
-) -> Intake:
-    """Persist delivery and job in one transaction, then ring the queue.
+def accept_batch(
+    sessions: sessionmaker[Session], batch: Sequence[NewDelivery], enqueue: Enqueue
+) -> list[Intake]:
+    """Persist deliveries and their jobs in one transaction, then ring the queue.
 
-    The job row is the durable record: if the enqueue fails, the recovery sweep finds the
-    pending job after the lease, so the delivery is still answered as accepted.
+    The job row is the durable record: if an enqueue fails, the recovery sweep finds the
+    pending job later, so the delivery is still answered as accepted.
     """
+    results: list[Intake] = []
+    to_enqueue: list[NewDelivery] = []
     with sessions.begin() as session:
-        if not record_delivery(session, new):
-            return Intake.duplicate
-        must_enqueue = request_run(session, new.job_key, new.delivery_id)
-        if not must_enqueue:
-            set_delivery_status(session, new.delivery_id, DeliveryStatus.coalesced)
-    if not must_enqueue:
-        return Intake.coalesced
-    try:
-        enqueue(new.delivery_id)
-    except Exception:
-        # Queue down (Redis away, disk full): logged with the delivery; the sweep re-enqueues.
-        log.exception("enqueue failed delivery=%s key=%s", new.delivery_id, new.job_key)
-    return Intake.queued
+        stored = record_deliveries(session, batch)
+        fresh = [new for new in batch if new.delivery_id in stored]
+        # The common case in one statement: the first delivery of a key with no job yet.
+        firsts: dict[str, str] = {}
+        for new in fresh:
+            firsts.setdefault(new.job_key, new.delivery_id)
+        created = create_jobs(session, firsts)
+        for new in batch:
+            if new.delivery_id not in stored:
+                results.append(Intake.duplicate)
+                continue
+            stored.discard(new.delivery_id)  # a repeat of this id later in the batch is a duplicate
+            if new.job_key in created and firsts[new.job_key] == new.delivery_id:
+                queued = True
+            else:
+                queued = request_run(session, new.job_key, new.delivery_id)
+            if queued:
+                results.append(Intake.queued)
+                to_enqueue.append(new)
+            else:
+                set_delivery_status(session, new.delivery_id, DeliveryStatus.coalesced)
+                results.append(Intake.coalesced)
+    for new in to_enqueue:
+        try:
+            enqueue(new.delivery_id)
+        except Exception:
+            log.exception("enqueue failed delivery=%s key=%s", new.delivery_id, new.job_key)
+    return results
+
+
+def accept_delivery(sessions: sessionmaker[Session], new: NewDelivery, enqueue: Enqueue) -> Intake:
+    return accept_batch(sessions, [new], enqueue)[0]
+
+
+class IntakeWriter:
+    """The one writer thread of a process: `await writer.submit(new)` -> its Intake."""
+
+    def __init__(self, sessions: sessionmaker[Session], enqueue: Enqueue) -> None:
+        self._sessions = sessions
+        self._enqueue = enqueue
+        self._inbox: queue.SimpleQueue[tuple[NewDelivery, Future[Intake]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    async def submit(self, new: NewDelivery) -> Intake:
+        self._ensure_started()
+        future: Future[Intake] = Future()
+        self._inbox.put((new, future))
+        return await asyncio.wrap_future(future)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._thread is not None:
+                self._inbox.put(None)
+                self._thread.join(timeout=10)
+                self._thread = None
+
+    def _ensure_started(self) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="intake-writer", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            first = self._inbox.get()
+            if first is None:
+                return
+            batch = [first]
+            while len(batch) < MAX_BATCH:
+                try:
+                    item = self._inbox.get_nowait()
+                except queue.Empty:
+                    break
+                if item is None:
+                    self._write(batch)
+                    return
+                batch.append(item)
+            self._write(batch)
+
+    def _write(self, batch: list[tuple[NewDelivery, Future[Intake]]]) -> None:
+        try:
+            results = accept_batch(self._sessions, [new for new, _ in batch], self._enqueue)
+        except Exception as exc:  # noqa: BLE001 - retried one by one, then handed to its request
+            if len(batch) == 1:
+                batch[0][1].set_exception(exc)
+                return
+            # One bad delivery must not fail the others that shared its transaction.
+            for item in batch:
+                self._write([item])
+            return
+        for (_, future), result in zip(batch, results, strict=True):
+            future.set_result(result)

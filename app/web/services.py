@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.metrics import ServiceMetrics
 from app.queue.tasks import JobQueue
 from app.settings import Settings
+from app.web.intake import IntakeWriter
 
 
 @dataclass(frozen=True)
@@ -21,9 +22,13 @@ class WebServices:
     sessions: sessionmaker[Session]
     queue: JobQueue
     metrics: ServiceMetrics
+    intake: IntakeWriter
 
 
-def get_services(request: Request) -> WebServices:
-    """FastAPI dependency: the services of the app serving this request."""
+async def get_services(request: Request) -> WebServices:
+    """FastAPI dependency: the services of the app serving this request.
+
+    `async` on purpose: FastAPI would run a plain function in its thread pool.
+    """
     services: WebServices = request.app.state.services
     return services

@@ -8,11 +8,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
-from starlette.concurrency import run_in_threadpool
 
 from app.store.deliveries import NewDelivery
 from app.web.events import HANDLED_ACTIONS, InvalidPayload, route_delivery
-from app.web.intake import Intake, accept_delivery
+from app.web.intake import Intake
 from app.web.services import WebServices, get_services
 from app.web.signature import signature_valid
 
@@ -88,9 +87,7 @@ async def webhook(
         job_key=route.job_key,
         payload=body,
     )
-    intake = await run_in_threadpool(
-        accept_delivery, services.sessions, new, services.queue.enqueue
-    )
+    intake = await services.intake.submit(new)
     count.labels(event_label, intake.value).inc()
     log.info(
         "webhook %s delivery=%s event=%s action=%s repo=%s key=%s",

@@ -1,0 +1,74 @@
+"""Group-committed intake: mixed batches and concurrent submissions keep their per-delivery answers."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from app.store.deliveries import NewDelivery
+from app.store.jobs import claim_run, finish_run
+from app.store.models import Delivery
+from app.web.intake import Intake, IntakeWriter, accept_batch
+from tests.service.settings import service_settings
+from tests.service.stack import build_stack
+
+
+def new(delivery_id: str, key: str) -> NewDelivery:
+    return NewDelivery(
+        delivery_id=delivery_id,
+        event="issues",
+        action="edited",
+        repo="o/r",
+        job_key=key,
+        payload=b"{}",
+    )
+
+
+def test_mixed_batch(tmp_path: Path) -> None:
+    stack = build_stack(service_settings(tmp_path))
+    accept_batch(stack.sessions, [new("old", "o/r#3")], stack.queue.enqueue)
+    with stack.sessions.begin() as session:
+        run = claim_run(session, "o/r#3")
+        assert run is not None
+        finish_run(session, run)
+    batch = [
+        new("a", "o/r#1"),
+        new("a", "o/r#1"),  # the same delivery twice in one batch
+        new("b", "o/r#1"),  # a second delivery for a key created in this batch
+        new("c", "o/r#2"),
+        new("d", "o/r#3"),  # a key whose last run is done
+        new("old", "o/r#3"),  # redelivery of a stored id
+    ]
+    results = accept_batch(stack.sessions, batch, stack.queue.enqueue)
+    assert results == [
+        Intake.queued,
+        Intake.duplicate,
+        Intake.coalesced,
+        Intake.queued,
+        Intake.queued,
+        Intake.duplicate,
+    ]
+    assert stack.job("o/r#1").delivery_id == "b"
+    assert stack.job("o/r#3").state == "pending"
+    assert stack.queue.huey.pending_count() == 1 + 3
+
+
+def test_concurrent_submissions_each_stored_once(tmp_path: Path) -> None:
+    stack = build_stack(service_settings(tmp_path))
+    writer = IntakeWriter(stack.sessions, stack.queue.enqueue)
+
+    async def burst() -> list[Intake]:
+        deliveries = [new(f"id{i % 150}", f"o/r#{i % 40}") for i in range(300)]
+        return await asyncio.gather(*(writer.submit(d) for d in deliveries))
+
+    try:
+        results = asyncio.run(burst())
+    finally:
+        writer.close()
+    assert results.count(Intake.duplicate) == 150
+    assert results.count(Intake.queued) == 40
+    with stack.sessions() as session:
+        assert session.scalar(select(func.count()).select_from(Delivery)) == 150
+    assert stack.queue.huey.pending_count() == 40
