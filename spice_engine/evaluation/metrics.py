@@ -86,8 +86,8 @@ def binary_prf(
     if not len(truth):
         return math.nan, math.nan, math.nan
     p, r, f, _ = precision_recall_fscore_support(
-        [int(t) for t in truth],
-        [int(x) for x in pred],
+        [int(bool(t)) for t in truth],
+        [int(bool(x)) for x in pred],
         labels=[1],
         average="binary",
         pos_label=1,

@@ -12,10 +12,7 @@ from spice_engine.issue_signals.models import CodeMention, Localization, Localiz
 _DEFINED = re.compile(r"^\s*(?:(?:async\s+)?def|class)\s+(\w+)|^\s*(\w+)\s*=(?!=)", re.M)
 # "the foo method", "in the X module": the code is pointed at in words.
 _NL_POINTER = re.compile(
-    r"\b(?:method|function|class|module|attribute|property|decorator|parameter|argument|kwarg"
-    r"|constructor|backend|serializer|printer|parser|validator|field|widget|loader|writer|reader"
-    r"|handler|manager|command|formatter|compiler|router|engine|optimizer|autodetector|code(?:path)?)"
-    r"\b",
+    r"\b(?:method|function|class|module|attribute|property|parameter|argument|constructor)s?\b",
     re.I,
 )
 
@@ -46,10 +43,8 @@ def localize(parts: IssueParts, mentions: Mentions, stack: list[Frame]) -> Local
     file: LocalizationKind = "none"
     if lib_frames:
         file = "stacktrace"
-    elif named_paths or modules:
+    elif named_paths or modules or classes or functions:
         file = "keywords"
-    elif classes or functions:
-        file = "keywords" if len(classes) + len(functions) >= 1 else "none"
     elif nl:
         file = "natural_language"
 

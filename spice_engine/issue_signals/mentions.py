@@ -14,7 +14,7 @@ _CODE_EXT = (
 )
 _PATH = re.compile(rf"(?<![\w/.:-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.(?:{_CODE_EXT}))(?![\w/])")
 _DOTTED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,})(?![\w(])")
-_CALL = re.compile(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\s?\(")
+_CALL = re.compile(r"(?<![\w.])((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\(")
 _SNAKE = re.compile(r"(?<![\w.])(_*[a-z][a-z0-9]*(?:_+[a-z0-9]+)+_*|__\w+__)(?![\w(])")
 _CAMEL = re.compile(
     r"(?<![\w.])([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[a-z]+(?:[A-Z][a-z0-9]+)+)(?![\w])"
