@@ -55,7 +55,10 @@ def export(
     upgrade_to_head(engine)
     rows = HarvestStore(session_factory(engine)).instances(repo)
     records = select_records(rows, flt)
-    write(records, out, _format(fmt))
+    try:
+        write(records, out, _format(fmt))
+    except RuntimeError as exc:
+        fail(str(exc))
     emit_json({"stored": len(rows), "exported": len(records), "out": str(out), "format": fmt})
 
 

@@ -73,7 +73,10 @@ def write(records: list[dict[str, Any]], path: Path, fmt: Format) -> None:
             for record in records:
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")
         return
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise RuntimeError(f"parquet export needs a working pyarrow: {exc}") from exc
 
     pq.write_table(pa.Table.from_pylist(records), path)
