@@ -185,3 +185,14 @@ def test_summary_is_short_and_human_readable() -> None:
     assert summary.startswith("- reproduction: full")
     assert "candidate solution: none" in summary
     assert len(summary.splitlines()) <= 10
+
+
+def test_a_changed_function_described_in_words_is_natural_language_localization() -> None:
+    patch = FIX_PATCH.replace("def sort(self, column):", "def _dataset_concat(self, column):")
+    spoken = extract_signals(
+        "Ignore missing variables", "When concatenating datasets, it fails.", fix_patch=patch
+    )
+    assert spoken.localization.function == "natural_language"
+    short = FIX_PATCH.replace("def sort(self, column):", "def run(self, column):")
+    everyday = extract_signals("Slow", "The run takes long.", fix_patch=short)
+    assert everyday.localization.function == "none"  # everyday words are not a pointer

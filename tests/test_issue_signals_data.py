@@ -29,7 +29,7 @@ FLOORS = {
     "candidate_solution": 0.65,
     "reproduction": 0.85,
     "file_localization": 0.80,
-    "function_localization": 0.64,
+    "function_localization": 0.67,
 }
 
 

@@ -16,6 +16,8 @@ _DEF = re.compile(r"^(\s*)(?:async\s+)?(def|class)\s+([A-Za-z_]\w*)")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _JOINED = re.compile(r"(?<![\w-])[A-Za-z]+(?:[-_][A-Za-z0-9]+)+(?![\w-])")
 _LINE_NUMBER = re.compile(r"\d+")
+MIN_SPOKEN = 9
+"""A name spoken of in words must be long enough not to be an everyday word (`run`, `fit`)."""
 LINE_TOLERANCE = 5
 """Issues quote line numbers of the reporter's version: near the changed lines counts."""
 # Stems that say nothing about which file is meant when they appear as an English word.
@@ -129,6 +131,17 @@ def _names_part(mention: str, function: str) -> bool:
     return any(segments[i : i + n] == wanted for i in range(len(segments) - n + 1))
 
 
+def _spoken_of(function: str, prose_words: set[str]) -> bool:
+    """Every part of the name appears, maybe inflected, as a word of the prose."""
+    parts = _words(function)
+    if not parts or sum(map(len, parts)) < MIN_SPOKEN or any(len(p) < 4 for p in parts):
+        return False
+    return all(
+        any(w.startswith(p[: max(5, len(p) - 3)]) for w in prose_words if len(w) >= 5)
+        for p in parts
+    )
+
+
 def _words(name: str) -> list[str]:
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).replace("_", " ")
     return [w.lower() for w in spaced.split() if len(w) > 1]
@@ -178,8 +191,8 @@ def localize_to_fix(
         _names_part(n, fn) for n in code_shaped for fn in fix.functions
     ):
         function = "keywords"
-    elif any(len(_words(fn)) >= 2 and " ".join(_words(fn)) in prose for fn in fix.functions):
-        function = "natural_language"  # `_set_lim` spoken of as "set lim"
+    elif any(_spoken_of(fn, prose_words) for fn in fix.functions):
+        function = "natural_language"  # `_dataset_concat` spoken of as "concatenating datasets"
 
     if file in ("none", "natural_language") and function in ("stacktrace", "keywords"):
         file = "keywords"  # naming the changed function names its file too
