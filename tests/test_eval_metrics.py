@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score, f1_score, precision_score, recall_score
 
 from spice_engine.evaluation import metrics
+from spice_engine.evaluation.bootstrap import bootstrap_ci, from_confusion
 
 # A small worked example: 8 items, gold vs predicted on the 0-3 scale.
 GOLD = [0, 1, 2, 3, 1, 2, 0, 3]
@@ -119,8 +120,8 @@ def test_bootstrap_interval_contains_the_point_estimate_and_is_reproducible() ->
     rng = np.random.default_rng(1)
     gold = rng.integers(0, 4, 120).tolist()
     pred = [g if rng.random() < 0.6 else int(rng.integers(0, 4)) for g in gold]
-    first = metrics.bootstrap_ci(gold, pred, resamples=200, seed=3)
-    again = metrics.bootstrap_ci(gold, pred, resamples=200, seed=3)
+    first = bootstrap_ci(gold, pred, resamples=200, seed=3)
+    again = bootstrap_ci(gold, pred, resamples=200, seed=3)
     assert first == again
     for name in ("accuracy", "kappa_quadratic", "f1_bad"):
         point = metrics.METRICS[name](gold, pred)
@@ -141,3 +142,13 @@ def test_kappas_agree_with_scikit_learn_on_any_labels(pairs: list[tuple[int, int
         cohen_kappa_score(gold, pred, labels=[0, 1, 2, 3], weights="quadratic"), abs=1e-9
     )
     assert metrics.accuracy(gold, pred) == pytest.approx(np.mean(np.equal(gold, pred)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), min_size=1, max_size=40))
+def test_bootstrap_fast_path_equals_the_library_metrics(pairs: list[tuple[int, int]]) -> None:
+    gold = [g for g, _ in pairs]
+    pred = [p for _, p in pairs]
+    counted = from_confusion(np.asarray(metrics.confusion(gold, pred)))
+    for name, value in counted.items():
+        assert value == pytest.approx(metrics.METRICS[name](gold, pred), abs=1e-9), name

@@ -8,7 +8,6 @@ from typing import Literal
 
 import krippendorff
 import numpy as np
-from pydantic import BaseModel
 from sklearn.metrics import cohen_kappa_score, confusion_matrix, precision_recall_fscore_support
 
 SCALE = [0, 1, 2, 3]
@@ -120,39 +119,3 @@ METRICS: dict[str, Metric] = {
     "recall_bad": lambda g, p: bad_class_prf(g, p)[1],
     "f1_bad": lambda g, p: bad_class_prf(g, p)[2],
 }
-
-
-class Interval(BaseModel):
-    low: float
-    high: float
-
-
-def bootstrap_ci(
-    gold: Sequence[int],
-    pred: Sequence[int],
-    metrics: dict[str, Metric] | None = None,
-    resamples: int = 1000,
-    seed: int = 0,
-) -> dict[str, Interval]:
-    """Percentile 95% intervals from resampling the items with replacement (fixed seed)."""
-    chosen = metrics or METRICS
-    g = np.asarray(gold)
-    p = np.asarray(pred)
-    if len(g) < 2:
-        return {}
-    rng = np.random.default_rng(seed)
-    samples: dict[str, list[float]] = {name: [] for name in chosen}
-    for _ in range(resamples):
-        idx = rng.integers(0, len(g), len(g))
-        gs, ps = g[idx].tolist(), p[idx].tolist()
-        for name, fn in chosen.items():
-            samples[name].append(fn(gs, ps))
-    out = {}
-    for name, values in samples.items():
-        arr = np.asarray(values, dtype=float)
-        arr = arr[~np.isnan(arr)]
-        if len(arr):
-            out[name] = Interval(
-                low=float(np.percentile(arr, 2.5)), high=float(np.percentile(arr, 97.5))
-            )
-    return out

@@ -6,6 +6,7 @@ from collections import defaultdict
 from typing import Any, Literal
 
 from spice_engine.evaluation import metrics
+from spice_engine.evaluation.bootstrap import bootstrap_ci
 from spice_engine.evaluation.gold import repo_of
 from spice_engine.evaluation.predictions import Predictions
 
@@ -51,7 +52,7 @@ def score_pairs(
     result["alpha_binary"] = metrics.alpha_binary(g, p) if items else None
     result["confusion"] = metrics.confusion(g, p)
     if resamples:
-        cis = metrics.bootstrap_ci(g, p, _CI_METRICS, resamples=resamples)
+        cis = bootstrap_ci(g, p, _CI_METRICS, resamples=resamples)
         result["ci95"] = {k: [v.low, v.high] for k, v in cis.items()}
     if by_repo:
         groups: dict[str, list[tuple[str, int, int]]] = defaultdict(list)
