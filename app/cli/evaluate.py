@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -30,6 +31,17 @@ def _label_map(value: str | None) -> dict[str, int] | None:
     ):
         raise InputError("--label-map must map label names to integers 0-3")
     return {str(k): int(v) for k, v in data.items()}
+
+
+def _finite(value: Any) -> Any:
+    """NaN (undefined metric) -> null, so the report is strict JSON."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _fmt(value: Any) -> str:
@@ -99,7 +111,9 @@ def evaluate_cmd(
     if not report:
         fail("no prediction matches a gold label (check instance_id values and --dimension)")
     if json_out is not None:
-        json_out.write_text(json.dumps(report, indent=2), encoding="utf-8")
+        json_out.write_text(
+            json.dumps(_finite(report), indent=2, allow_nan=False), encoding="utf-8"
+        )
     if plot is not None:
         plot_confusions(report, plot)
     typer.echo(_text_report(report))
