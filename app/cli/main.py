@@ -6,12 +6,14 @@ import os
 
 import typer
 
+from app.cli import action as action_cli
 from app.cli import evaluate as evaluate_cli
 from app.cli import export as export_cli
 from app.cli import harvest as harvest_cli
 from app.cli import label_instance as label_instance_cli
 from app.cli import label_issue
 from app.cli import label_pr as label_pr_cli
+from app.cli import pr_signals as pr_signals_cli
 from app.cli import serve as serve_cli
 from app.cli import signals as signals_cli
 from app.cli import split_diff as split_diff_cli
@@ -32,6 +34,7 @@ def _root() -> None:
 
 
 cli.command("label-issue")(label_issue.label_issue)
+cli.command("action")(action_cli.action)
 cli.command("eval")(evaluate_cli.evaluate_cmd)
 cli.command("signals")(signals_cli.signals)
 cli.command("split-diff")(split_diff_cli.split_diff_command)
@@ -41,6 +44,7 @@ cli.command("label-pr")(label_pr_cli.label_pr)
 cli.command("label-instance")(label_instance_cli.label_instance)
 cli.command("harvest")(harvest_cli.harvest)
 cli.command("export")(export_cli.export)
+cli.command("pr-signals")(pr_signals_cli.pr_signals)
 
 
 def run() -> None:

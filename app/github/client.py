@@ -242,9 +242,11 @@ class PyGithubRepo:
         return self._call("permission", lambda: self._repo.get_collaborator_permission(login))
 
     def read_default_branch_file(self, path: str) -> str | None:
+        branch = self.default_branch  # resolved first: retried calls must not nest
+
         def fetch() -> str | None:
             try:
-                content = self._repo.get_contents(path, ref=self.default_branch)
+                content = self._repo.get_contents(path, ref=branch)
             except UnknownObjectException:
                 return None
             if isinstance(content, list):

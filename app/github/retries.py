@@ -84,9 +84,14 @@ def call_with_retries(
             raise RetryAfterTooLong(
                 exc.status, exc.data, exc.headers, f"{what}: GitHub asked to wait {chosen:.0f}s"
             ) from exc
-        log.warning(
-            "github call %s failed (%s); retry %d in %.1fs", what, exc, state.attempt_number, chosen
-        )
+        if state.attempt_number < policy.attempts:  # tenacity asks for the wait before `stop`
+            log.warning(
+                "github call %s failed (%s); retry %d in %.1fs",
+                what,
+                exc,
+                state.attempt_number,
+                chosen,
+            )
         return chosen
 
     retrying = Retrying(

@@ -1,0 +1,76 @@
+"""`spice action`: run the handlers on the workflow's triggering event (GitHub Action mode)."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from app.cli.common import fail, settings_with, setup_logging
+from app.github.auth import GitHubAuthError
+from app.handlers.deps import default_deps
+from app.handlers.dispatch import handle_delivery
+
+
+def _required_env(name: str) -> str:
+    value = os.environ.get(name)
+    if not value:
+        fail(f"{name} is not set: `spice action` runs inside a GitHub Actions workflow", code=2)
+    return value
+
+
+def write_output(path: str, name: str, value: str) -> None:
+    """Append a (multi-line) step output to $GITHUB_OUTPUT with a delimiter no value contains."""
+    delimiter = f"spice_{secrets.token_hex(8)}"
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+
+
+def action(
+    model: Annotated[str | None, typer.Option(help="litellm model string.")] = None,
+    api_base: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL.")] = None,
+    votes: Annotated[int | None, typer.Option(min=1, max=15, help="Votes per label (k).")] = None,
+    dry_run: Annotated[bool, typer.Option(help="Compute and report; write nothing.")] = False,
+    checkout: Annotated[
+        Path | None, typer.Option(help="Repository checkout at the PR base, for PR context.")
+    ] = None,
+) -> None:
+    """Triage the event in $GITHUB_EVENT_PATH; JSON on stdout and in $GITHUB_OUTPUT (`json`).
+
+    Exits non-zero on any failure (GitHub or model errors, an invalid .github/spice.yml).
+    """
+    event = _required_env("GITHUB_EVENT_NAME")
+    event_path = Path(_required_env("GITHUB_EVENT_PATH"))
+    token = _required_env("GITHUB_TOKEN")
+    settings = settings_with(
+        model=model,
+        api_base=api_base,
+        votes=votes,
+        github_token=token,
+        github_api_url=os.environ.get("GITHUB_API_URL"),
+    )
+    setup_logging(settings.log_level)
+    try:
+        payload: dict[str, Any] = json.loads(event_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        fail(f"cannot read the event payload {event_path}: {exc}", code=2)
+    delivery = f"action-{os.environ.get('GITHUB_RUN_ID', 'local')}-{os.environ.get('GITHUB_RUN_ATTEMPT', '1')}"
+    try:
+        deps = default_deps(settings, dry_run=dry_run)
+    except GitHubAuthError as exc:
+        fail(str(exc), code=2)
+    deps.checkout_dir = checkout
+    outcome = handle_delivery(event, payload, delivery, deps)
+    text = outcome.model_dump_json()
+    typer.echo(text)
+    if os.environ.get("GITHUB_OUTPUT"):
+        write_output(os.environ["GITHUB_OUTPUT"], "json", text)
+    if not outcome.ok:
+        problems = outcome.errors + (
+            [f"invalid config: {outcome.config_error}"] if outcome.config_error else []
+        )
+        fail("; ".join(problems))

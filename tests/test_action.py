@@ -1,0 +1,98 @@
+"""`spice action`: the same handlers on $GITHUB_EVENT_PATH, JSON output, non-zero on failure."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+from typer.testing import CliRunner
+
+from app.cli.main import cli
+from tests.fakes.github_fixtures import REPO, fake_github_fixture, payload, scripted  # noqa: F401
+from tests.fakes.github_server import FakeGitHub
+from tests.fakes.openai_server import FakeOpenAI
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _env(
+    gh: FakeGitHub, model: FakeOpenAI, tmp_path: Path, event: str = "issues"
+) -> dict[str, str]:
+    event_path = tmp_path / "event.json"
+    event_path.write_text(json.dumps(payload(gh, event, "opened", REPO, 3)))
+    return {
+        "GITHUB_EVENT_NAME": event,
+        "GITHUB_EVENT_PATH": str(event_path),
+        "GITHUB_TOKEN": gh.bot_token,
+        "GITHUB_API_URL": gh.base_url,
+        "GITHUB_OUTPUT": str(tmp_path / "output"),
+        "GITHUB_RUN_ID": "77",
+        "SPICE_API_BASE": model.api_base,
+        "SPICE_API_KEY": "sk-test",
+        "SPICE_OUTPUT_MODE": "json_object",
+        "SPICE_BOT_LOGIN": gh.bot_login,
+        "SPICE_MAX_ATTEMPTS": "1",
+    }
+
+
+def test_action_labels_comments_and_writes_json_output(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    fake_github.add_issue(REPO, 3, "Crash", "it breaks")
+    fake_openai.responder = scripted([3])
+    env = _env(fake_github, fake_openai, tmp_path)
+    result = CliRunner().invoke(cli, ["action", "--model", "openai/fake", "--votes", "3"], env=env)
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["delivery_id"] == "action-77-1" and out["comment_action"] == "created"
+    assert fake_github.label_names(REPO, 3) == ["clarity: underspecified"]
+    written = (tmp_path / "output").read_text()
+    assert written.startswith("json<<spice_") and json.loads(written.splitlines()[1]) == out
+
+
+def test_action_dry_run_writes_nothing(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    fake_github.add_issue(REPO, 3, "Crash", "it breaks")
+    env = _env(fake_github, fake_openai, tmp_path)
+    result = CliRunner().invoke(cli, ["action", "--model", "openai/fake", "--dry-run"], env=env)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["comment_action"] == "planned"
+    assert fake_github.writes == []
+
+
+def test_action_exits_non_zero_when_the_api_fails(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    fake_github.add_issue(REPO, 3, "Crash", "it breaks")
+    fake_github.fail_next(500, times=1000)
+    env = {**os.environ, **_env(fake_github, fake_openai, tmp_path), "SPICE_MODEL": "openai/fake"}
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "spice"), "action"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode != 0
+    assert "GitHub API error 500" in proc.stderr
+    assert json.loads(proc.stdout)["errors"]
+    assert fake_github.writes == [] and fake_openai.requests == []
+
+
+def test_action_refuses_to_run_without_the_workflow_environment(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["action"], env={"GITHUB_EVENT_NAME": ""})
+    assert result.exit_code == 2 and "GITHUB_EVENT_NAME is not set" in result.output
+
+
+def test_action_yml_runs_spice_action_with_the_documented_inputs() -> None:
+    spec = yaml.safe_load((ROOT / "action.yml").read_text())
+    assert {"model", "api-key", "api-base", "votes", "dry-run"} <= set(spec["inputs"])
+    assert "json" in spec["outputs"] and spec["runs"]["using"] == "composite"
+    script = "\n".join(step.get("run", "") for step in spec["runs"]["steps"])
+    assert "spice action" in script
