@@ -1,0 +1,119 @@
+"""The live hook (a merged PR records its instance) and the per-installation request budget."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.harvest.live import is_merge, record_merge, record_merge_event
+from app.harvest.runner import HarvestContext
+from app.harvest.source import RateBudget
+from app.settings import Settings
+from tests.fakes.github_server import FakeGitHub
+from tests.fakes.openai_server import FakeOpenAI
+from tests.harvest_support import fake_source, sqlite_store, store_at
+
+TEST_HUNK = "@@ -1,2 +1,3 @@\n def test_a():\n-    pass\n+    assert run()\n+    assert again()\n"
+SRC_HUNK = "@@ -1,2 +1,2 @@\n def run():\n-    return 0\n+    return 1\n"
+
+
+@pytest.fixture
+def closed_payload(shared_data: Path) -> dict[str, Any]:
+    path = shared_data / "webhooks" / "pull_request" / "closed.payload.json"
+    return dict(json.loads(path.read_text()))
+
+
+def merged(payload: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(payload)
+    out["pull_request"].update(
+        merged=True, merged_at="2019-05-16T10:00:00Z", body="Fixes #1 as discussed."
+    )
+    return out
+
+
+def seed(gh: FakeGitHub, payload: dict[str, Any]) -> None:
+    repo, pull = payload["repository"]["full_name"], payload["pull_request"]
+    gh.add_issue(repo, 1, "Hello is broken", "It prints nothing.")
+    gh.add_pull(
+        repo,
+        pull["number"],
+        pull["title"],
+        pull["body"],
+        files=[
+            {"filename": "hello.py", "patch": SRC_HUNK},
+            {"filename": "tests/test_hello.py", "patch": TEST_HUNK},
+        ],
+        commits=["Make it print"],
+        base_sha=pull["base"]["sha"],
+    )
+
+
+def test_only_merges_are_recorded(closed_payload: dict[str, Any]) -> None:
+    assert closed_payload["pull_request"]["merged"] is False
+    assert not is_merge("pull_request", closed_payload)
+    assert is_merge("pull_request", merged(closed_payload))
+    assert not is_merge("issues", merged(closed_payload))
+    assert record_merge_event(Settings(), "pull_request", closed_payload) is None
+
+
+def test_merge_records_the_instance_once(closed_payload: dict[str, Any], tmp_path: Path) -> None:
+    payload = merged(closed_payload)
+    with FakeGitHub() as gh:
+        seed(gh, payload)
+        store = sqlite_store(tmp_path)
+        ctx = HarvestContext(source=fake_source(gh), store=store)
+        first = record_merge(ctx, payload, label=False)
+        again = record_merge(ctx, payload, label=False)  # a redelivery
+    assert first.instance_id == again.instance_id == "Codertocat__Hello-World-2"
+    (row,) = store.instances()
+    assert row.instance["problem_statement"] == "Hello is broken\nIt prints nothing.\n"
+    assert row.instance["base_commit"] == payload["pull_request"]["base"]["sha"]
+    assert "tests/test_hello.py" in row.instance["test_patch"]
+    assert "tests/" not in row.instance["patch"]
+
+
+def test_merge_event_from_settings_labels_the_instance(
+    closed_payload: dict[str, Any], tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    payload = merged(closed_payload)
+    url = f"sqlite:///{tmp_path / 'live.db'}"
+    store = store_at(url)  # the worker migrates at start-up
+    with FakeGitHub() as gh:
+        seed(gh, payload)
+        settings = Settings(
+            github_api_url=gh.base_url,
+            github_token=gh.bot_token,
+            database_url=url,
+            model="openai/fake",
+            api_base=fake_openai.api_base,
+            output_mode="json_object",
+        )
+        outcome = record_merge_event(settings, "pull_request", payload)
+    assert outcome is not None and outcome.labelled
+    (row,) = store.instances()
+    assert row.labels["labelled"] and row.labels["linked_issues"] == [1]
+
+
+def test_budget_paces_requests_and_pauses_near_exhaustion() -> None:
+    now = [1000.0]
+    slept: list[float] = []
+
+    def sleep(s: float) -> None:
+        slept.append(s)
+        now[0] += s
+
+    budget = RateBudget(per_hour=3600, burst=2, reserve=10, clock=lambda: now[0], sleep=sleep)
+    budget.acquire()
+    budget.acquire()
+    assert slept == []
+    budget.acquire()  # the bucket is empty: one request a second
+    assert slept == [pytest.approx(1.0)]
+    budget.observe({"X-RateLimit-Remaining": "5", "X-RateLimit-Reset": str(int(now[0]) + 120)})
+    budget.acquire()
+    assert sum(slept) == pytest.approx(121.0, abs=1.0)
+    budget.observe({"X-RateLimit-Remaining": "4000", "X-RateLimit-Reset": "0"})
+    assert budget.waited_s == pytest.approx(sum(slept))
