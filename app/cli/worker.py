@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from app.cli.common import setup_logging
+from app.harvest.fanout import register_harvest_task, settings_contexts
 from app.metrics import build_metrics, use_multiprocess_dir
 from app.queue.handler import DEFAULT_HANDLER, load_handler
 from app.queue.runner import JobRunner
@@ -36,6 +37,7 @@ def worker(
     sessions = session_factory(engine)
     runner = JobRunner(sessions, load_handler(handler, settings), build_metrics())
     queue = build_queue(settings, sessions, runner)
+    register_harvest_task(queue.huey, settings_contexts(settings))  # `spice harvest --enqueue`
     recovered = queue.recover()
     log.info("worker up queue=%s recovered=%d", type(queue.huey).__name__, len(recovered))
     consumer = queue.huey.create_consumer(workers=threads, worker_type="thread", periodic=True)
