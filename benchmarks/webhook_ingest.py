@@ -320,7 +320,7 @@ async def redeliver(url: str, deliveries: list[Delivery]) -> dict[int, int]:
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     rates = [float(r) for r in args.rates.split(",") if r]
     per_rate = [int(rate * args.duration) for rate in rates]
-    saturation_cap = int(args.saturation_seconds * 3000)
+    saturation_cap = args.saturation_count
     total = 2 * (sum(per_rate) + saturation_cap)
     print(f"building {total} signed deliveries ...", file=sys.stderr)
     pool = iter(build_deliveries(total, args.seed))
@@ -389,6 +389,9 @@ def main() -> None:
     parser.add_argument("--rates", default="100,300", help="offered rates, deliveries/s")
     parser.add_argument("--duration", type=float, default=10.0, help="seconds per offered rate")
     parser.add_argument("--saturation-seconds", type=float, default=8.0)
+    parser.add_argument(
+        "--saturation-count", type=int, default=10_000, help="deliveries per saturation phase"
+    )
     parser.add_argument("--concurrency", type=int, default=32, help="clients at saturation")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (both servers)")
     parser.add_argument("--seed", type=int, default=7)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from sqlalchemy import Engine, inspect, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.store.assessments import AssessmentRecord, assessments_for, save_assessment
+from app.store.checkpoint import WalCheckpointer
 from app.store.deliveries import NewDelivery, get_delivery, record_delivery
 from app.store.engine import make_engine, session_factory
 from app.store.jobs import claim_run, finish_run, get_job, request_run
@@ -139,3 +141,24 @@ def test_sqlite_runs_in_wal_mode(tmp_path: Path) -> None:
     with engine.connect() as conn:
         assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
         assert conn.execute(text("PRAGMA busy_timeout")).scalar() == 10_000
+
+
+def test_background_checkpoints_leave_commits_alone(tmp_path: Path) -> None:
+    path = tmp_path / "ckpt.db"
+    engine = make_engine(f"sqlite:///{path}", background_checkpoints=True)
+    upgrade_to_head(engine)
+    sessions = session_factory(engine)
+    with sessions.begin() as session:
+        for i in range(50):
+            record_delivery(session, delivery(f"d{i}"))
+    with engine.connect() as conn:
+        assert conn.execute(text("PRAGMA wal_autocheckpoint")).scalar() == 0
+    size_before = path.stat().st_size  # the rows are still only in the WAL
+    checkpointer = WalCheckpointer(path, interval_s=0.01)
+    checkpointer.start()
+    checkpointer.stop()  # stopping runs a last checkpoint
+    assert path.stat().st_size > size_before
+    with sqlite3.connect(path) as conn:
+        busy, wal_frames, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    assert busy == 0 and copied == wal_frames
+    engine.dispose()

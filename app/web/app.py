@@ -11,7 +11,8 @@ from fastapi import FastAPI
 from app.metrics import build_metrics
 from app.queue.tasks import JobQueue, build_queue
 from app.settings import Settings
-from app.store.engine import database_url, make_engine, session_factory
+from app.store.checkpoint import WalCheckpointer
+from app.store.engine import database_url, make_engine, session_factory, sqlite_path
 from app.store.migrate import upgrade_to_head
 from app.web import health, metrics_endpoint, webhook
 from app.web.intake import IntakeWriter
@@ -29,7 +30,10 @@ def create_app(
     before its workers start).
     """
     secret = settings.webhook_secret_bytes()
-    engine = make_engine(database_url(settings))
+    url = database_url(settings)
+    database_file = sqlite_path(url)
+    engine = make_engine(url, background_checkpoints=database_file is not None)
+    checkpointer = WalCheckpointer(database_file) if database_file is not None else None
     if migrate:
         upgrade_to_head(engine)
     sessions = session_factory(engine)
@@ -51,8 +55,12 @@ def create_app(
             engine.dialect.name,
             type(services.queue.huey).__name__,
         )
+        if checkpointer is not None:
+            checkpointer.start()
         yield
         services.intake.close()
+        if checkpointer is not None:
+            checkpointer.stop()
         engine.dispose()
 
     app = FastAPI(title="SPICE Triage", lifespan=lifespan)
