@@ -151,3 +151,34 @@ def test_two_workers_on_the_sqlite_queue_match_one_worker(
     hueys: list[Huey] = [SqliteHuey("spice", filename=queue, results=False) for _ in range(2)]
     store = fan_out(gh, history, hueys, f"sqlite:///{tmp_path / 'shared.db'}", fake_openai.api_base)
     assert snapshot(store) == reference
+
+
+def test_cli_enqueue_then_queue_workers_from_settings(
+    seeded: tuple[FakeGitHub, History], tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from app.cli.main import cli
+    from app.harvest.fanout import settings_contexts
+    from app.queue.factory import make_huey
+
+    gh, history = seeded
+    env = {
+        "SPICE_GITHUB_API_URL": gh.base_url,
+        "SPICE_GITHUB_TOKEN": gh.bot_token,
+        "SPICE_DATA_DIR": str(tmp_path / "data"),
+    }
+    result = CliRunner().invoke(cli, ["harvest", history.repo, "--enqueue", "--no-label"], env=env)
+    assert result.exit_code == 0, result.output
+    assert '"enqueued": ' in result.stdout
+    # What `spice worker` does on start-up, from the same settings.
+    settings = Settings(
+        github_api_url=gh.base_url, github_token=gh.bot_token, data_dir=tmp_path / "data"
+    )
+    huey = make_huey(settings)
+    register_harvest_task(huey, settings_contexts(settings))
+    with QueueWorkers(huey, 2) as pool:
+        wait_idle(pool)
+    store = store_at(f"sqlite:///{tmp_path / 'data' / 'spice.db'}")
+    want = sorted(f"acme__widgets-{p.number}" for p in history.kept)
+    assert sorted(r.instance["instance_id"] for r in store.instances()) == want
