@@ -112,3 +112,12 @@ def test_clarity_prompt_gets_the_signals_and_the_assessment_keeps_them(
     assert user.index("- reproduction:") < user.index("<issue>")
     assert result.evidence["candidate_solution"] == "partial"
     assert result.evidence["error_or_traceback"] is True
+
+
+def test_pathological_shapes_stay_fast() -> None:
+    # Regexes over identifiers cost the square of a space-free run: runs are bounded first.
+    bodies = ["a" * 60_000, "a." * 30_000, ":" * 60_000, ("a_" * 79 + " ") * 250, "[" * 40_000]
+    for body in bodies:
+        started = time.perf_counter()
+        extract_signals("t", body)
+        assert time.perf_counter() - started < 2.0, body[:20]

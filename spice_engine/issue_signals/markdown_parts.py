@@ -9,8 +9,11 @@ from typing import Literal
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-MAX_ANALYSED_CHARS = 60_000
+MAX_ANALYSED_CHARS = 40_000
 """Longer bodies are analysed on their head only: signals stay bounded in time."""
+MAX_TOKEN_CHARS = 160
+"""Longer runs without spaces keep their head and tail (a path's file name is at its end)."""
+_LONG_RUN = re.compile(rf"\S{{{MAX_TOKEN_CHARS},}}")
 
 CodeOrigin = Literal["fence", "indented", "unfenced"]
 
@@ -103,10 +106,16 @@ def _markdown() -> MarkdownIt:
 _EMPTY_SECTION = re.compile(r"^#{1,6}[^\n]*\n+\s*_No response_\s*$", re.M)
 
 
+def _shorten_runs(text: str) -> str:
+    """Bound every space-free run: regexes over identifiers cost the square of a run's length."""
+    return _LONG_RUN.sub(lambda m: f"{m.group(0)[:40]} … {m.group(0)[-100:]}", text)
+
+
 def split_issue(title: str, body: str) -> IssueParts:
     """Parse title + body; code blocks, inline code, links and prose lines."""
     truncated = len(body) > MAX_ANALYSED_CHARS
-    text = _EMPTY_SECTION.sub("", body[:MAX_ANALYSED_CHARS])
+    text = _EMPTY_SECTION.sub("", _shorten_runs(body[:MAX_ANALYSED_CHARS]))
+    title = _shorten_runs(title[:1000])
     parts = IssueParts(raw=f"{title}\n{text}", title=title.strip(), truncated=truncated)
     if title.strip():
         parts.prose.append(title.strip())
