@@ -6,12 +6,18 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from app.store.assessments import assessments_for
+from tests.fakes.github_fixtures import REPO, fake_github_fixture, payload, scripted  # noqa: F401
+from tests.fakes.github_server import FakeGitHub
+from tests.fakes.openai_server import FakeOpenAI, Reply
 from tests.service.deliveries import SECRET, issue_payload
 from tests.service.settings import service_settings
 from tests.service.stack import build_stack
@@ -19,6 +25,7 @@ from tests.service.standin_handler import CONTROL_ENV, FileRecordingHandler
 
 ROOT = Path(__file__).resolve().parents[1]
 LEASE_S = 1.0
+GITHUB_HANDLER = "tests.service.github_worker_handler:make_handler"
 
 
 def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
@@ -29,20 +36,24 @@ def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
         time.sleep(0.05)
 
 
+StartWorker = Callable[..., subprocess.Popen[bytes]]
+STANDIN = "tests.service.standin_handler:make_handler"
+
+
 @pytest.fixture
-def start_worker(tmp_path: Path) -> Iterator[Callable[[], subprocess.Popen[bytes]]]:
+def start_worker(tmp_path: Path) -> Iterator[StartWorker]:
     started: list[subprocess.Popen[bytes]] = []
-    env = os.environ | {
+    base_env = os.environ | {
         "SPICE_DATA_DIR": str(tmp_path),
         "SPICE_WEBHOOK_SECRET": SECRET.decode(),
         "SPICE_JOB_LEASE_S": str(LEASE_S),
         CONTROL_ENV: str(tmp_path / "control"),
         "PYTHONPATH": str(ROOT),
     }
-    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    base_env.pop("PROMETHEUS_MULTIPROC_DIR", None)
 
-    def start() -> subprocess.Popen[bytes]:
-        handler = "tests.service.standin_handler:make_handler"
+    def start(handler: str = STANDIN, **extra_env: str) -> subprocess.Popen[bytes]:
+        env = base_env | extra_env
         process = subprocess.Popen(
             [
                 str(Path(sys.executable).parent / "spice"),
@@ -68,7 +79,7 @@ def start_worker(tmp_path: Path) -> Iterator[Callable[[], subprocess.Popen[bytes
 
 
 def test_sigkill_mid_job_then_restart_completes_once(
-    tmp_path: Path, start_worker: Callable[[], subprocess.Popen[bytes]]
+    tmp_path: Path, start_worker: StartWorker
 ) -> None:
     settings = service_settings(tmp_path, job_lease_s=LEASE_S)
     stack = build_stack(settings)  # this process only enqueues, like the web app
@@ -97,3 +108,56 @@ def test_sigkill_mid_job_then_restart_completes_once(
     job = stack.job(key)
     assert (job.state, job.attempts) == ("done", 2)
     assert stack.queue.huey.pending_count() == 0
+
+
+def test_sigkill_during_the_model_call_then_one_comment_on_github(
+    tmp_path: Path, start_worker: StartWorker, fake_github: FakeGitHub, fake_openai: FakeOpenAI
+) -> None:
+    """The real handlers, the fake GitHub and the fake model: killed while voting."""
+    fake_github.add_issue(REPO, 3, "Crash on empty input", "parse('') raises KeyError.")
+    in_flight, release = threading.Event(), threading.Event()
+    answer = scripted([1])
+
+    def responder(request: dict[str, Any]) -> Reply:
+        in_flight.set()
+        release.wait(60)  # the first worker dies while this request hangs
+        return answer(request)
+
+    fake_openai.responder = responder
+    model_env = {
+        "SPICE_MODEL": "openai/fake",
+        "SPICE_API_BASE": fake_openai.api_base,
+        "SPICE_API_KEY": "sk-test-model-key-123",
+        "SPICE_OUTPUT_MODE": "json_object",
+        "SPICE_MAX_ATTEMPTS": "1",
+        "SPICE_GITHUB_API_URL": fake_github.base_url,
+        "SPICE_GITHUB_TOKEN": fake_github.bot_token,
+        "SPICE_BOT_LOGIN": fake_github.bot_login,
+    }
+    stack = build_stack(service_settings(tmp_path, job_lease_s=LEASE_S))
+    key = f"{REPO}#3"
+    assert stack.deliver(payload(fake_github, "issues", "opened", REPO, 3), delivery_id="g1")
+
+    first = start_worker(GITHUB_HANDLER, **model_env)
+    wait_for(in_flight.is_set, 60, "the first worker to ask the model")
+    first.send_signal(signal.SIGKILL)
+    first.wait(timeout=10)
+    assert stack.job(key).state == "running"
+    assert fake_github.issue_comments(REPO, 3) == []
+
+    release.set()
+    time.sleep(LEASE_S)
+    second = start_worker(GITHUB_HANDLER, **model_env)
+    wait_for(lambda: stack.job(key).state in ("done", "failed"), 60, "the restarted worker")
+    second.send_signal(signal.SIGINT)
+    second.wait(timeout=20)
+
+    job = stack.job(key)
+    assert (job.state, job.attempts, job.error) == ("done", 2, None)
+    comments = fake_github.issue_comments(REPO, 3)
+    assert len(comments) == 1 and comments[0]["user"]["login"] == fake_github.bot_login
+    assert fake_github.label_names(REPO, 3) == ["clarity: minor-gaps"]
+    with stack.sessions() as session:
+        [row] = assessments_for(session, REPO, 3)
+    assert (row.kind, row.model, row.labels) == ("issue", "openai/fake", ["clarity: minor-gaps"])
+    assert row.tokens_in > 0 and row.votes[0]["votes"] == [1, 1, 1]

@@ -5,11 +5,14 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from app.queue.outcome_records import record_from_result
 from app.settings import Settings
 from app.store.assessments import AssessmentRecord
+
+if TYPE_CHECKING:
+    from app.handlers.deps import HandlerDeps
 
 DEFAULT_HANDLER = "app.queue.handler:github_handler"
 
@@ -57,9 +60,13 @@ def github_handler(settings: Settings) -> DeliveryHandler:
     """The production handler: the GitHub handlers' dispatch with its dependencies bound."""
     # Imported here: only workers need the GitHub handlers, PyGithub and the engine.
     from app.handlers.deps import default_deps
-    from app.handlers.dispatch import handle_delivery
 
-    deps = default_deps(settings)
+    return handler_for(default_deps(settings))
+
+
+def handler_for(deps: HandlerDeps) -> DeliveryHandler:
+    """`handle_delivery` bound to `deps`; a failed outcome raises `DeliveryFailed`."""
+    from app.handlers.dispatch import handle_delivery
 
     def handle(event: str, payload: dict[str, Any], delivery_id: str) -> StoredOutcome:
         outcome = handle_delivery(event, payload, delivery_id, deps)
