@@ -72,7 +72,8 @@ def run(workers: int, prs_per_worker: int) -> dict[str, Any]:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             from app.github.retries import RetryPolicy
-            from app.harvest.source import GitHubHarvestSource, RateBudget
+            from app.harvest.budget import RateBudget
+            from app.harvest.source import GitHubHarvestSource
 
             store = store_at(f"sqlite:///{tmp}/spice.db")
             source = GitHubHarvestSource(

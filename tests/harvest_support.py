@@ -9,7 +9,8 @@ from pathlib import Path
 from huey import Huey
 
 from app.github.retries import RetryPolicy
-from app.harvest.source import GitHubHarvestSource, RateBudget
+from app.harvest.budget import RateBudget
+from app.harvest.source import GitHubHarvestSource
 from app.harvest.store import HarvestStore
 from app.store.engine import make_engine, session_factory
 from app.store.migrate import upgrade_to_head

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from app.harvest.budget import RateBudget, RedisHourWindow
 from app.harvest.live import is_merge, record_merge, record_merge_event
 from app.harvest.runner import HarvestContext
-from app.harvest.source import RateBudget
 from app.settings import Settings
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
@@ -117,3 +117,22 @@ def test_budget_paces_requests_and_pauses_near_exhaustion() -> None:
     assert sum(slept) == pytest.approx(121.0, abs=1.0)
     budget.observe({"X-RateLimit-Remaining": "4000", "X-RateLimit-Reset": "0"})
     assert budget.waited_s == pytest.approx(sum(slept))
+
+
+def test_redis_window_caps_requests_across_processes() -> None:
+    import uuid
+
+    redis = pytest.importorskip("redis")
+    client = redis.Redis.from_url("redis://127.0.0.1:6379/0", socket_connect_timeout=2)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        pytest.skip(f"no Redis on 127.0.0.1:6379: {exc}")
+    key = f"spice:test-budget:{uuid.uuid4().hex}"
+    # Two "machines" sharing one installation's hourly cap of 3 requests.
+    a, b = RedisHourWindow(client, key, 3), RedisHourWindow(client, key, 3)
+    now = 7200.0 + 600
+    assert [a.take(now), b.take(now), a.take(now)] == [0.0, 0.0, 0.0]
+    assert b.take(now) == pytest.approx(3000.0)  # until the next clock hour
+    assert a.take(now + 3600) == 0.0
+    client.delete(f"{key}:2", f"{key}:3")

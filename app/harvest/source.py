@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import threading
-import time
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
@@ -13,11 +12,10 @@ from pydantic import BaseModel
 
 from app.github.client import CLOSING_QUERY, PullFile
 from app.github.retries import RetryPolicy, call_with_retries
+from app.harvest.budget import RateBudget, budget_for
 from app.settings import Settings
 
 PER_PAGE = 100
-DEFAULT_PER_HOUR = 4000.0
-"""GitHub grants an installation 5,000 requests an hour at least; leave the App the rest."""
 _NEXT = re.compile(r'<[^>]*>;\s*rel="next"')
 
 
@@ -64,66 +62,6 @@ class HarvestSource(Protocol):
     def closing_refs(self, repo: str, number: int) -> list[tuple[str, int]]: ...
     def issue(self, repo: str, number: int) -> IssueInfo | None: ...
     def issue_comments(self, repo: str, number: int) -> list[CommentInfo]: ...
-
-
-class RateBudget:
-    """A per-installation request budget shared by every thread of this process.
-
-    A token bucket paces requests to `per_hour`; when GitHub reports fewer than `reserve`
-    requests left, every caller waits for the reset, so the triage App keeps its share.
-    """
-
-    def __init__(
-        self,
-        per_hour: float = DEFAULT_PER_HOUR,
-        burst: int = 200,
-        reserve: int = 200,
-        clock: Callable[[], float] = time.time,
-        sleep: Callable[[float], None] = time.sleep,
-    ) -> None:
-        self.rate, self.burst, self.reserve = per_hour / 3600.0, float(burst), reserve
-        self._clock, self._sleep = clock, sleep
-        self._tokens = float(burst)
-        self._stamp = clock()
-        self._paused_until = 0.0
-        self._lock = threading.Lock()
-        self.waited_s = 0.0
-
-    def acquire(self) -> None:
-        """Take one request from the budget, waiting as long as it takes."""
-        while True:
-            with self._lock:
-                now = self._clock()
-                self._tokens = min(self.burst, self._tokens + (now - self._stamp) * self.rate)
-                self._stamp = now
-                wait = max(0.0, self._paused_until - now)
-                if wait == 0.0 and self._tokens >= 1.0:
-                    self._tokens -= 1.0
-                    return
-                wait = wait or (1.0 - self._tokens) / self.rate
-                self.waited_s += wait
-            self._sleep(wait)
-
-    def observe(self, headers: dict[str, Any]) -> None:
-        """Read GitHub's `X-RateLimit-*` answer headers; pause everyone near exhaustion."""
-        low = {k.lower(): str(v) for k, v in headers.items()}
-        remaining, reset = low.get("x-ratelimit-remaining"), low.get("x-ratelimit-reset")
-        low_now = bool(remaining and remaining.isdigit() and int(remaining) <= self.reserve)
-        if low_now and reset and reset.isdigit():
-            with self._lock:
-                self._paused_until = max(self._paused_until, float(reset))
-
-
-_BUDGETS: dict[str, RateBudget] = {}
-_BUDGETS_LOCK = threading.Lock()
-
-
-def budget_for(key: str, per_hour: float | None = None) -> RateBudget:
-    """The one budget of an installation (or token) in this process."""
-    with _BUDGETS_LOCK:
-        if key not in _BUDGETS or (per_hour and _BUDGETS[key].rate * 3600 != per_hour):
-            _BUDGETS[key] = RateBudget(per_hour or DEFAULT_PER_HOUR)
-        return _BUDGETS[key]
 
 
 def _is_merged(pull: dict[str, Any]) -> bool:
@@ -283,7 +221,7 @@ def source_from_settings(
         return GitHubHarvestSource(
             lambda: creds.installation_token(inst).token,
             settings.github_api_url,
-            budget_for(f"installation:{inst}", per_hour),
+            budget_for(f"installation:{inst}", per_hour, settings.redis_url),
         )
     if settings.github_token is None:
         raise ValueError("set SPICE_GITHUB_TOKEN, or SPICE_GITHUB_APP_ID with its private key")
