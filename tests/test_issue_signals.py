@@ -196,3 +196,12 @@ def test_a_changed_function_described_in_words_is_natural_language_localization(
     short = FIX_PATCH.replace("def sort(self, column):", "def run(self, column):")
     everyday = extract_signals("Slow", "The run takes long.", fix_patch=short)
     assert everyday.localization.function == "none"  # everyday words are not a pointer
+
+
+def test_errors_named_in_prose_and_windows_line_endings() -> None:
+    s = extract_signals("Crash", "Calling it raises `KeyError` here.\r\n\r\nIt should not.\r\n")
+    assert s.error_or_traceback
+    assert s.errors == ["KeyError"]
+    crlf = extract_signals("t", REPRO_ISSUE.replace("\n", "\r\n"))
+    assert crlf.reproduction == "full"
+    assert crlf.localization.file == "stacktrace"

@@ -47,7 +47,7 @@ def extract_signals(
         # The issue already holds code the fix adds: it proposes (part of) the actual fix.
         candidate.level = CandidateSolution.COMPLETE
         candidate.evidence.append("the issue quotes code that the fix adds")
-    errors = facts.error_lines(parts.raw)
+    errors = facts.named_errors(parts)
     localized = loc.file != "none" or loc.function != "none"
     hint = candidate.level != CandidateSolution.NONE or repro.level in ("full", "partial")
     return IssueSignals(

@@ -72,9 +72,19 @@ def frames(text: str) -> list[Frame]:
     return found
 
 
+_ERROR_NAME = re.compile(r"\b([A-Z]\w*(?:Error|Exception))\b")
+
+
 def error_lines(text: str) -> list[str]:
     """Exception class names that head an error line (`ValueError: ...`)."""
     return list(dict.fromkeys(m.group(1) for m in _ERROR_LINE.finditer(text)))
+
+
+def named_errors(parts: IssueParts) -> list[str]:
+    """Error lines first, then exception names the reporter quotes in prose (`raises KeyError`)."""
+    named = error_lines(parts.raw) + _ERROR_NAME.findall(parts.prose_text)
+    named += [n for c in parts.inline_code for n in _ERROR_NAME.findall(c)]
+    return list(dict.fromkeys(named))
 
 
 def has_traceback(text: str) -> bool:

@@ -114,7 +114,7 @@ def _shorten_runs(text: str) -> str:
 def split_issue(title: str, body: str) -> IssueParts:
     """Parse title + body; code blocks, inline code, links and prose lines."""
     truncated = len(body) > MAX_ANALYSED_CHARS
-    text = _EMPTY_SECTION.sub("", _shorten_runs(body[:MAX_ANALYSED_CHARS]))
+    text = _EMPTY_SECTION.sub("", _shorten_runs(body[:MAX_ANALYSED_CHARS].replace("\r\n", "\n")))
     title = _shorten_runs(title[:1000])
     parts = IssueParts(raw=f"{title}\n{text}", title=title.strip(), truncated=truncated)
     if title.strip():
