@@ -48,6 +48,12 @@ _WEAK_RX = re.compile("|".join(f"(?:{p})" for p in _WEAK), re.I)
 _FIX = re.compile(f"{_STRONG_RX.pattern}|{_WEAK_RX.pattern}", re.I)
 # A fix sentence that introduces code ("should be:", "change it to:") makes the steps complete.
 _INTRODUCES_CODE = re.compile(r"(?:\bto|\bbe|\bwith|\bthis|\bfollowing|\blike|\bso)\s*:?\s*$", re.I)
+# "... but instead fails with:" introduces what happens, not what should be written.
+_REPORTS_OUTCOME = re.compile(
+    r"\b(?:fails?|failed|raises?|raised|throws?|errors?|returns?|returned|gives?|gave|outputs?"
+    r"|produces?|shows?|results? in|get|gets|got|crash(?:es)?)\b[^.?!]*$",
+    re.I,
+)
 THRESHOLD = 2
 """Points needed to call it a candidate fix: one strong cue, or two weak ones."""
 
@@ -68,7 +74,7 @@ def introduces_fix_code(sentence: str, any_colon: bool = False) -> bool:
     introduces = _INTRODUCES_CODE.search(sentence) or (
         any_colon and sentence.rstrip().endswith(":")
     )
-    return bool(introduces) and proposes_fix(sentence)
+    return bool(introduces) and proposes_fix(sentence) and not _REPORTS_OUTCOME.search(sentence)
 
 
 def is_diff(block: CodeBlock) -> bool:
