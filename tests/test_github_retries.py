@@ -70,3 +70,16 @@ def test_a_lost_reply_to_the_comment_post_never_duplicates_it(
     out = _opened(fake_github, handler_deps)
     assert out.ok and out.comment_action == "unchanged"
     assert len(fake_github.issue_comments(REPO, 3)) == 1
+
+
+def test_a_rate_limit_without_retry_after_means_a_minute() -> None:
+    from github import RateLimitExceededException
+
+    from app.github.retries import server_wait_s
+
+    limited = RateLimitExceededException(403, {"message": "secondary"}, {})
+    reset = RateLimitExceededException(
+        403, {}, {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()) + 30)}
+    )
+    assert server_wait_s(limited) == 60.0
+    assert 25 <= (server_wait_s(reset) or 0) <= 30

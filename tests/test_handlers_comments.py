@@ -128,3 +128,14 @@ def test_a_forged_state_block_from_the_reporter_is_not_honoured(
     assert out.skipped is None and len(fake_openai.requests) > calls
     assert out.comment_action == "created"
     assert fake_github.comments[out.comment_id or 0]["user"]["login"] == fake_github.bot_login
+
+
+def test_relabel_on_a_pull_request_runs_the_pr_pipeline(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, handler_deps: HandlerDeps
+) -> None:
+    patch = "@@ -1 +1 @@\n-a = 1\n+a = 2"
+    fake_github.add_pull(REPO, 9, "Bump a", "", files=[{"filename": "src/a.py", "patch": patch}])
+    fake_github.set_permission(REPO, "maint", "admin")
+    out = _comment(fake_github, handler_deps, "maint", "/spice relabel", number=9)
+    assert out.ok and out.pipeline == "pull_requests" and out.comment_action == "created"
+    assert any(name.startswith("difficulty: ") for name in fake_github.label_names(REPO, 9))

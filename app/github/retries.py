@@ -19,6 +19,8 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_at
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
+SECONDARY_LIMIT_WAIT_S = 60.0
+"""GitHub's guidance for a rate limit that names no wait: at least one minute."""
 T = TypeVar("T")
 
 
@@ -66,6 +68,8 @@ def server_wait_s(exc: BaseException) -> float | None:
         reset = _header(exc, "X-RateLimit-Reset")
         if reset and reset.isdigit():
             return max(0.0, float(reset) - time.time())
+    if isinstance(exc, RateLimitExceededException):
+        return SECONDARY_LIMIT_WAIT_S
     return None
 
 
