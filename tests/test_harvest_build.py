@@ -137,3 +137,15 @@ def test_since_keeps_later_merges_only(seeded: tuple[FakeGitHub, History], tmp_p
     run(gh, store, history.repo, since=parse_date(cutoff))
     want = {k for k, v in expected(history).items() if v["created_at"] >= "2024-01-31"}
     assert {r.instance["instance_id"] for r in store.instances()} == want
+
+
+def test_without_graphql_the_keyword_links_still_count(
+    seeded: tuple[FakeGitHub, History], tmp_path: Path
+) -> None:
+    gh, history = seeded
+    gh.fail_next(400, times=10_000, message="GraphQL unavailable", path_contains="/graphql")
+    store = sqlite_store(tmp_path)
+    run(gh, store, history.repo)
+    graphql_only = {"graphql_only", "added_test_file"}
+    want = {f"acme__widgets-{p.number}" for p in history.kept if p.scenario not in graphql_only}
+    assert {r.instance["instance_id"] for r in store.instances()} == want

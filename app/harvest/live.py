@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.harvest.fanout import ContextFactory, settings_contexts
 from app.harvest.runner import HarvestContext, Outcome, harvest_one
 from app.harvest.source import PullSummary
 from app.settings import Settings
+
+if TYPE_CHECKING:
+    from app.handlers.run_context import RunContext
 
 log = logging.getLogger(__name__)
 _CONTEXTS: dict[int, ContextFactory] = {}
@@ -53,3 +56,11 @@ def record_merge_event(settings: Settings, event: str, payload: dict[str, Any]) 
         contexts = _CONTEXTS.setdefault(id(settings), settings_contexts(settings))
     installation = (payload.get("installation") or {}).get("id")
     return record_merge(contexts(installation), payload)
+
+
+def record_merge_in_run(ctx: RunContext, payload: dict[str, Any]) -> None:
+    """The `harvest` route of `app.handlers.dispatch`: record the merge on the run's outcome."""
+    outcome = record_merge_event(ctx.deps.settings, "pull_request", payload)
+    ctx.outcome.pipeline = "harvest"
+    if outcome is None or outcome.instance_id is None:
+        ctx.outcome.skipped = f"harvest: {outcome.skipped if outcome else 'not merged'}"

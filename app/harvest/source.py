@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
-from github import Auth, Github, UnknownObjectException
+from github import Auth, Github, GithubException
 from pydantic import BaseModel
 
 from app.github.client import CLOSING_QUERY, PullFile
 from app.github.retries import RetryPolicy, call_with_retries
 from app.harvest.budget import RateBudget, budget_for
 from app.settings import Settings
+
+log = logging.getLogger(__name__)
 
 PER_PAGE = 100
 _NEXT = re.compile(r'<[^>]*>;\s*rel="next"')
@@ -175,7 +178,15 @@ class GitHubHarvestSource:
             self._budget.observe(headers)
             return data
 
-        data = call_with_retries(self._policy, f"graphql closing refs {repo}#{number}", call)
+        try:
+            data = call_with_retries(self._policy, f"graphql closing refs {repo}#{number}", call)
+        except GithubException as exc:
+            if exc.status != 400:
+                raise
+            # GraphQL refused the query (old GitHub Enterprise, a PR GraphQL cannot see): the
+            # keyword parser still links issues, so go on without GitHub's own links.
+            log.warning("closingIssuesReferences unavailable for %s#%s: %s", repo, number, exc)
+            return []
         pull = ((data.get("data") or {}).get("repository") or {}).get("pullRequest") or {}
         nodes = (pull.get("closingIssuesReferences") or {}).get("nodes") or []
         return [(n["repository"]["nameWithOwner"], int(n["number"])) for n in nodes]
@@ -183,8 +194,10 @@ class GitHubHarvestSource:
     def issue(self, repo: str, number: int) -> IssueInfo | None:
         try:
             _, data = self._get(f"/repos/{repo}/issues/{number}")
-        except UnknownObjectException:
-            return None  # a reference to an issue that does not exist (or was deleted)
+        except GithubException as exc:
+            if exc.status not in (404, 410):
+                raise
+            return None  # a reference to an issue that does not exist, or was deleted
         return IssueInfo(
             number=number,
             title=data.get("title") or "",

@@ -68,7 +68,8 @@ def _pulls(req: Request) -> Answer:
     pulls = [p for p in req.repo.pulls.values() if state == "all" or p["state"] == state]
     key = "updated_at" if req.query.get("sort") == "updated" else "created_at"
     pulls.sort(key=lambda p: (p.get(key) or "", p["number"]))
-    if req.query.get("direction", "desc" if "sort" in req.query else "asc") == "desc":
+    default = "desc" if req.query.get("sort", "created") == "created" else "asc"
+    if req.query.get("direction", default) == "desc":
         pulls.reverse()
     per_page, page = int(req.query.get("per_page", 30)), int(req.query.get("page", 1))
     chunk = pulls[(page - 1) * per_page : page * per_page]
