@@ -48,7 +48,7 @@ def _run(gh: FakeGitHub, model: FakeOpenAI, case: dict[str, Any]) -> tuple[Any, 
     return out, str(ours[0]["body"])
 
 
-def _common_musts(gh: FakeGitHub, out: Any, body: str, logs: str) -> None:
+def _common_musts(gh: FakeGitHub, out: Any, body: str, logs_and_prompts: str) -> None:
     allowed = set(spec_by_name("")) | {"needs-triage"}
     assert set(gh.label_names(REPO, 1)) <= allowed
     assert "needs-triage" in gh.label_names(REPO, 1)  # the human label is untouched
@@ -61,7 +61,7 @@ def _common_musts(gh: FakeGitHub, out: Any, body: str, logs: str) -> None:
     assert not re.search("[\x00-\x08\u202a-\u202e\u2066-\u2069]", body)
     assert not any(re.search("[\x00\u202e]", name) for name in gh.label_names(REPO, 1))
     for value in SECRETS.values():
-        assert value not in body and value not in logs
+        assert value not in body and value not in logs_and_prompts
         assert value not in json.dumps(out.model_dump(mode="json"))
 
 
@@ -83,7 +83,7 @@ def test_every_hostile_case_holds_its_must(
             fake_openai.responder = _responder_for(case)
             try:
                 out, body = _run(gh, fake_openai, case)
-                _common_musts(gh, out, body, caplog.text)
+                _common_musts(gh, out, body, caplog.text + json.dumps(fake_openai.requests))
                 CASE_CHECKS.get(case["case"], lambda *a: None)(gh, fake_openai, out, body)
             except AssertionError as exc:
                 raise AssertionError(f"hostile case {case['case']!r}: {exc}") from exc
