@@ -19,13 +19,14 @@ from spice_engine.llm.litellm_chat import LiteLLMChat
 from tests.fakes.github_server import FakeGitHub
 
 
-def fake_source(gh: FakeGitHub, attempts: int = 2) -> GitHubHarvestSource:
-    """A source on the fake GitHub with an unlimited budget and no retry waits."""
+def fake_source(gh: FakeGitHub, attempts: int = 2, per_page: int = 10) -> GitHubHarvestSource:
+    """A source on the fake GitHub with an unlimited budget, no retry waits and small pages."""
     return GitHubHarvestSource(
         lambda: gh.bot_token,
         gh.base_url,
         RateBudget(per_hour=1e9, burst=10**9),
         RetryPolicy(attempts=attempts, backoff_s=0),
+        per_page=per_page,
     )
 
 

@@ -93,6 +93,10 @@ def test_rerun_fetches_nothing_new(seeded: tuple[FakeGitHub, History], tmp_path:
     assert len(gh.requests) - before == 1
 
 
+def _listing_pages(gh: FakeGitHub) -> list[int]:
+    return [int(q["page"]) for q in gh.pull_listings]
+
+
 def _built_per_pr(gh: FakeGitHub) -> Counter[str]:
     return Counter(path for method, path in gh.requests if path.endswith("/commits"))
 
@@ -105,7 +109,12 @@ def test_interrupted_harvest_resumes_without_duplicates(
     first = run(gh, store, history.repo, max_prs=20)
     assert first.processed == 20
     assert 0 < len(first.kept) < len(history.kept)
+    listed_before = len(_listing_pages(gh))
     second = run(gh, store, history.repo)
+    # The second run starts at the cursor's page, not at page 1.
+    resumed = _listing_pages(gh)[listed_before:]
+    assert resumed[0] == first.cursor.page > 1
+    assert resumed == list(range(first.cursor.page, 8))
     assert not set(first.kept) & set(second.kept)
     assert sorted(first.kept + second.kept) == sorted(expected(history))
     assert max(_built_per_pr(gh).values()) == 1, "a PR was fetched twice"

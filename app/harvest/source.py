@@ -81,10 +81,12 @@ class GitHubHarvestSource:
         budget: RateBudget,
         policy: RetryPolicy | None = None,
         timeout_s: int = 30,
+        per_page: int = PER_PAGE,
     ) -> None:
         self._token, self._api_url, self._budget = token, api_url, budget
         self._policy = policy or RetryPolicy()
         self._timeout = timeout_s
+        self._per_page = per_page
         self._local = threading.local()
 
     def _github(self) -> Github:
@@ -120,7 +122,7 @@ class GitHubHarvestSource:
         """Pages of a list endpoint until its `Link` header has no `next`."""
         page = start
         while True:
-            headers, data = self._get(url, {**params, "per_page": PER_PAGE, "page": page})
+            headers, data = self._get(url, {**params, "per_page": self._per_page, "page": page})
             yield page, data
             if not _NEXT.search({k.lower(): v for k, v in headers.items()}.get("link", "")):
                 return

@@ -64,6 +64,7 @@ def _pulls(req: Request) -> Answer:
     """The PR listing: `state`, `sort` (created/updated), `direction`, pages with `Link`."""
     if req.repo is None:
         return NOT_FOUND
+    req.fake.pull_listings.append(dict(req.query))
     state = req.query.get("state", "open")
     pulls = [p for p in req.repo.pulls.values() if state == "all" or p["state"] == state]
     key = "updated_at" if req.query.get("sort") == "updated" else "created_at"

@@ -102,6 +102,8 @@ class FakeGitHub:
         self.token_requests = 0
         self.faults: list[Fault] = []
         self.latency_s = 0.0
+        self.pull_listings: list[dict[str, str]] = []
+        """Query of every `GET /repos/{repo}/pulls` (harvest tests check pagination)."""
         """Fixed delay before every answer (benchmarks: a realistic API round trip)."""
         self._ids = itertools.count(1000)
         self._lock = threading.RLock()
