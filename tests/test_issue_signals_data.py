@@ -35,9 +35,9 @@ FLOORS = {
 
 def test_every_hostile_case_is_handled_in_bounded_time(hostile_cases: list[dict[str, Any]]) -> None:
     for case in hostile_cases:
-        started = time.perf_counter()
+        started = time.process_time()
         signals = extract_signals(case["title"], case["body"])
-        assert time.perf_counter() - started < 2.0, case["case"]
+        assert time.process_time() - started < 2.0, case["case"]
         assert signals.summary()
         json.dumps(signals.model_dump(mode="json"))  # serialisable for the comment and the store
         if case["case"] == "link-only":
@@ -54,9 +54,9 @@ def test_every_hostile_case_is_handled_in_bounded_time(hostile_cases: list[dict[
 def test_signals_score_against_agentless_labels(shared_data: Path) -> None:
     instances = read_instances(shared_data / "swebench" / "instances.jsonl")
     gold = read_agentless_labels(shared_data / "swebench" / "labels_agentless.csv")
-    started = time.perf_counter()
+    started = time.process_time()
     signals = signals_for(instances, list(instances))
-    assert time.perf_counter() - started < 10.0  # the benchmark holds the 5 s target
+    assert time.process_time() - started < 10.0  # the benchmark holds the 5 s target
     labeled = {i: s for i, s in signals.items() if i in gold}
     assert len(labeled) == 148
     scores = score_signals(labeled, gold)
@@ -116,8 +116,9 @@ def test_clarity_prompt_gets_the_signals_and_the_assessment_keeps_them(
 
 def test_pathological_shapes_stay_fast() -> None:
     # Regexes over identifiers cost the square of a space-free run: runs are bounded first.
+    # CPU time, not wall time: the bound must hold on a busy machine too.
     bodies = ["a" * 60_000, "a." * 30_000, ":" * 60_000, ("a_" * 79 + " ") * 250, "[" * 40_000]
     for body in bodies:
-        started = time.perf_counter()
+        started = time.process_time()
         extract_signals("t", body)
-        assert time.perf_counter() - started < 2.0, body[:20]
+        assert time.process_time() - started < 2.0, body[:20]
