@@ -96,3 +96,20 @@ def test_draft_is_skipped_until_ready_for_review(
     assert str(_event(fake_github, handler_deps, "opened").skipped).startswith("draft")
     fake_github.repos[REPO].pulls[10]["draft"] = False
     assert _event(fake_github, handler_deps, "ready_for_review").comment_action == "created"
+
+
+def test_missing_linked_issue_and_graphql_refusal_degrade_with_warnings(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, handler_deps: HandlerDeps
+) -> None:
+    fake_github.add_pull(REPO, 10, "Fix", "Fixes #99999", files=[SOURCE, TESTS])
+    fake_github.fail_next(
+        403, message="Resource not accessible by integration", path_contains="/graphql"
+    )
+    out = _event(fake_github, handler_deps, "opened")
+    assert out.ok and out.comment_action == "created"
+    assert out.warnings == [
+        "closingIssuesReferences unavailable (403): keywords only",
+        "linked issue #99999 not found",
+    ]
+    body = fake_github.comment_body(out.comment_id)
+    assert "No linked issue found" in body and "linked issue \\#99999 not found" in body

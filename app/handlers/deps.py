@@ -83,6 +83,8 @@ class HandlerOutcome(BaseModel):
     assessments: list[dict[str, Any]] = Field(default_factory=list)
     skipped: str | None = None
     """Why nothing was assessed (ignored event or author, unchanged input, refused command)."""
+    warnings: list[str] = Field(default_factory=list)
+    """Degraded but done (e.g. a linked issue that does not exist)."""
     config_error: str | None = None
     errors: list[str] = Field(default_factory=list)
     retryable: bool = False

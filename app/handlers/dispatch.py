@@ -9,6 +9,7 @@ import requests  # type: ignore[import-untyped]
 from github import GithubException
 
 from app.github.auth import GitHubAuthError
+from app.github.retries import RetryAfterTooLong, is_retryable
 from app.handlers.comments import handle_comment
 from app.handlers.deps import HandlerDeps, HandlerOutcome
 from app.handlers.issues import handle_issue
@@ -82,13 +83,18 @@ def handle_delivery(
         _run(route, ctx, payload, out.number)
     except GithubException as exc:
         out.errors.append(f"GitHub API error {exc.status}: {exc.message or exc.data}")
-        out.retryable = exc.status >= 500 or exc.status in (403, 429)
+        out.retryable = is_retryable(exc) or isinstance(exc, RetryAfterTooLong)
     except requests.RequestException as exc:
         out.errors.append(f"GitHub unreachable: {type(exc).__name__}: {exc}")
         out.retryable = True
-    except (ModelCallError, NoValidVotesError) as exc:
+    except ModelCallError as exc:
         out.errors.append(f"model: {exc}")
-        out.retryable = isinstance(exc, ModelCallError) and exc.transient
+        out.retryable = exc.transient
+    except NoValidVotesError as exc:
+        # Every vote failed (provider down, malformed answers): another run may succeed,
+        # unless the cost cap is what stopped it.
+        out.errors.append(f"model: {exc}")
+        out.retryable = not any("cost cap" in e for e in exc.errors)
     except (CostCapExceeded, SpiceError, GitHubAuthError) as exc:
         out.errors.append(f"{type(exc).__name__}: {exc}")
     if out.errors:

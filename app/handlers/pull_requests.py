@@ -6,7 +6,9 @@ import importlib
 import logging
 from typing import Any
 
-from app.github.client import GitHubRepo, pull_diff
+from github import GithubException
+
+from app.github.client import GitHubRepo, IssueData, pull_diff
 from app.github.comment_render import pr_view, render_view
 from app.github.labels import (
     DifficultyLabel,
@@ -16,7 +18,9 @@ from app.github.labels import (
     label_name,
     scored_label,
 )
+from app.github.retries import is_retryable
 from app.github.sticky_comment import StickyState
+from app.github.untrusted_text import neutralise
 from app.handlers.run_context import RunContext, input_key
 from spice_engine import __version__
 from spice_engine.models import Issue
@@ -27,16 +31,37 @@ MAX_LINKED_ISSUES = 5
 
 
 def linked_issue_numbers(
-    repo: GitHubRepo, number: int, title: str, body: str, commits: list[str]
+    repo: GitHubRepo, number: int, title: str, body: str, commits: list[str], warnings: list[str]
 ) -> list[int]:
     """Closing keywords (title, body, commit messages) plus GitHub's `closingIssuesReferences`."""
     from spice_engine.pr.linked_issues import find_linked_issues
 
     found = find_linked_issues(repo.full_name, title, body, commits).numbers
-    for full_name, n in repo.closing_issue_refs(number):
+    try:
+        refs = repo.closing_issue_refs(number)
+    except GithubException as exc:
+        if is_retryable(exc):
+            raise
+        # The keywords still count; GraphQL may be unavailable to this token.
+        warnings.append(f"closingIssuesReferences unavailable ({exc.status}): keywords only")
+        refs = []
+    for full_name, n in refs:
         if full_name.lower() == repo.full_name.lower() and n not in found:
             found.append(n)
     return [n for n in found if n != number][:MAX_LINKED_ISSUES]
+
+
+def fetch_issues(repo: GitHubRepo, numbers: list[int], warnings: list[str]) -> list[IssueData]:
+    """The linked issues that exist (a typo like `Fixes #99999` is reported, not fatal)."""
+    issues = []
+    for n in numbers:
+        try:
+            issues.append(repo.get_issue(n))
+        except GithubException as exc:
+            if exc.status != 404:
+                raise
+            warnings.append(f"linked issue #{n} not found")
+    return [i for i in issues if not i.is_pull_request]
 
 
 def pr_labels(a: Any, prefix: str) -> LabelPlan:
@@ -88,8 +113,8 @@ def handle_pull_request(
         return
     diff = pull_diff(ctx.repo.pull_files(number))
     commits = [c.message for c in ctx.repo.pull_commits(number)]
-    linked = linked_issue_numbers(ctx.repo, number, pr.title, pr.body, commits)
-    issues = [ctx.repo.get_issue(n) for n in linked]
+    linked = linked_issue_numbers(ctx.repo, number, pr.title, pr.body, commits, out.warnings)
+    issues = fetch_issues(ctx.repo, linked, out.warnings)
     model = config.models.pull_requests or settings.model
     votes = config.votes or settings.votes
     prompts = [f"{p.id}/v{p.version}" for p in available_prompts()]
@@ -129,6 +154,7 @@ def handle_pull_request(
         labels=[name for name in plan.desired.values() if name],
     )
     view = pr_view(result, config.label_prefix, ctx.deps.secrets(), expanded=explain)
+    view.summary += [neutralise(w, 200) for w in out.warnings]
     body = render_view(view, state, "assessment")
     tests_score = result.tests.score if result.tests is not None else 0
     actionable = (tests_score or 0) >= 2 or any(d.controversial for d in dims)
