@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -58,8 +59,11 @@ class IssueSignals(BaseModel):
     def summary(self) -> str:
         """A few human-readable lines for a prompt or a comment."""
         loc = self.localization
-        named = [m.name for m in loc.mentions][:8]
-        missing = [m.name for m in loc.mentions if m.exists is False][:5]
+        named = [_quoted(m.name) for m in loc.mentions if _quotable(m.name)][:8]
+        missing = [_quoted(m.name) for m in loc.mentions if m.exists is False and _quotable(m.name)]
+        missing = missing[:5]
+        errors = [_quoted(e) for e in self.errors[:3] if _quotable(e)]
+        env = [_quoted(e) for e in self.environment[:4] if _VERSION_TEXT.fullmatch(e)]
         lines = [
             f"- reproduction: {self.reproduction}",
             f"- localization: file {loc.file}, function {loc.function}, line {loc.line}"
@@ -67,8 +71,8 @@ class IssueSignals(BaseModel):
             f"- candidate solution: {self.candidate_solution.value}",
             f"- expected vs actual stated: {'yes' if self.expected_vs_actual else 'no'}",
             f"- error message or traceback: {'yes' if self.error_or_traceback else 'no'}"
-            + (f" ({', '.join(self.errors[:3])})" if self.errors else ""),
-            f"- environment/version given: {', '.join(self.environment[:4]) or 'no'}",
+            + (f" ({', '.join(errors)})" if errors else ""),
+            f"- environment/version given: {', '.join(env) or 'no'}",
         ]
         if missing:
             lines.append(f"- not found in the repository: {', '.join(missing)}")
@@ -78,3 +82,15 @@ class IssueSignals(BaseModel):
         if self.truncated:
             lines.append("- only the beginning of a very long issue was analysed")
         return "\n".join(lines)
+
+
+_VERSION_TEXT = re.compile(r"[\w.=<>~ -]{1,40}")
+
+
+def _quotable(name: str) -> bool:
+    """Only short, space-free names leave the issue's text: the summary sits outside <issue>."""
+    return 0 < len(name) <= 80 and not any(c.isspace() or c == "`" for c in name)
+
+
+def _quoted(name: str) -> str:
+    return f"`{name}`"
