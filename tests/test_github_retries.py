@@ -68,8 +68,9 @@ def test_a_lost_reply_to_the_comment_post_never_duplicates_it(
 ) -> None:
     fake_github.fail_next(502, times=1, method="POST", path_contains="/comments", after=True)
     out = _opened(fake_github, handler_deps)
-    assert out.ok and out.comment_action == "unchanged"
+    assert out.ok and out.comment_action == "created"
     assert len(fake_github.issue_comments(REPO, 3)) == 1
+    assert len(fake_github.writes_to("POST", "/comments")) == 1
 
 
 def test_a_rate_limit_without_retry_after_means_a_minute() -> None:

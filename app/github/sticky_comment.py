@@ -67,16 +67,23 @@ class Upserted(BaseModel):
 def upsert_sticky(
     repo: GitHubRepo, number: int, bot_login: str, kind: str, body: str, policy: RetryPolicy
 ) -> Upserted:
-    """Create or edit our comment; a retry looks again first, so a lost reply never duplicates."""
+    """Create or edit our comment; a retried create looks again first, so it never duplicates."""
     if not body.startswith(marker(kind)):
         raise ValueError("a sticky comment body must start with its marker")
-
-    def once() -> Upserted:
-        existing = find_sticky(repo.list_comments(number), bot_login, kind)
-        if existing is None:
-            return Upserted(comment_id=repo.create_comment(number, body).id, action="created")
+    existing = find_sticky(repo.list_comments(number), bot_login, kind)
+    if existing is not None:
         if existing.body == body:
             return Upserted(comment_id=existing.id, action="unchanged")
         return Upserted(comment_id=repo.edit_comment(existing.id, body).id, action="edited")
+    attempts = 0
 
-    return call_with_retries(policy, f"sticky comment {repo.full_name}#{number}", once)
+    def create() -> Upserted:
+        nonlocal attempts
+        attempts += 1
+        if attempts > 1:  # the failed POST may have landed and only its reply was lost
+            landed = find_sticky(repo.list_comments(number), bot_login, kind)
+            if landed is not None:
+                return Upserted(comment_id=landed.id, action="created")
+        return Upserted(comment_id=repo.create_comment(number, body).id, action="created")
+
+    return call_with_retries(policy, f"create comment {repo.full_name}#{number}", create)
