@@ -1,0 +1,87 @@
+"""`spice serve`: refuses without a secret; otherwise gunicorn serves the contract on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from tests.service.deliveries import SECRET, issue_payload, signed_headers
+
+ROOT = Path(__file__).resolve().parents[1]
+SPICE = str(Path(sys.executable).parent / "spice")
+
+
+def env_for(data_dir: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SPICE_")}
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    return env | {"SPICE_DATA_DIR": str(data_dir)} | extra
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_serve_refuses_without_a_secret(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [SPICE, "serve", "--port", str(free_port())],
+        cwd=ROOT,
+        env=env_for(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0
+    assert "SPICE_WEBHOOK_SECRET" in done.stderr
+
+
+def test_serve_answers_the_contract(tmp_path: Path) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [SPICE, "serve", "--host", "127.0.0.1", "--port", str(port), "--workers", "2"],
+        cwd=ROOT,
+        env=env_for(tmp_path, SPICE_WEBHOOK_SECRET=SECRET.decode()),
+        stdout=subprocess.DEVNULL,
+        stderr=open(tmp_path / "serve.log", "wb"),  # noqa: SIM115
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert server.poll() is None and time.monotonic() < deadline, "serve did not start"
+            time.sleep(0.2)
+        body = json.dumps(issue_payload(11)).encode()
+        headers = signed_headers(body, "issues", "serve-1")
+        assert httpx.post(f"{base}/webhook", content=body, headers=headers).status_code == 202
+        assert httpx.post(f"{base}/webhook", content=body, headers=headers).status_code == 200
+        unsigned = {k: v for k, v in headers.items() if k != "X-Hub-Signature-256"}
+        assert httpx.post(f"{base}/webhook", content=body, headers=unsigned).status_code == 401
+        bad = signed_headers(b"{oops", "issues")
+        assert httpx.post(f"{base}/webhook", content=b"{oops", headers=bad).status_code == 400
+        ping = signed_headers(b"{}", "ping")
+        assert httpx.post(f"{base}/webhook", content=b"{}", headers=ping).status_code == 200
+        # Both workers' counters add up in /metrics (whichever worker answers the scrape).
+        metrics = httpx.get(f"{base}/metrics").text
+        assert 'spice_webhook_deliveries_total{event="issues",outcome="queued"} 1.0' in metrics
+        assert 'spice_webhook_deliveries_total{event="issues",outcome="duplicate"} 1.0' in metrics
+        assert 'spice_jobs{state="pending"} 1.0' in metrics
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+    log = (tmp_path / "serve.log").read_text()
+    assert "webhook queued delivery=serve-1 event=issues action=opened" in log
+    assert SECRET.decode() not in log
