@@ -13,6 +13,7 @@ from app.cli import harvest as harvest_cli
 from app.cli import label_instance as label_instance_cli
 from app.cli import label_issue
 from app.cli import label_pr as label_pr_cli
+from app.cli import pr_signals as pr_signals_cli
 from app.cli import serve as serve_cli
 from app.cli import signals as signals_cli
 from app.cli import split_diff as split_diff_cli
@@ -43,6 +44,7 @@ cli.command("label-pr")(label_pr_cli.label_pr)
 cli.command("label-instance")(label_instance_cli.label_instance)
 cli.command("harvest")(harvest_cli.harvest)
 cli.command("export")(export_cli.export)
+cli.command("pr-signals")(pr_signals_cli.pr_signals)
 
 
 def run() -> None:

@@ -13,6 +13,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from spice_engine.errors import InputError
 from spice_engine.pr_evidence.extract import pr_evidence
+from spice_engine.pr_evidence.flags import COUNTING_FLAGS
 from spice_engine.pr_evidence.models import PrEvidence
 
 DIFFICULTY_BUCKETS = {"<15 min fix": 0, "15 min - 1 hour": 1, "1-4 hours": 2, ">4 hours": 3}
@@ -49,6 +50,7 @@ class Report(BaseModel):
     per_flag: dict[str, BinaryScore] = Field(default_factory=dict)
     halves: dict[str, dict[str, BinaryScore | OrdinalScore]] = Field(default_factory=dict)
     """The same two scores on each half of the instances (split by hash of instance_id)."""
+    counting_flags: list[str] = Field(default_factory=lambda: sorted(COUNTING_FLAGS))
 
     def contract(self) -> dict[str, dict[str, float | int]]:
         """The interface-contract JSON: only the two headline scores."""

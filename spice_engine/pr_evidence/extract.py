@@ -35,7 +35,7 @@ def pr_evidence(
         flags=all_flags(
             gold, tests, issue_text, names, messages, checked_error_messages(tests, issue)
         ),
-        difficulty_prior=difficulty_prior(gold, new),
+        difficulty_prior=difficulty_prior(gold, new, tests),
         test_stats=test_stats(tests),
         introduced_names=[f"{n.name} ({n.kind})" for n in new.names],
         introduced_messages=[m.value for m in new.messages],

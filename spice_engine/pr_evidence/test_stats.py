@@ -34,7 +34,7 @@ def test_stats(tests: list[FileDiff]) -> TestStats:
             for line in hunk:
                 if match := _TEST_DEF.search(line.text):
                     current = match.group(1)
-                elif line.changed and current and current not in added_tests:
+                elif line.changed and line.text.strip() and current and current not in added_tests:
                     modified.add(current)
             if _CASE_TABLE.search("\n".join(line.text for line in hunk)):
                 stats.parametrized_cases += sum(

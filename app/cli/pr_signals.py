@@ -1,0 +1,64 @@
+"""`spice pr-signals`: score the deterministic PR evidence against SWE-bench Verified labels."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from app.cli.common import fail
+from spice_engine.errors import SpiceError
+from spice_engine.pr_evidence.benchmark import BinaryScore, OrdinalScore, Report, load_cases, score
+
+
+def _binary(score_: BinaryScore) -> str:
+    return (
+        f"precision {score_.precision:.3f}  recall {score_.recall:.3f}  f1 {score_.f1:.3f}"
+        f"  (fired {score_.fired}, positives {score_.positives}, n {score_.n})"
+    )
+
+
+def _ordinal(score_: OrdinalScore) -> str:
+    return (
+        f"accuracy {score_.accuracy:.3f}  quadratic kappa {score_.kappa_quadratic:.3f}"
+        f"  (n {score_.n})"
+    )
+
+
+def report_text(report: Report) -> str:
+    """Human-readable scores: headline, per half, per flag (* = counts toward tests_flag)."""
+    lines = [
+        f"tests_flag (any counting flag vs false_negative >= 2): {_binary(report.tests_flag)}",
+        f"difficulty_prior vs difficulty: {_ordinal(report.difficulty_prior)}",
+    ]
+    for half, scores in report.halves.items():
+        tests, prior = scores["tests_flag"], scores["difficulty_prior"]
+        assert isinstance(tests, BinaryScore) and isinstance(prior, OrdinalScore)
+        lines.append(f"half {half}: tests {_binary(tests)}; prior {_ordinal(prior)}")
+    lines.append("per flag:")
+    for name, flag_score in report.per_flag.items():
+        marker = "*" if name in report.counting_flags else " "
+        lines.append(f"  {marker} {name:36s} {_binary(flag_score)}")
+    return "\n".join(lines)
+
+
+def pr_signals(
+    instances: Annotated[
+        Path, typer.Option(help="SWE-bench instances JSONL (patch, test_patch, problem_statement).")
+    ],
+    gold: Annotated[Path, typer.Option(help="Human labels CSV (labels_openai.csv columns).")],
+    json_out: Annotated[
+        Path | None,
+        typer.Option("--json", help="Write the contract JSON (tests_flag, difficulty_prior) here."),
+    ] = None,
+) -> None:
+    """Score the deterministic test-adequacy flags and difficulty prior against human labels."""
+    try:
+        report = score(load_cases(instances, gold))
+    except SpiceError as exc:
+        fail(str(exc))
+    typer.echo(report_text(report))
+    if json_out is not None:
+        json_out.write_text(json.dumps(report.contract(), indent=2) + "\n")
