@@ -8,6 +8,8 @@ the one-worker throughput; acceptance: 16 workers reach >= 80% of it, with no du
 instance.
 
     .venv/bin/python benchmarks/harvest_scale.py [--workers 1 4 16] [--prs-per-worker 16]
+        [--redis-url redis://127.0.0.1:6379/0]
+        [--database-url postgresql+psycopg://postgres@127.0.0.1:5432/spice_bench]
 """
 
 from __future__ import annotations
@@ -56,8 +58,10 @@ def serve_fakes(n_prs: int, conn: Connection) -> None:
         conn.send(max(calls.values(), default=0))
 
 
-def run(workers: int, prs_per_worker: int) -> dict[str, Any]:
-    from huey import SqliteHuey
+def run(
+    workers: int, prs_per_worker: int, redis_url: str | None = None, database_url: str | None = None
+) -> dict[str, Any]:
+    from huey import Huey, RedisHuey, SqliteHuey
 
     from app.harvest.fanout import queue_dispatch, register_harvest_task
     from app.harvest.label import make_labeller
@@ -75,7 +79,7 @@ def run(workers: int, prs_per_worker: int) -> dict[str, Any]:
             from app.harvest.budget import RateBudget
             from app.harvest.source import GitHubHarvestSource
 
-            store = store_at(f"sqlite:///{tmp}/spice.db")
+            store = store_at(database_url or f"sqlite:///{tmp}/spice.db")
             source = GitHubHarvestSource(
                 lambda: token, base_url, RateBudget(per_hour=1e9, burst=10**9), RetryPolicy()
             )
@@ -84,7 +88,12 @@ def run(workers: int, prs_per_worker: int) -> dict[str, Any]:
                 store=store,
                 labeller=make_labeller(Settings(votes=3), fake_model(api_base, timeout_s=60)),
             )
-            huey = SqliteHuey("bench", filename=f"{tmp}/queue.db", results=False)
+            huey: Huey
+            if redis_url:
+                name = f"spice-bench-{os.getpid()}-{workers}"
+                huey = RedisHuey(name, url=redis_url, results=False, blocking=False)
+            else:
+                huey = SqliteHuey("bench", filename=f"{tmp}/queue.db", results=False)
             task = register_harvest_task(huey, lambda _inst: ctx)
             report = harvest_repo(store, source, repo, queue_dispatch(task, repo, True))
             started = time.perf_counter()
@@ -93,6 +102,8 @@ def run(workers: int, prs_per_worker: int) -> dict[str, Any]:
             elapsed = time.perf_counter() - started
             ids = [row.instance["instance_id"] for row in store.instances()]
             labelled = sum(1 for row in store.instances() if row.labels.get("labelled"))
+            if redis_url:
+                huey.storage.flush_all()
         parent.send("stop")
         max_fetches = parent.recv()
     finally:
@@ -112,13 +123,34 @@ def run(workers: int, prs_per_worker: int) -> dict[str, Any]:
     }
 
 
+def _truncate(url: str) -> None:
+    from sqlalchemy import text
+
+    from tests.harvest_support import store_at
+
+    store_at(url)  # migrate
+    from app.store.engine import make_engine
+
+    with make_engine(url).begin() as conn:
+        conn.execute(text("DELETE FROM task_instances"))
+        conn.execute(text("DELETE FROM harvest_cursors"))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 4, 16])
     parser.add_argument("--prs-per-worker", type=int, default=16)
     parser.add_argument("--json", type=Path, help="Also write the results here.")
+    parser.add_argument("--redis-url", help="Queue on Redis instead of a SQLite file.")
+    parser.add_argument(
+        "--database-url", help="Store on this (empty, throwaway) database; each run truncates it."
+    )
     args = parser.parse_args()
-    results = [run(w, args.prs_per_worker) for w in args.workers]
+    results = []
+    for w in args.workers:
+        if args.database_url:
+            _truncate(args.database_url)
+        results.append(run(w, args.prs_per_worker, args.redis_url, args.database_url))
     base = next(r for r in results if r["workers"] == min(args.workers))
     per_worker = base["prs_per_s"] / base["workers"]
     print(
