@@ -101,7 +101,13 @@ def pull_diff(files: list[PullFile]) -> str:
         a = "/dev/null" if f.status == "added" else f"a/{old}"
         b = "/dev/null" if f.status == "removed" else f"b/{f.filename}"
         patch = f.patch if f.patch.endswith("\n") else f.patch + "\n"
-        parts.append(f"diff --git a/{old} b/{f.filename}\n--- {a}\n+++ {b}\n{patch}")
+        header = f"diff --git a/{old} b/{f.filename}\n"
+        # unidiff refuses `+++ /dev/null` after a git header unless the deletion is declared.
+        if f.status == "removed":
+            header += "deleted file mode 100644\n"
+        elif old != f.filename:
+            header += f"rename from {old}\nrename to {f.filename}\n"
+        parts.append(f"{header}--- {a}\n+++ {b}\n{patch}")
     return "".join(parts)
 
 

@@ -35,7 +35,7 @@ def fake_github_fixture() -> Iterator[FakeGitHub]:
         yield gh
 
 
-def test_settings(gh: FakeGitHub, model_server: FakeOpenAI, **overrides: Any) -> Settings:
+def settings_for(gh: FakeGitHub, model_server: FakeOpenAI, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
         "model": "openai/fake",
         "api_base": model_server.api_base,
@@ -54,7 +54,7 @@ def test_settings(gh: FakeGitHub, model_server: FakeOpenAI, **overrides: Any) ->
 def make_deps(gh: FakeGitHub, model_server: FakeOpenAI, **overrides: Any) -> HandlerDeps:
     """Production wiring (PyGithub over HTTP, litellm over HTTP) pointed at the two fakes."""
     dry_run = bool(overrides.pop("dry_run", False))
-    settings = test_settings(gh, model_server, **overrides)
+    settings = settings_for(gh, model_server, **overrides)
     return HandlerDeps(
         settings=settings,
         github=session_factory(settings, FAST_RETRIES),
