@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from app.handlers.deps import HandlerDeps, HandlerOutcome
 from app.handlers.dispatch import handle_delivery
 from tests.fakes.github_fixtures import (
@@ -164,3 +167,20 @@ def test_config_is_read_from_the_default_branch_only(
     fake_github.add_issue(REPO, 3, "Crash", "it breaks")
     out = _open(fake_github, handler_deps)
     assert not out.dry_run and out.comment_action == "created"
+
+
+def test_unhandled_events_are_skipped_without_calls(
+    fake_github: FakeGitHub, handler_deps: HandlerDeps, shared_data: Path
+) -> None:
+    hooks = shared_data / "webhooks"
+    for event, name in [
+        ("issues", "labeled.payload.json"),
+        ("installation", "created.payload.json"),
+        ("ping", "payload.json"),
+        ("pull_request", "closed.payload.json"),
+    ]:
+        out = handle_delivery(
+            event, json.loads((hooks / event / name).read_text()), "u", handler_deps
+        )
+        assert out.ok and out.skipped and out.skipped.endswith("is not handled")
+    assert fake_github.requests == []
