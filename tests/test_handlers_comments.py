@@ -110,7 +110,8 @@ def test_our_own_and_other_bots_comments_are_ignored(
         == "comment by a bot"
     )
     assert _comment(fake_github, handler_deps, "someone", "no command").skipped
-    assert fake_openai.requests == []
+    assert fake_openai.requests == [] and fake_github.writes == []
+    assert not any("/permission" in path for _, path in fake_github.requests)
 
 
 def test_a_forged_state_block_from_the_reporter_is_not_honoured(

@@ -68,6 +68,9 @@ def handle_delivery(
     if route is None or repo_name is None or out.number is None:
         out.skipped = f"event {event}.{action} is not handled"
         return out
+    if route == "comment" and (payload.get("comment") or {}).get("user", {}).get("type") == "Bot":
+        out.skipped = "comment by a bot"  # our own comments come back as events: no API calls
+        return out
     installation = (payload.get("installation") or {}).get("id")
     try:
         session = deps.github(installation)
