@@ -34,7 +34,10 @@ def export(
         list[Path] | None, typer.Option(help="File of instance ids to leave out (repeatable).")
     ] = None,
     keep_public: Annotated[
-        bool, typer.Option(help="Keep instances whose ids are already public in SWE-bench.")
+        bool,
+        typer.Option(
+            "--keep-public", help="Keep instances whose ids are already public in SWE-bench."
+        ),
     ] = False,
 ) -> None:
     """Write the stored instances with SWE-bench's fields and a `spice` block of our labels."""

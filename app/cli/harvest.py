@@ -33,10 +33,11 @@ def harvest(
     ] = False,
     workers: Annotated[int, typer.Option(min=1, help="PRs built concurrently here.")] = 4,
     enqueue: Annotated[
-        bool, typer.Option(help="Hand each PR to the queue for `spice worker` processes.")
+        bool,
+        typer.Option("--enqueue", help="Hand each PR to the queue for `spice worker` processes."),
     ] = False,
     restart: Annotated[
-        bool, typer.Option(help="Forget the stored cursor; list from the start.")
+        bool, typer.Option("--restart", help="Forget the stored cursor; list from the start.")
     ] = False,
     installation_id: Annotated[
         int | None, typer.Option(help="App installation (App mode).")
