@@ -23,8 +23,11 @@ COUNTING_FLAGS = frozenset(
 )
 """Flags precise enough (>= 0.85 on both halves of the development split) to mean "inadequate"."""
 
-_WARNING_CHECK = re.compile(r"\b(pytest\.warns|assertWarns\w*|assert_warns\w*|assertLogs)\b")
-_WARNING_WORD = re.compile(r"warn|deprecat|log", re.I)
+_WARNING_CHECK = re.compile(
+    r"\b(pytest\.warns|pytest\.deprecated_call|assertWarns\w*|assert_warns\w*|assertLogs"
+    r"|catch_warnings)\b"
+)
+_WARNING_WORD = re.compile(r"warn|deprecat|\blog(s|ged|ging|ger)?\b", re.I)
 
 
 def _short(text: str, limit: int = 80) -> str:

@@ -193,10 +193,16 @@ def _from_tokens(fragment: Fragment, out: Symbols) -> None:
             if previous is not None and previous.string in ("def", "class"):
                 kind = "def" if previous.string == "def" else "class"
             following = fragment.tokens[index + 1][1] if index + 1 < len(fragment.tokens) else None
-            if following is not None and following.string == "=" and previous is not None:
-                kind = "keyword" if previous.string in ("(", ",") else kind
+            starts_line = previous is None or previous.start[0] != token.start[0]
+            if following is not None and following.string == "=":
+                if previous is not None and previous.string in ("(", ","):
+                    kind = "keyword"
+                elif starts_line:
+                    kind = "local"
             elif previous is not None and previous.string == ".":
                 kind = "attr"
+            elif previous is not None and previous.string == "for":
+                kind = "local"
             out.names.append(Symbol(kind, token.string, number, number, "", source))
         elif token.type == tokenize.STRING:
             try:

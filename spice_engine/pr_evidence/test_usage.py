@@ -25,6 +25,10 @@ MIN_COMMON_RUN = 15
 """Characters a test literal and a message must share when neither contains the other."""
 
 
+# Test-framework calls whose keyword arguments name the test's own values.
+_TEST_CALLS = {"subTest", "parametrize", "param", "fixture", "skipif", "xfail"}
+
+
 class IssueText:
     """The issue text in the forms names and messages are compared against."""
 
@@ -100,13 +104,18 @@ def name_uses(tests: list[FileDiff], new: Introduced, issue: IssueText) -> list[
         if not diff.is_python:
             continue
         changed = {line.number for line in diff.added}
-        for symbol in image_symbols(diff.post_hunks).names:
+        symbols = image_symbols(diff.post_hunks).names
+        # A name the test binds itself (variable, parameter, helper) is the test's, not the fix's.
+        own = {s.name for s in symbols if s.kind in ("local", "param", "assign", "def", "class")}
+        for symbol in symbols:
             key = symbol.name
             if key not in by_key or symbol.line not in changed or key in seen:
                 continue
             item = by_key[key]
-            if symbol.kind == "local":
-                continue  # a test's own variable of the same name
+            if symbol.kind == "local" or (symbol.kind == "name" and key in own):
+                continue
+            if symbol.kind == "keyword" and (symbol.owner in own or symbol.owner in _TEST_CALLS):
+                continue  # subTest(x=...), parametrize or a test helper: not the fix's signature
             if symbol.kind in ("def", "class") and item.kind != "string":
                 continue  # defining the same name is a use only of a hook named in a string
             seen.add(key)
@@ -172,13 +181,14 @@ ERROR_CHECKS = {
     "assert_raises_regex",
     "assert_raises_message",
     "assert_warns_message",
+    "assertFormError",
 }
 
 
 # An assertion line that reads an exception, a warning, a log record or stderr.
 _ERROR_OUTPUT = re.compile(
     r"excinfo|\.exception\b|\bstr\((e|exc|err|error|ex|w|warning)\)|caplog|\.output\b"
-    r"|getMessage|\berr\b|stderr"
+    r"|getMessage|\berr\b|stderr|\.messages?\b|\.errors\b"
 )
 
 
