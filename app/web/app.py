@@ -14,6 +14,7 @@ from app.settings import Settings
 from app.store.checkpoint import WalCheckpointer
 from app.store.engine import database_url, make_engine, session_factory, sqlite_path
 from app.store.migrate import upgrade_to_head
+from app.store.write_lock import ProcessWriteLock
 from app.web import health, metrics_endpoint, webhook
 from app.web.intake import IntakeWriter
 from app.web.services import WebServices
@@ -45,7 +46,11 @@ def create_app(
         sessions=sessions,
         queue=queue,
         metrics=build_metrics(),
-        intake=IntakeWriter(sessions, queue.enqueue),
+        intake=IntakeWriter(
+            sessions,
+            queue.enqueue,
+            ProcessWriteLock(database_file) if database_file is not None else None,
+        ),
     )
 
     @asynccontextmanager

@@ -13,6 +13,7 @@ import queue
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
+from contextlib import nullcontext
 from enum import StrEnum
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -20,6 +21,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.store.deliveries import NewDelivery, record_deliveries, set_delivery_status
 from app.store.jobs import create_jobs, request_run
 from app.store.models import DeliveryStatus
+from app.store.write_lock import ProcessWriteLock
 
 log = logging.getLogger(__name__)
 MAX_BATCH = 64
@@ -80,9 +82,15 @@ def accept_delivery(sessions: sessionmaker[Session], new: NewDelivery, enqueue: 
 class IntakeWriter:
     """The one writer thread of a process: `await writer.submit(new)` -> its Intake."""
 
-    def __init__(self, sessions: sessionmaker[Session], enqueue: Enqueue) -> None:
+    def __init__(
+        self,
+        sessions: sessionmaker[Session],
+        enqueue: Enqueue,
+        write_lock: ProcessWriteLock | None = None,
+    ) -> None:
         self._sessions = sessions
         self._enqueue = enqueue
+        self._write_lock = write_lock
         self._inbox: queue.SimpleQueue[tuple[NewDelivery, Future[Intake]] | None] = (
             queue.SimpleQueue()
         )
@@ -101,6 +109,8 @@ class IntakeWriter:
                 self._inbox.put(None)
                 self._thread.join(timeout=10)
                 self._thread = None
+            if self._write_lock is not None:
+                self._write_lock.close()
 
     def _ensure_started(self) -> None:
         with self._lock:
@@ -127,7 +137,8 @@ class IntakeWriter:
 
     def _write(self, batch: list[tuple[NewDelivery, Future[Intake]]]) -> None:
         try:
-            results = accept_batch(self._sessions, [new for new, _ in batch], self._enqueue)
+            with self._write_lock.held() if self._write_lock else nullcontext():
+                results = accept_batch(self._sessions, [new for new, _ in batch], self._enqueue)
         except Exception as exc:  # noqa: BLE001 - retried one by one, then handed to its request
             if len(batch) == 1:
                 batch[0][1].set_exception(exc)
