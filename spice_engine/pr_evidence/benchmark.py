@@ -5,10 +5,12 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
 from pydantic import BaseModel, Field
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import cohen_kappa_score
 
 from spice_engine.errors import InputError
@@ -132,7 +134,12 @@ def ordinal_score(pairs: Iterable[tuple[int, int]]) -> OrdinalScore:
     predicted = [p for p, _ in items]
     actual = [a for _, a in items]
     accuracy = sum(p == a for p, a in items) / len(items)
-    kappa = cohen_kappa_score(predicted, actual, weights="quadratic", labels=[0, 1, 2, 3])
+    # Undefined (one label only, as in tiny excerpts) is reported as 0: no agreement shown.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        kappa = cohen_kappa_score(
+            predicted, actual, weights="quadratic", labels=[0, 1, 2, 3], replace_undefined_by=0.0
+        )
     return OrdinalScore(
         accuracy=round(accuracy, 4), kappa_quadratic=round(float(kappa), 4), n=len(items)
     )

@@ -44,8 +44,9 @@ def _code_lines(diff: FileDiff) -> int:
 def features(
     gold: list[FileDiff], new: Introduced, tests: list[FileDiff] | None = None
 ) -> dict[str, float]:
-    """Shape of the non-test part of the gold patch (and the size of the test patch)."""
-    source = [diff for diff in gold if not diff.is_test]
+    """Shape of the gold patch (and the size of the test patch)."""
+    # The gold patch is the fix as published; files under e.g. django/test/ are fix, not tests.
+    source = gold
     changed = sum(len(diff.added) + len(diff.removed) for diff in source)
     code = sum(_code_lines(diff) for diff in source) if source else 0
     test_lines = sum(len(diff.added) for diff in tests or [])

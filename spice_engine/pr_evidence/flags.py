@@ -188,8 +188,7 @@ def scope_flags(gold: list[FileDiff], tests: list[FileDiff]) -> list[Flag]:
     """Test files whose path shares no word with any file the fix touches."""
     touched: set[str] = set()
     for diff in gold:
-        if not diff.is_test:
-            touched |= _module_words(diff.path)
+        touched |= _module_words(diff.path)
     items = [
         EvidenceItem(
             name=diff.path,

@@ -90,12 +90,12 @@ def _existing_names(
 
 
 def introduced(gold: list[FileDiff], repo_path: Path | None = None) -> Introduced:
-    """What the non-test Python files of the gold patch add that did not exist before."""
+    """What the Python files of the gold patch add that did not exist before."""
     out = Introduced()
     seen_names: set[tuple[str, str]] = set()
     seen_messages: set[str] = set()
     for diff in gold:
-        if diff.is_test or not diff.is_python or diff.is_deleted:
+        if not diff.is_python or diff.is_deleted:
             continue
         post = image_symbols(diff.post_hunks)
         changed = _changed(diff.post_hunks)

@@ -112,8 +112,10 @@ def name_uses(tests: list[FileDiff], new: Introduced, issue: IssueText) -> list[
             if key not in by_key or symbol.line not in changed or key in seen:
                 continue
             item = by_key[key]
-            if symbol.kind == "local" or (symbol.kind == "name" and key in own):
-                continue
+            if symbol.kind in ("local", "assign", "param") or (
+                symbol.kind == "name" and key in own
+            ):
+                continue  # a binding in the test, or a read of one, is the test's own name
             if symbol.kind == "keyword" and (symbol.owner in own or symbol.owner in _TEST_CALLS):
                 continue  # subTest(x=...), parametrize or a test helper: not the fix's signature
             if symbol.kind in ("def", "class") and item.kind != "string":
