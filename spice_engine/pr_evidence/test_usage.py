@@ -143,30 +143,44 @@ def name_uses(tests: list[FileDiff], new: Introduced, issue: IssueText) -> list[
     return uses
 
 
+def _test_literals(diff: FileDiff) -> list[tuple[str, int, bool, str]]:
+    """(text, line, asserted, source) of the strings a test file adds.
+
+    Python files give their string literals; other test files (expected-output files,
+    doctest text) are expected output as a whole, so each added line counts as asserted.
+    """
+    changed = {line.number for line in diff.added}
+    if not diff.is_python:
+        return [(line.text, line.number, True, line.text.strip()) for line in diff.added]
+    symbols = image_symbols(diff.post_hunks)
+    asserted_vars = {s.name for s in symbols.names if s.kind == "name" and s.owner}
+    return [
+        (
+            lit.value,
+            lit.line,
+            lit.asserted or (bool(lit.assigned_to) and lit.assigned_to in asserted_vars),
+            lit.source,
+        )
+        for lit in symbols.strings
+        if any(n in changed for n in range(lit.line, lit.end_line + 1))
+    ]
+
+
 def message_uses(tests: list[FileDiff], new: Introduced, issue: IssueText) -> list[MessageUse]:
     uses: list[MessageUse] = []
     seen: set[str] = set()
     for diff in tests:
-        changed = {line.number for line in diff.added}
-        symbols = image_symbols(diff.post_hunks) if diff.is_python else None
-        if symbols is None:
-            continue
-        asserted_vars = {s.name for s in symbols.names if s.kind == "name" and s.owner}
-        for lit in symbols.strings:
-            if not any(n in changed for n in range(lit.line, lit.end_line + 1)):
-                continue
-            asserted = lit.asserted or (bool(lit.assigned_to) and lit.assigned_to in asserted_vars)
+        for value, line, asserted, source in _test_literals(diff):
             for message in new.messages:
-                shared = overlaps(lit.value, message)
+                shared = overlaps(value, message)
                 if not shared or message.value in seen:
                     continue
                 seen.add(message.value)
                 # The issue states the text only if it states every part the test checks.
                 fresh = [text for text in shared if not issue.has_text(text)]
-                in_issue = not fresh
                 text = fresh[0] if fresh else shared[0]
                 uses.append(
-                    MessageUse(message, text, diff.path, lit.line, asserted, lit.source, in_issue)
+                    MessageUse(message, text, diff.path, line, asserted, source, not fresh)
                 )
     return uses
 
