@@ -179,9 +179,7 @@ def message_uses(tests: list[FileDiff], new: Introduced, issue: IssueText) -> li
                 # The issue states the text only if it states every part the test checks.
                 fresh = [text for text in shared if not issue.has_text(text)]
                 text = fresh[0] if fresh else shared[0]
-                uses.append(
-                    MessageUse(message, text, diff.path, line, asserted, source, not fresh)
-                )
+                uses.append(MessageUse(message, text, diff.path, line, asserted, source, not fresh))
     return uses
 
 
