@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from app.store.engine import make_engine, session_factory
 from app.store.jobs import claim_run, finish_run, get_job, request_run
 from app.store.migrate import alembic_config, upgrade_to_head
 from app.store.task_instances import get_task_instance, upsert_task_instance
+from app.store.write_lock import ProcessWriteLock
 from tests.service.backends import throwaway_postgres
 
 TABLES = {"alembic_version", "deliveries", "jobs", "assessments", "task_instances"}
@@ -162,3 +164,23 @@ def test_background_checkpoints_leave_commits_alone(tmp_path: Path) -> None:
         busy, wal_frames, copied = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
     assert busy == 0 and copied == wal_frames
     engine.dispose()
+
+
+def test_write_lock_excludes_other_holders(tmp_path: Path) -> None:
+    first, second = ProcessWriteLock(tmp_path / "x.db"), ProcessWriteLock(tmp_path / "x.db")
+    order: list[str] = []
+
+    def contender() -> None:
+        with second.held():
+            order.append("second")
+
+    with first.held():
+        thread = threading.Thread(target=contender)
+        thread.start()
+        thread.join(timeout=0.3)
+        assert thread.is_alive()  # blocked while the first holds the lock
+        order.append("first")
+    thread.join(timeout=5)
+    assert order == ["first", "second"]
+    first.close()
+    second.close()
