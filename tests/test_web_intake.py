@@ -28,7 +28,7 @@ def new(delivery_id: str, key: str) -> NewDelivery:
 
 def test_mixed_batch(tmp_path: Path) -> None:
     stack = build_stack(service_settings(tmp_path))
-    accept_batch(stack.sessions, [new("old", "o/r#3")], stack.queue.enqueue)
+    accept_batch(stack.sessions, [new("old", "o/r#3")], stack.queue.enqueue_many)
     with stack.sessions.begin() as session:
         run = claim_run(session, "o/r#3")
         assert run is not None
@@ -41,7 +41,7 @@ def test_mixed_batch(tmp_path: Path) -> None:
         new("d", "o/r#3"),  # a key whose last run is done
         new("old", "o/r#3"),  # redelivery of a stored id
     ]
-    results = accept_batch(stack.sessions, batch, stack.queue.enqueue)
+    results = accept_batch(stack.sessions, batch, stack.queue.enqueue_many)
     assert results == [
         Intake.queued,
         Intake.duplicate,
@@ -57,7 +57,7 @@ def test_mixed_batch(tmp_path: Path) -> None:
 
 def test_concurrent_submissions_each_stored_once(tmp_path: Path) -> None:
     stack = build_stack(service_settings(tmp_path))
-    writer = IntakeWriter(stack.sessions, stack.queue.enqueue)
+    writer = IntakeWriter(stack.sessions, stack.queue.enqueue_many)
 
     async def burst() -> list[Intake]:
         deliveries = [new(f"id{i % 150}", f"o/r#{i % 40}") for i in range(300)]

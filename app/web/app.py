@@ -48,7 +48,7 @@ def create_app(
         metrics=build_metrics(),
         intake=IntakeWriter(
             sessions,
-            queue.enqueue,
+            queue.enqueue_many,
             ProcessWriteLock(database_file) if database_file is not None else None,
         ),
     )

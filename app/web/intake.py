@@ -25,7 +25,7 @@ from app.store.write_lock import ProcessWriteLock
 
 log = logging.getLogger(__name__)
 MAX_BATCH = 64
-Enqueue = Callable[[str], object]
+EnqueueMany = Callable[[list[str]], object]
 
 
 class Intake(StrEnum):
@@ -35,7 +35,7 @@ class Intake(StrEnum):
 
 
 def accept_batch(
-    sessions: sessionmaker[Session], batch: Sequence[NewDelivery], enqueue: Enqueue
+    sessions: sessionmaker[Session], batch: Sequence[NewDelivery], enqueue_many: EnqueueMany
 ) -> list[Intake]:
     """Persist deliveries and their jobs in one transaction, then ring the queue.
 
@@ -67,16 +67,19 @@ def accept_batch(
             else:
                 set_delivery_status(session, new.delivery_id, DeliveryStatus.coalesced)
                 results.append(Intake.coalesced)
-    for new in to_enqueue:
+    if to_enqueue:
+        ids = [new.delivery_id for new in to_enqueue]
         try:
-            enqueue(new.delivery_id)
+            enqueue_many(ids)
         except Exception:
-            log.exception("enqueue failed delivery=%s key=%s", new.delivery_id, new.job_key)
+            log.exception("enqueue failed deliveries=%s", ",".join(ids))
     return results
 
 
-def accept_delivery(sessions: sessionmaker[Session], new: NewDelivery, enqueue: Enqueue) -> Intake:
-    return accept_batch(sessions, [new], enqueue)[0]
+def accept_delivery(
+    sessions: sessionmaker[Session], new: NewDelivery, enqueue_many: EnqueueMany
+) -> Intake:
+    return accept_batch(sessions, [new], enqueue_many)[0]
 
 
 class IntakeWriter:
@@ -85,11 +88,11 @@ class IntakeWriter:
     def __init__(
         self,
         sessions: sessionmaker[Session],
-        enqueue: Enqueue,
+        enqueue_many: EnqueueMany,
         write_lock: ProcessWriteLock | None = None,
     ) -> None:
         self._sessions = sessions
-        self._enqueue = enqueue
+        self._enqueue_many = enqueue_many
         self._write_lock = write_lock
         self._inbox: queue.SimpleQueue[tuple[NewDelivery, Future[Intake]] | None] = (
             queue.SimpleQueue()
@@ -138,7 +141,9 @@ class IntakeWriter:
     def _write(self, batch: list[tuple[NewDelivery, Future[Intake]]]) -> None:
         try:
             with self._write_lock.held() if self._write_lock else nullcontext():
-                results = accept_batch(self._sessions, [new for new, _ in batch], self._enqueue)
+                results = accept_batch(
+                    self._sessions, [new for new, _ in batch], self._enqueue_many
+                )
         except Exception as exc:  # noqa: BLE001 - retried one by one, then handed to its request
             if len(batch) == 1:
                 batch[0][1].set_exception(exc)

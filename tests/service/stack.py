@@ -45,7 +45,7 @@ class Stack:
             job_key=route.job_key,
             payload=json.dumps(payload).encode(),
         )
-        return accept_delivery(self.sessions, new, self.queue.enqueue)
+        return accept_delivery(self.sessions, new, self.queue.enqueue_many)
 
     def job(self, key: str) -> Job:
         with self.sessions() as session:
