@@ -11,6 +11,7 @@ from spice_engine.pr_evidence import PrEvidence, evidence_summary, pr_evidence
 from spice_engine.pr_evidence.flags import COUNTING_FLAGS
 from spice_engine.pr_evidence.introduced import introduced, message_pieces
 from spice_engine.pr_evidence.patch_parse import parse_hunk, parse_patch
+from spice_engine.pr_evidence.test_usage import MessageMatcher
 
 WIDGETS_OLD = '''\
 """Widgets."""
@@ -321,3 +322,36 @@ def test_summary_is_compact_and_names_the_evidence() -> None:
     assert "frobnicate" in text and "tests/test_widgets.py:11" in text
     assert "difficulty prior:" in text and "1 added, 0 modified" in text
     assert len(text.splitlines()) <= 8
+
+
+def test_expected_output_files_count_as_checked_text() -> None:
+    gold = diff(
+        "pkg/lint.py",
+        "def check(line):\n    return []\n",
+        'def check(line):\n    return ["Bad option value for disable: unknown-thing"]\n',
+    )
+    tests = diff(
+        "tests/functional/bad_option.txt",
+        "",
+        "bad-option-value:10:0::Bad option value for disable: unknown-thing\n",
+    )
+    item = the_flag(
+        pr_evidence(gold, tests, "pylint crashes on an unknown option"), "asserts_new_message"
+    )
+    assert item.evidence[0].file == "tests/functional/bad_option.txt"
+    assert item.evidence[0].line == 1
+
+
+def test_message_matcher_keeps_containment_when_its_budget_is_spent() -> None:
+    new = introduced(
+        parse_patch(
+            diff("pkg/m.py", "x = 1\n", 'x = 1\nMSG = "the value {v} must not be negative here"\n')
+        )
+    )
+    matcher = MessageMatcher(new.messages, max_long_matches=0)
+    contained = [("must not be negative", frozenset({"must not"}))]
+    assert matcher.overlaps(contained, 0) == ["must not be negative"]
+    formatted = "value 3 must not be negative, ever"
+    shifted = [(formatted, frozenset(formatted[i : i + 8] for i in range(len(formatted) - 7)))]
+    assert matcher.overlaps(shifted, 0) == [] and matcher.exhausted
+    assert MessageMatcher(new.messages).overlaps(shifted, 0) == ["must not be negative"]

@@ -30,7 +30,8 @@ def pr_evidence(
     new = introduced(gold, repo)
     issue = IssueText(issue_text)
     names = name_uses(tests, new, issue)
-    messages = message_uses(tests, new, issue)
+    notes: list[str] = []
+    messages = message_uses(tests, new, issue, notes)
     return PrEvidence(
         flags=all_flags(
             gold, tests, issue_text, names, messages, checked_error_messages(tests, issue)
@@ -39,6 +40,7 @@ def pr_evidence(
         test_stats=test_stats(tests),
         introduced_names=[f"{n.name} ({n.kind})" for n in new.names],
         introduced_messages=[m.value for m in new.messages],
+        notes=notes,
     )
 
 

@@ -59,8 +59,8 @@ class PrEvidence(BaseModel):
     test_stats: TestStats = Field(default_factory=TestStats)
     introduced_names: list[str] = Field(default_factory=list)
     introduced_messages: list[str] = Field(default_factory=list)
-    parse_notes: list[str] = Field(default_factory=list)
-    """Hunks that could only be tokenized, diffs that could not be read."""
+    notes: list[str] = Field(default_factory=list)
+    """Where the extractor had to cut work short on a very large PR."""
 
     @property
     def tests_flag(self) -> bool:

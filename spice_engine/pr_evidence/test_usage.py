@@ -76,22 +76,42 @@ def literal_pieces(test_string: str) -> list[str]:
     return [piece for p in pieces for piece in message_pieces(p)]
 
 
-def overlaps(test_string: str, message: IntroducedMessage) -> list[str]:
-    """Shared texts: a whole piece of one inside the other, or a long common run."""
-    found: list[str] = []
-    for piece in literal_pieces(test_string):
-        for gold in message.pieces:
-            if piece in gold:
-                found.append(piece)
-            elif gold in piece:
-                found.append(gold)
-            else:
-                match = SequenceMatcher(None, piece, gold, autojunk=False).find_longest_match()
-                common = piece[match.a : match.a + match.size].strip()
-                # A test that formats its own values into the message shares long runs only.
-                if len(common) >= MIN_COMMON_RUN and " " in common:
-                    found.append(common)
-    return found
+def _shingles(text: str) -> frozenset[str]:
+    """8-character windows: texts sharing a 15-character run share some (a cheap pre-check)."""
+    return frozenset(text[i : i + 8] for i in range(max(len(text) - 7, 1)))
+
+
+class MessageMatcher:
+    """Finds the text a test literal shares with introduced messages, within a work budget."""
+
+    def __init__(self, messages: list[IntroducedMessage], max_long_matches: int = 20_000) -> None:
+        self.pieces = [[(gold, _shingles(gold)) for gold in m.pieces] for m in messages]
+        self.budget = max_long_matches
+        """Common-run searches left; containment checks stay on when it runs out."""
+
+    @property
+    def exhausted(self) -> bool:
+        return self.budget <= 0
+
+    def overlaps(
+        self, test_pieces: list[tuple[str, frozenset[str]]], message_index: int
+    ) -> list[str]:
+        """Shared texts: a whole piece of one inside the other, or a long common run."""
+        found: list[str] = []
+        for piece, windows in test_pieces:
+            for gold, gold_windows in self.pieces[message_index]:
+                if piece in gold:
+                    found.append(piece)
+                elif gold in piece:
+                    found.append(gold)
+                elif self.budget > 0 and not windows.isdisjoint(gold_windows):
+                    self.budget -= 1
+                    match = SequenceMatcher(None, piece, gold, autojunk=False).find_longest_match()
+                    common = piece[match.a : match.a + match.size].strip()
+                    # A test that formats its own values into the message shares long runs only.
+                    if len(common) >= MIN_COMMON_RUN and " " in common:
+                        found.append(common)
+        return found
 
 
 def name_uses(tests: list[FileDiff], new: Introduced, issue: IssueText) -> list[NameUse]:
@@ -166,20 +186,31 @@ def _test_literals(diff: FileDiff) -> list[tuple[str, int, bool, str]]:
     ]
 
 
-def message_uses(tests: list[FileDiff], new: Introduced, issue: IssueText) -> list[MessageUse]:
+def message_uses(
+    tests: list[FileDiff], new: Introduced, issue: IssueText, notes: list[str] | None = None
+) -> list[MessageUse]:
+    """Test literals that share text with a message the fix adds (first use per message)."""
     uses: list[MessageUse] = []
-    seen: set[str] = set()
+    matcher = MessageMatcher(new.messages)
+    open_messages = set(range(len(new.messages)))
     for diff in tests:
         for value, line, asserted, source in _test_literals(diff):
-            for message in new.messages:
-                shared = overlaps(value, message)
-                if not shared or message.value in seen:
+            pieces = [(piece, _shingles(piece)) for piece in literal_pieces(value)]
+            for index in sorted(open_messages) if pieces else []:
+                shared = matcher.overlaps(pieces, index)
+                if not shared:
                     continue
-                seen.add(message.value)
+                open_messages.discard(index)
                 # The issue states the text only if it states every part the test checks.
                 fresh = [text for text in shared if not issue.has_text(text)]
                 text = fresh[0] if fresh else shared[0]
-                uses.append(MessageUse(message, text, diff.path, line, asserted, source, not fresh))
+                uses.append(
+                    MessageUse(
+                        new.messages[index], text, diff.path, line, asserted, source, not fresh
+                    )
+                )
+    if matcher.exhausted and notes is not None:
+        notes.append("message matching fell back to containment only: too many literals")
     return uses
 
 
