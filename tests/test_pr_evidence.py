@@ -355,3 +355,20 @@ def test_message_matcher_keeps_containment_when_its_budget_is_spent() -> None:
     shifted = [(formatted, frozenset(formatted[i : i + 8] for i in range(len(formatted) - 7)))]
     assert matcher.overlaps(shifted, 0) == [] and matcher.exhausted
     assert MessageMatcher(new.messages).overlaps(shifted, 0) == ["must not be negative"]
+
+
+def test_checkout_hides_names_that_already_exist(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    gold = diff(
+        "pkg/widgets.py",
+        WIDGETS_OLD,
+        WIDGETS_OLD + "\n\ndef frobnicate(widget):\n    return widget\n",
+    )
+    assert [n.name for n in introduced(parse_patch(gold)).names] == ["frobnicate", "widget"]
+    (tmp_path / "pkg").mkdir()
+    # The base file already defines it further down, outside the hunk's context.
+    (tmp_path / "pkg" / "widgets.py").write_text(WIDGETS_OLD + "\nfrobnicate = None\n")
+    assert [n.name for n in introduced(parse_patch(gold), tmp_path).names] == ["widget"]
+    tests = diff(
+        "tests/test_widgets.py", TEST_OLD, TEST_OLD + "\n\ndef test_f():\n    frobnicate(1)\n"
+    )
+    assert not pr_evidence(gold, tests, "x", repo_path=tmp_path).tests_flag
