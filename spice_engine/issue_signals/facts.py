@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -16,6 +17,7 @@ _ERROR_LINE = re.compile(
     r"(?::|\s*$|\s+Traceback)",
     re.M,
 )
+_TRACEBACK_START = re.compile(r"Traceback \(most recent call last\)")
 _TRACEBACK_HEAD = re.compile(
     r"Traceback \(most recent call last\)|-{20,}\n\s*\w+(?:Error|Exception)"
 )
@@ -50,6 +52,8 @@ class Frame:
     path: str
     line: int | None
     function: str | None
+    traceback: int = 0
+    """Which traceback of the issue the frame belongs to (0 for the first), in text order."""
 
     @property
     def in_library(self) -> bool:
@@ -61,15 +65,43 @@ class Frame:
 
 
 def frames(text: str) -> list[Frame]:
-    """Stack frames of Python tracebacks (CPython, IPython and pytest layouts)."""
-    found: list[Frame] = []
+    """Stack frames of Python tracebacks (CPython, IPython and pytest layouts), in text order."""
+    found: list[tuple[int, str, int | None, str | None]] = []
     for m in _PY_FRAME.finditer(text):
-        found.append(Frame(m.group(1), int(m.group(2)), m.group(3)))
+        found.append((m.start(), m.group(1), int(m.group(2)), m.group(3)))
     for m in _IPY_FRAME.finditer(text):
-        found.append(Frame(m.group(0).strip().split(" in ")[0], None, m.group(2)))
+        found.append((m.start(), m.group(0).strip().split(" in ")[0], None, m.group(2)))
     for m in _PYTEST_FRAME.finditer(text):
-        found.append(Frame(m.group(1), int(m.group(2)), m.group(3)))
-    return found
+        found.append((m.start(), m.group(1), int(m.group(2)), m.group(3)))
+    heads = [m.start() for m in _TRACEBACK_START.finditer(text)]
+    found.sort(key=lambda f: f[0])
+    return [Frame(p, n, fn, bisect.bisect_right(heads, pos)) for pos, p, n, fn in found]
+
+
+_TRACE_LINE = re.compile(
+    r'^\s*(?:Traceback \(most recent|File "|[\w.]*(?:Error|Exception|Warning)\b|-{5,}|~|\^+\s*$|E\s)'
+)
+_FRAME_LINE = re.compile(r'^\s*(?:File "|\S+\.py\s+in\s+\S+\(|\S+\.py:\d+)')
+_NUMBERED_SOURCE = re.compile(r"^\s*(?:-*>\s*)?\d+\s")
+
+
+def without_traceback(lines: list[str]) -> list[str]:
+    """Drop traceback frames and the source lines quoted under each frame."""
+    kept: list[str] = []
+    in_frame = False
+    for ln in lines:
+        if _FRAME_LINE.match(ln):
+            in_frame = True
+            continue
+        if in_frame and (ln.startswith((" ", "\t")) or _NUMBERED_SOURCE.match(ln)):
+            continue
+        if in_frame and not _TRACE_LINE.match(ln):
+            in_frame = False
+            continue  # the quoted source line of a frame, flush left in plain-text tracebacks
+        in_frame = False
+        if not _TRACE_LINE.match(ln):
+            kept.append(ln)
+    return kept
 
 
 _ERROR_NAME = re.compile(r"\b([A-Z]\w*(?:Error|Exception))\b")

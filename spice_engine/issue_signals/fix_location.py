@@ -31,9 +31,13 @@ class FixLocation:
     files: list[str] = field(default_factory=list)
     functions: set[str] = field(default_factory=set)
     """Functions and methods whose body (or definition) the fix changes."""
+    new_functions: set[str] = field(default_factory=set)
+    """Functions the fix defines from scratch: only naming them exactly points at them."""
     classes: set[str] = field(default_factory=set)
     """Classes whose body the fix changes outside any method."""
     lines: dict[str, list[int]] = field(default_factory=dict)
+    owners: dict[str, list[tuple[int, str | None]]] = field(default_factory=dict)
+    """Per file, each changed source line and the function it belongs to (None: no function)."""
     added: list[str] = field(default_factory=list)
     """Substantial added lines, whitespace removed (to recognise a fix quoted in the issue)."""
 
@@ -45,28 +49,60 @@ def fix_location(patch: str) -> FixLocation | None:
     except (unidiff.UnidiffParseError, ValueError):
         return None
     loc = FixLocation()
+    defined: dict[str, set[str]] = {"added": set(), "kept": set()}
     for f in files:
-        path = f.path
-        loc.files.append(path)
+        loc.files.append(f.path)
         for hunk in f:
-            enclosing = _DEF.match(hunk.section_header or "")
-            current = enclosing.groups() if enclosing else None
-            for line in hunk:
-                text = line.value.rstrip("\n")
-                defined = _DEF.match(text)
-                if defined and not line.is_added:
-                    current = defined.groups()
-                if not (line.is_added or line.is_removed):
-                    continue
-                if line.is_added and _is_substantial(text):
-                    loc.added.append(re.sub(r"\s+", "", text))
-                if defined:
-                    _add(loc, defined.groups())
-                elif current and text.strip() and _indent(text) > len(current[0]):
-                    _add(loc, current)
-                number = line.source_line_no or hunk.source_start
-                loc.lines.setdefault(path, []).append(number)
+            _read_hunk(loc, f.path, hunk, defined)
+    # A function the fix writes from scratch did not exist for the issue to point at.
+    loc.new_functions = loc.functions & (defined["added"] - defined["kept"])
+    loc.functions -= loc.new_functions
+    for owners in loc.owners.values():
+        owners[:] = [(n, o if o in loc.functions else None) for n, o in owners]
     return loc if loc.files else None
+
+
+def _read_hunk(
+    loc: FixLocation, path: str, hunk: unidiff.Hunk, defined: dict[str, set[str]]
+) -> None:
+    # git drops the header's indentation: its body ends at a definition no deeper than any line
+    # seen so far (a sibling), or at top-level code.
+    header = _DEF.match(hunk.section_header or "")
+    current = header.groups() if header else None
+    in_header = current is not None
+    shallowest: int | None = None
+    last_source = hunk.source_start
+    for line in hunk:
+        last_source = line.source_line_no or last_source
+        text = line.value.rstrip("\n")
+        if not text.strip():
+            continue
+        is_def = _DEF.match(text)
+        indent = _indent(text)
+        starts_definition = bool(is_def) or text.lstrip().startswith("@")
+        if in_header and (
+            indent == 0 or (starts_definition and (shallowest is None or indent <= shallowest))
+        ):
+            current, in_header = None, False
+        shallowest = indent if shallowest is None else min(shallowest, indent)
+        if is_def:
+            defined["added" if line.is_added else "kept"].add(is_def.group(3))
+            current, in_header = is_def.groups(), False
+        if not (line.is_added or line.is_removed):
+            continue
+        if line.is_added and _is_substantial(text):
+            loc.added.append(re.sub(r"\s+", "", text))
+        owner: tuple[str, ...] | None = None
+        if is_def:
+            owner = is_def.groups()
+        elif current and (in_header or indent > len(current[0])):
+            owner = current
+        if owner:
+            _add(loc, owner)
+        number = line.source_line_no or last_source
+        loc.lines.setdefault(path, []).append(number)
+        func = owner[2] if owner and owner[1] == "def" else None
+        loc.owners.setdefault(path, []).append((number, func))
 
 
 def _is_substantial(text: str) -> bool:
@@ -114,11 +150,24 @@ def _module_names(fix_file: str) -> set[str]:
 
 
 def _identifiers(parts: IssueParts, mentions: Mentions) -> set[str]:
-    named = mentions.functions + mentions.classes + mentions.modules + mentions.code_calls
+    named = mentions.functions + mentions.classes + mentions.modules
+    # A plain word used in the reporter's example (`fit`, `autoscale`) is how they call the
+    # library, not a pointer to where it fails; a compound name is specific enough to count.
+    named += [c for c in mentions.code_calls if _compound(c.split(".")[-1])]
     names = {n.split(".")[-1] for n in named} | {n for n in named}
     names |= {w for c in parts.inline_code for w in _WORD.findall(c)}
     names |= set(_WORD.findall(parts.title))
     return names
+
+
+_HUMP = re.compile(r"[a-z0-9][A-Z]")
+
+
+def _compound(name: str) -> bool:
+    """`check_array`, `SeqFormula`: two or more words joined (dunders like `__init__` are not)."""
+    if name.startswith("__") and name.endswith("__"):
+        return False
+    return "_" in name.strip("_") or bool(_HUMP.search(name))
 
 
 def _names_part(mention: str, function: str) -> bool:
@@ -145,6 +194,38 @@ def _spoken_of(function: str, prose_words: set[str]) -> bool:
 def _words(name: str) -> list[str]:
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).replace("_", " ")
     return [w.lower() for w in spaced.split() if len(w) > 1]
+
+
+_NESTED = frozenset({"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>", "<module>"})
+_LAYOUT_DIRS = frozenset({"src", "lib", "python"})
+
+
+def _packages(fix: FixLocation) -> set[str]:
+    """Top-level package directories of the fixed files (`lib/matplotlib/x.py` -> matplotlib)."""
+    tops = set()
+    for f in fix.files:
+        dirs = _norm(f).split("/")[:-1]
+        while dirs and dirs[0] in _LAYOUT_DIRS:
+            dirs = dirs[1:]
+        if dirs:
+            tops.add(dirs[0])
+    return tops
+
+
+def _failing_frames(stack: list[Frame], fix: FixLocation) -> list[Frame]:
+    """Per traceback, the innermost named frame in the project's own package.
+
+    A traceback points at the function that failed; the callers above it only lead there.
+    """
+    packages = _packages(fix)
+    innermost: dict[int, Frame] = {}
+    for fr in stack:
+        path = "/" + _norm(fr.path)
+        if not fr.function or fr.function in _NESTED:
+            continue
+        if not packages or any(f"/{p}/" in path for p in packages):
+            innermost[fr.traceback] = fr
+    return list(innermost.values())
 
 
 def localize_to_fix(
@@ -183,11 +264,10 @@ def localize_to_fix(
     code_shaped = {n.replace("-", "_").strip("_") for n in code_shaped if len(n) >= 4}
     if any(
         fr.function in fix.functions and any(_same_file(fr.path, f) for f in fix.files)
-        for fr in stack
-        if fr.function
+        for fr in _failing_frames(stack, fix)
     ):
         function = "stacktrace"
-    elif fix.functions & idents or any(
+    elif (fix.functions | fix.new_functions) & idents or any(
         _names_part(n, fn) for n in code_shaped for fn in fix.functions
     ):
         function = "keywords"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from spice_engine.issue_signals.facts import Frame
+from spice_engine.issue_signals.facts import Frame, without_traceback
 from spice_engine.issue_signals.markdown_parts import IssueParts
 
 _CODE_EXT = (
@@ -83,7 +83,8 @@ def find_mentions(parts: IssueParts, stack: list[Frame]) -> Mentions:
     calls = [c for c in _CALL.findall(text) if c.lower() not in _NOT_POINTERS]
     m.functions = _uniq(calls + _SNAKE.findall(text) + _QUALIFIED.findall(text))
     m.classes = _uniq(_CAMEL.findall(text))
-    code = _URL.sub(" ", parts.code_text)
+    # Calls the reporter writes, not the ones a quoted traceback shows (those are frames).
+    code = _URL.sub(" ", "\n".join(ln for b in parts.blocks for ln in without_traceback(b.lines)))
     m.code_calls = _uniq([c for c in _CALL.findall(code) if c.lower() not in _NOT_POINTERS])
     m.line_refs = _uniq([r.strip() for r in _LINE_REF.findall(text)])
     for frame in stack:

@@ -6,12 +6,10 @@ import re
 from dataclasses import dataclass
 
 from spice_engine.issue_signals.candidate_solution import introduces_fix_code, is_diff
+from spice_engine.issue_signals.facts import without_traceback
 from spice_engine.issue_signals.markdown_parts import CodeBlock, IssueParts, is_code_line
 from spice_engine.issue_signals.models import Reproduction
 
-_TRACE_LINE = re.compile(
-    r'^\s*(?:Traceback \(most recent|File "|[\w.]*(?:Error|Exception|Warning)\b|-{5,}|~|\^+\s*$|E\s)'
-)
 _SETUP = re.compile(r"^\s*(?:>>>\s*|In\s?\[\d+\]:\s*)?(?:from\s+[\w.]+\s+import\b|import\s+\w)")
 _SESSION = re.compile(r"^\s*(?:>>>|In\s?\[\d+\]:|\$\s+\S)")
 _CALL = re.compile(r"[\w\])]\(")
@@ -34,29 +32,6 @@ class ReproductionResult:
     evidence: str
 
 
-_FRAME_LINE = re.compile(r'^\s*(?:File "|\S+\.py\s+in\s+\S+\(|\S+\.py:\d+)')
-_NUMBERED_SOURCE = re.compile(r"^\s*(?:-*>\s*)?\d+\s")
-
-
-def _without_traceback(lines: list[str]) -> list[str]:
-    """Drop traceback frames and the source lines quoted under each frame."""
-    kept: list[str] = []
-    in_frame = False
-    for ln in lines:
-        if _FRAME_LINE.match(ln):
-            in_frame = True
-            continue
-        if in_frame and (ln.startswith((" ", "\t")) or _NUMBERED_SOURCE.match(ln)):
-            continue
-        if in_frame and not _TRACE_LINE.match(ln):
-            in_frame = False
-            continue  # the quoted source line of a frame, flush left in plain-text tracebacks
-        in_frame = False
-        if not _TRACE_LINE.match(ln):
-            kept.append(ln)
-    return kept
-
-
 _SOURCE_REF = re.compile(r"[\w./-]+\.py(?::\d+)?\s*:?\s*$")
 
 
@@ -75,7 +50,7 @@ def _statement_lines(block: CodeBlock) -> list[str]:
         or _quotes_source(block)
     ):
         return []
-    lines = _without_traceback(block.lines)
+    lines = without_traceback(block.lines)
     if block.info in _SHELL_INFO:
         return [ln for ln in lines if _COMMAND.match(ln) or _SESSION.match(ln)]
     if block.origin == "unfenced":

@@ -1,0 +1,114 @@
+"""Localization against a known fix: which functions a patch changes and what points at them."""
+
+from __future__ import annotations
+
+from spice_engine.issue_signals import extract_signals
+from spice_engine.issue_signals.facts import frames
+from spice_engine.issue_signals.fix_location import fix_location
+
+FENCE = "```"
+
+# git writes the enclosing `def` in the hunk header without its indentation; the hunk adds a new
+# method after `configure`'s body, and changes `existing` further down.
+NEW_METHOD_PATCH = """--- a/pkg/conf.py
++++ b/pkg/conf.py
+@@ -10,5 +10,9 @@ def configure(self, **options):
+         self._wrapped = holder
+         self.ready = True
+{BLANK}
++    @staticmethod
++    def _add_prefix(value):
++        return "/" + value
++
+     def existing(self):
+-        return self.value
++        return self._add_prefix(self.value)
+""".replace("{BLANK}", " ")
+
+TWO_FRAME_PATCH = """--- a/pkg/core.py
++++ b/pkg/core.py
+@@ -20,1 +20,1 @@ def outer(x):
+-    return inner(x)
++    return inner(x or 0)
+"""
+
+
+def test_a_hunk_header_function_ends_at_a_sibling_definition() -> None:
+    fix = fix_location(NEW_METHOD_PATCH)
+    assert fix is not None
+    assert "configure" not in fix.functions  # the new method is added after its body
+    assert fix.functions == {"existing"}
+    assert fix.new_functions == {"_add_prefix"}
+    assert (14, "existing") in fix.owners["pkg/conf.py"]
+    assert (12, None) in fix.owners["pkg/conf.py"]  # the new method follows line 12
+
+
+def test_a_hunk_header_function_keeps_its_shallower_body_lines() -> None:
+    patch = """--- a/pkg/admin.py
++++ b/pkg/admin.py
+@@ -398,3 +398,5 @@ def display(value, field):
+         return number(value)
+     elif isinstance(field, FileField):
++        return link(value)
++    elif isinstance(field, JSONField):
+         return link(value)
+"""
+    fix = fix_location(patch)
+    assert fix is not None and fix.functions == {"display"}
+
+
+def test_a_new_function_is_pointed_at_only_by_its_exact_name() -> None:
+    partial = extract_signals(
+        "Prefix", "The `add_prefix` step is missing.", fix_patch=NEW_METHOD_PATCH
+    )
+    assert partial.localization.function == "none"
+    exact = extract_signals(
+        "Prefix", "Please add `_add_prefix` to conf.", fix_patch=NEW_METHOD_PATCH
+    )
+    assert exact.localization.function == "keywords"
+
+
+def test_frames_keep_text_order_and_their_traceback() -> None:
+    text = (
+        'Traceback (most recent call last):\n  File "/x/pkg/a.py", line 1, in f\n'
+        "ValueError\n\nDuring handling...\n"
+        'Traceback (most recent call last):\n  File "/x/pkg/b.py", line 2, in g\n'
+        "/x/pkg/c.py in h(x)\n"
+    )
+    found = frames(text)
+    assert [(f.function, f.traceback) for f in found] == [("f", 1), ("g", 2), ("h", 2)]
+
+
+def test_a_traceback_points_at_the_function_that_failed_not_its_callers() -> None:
+    trace = (
+        f"{FENCE}\nTraceback (most recent call last):\n"
+        '  File "/venv/site-packages/pkg/core.py", line 21, in outer\n    return inner(x)\n'
+        '  File "/venv/site-packages/pkg/core.py", line 40, in inner\n    return 1 / x\n'
+        f"ZeroDivisionError: division by zero\n{FENCE}\n"
+    )
+    caller = extract_signals("Crash", trace, fix_patch=TWO_FRAME_PATCH).localization
+    assert caller.file == "stacktrace"
+    assert caller.function == "none"  # outer only called the failing inner
+    failing = trace.replace("in inner", "in helper").replace(", in outer", ", in inner")
+    swapped = TWO_FRAME_PATCH.replace("def outer(x)", "def helper(x)")
+    assert extract_signals("Crash", failing, fix_patch=swapped).localization.function == (
+        "stacktrace"
+    )
+    # Frames of other packages below the project's own do not hide the failing function.
+    deeper = trace.replace(
+        "ZeroDivisionError",
+        '  File "/venv/site-packages/numpy/core.py", line 5, in wrap\n    f()\nZeroDivisionError',
+    )
+    inner_fix = TWO_FRAME_PATCH.replace("def outer(x)", "def inner(x)")
+    assert extract_signals("Crash", deeper, fix_patch=inner_fix).localization.function == (
+        "stacktrace"
+    )
+
+
+def test_a_plain_word_called_in_the_example_is_usage_not_a_pointer() -> None:
+    patch = TWO_FRAME_PATCH.replace("def outer(x)", "def autoscale(x)")
+    body = f"{FENCE}python\nimport pkg\nplot = pkg.make()\nplot.autoscale()\n{FENCE}\nIt fails."
+    assert extract_signals("Fails", body, fix_patch=patch).localization.function == "none"
+    compound = TWO_FRAME_PATCH.replace("def outer(x)", "def check_array(x)")
+    body = body.replace("plot.autoscale()", "pkg.check_array(plot)")
+    assert extract_signals("Fails", body, fix_patch=compound).localization.function == "keywords"
