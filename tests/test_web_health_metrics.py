@@ -26,6 +26,9 @@ def test_healthz_reports_unreachable_database(tmp_path: Path) -> None:
         response = client.get("/healthz")
         assert response.status_code == 503
         assert response.json()["database"] == "unreachable"
+        body = json.dumps(issue_payload(1)).encode()
+        headers = signed_headers(body, "issues", "down-1")
+        assert client.post("/webhook", content=body, headers=headers).status_code == 503
         metrics = client.get("/metrics")
         assert metrics.status_code == 200
         assert 'spice_errors_total{component="database"}' in metrics.text

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import SQLAlchemyError
 
 from app.store.deliveries import NewDelivery
 from app.web.events import HANDLED_ACTIONS, InvalidPayload, route_delivery
@@ -87,7 +88,13 @@ async def webhook(
         job_key=route.job_key,
         payload=body,
     )
-    intake = await services.intake.submit(new)
+    try:
+        intake = await services.intake.submit(new)
+    except SQLAlchemyError as exc:
+        # Not stored: GitHub shows the failure and the delivery can be redelivered.
+        services.metrics.errors.labels("database").inc()
+        log.error("webhook not stored delivery=%s: %s", delivery_id, type(exc).__name__)
+        return _answer(503, error="store unavailable, redeliver later")
     count.labels(event_label, intake.value).inc()
     log.info(
         "webhook %s delivery=%s event=%s action=%s repo=%s key=%s",
