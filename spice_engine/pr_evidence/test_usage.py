@@ -138,8 +138,8 @@ def name_uses(tests: list[FileDiff], new: Introduced, issue: IssueText) -> list[
                 continue  # a binding in the test, or a read of one, is the test's own name
             if symbol.kind == "keyword" and (symbol.owner in own or symbol.owner in _TEST_CALLS):
                 continue  # subTest(x=...), parametrize or a test helper: not the fix's signature
-            if symbol.kind in ("def", "class") and item.kind != "string":
-                continue  # defining the same name is a use only of a hook named in a string
+            if symbol.kind in ("def", "class") and item.kind not in ("string", "def"):
+                continue  # a test defining a name uses it only as a hook (a method or quoted name)
             seen.add(key)
             uses.append(
                 NameUse(
