@@ -112,3 +112,21 @@ def test_a_plain_word_called_in_the_example_is_usage_not_a_pointer() -> None:
     compound = TWO_FRAME_PATCH.replace("def outer(x)", "def check_array(x)")
     body = body.replace("plot.autoscale()", "pkg.check_array(plot)")
     assert extract_signals("Fails", body, fix_patch=compound).localization.function == "keywords"
+
+
+def test_code_pasted_into_a_sentence_is_not_the_function_spoken_of() -> None:
+    patch = TWO_FRAME_PATCH.replace("def outer(x)", "def serialize(x)")
+    pasted = "The migration holds ('id', models.AutoField(primary_key=True, serialize=False))."
+    assert extract_signals("Bad path", pasted, fix_patch=patch).localization.function == "none"
+    spoken = "Serialization of nested classes drops the outer class."
+    assert extract_signals("Bad path", spoken, fix_patch=patch).localization.function == (
+        "natural_language"
+    )
+
+
+def test_a_line_of_the_fixed_file_points_at_its_function() -> None:
+    body = "At pkg/core.py, line 19, I think you must also pass a default here."
+    loc = extract_signals("Crash", body, fix_patch=TWO_FRAME_PATCH).localization
+    assert (loc.file, loc.function, loc.line) == ("keywords", "natural_language", "keywords")
+    far = extract_signals("Crash", body.replace("19", "190"), fix_patch=TWO_FRAME_PATCH)
+    assert far.localization.function == "none"

@@ -191,6 +191,15 @@ def _spoken_of(function: str, prose_words: set[str]) -> bool:
     )
 
 
+# Code written inline in a prose line: keyword arguments, calls, attribute access, snake_case.
+_CODE_TOKEN = re.compile(r"\w+\s*(?:=|\()|[\w]*\.\w[\w.]*|\w*_\w*")
+
+
+def _english_words(parts: IssueParts) -> set[str]:
+    """Words of the prose used as English, not code pasted into a sentence (`serialize=False`)."""
+    return set(_WORD.findall(_CODE_TOKEN.sub(" ", " ".join(parts.prose)).lower()))
+
+
 def _words(name: str) -> list[str]:
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).replace("_", " ")
     return [w.lower() for w in spaced.split() if len(w) > 1]
@@ -271,7 +280,7 @@ def localize_to_fix(
         _names_part(n, fn) for n in code_shaped for fn in fix.functions
     ):
         function = "keywords"
-    elif any(_spoken_of(fn, prose_words) for fn in fix.functions):
+    elif any(_spoken_of(fn, _english_words(parts)) for fn in fix.functions):
         function = "natural_language"  # `_dataset_concat` spoken of as "concatenating datasets"
 
     if file in ("none", "natural_language") and function in ("stacktrace", "keywords"):
@@ -285,11 +294,12 @@ def localize_to_fix(
         for f, n in near
     ):
         line = "stacktrace"
-    elif file != "none" and any(
-        abs(int(x) - n) <= LINE_TOLERANCE
-        for ref in mentions.line_refs
-        for x in _LINE_NUMBER.findall(ref)
-        for _, n in near
-    ):
-        line = "keywords"
+    elif file != "none":
+        quoted = [int(x) for ref in mentions.line_refs for x in _LINE_NUMBER.findall(ref)]
+        owners = [o for lines in fix.owners.values() for o in lines]
+        pointed = [o for x in quoted for n, o in owners if abs(x - n) <= LINE_TOLERANCE]
+        if pointed:
+            line = "keywords"
+        if function == "none" and any(pointed):
+            function = "natural_language"  # a line of the fixed file inside the changed function
     return file, function, line
