@@ -170,3 +170,12 @@ def test_development_split_scores(dev_cases: list[Case]) -> None:
     assert report.difficulty_prior.n == 436
     assert report.difficulty_prior.kappa_quadratic >= 0.60
     assert {half_of(c.instance_id) for c in dev_cases} == {"a", "b"}
+
+
+def test_baseline_text_covers_only_the_requested_instances() -> None:
+    from app.cli.pr_signals import baseline_text
+
+    ids = {"django__django-10606", "django__django-11019", "scikit-learn__scikit-learn-13333"}
+    text = baseline_text(EXCERPT, LABELS, ids)
+    assert "tests_flag        precision 1.000  recall 1.000" in text
+    assert "(fired 2, positives 2, n 3)" in text and "(n 3)" in text

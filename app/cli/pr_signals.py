@@ -44,6 +44,16 @@ def report_text(report: Report) -> str:
     return "\n".join(lines)
 
 
+def baseline_text(instances: Path, gold: Path, ids: set[str]) -> str:
+    """The deterministic baselines on the given instances, for `spice eval` to print."""
+    report = score(load_cases(instances, gold, only=ids))
+    return (
+        "deterministic PR-evidence baselines on the same instances (spice pr-signals):\n"
+        f"  tests_flag        {_binary(report.tests_flag)}\n"
+        f"  difficulty_prior  {_ordinal(report.difficulty_prior)}"
+    )
+
+
 def pr_signals(
     instances: Annotated[
         Path, typer.Option(help="SWE-bench instances JSONL (patch, test_patch, problem_statement).")

@@ -74,8 +74,8 @@ def _float(value: str | None) -> float | None:
         return None
 
 
-def load_cases(instances: Path, gold: Path) -> list[Case]:
-    """Instances that have a human label, with their evidence computed."""
+def load_cases(instances: Path, gold: Path, only: set[str] | None = None) -> list[Case]:
+    """Instances that have a human label (and are in `only`, if given), with their evidence."""
     try:
         with gold.open(newline="") as handle:
             labels = {row["instance_id"]: row for row in csv.DictReader(handle)}
@@ -92,6 +92,8 @@ def load_cases(instances: Path, gold: Path) -> list[Case]:
             raise InputError(f"{instances}:{number}: not JSON: {exc}") from exc
         label = labels.get(item.get("instance_id", ""))
         if label is None or not item.get("patch"):
+            continue
+        if only is not None and item["instance_id"] not in only:
             continue
         evidence = pr_evidence(
             item["patch"], item.get("test_patch") or "", item.get("problem_statement") or ""
