@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from app.cli.main import cli
+from app.cli.pr_signals import baseline_text
 from spice_engine.pr_evidence import PrEvidence, pr_evidence
 from spice_engine.pr_evidence.benchmark import Case, half_of, load_cases, score
 
@@ -173,8 +174,6 @@ def test_development_split_scores(dev_cases: list[Case]) -> None:
 
 
 def test_baseline_text_covers_only_the_requested_instances() -> None:
-    from app.cli.pr_signals import baseline_text
-
     ids = {"django__django-10606", "django__django-11019", "scikit-learn__scikit-learn-13333"}
     text = baseline_text(EXCERPT, LABELS, ids)
     assert "tests_flag        precision 1.000  recall 1.000" in text
