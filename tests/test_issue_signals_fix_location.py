@@ -62,10 +62,9 @@ def test_a_new_function_is_pointed_at_only_by_its_exact_name() -> None:
         "Prefix", "The `add_prefix` step is missing.", fix_patch=NEW_METHOD_PATCH
     )
     assert partial.localization.function == "none"
-    exact = extract_signals(
-        "Prefix", "Please add `_add_prefix` to conf.", fix_patch=NEW_METHOD_PATCH
-    )
+    exact = extract_signals("Prefix", "Please add `_add_prefix`.", fix_patch=NEW_METHOD_PATCH)
     assert exact.localization.function == "keywords"
+    assert exact.localization.file == "none"  # a function yet to be written has no file yet
 
 
 def test_frames_keep_text_order_and_their_traceback() -> None:

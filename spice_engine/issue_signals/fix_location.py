@@ -267,6 +267,7 @@ def localize_to_fix(
         file = "natural_language"
 
     function: LocalizationKind = "none"
+    existing = True
     code_shaped = {n.split(".")[-1] for n in mentions.functions + mentions.classes}
     code_shaped |= {w for c in parts.inline_code for w in re.findall(r"[A-Za-z_][\w-]*", c)}
     code_shaped |= set(_JOINED.findall(parts.title))  # `inherited-members`, `min_degrees`
@@ -276,14 +277,17 @@ def localize_to_fix(
         for fr in _failing_frames(stack, fix)
     ):
         function = "stacktrace"
-    elif (fix.functions | fix.new_functions) & idents or any(
+    elif fix.functions & idents or any(
         _names_part(n, fn) for n in code_shaped for fn in fix.functions
     ):
         function = "keywords"
+    elif fix.new_functions & idents:
+        function = "keywords"
+        existing = False  # a function yet to be written tells nothing of where it will live
     elif any(_spoken_of(fn, _english_words(parts)) for fn in fix.functions):
         function = "natural_language"  # `_dataset_concat` spoken of as "concatenating datasets"
 
-    if file in ("none", "natural_language") and function in ("stacktrace", "keywords"):
+    if existing and file in ("none", "natural_language") and function in ("stacktrace", "keywords"):
         file = "keywords"  # naming the changed function names its file too
 
     line: LocalizationKind = "none"
