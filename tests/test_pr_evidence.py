@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import difflib
+import json
 import textwrap
 
 import pytest
 
-from spice_engine.pr_evidence import PrEvidence, evidence_summary, pr_evidence
+from app.github.comment_render import evidence_lines
+from spice_engine.pr_evidence import PrEvidence, evidence_summary, pipeline_evidence, pr_evidence
 from spice_engine.pr_evidence.flags import COUNTING_FLAGS
 from spice_engine.pr_evidence.introduced import introduced, message_pieces
 from spice_engine.pr_evidence.patch_parse import parse_hunk, parse_patch
@@ -372,3 +374,32 @@ def test_checkout_hides_names_that_already_exist(tmp_path) -> None:  # type: ign
         "tests/test_widgets.py", TEST_OLD, TEST_OLD + "\n\ndef test_f():\n    frobnicate(1)\n"
     )
     assert not pr_evidence(gold, tests, "x", repo_path=tmp_path).tests_flag
+
+
+def test_pipeline_evidence_record_reads_well_in_a_comment() -> None:
+    gold = diff(
+        "pkg/widgets.py",
+        WIDGETS_OLD,
+        WIDGETS_OLD + "\n\ndef frobnicate(widget):\n    return widget\n",
+    )
+    tests = diff(
+        "tests/test_widgets.py",
+        TEST_OLD,
+        TEST_OLD + "\n\ndef test_frob():\n    assert frobnicate(1) == 1\n",
+    )
+    record, text = pipeline_evidence(gold, tests, "scale widgets")
+    assert text == evidence_summary(pr_evidence(gold, tests, "scale widgets"))
+    assert record["tests_flag"] is True
+    flags = record["test_flags"]
+    assert isinstance(flags, dict) and flags["uses_new_api"].endswith("[tests/test_widgets.py:11]")
+    assert str(record["difficulty_prior"]).startswith("0 (<15 min) from 4 changed lines")
+    json.dumps(record)  # a result field must serialise
+    lines = evidence_lines(record, ())
+    # The renderer escapes markdown; the sentence and its location survive.
+    assert any("introduced by the fix" in line and "test\\_widgets.py:11" in line for line in lines)
+
+
+def test_pipeline_evidence_turns_an_unreadable_diff_into_a_note() -> None:
+    broken = "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,3 +1,3 @@\n-x = 1\n+x = 2\n"
+    record, text = pipeline_evidence(broken, "", "x")
+    assert text == "" and "cannot read diff" in str(record["pr_evidence_error"])

@@ -1,6 +1,11 @@
 """Deterministic pull-request evidence: test-adequacy flags and a difficulty prior."""
 
-from spice_engine.pr_evidence.extract import evidence_summary, pr_evidence
+from spice_engine.pr_evidence.extract import (
+    evidence_record,
+    evidence_summary,
+    pipeline_evidence,
+    pr_evidence,
+)
 from spice_engine.pr_evidence.models import DifficultyPrior, EvidenceItem, Flag, PrEvidence
 
 __all__ = [
@@ -8,6 +13,8 @@ __all__ = [
     "EvidenceItem",
     "Flag",
     "PrEvidence",
+    "evidence_record",
     "evidence_summary",
+    "pipeline_evidence",
     "pr_evidence",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from spice_engine.errors import InputError
 from spice_engine.pr_evidence.difficulty_prior import difficulty_prior
 from spice_engine.pr_evidence.flags import all_flags
 from spice_engine.pr_evidence.introduced import introduced
@@ -70,3 +71,39 @@ def evidence_summary(ev: PrEvidence, max_items: int = 3) -> str:
         f"{shown['hunks']:.0f} hunk(s), {shown['new_definitions']:.0f} new definition(s)"
     )
     return "\n".join(lines)
+
+
+def evidence_record(ev: PrEvidence) -> dict[str, object]:
+    """The evidence as a result field: one readable line per flag, the prior, the full model.
+
+    Comment renderers show scalar entries (nested mappings one level deep), so each flag is a
+    single sentence with its first piece of evidence; `pr_evidence` keeps everything.
+    """
+    flags = {}
+    for flag in ev.flags:
+        item = flag.evidence[0]
+        where = f"{item.file}:{item.line}" if item.line else item.file
+        more = f" (+{len(flag.evidence) - 1} more)" if len(flag.evidence) > 1 else ""
+        flags[flag.name] = f"{item.detail} [{where}]{more}"
+    prior = ev.difficulty_prior
+    shown = prior.features
+    return {
+        "tests_flag": ev.tests_flag,
+        "test_flags": flags,
+        "difficulty_prior": (
+            f"{prior.score} ({_BUCKETS[prior.score]}) from {shown['changed_lines']:.0f} changed "
+            f"lines in {shown['files']:.0f} file(s)"
+        ),
+        "pr_evidence": ev.model_dump(mode="json"),
+    }
+
+
+def pipeline_evidence(
+    gold_patch: str, test_patch: str, issue_text: str, repo_path: str | Path | None = None
+) -> tuple[dict[str, object], str]:
+    """(result record, prompt text) for the PR pipeline; an unreadable diff gives a note only."""
+    try:
+        ev = pr_evidence(gold_patch, test_patch, issue_text, repo_path)
+    except InputError as exc:
+        return {"pr_evidence_error": str(exc)}, ""
+    return evidence_record(ev), evidence_summary(ev)
