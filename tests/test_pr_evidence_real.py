@@ -178,3 +178,12 @@ def test_baseline_text_covers_only_the_requested_instances() -> None:
     text = baseline_text(EXCERPT, LABELS, ids)
     assert "tests_flag        precision 1.000  recall 1.000" in text
     assert "(fired 2, positives 2, n 3)" in text and "(n 3)" in text
+
+
+def test_baseline_text_explains_an_unreadable_instances_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n")
+    text = baseline_text(bad, LABELS, {"django__django-10606"})
+    assert (
+        text.startswith("deterministic PR-evidence baselines unavailable:") and "not JSON" in text
+    )

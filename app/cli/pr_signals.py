@@ -46,7 +46,10 @@ def report_text(report: Report) -> str:
 
 def baseline_text(instances: Path, gold: Path, ids: set[str]) -> str:
     """The deterministic baselines on the given instances, for `spice eval` to print."""
-    report = score(load_cases(instances, gold, only=ids))
+    try:
+        report = score(load_cases(instances, gold, only=ids))
+    except SpiceError as exc:
+        return f"deterministic PR-evidence baselines unavailable: {exc}"
     return (
         "deterministic PR-evidence baselines on the same instances (spice pr-signals):\n"
         f"  tests_flag        {_binary(report.tests_flag)}\n"
