@@ -154,6 +154,10 @@ class _Collector(ast.NodeVisitor):
         self.generic_visit(node)
         self.assign_target = ""
 
+    def visit_alias(self, node: ast.alias) -> None:
+        # `from pkg import new_helper` names the fix's definition even before any call.
+        self._add("name", node.name.rpartition(".")[2], node)
+
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self._add("attr", node.attr, node, owner="store" if isinstance(node.ctx, ast.Store) else "")
         self.generic_visit(node)
