@@ -35,10 +35,31 @@ class ReproductionResult:
 _SOURCE_REF = re.compile(r"[\w./-]+\.py(?::\d+)?\s*:?\s*$")
 
 
+_ELISION = re.compile(r"^\s*(?:\.\.\.|/\.\.\./|#\s*\.\.\.|…)\s*$")
+_SELF = re.compile(r"\bself\b")
+_CLASS = re.compile(r"^\s*class\s+\w+", re.M)
+_TEST_METHOD = re.compile(r"^\s*(?:async\s+)?def\s+test\w*\s*\(", re.M)
+_WORDY = re.compile(r"[A-Za-z]")
+
+
 def _quotes_source(block: CodeBlock) -> bool:
-    """A block introduced by a file name (`In foo/bar.py:`) quotes the project's code."""
+    """The block quotes the project's code rather than using it.
+
+    Signs: it is introduced by a file name (`In foo/bar.py:`) and does not start with imports,
+    it elides parts (`...` lines), or it uses `self` outside any class (a method or its body shown alone).
+    """
     first = block.lines[0] if block.lines else ""
-    return bool(_SOURCE_REF.search(block.lead) or _SOURCE_REF.fullmatch(first.strip()))
+    named = _SOURCE_REF.search(block.lead) or _SOURCE_REF.fullmatch(first.strip())
+    if named and not _SETUP.match(first):
+        return True  # a whole file of the reporter's (`models.py:`) starts with its imports
+    lines = block.lines
+    if not lines or any(_SESSION.match(ln) for ln in lines):
+        return False  # `...` is a prompt in an interactive session
+    if any(_ELISION.match(ln) for ln in lines):
+        return True
+    if _TEST_METHOD.search(block.text):
+        return False  # the reporter's own test case
+    return bool(_SELF.search(block.text)) and not _CLASS.search(block.text)
 
 
 def _statement_lines(block: CodeBlock) -> list[str]:
@@ -50,7 +71,8 @@ def _statement_lines(block: CodeBlock) -> list[str]:
         or _quotes_source(block)
     ):
         return []
-    lines = without_traceback(block.lines)
+    # A line of brackets alone (`]`, `),`) is the tail of something quoted, not a statement.
+    lines = [ln for ln in without_traceback(block.lines) if _WORDY.search(ln)]
     if block.info in _SHELL_INFO:
         return [ln for ln in lines if _COMMAND.match(ln) or _SESSION.match(ln)]
     if block.origin == "unfenced":
