@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from app.store.deliveries import NewDelivery
 from app.store.jobs import claim_run, finish_run
 from app.store.models import Delivery
-from app.web.intake import Intake, IntakeWriter, accept_batch
+from app.web.intake import Intake, IntakeBatcher, accept_batch
 from tests.service.settings import service_settings
 from tests.service.stack import build_stack
 
@@ -57,16 +57,16 @@ def test_mixed_batch(tmp_path: Path) -> None:
 
 def test_concurrent_submissions_each_stored_once(tmp_path: Path) -> None:
     stack = build_stack(service_settings(tmp_path))
-    writer = IntakeWriter(stack.sessions, stack.queue.enqueue_many)
+    batcher = IntakeBatcher(stack.sessions, stack.queue.enqueue_many)
 
     async def burst() -> list[Intake]:
         deliveries = [new(f"id{i % 150}", f"o/r#{i % 40}") for i in range(300)]
-        return await asyncio.gather(*(writer.submit(d) for d in deliveries))
+        return await asyncio.gather(*(batcher.submit(d) for d in deliveries))
 
     try:
         results = asyncio.run(burst())
     finally:
-        writer.close()
+        batcher.close()
     assert results.count(Intake.duplicate) == 150
     assert results.count(Intake.queued) == 40
     with stack.sessions() as session:

@@ -16,7 +16,7 @@ from app.store.engine import database_url, make_engine, session_factory, sqlite_
 from app.store.migrate import upgrade_to_head
 from app.store.write_lock import ProcessWriteLock
 from app.web import health, metrics_endpoint, webhook
-from app.web.intake import IntakeWriter
+from app.web.intake import IntakeBatcher
 from app.web.services import WebServices
 
 log = logging.getLogger(__name__)
@@ -46,7 +46,7 @@ def create_app(
         sessions=sessions,
         queue=queue,
         metrics=build_metrics(),
-        intake=IntakeWriter(
+        intake=IntakeBatcher(
             sessions,
             queue.enqueue_many,
             ProcessWriteLock(database_file) if database_file is not None else None,

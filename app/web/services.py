@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.metrics import ServiceMetrics
 from app.queue.tasks import JobQueue
 from app.settings import Settings
-from app.web.intake import IntakeWriter
+from app.web.intake import IntakeBatcher
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class WebServices:
     sessions: sessionmaker[Session]
     queue: JobQueue
     metrics: ServiceMetrics
-    intake: IntakeWriter
+    intake: IntakeBatcher
 
 
 async def get_services(request: Request) -> WebServices:
