@@ -28,6 +28,9 @@ _STRONG = [
     r"\b(?:root|real|underlying) (?:cause|problem|issue)\b|\bthe (?:cause|problem|issue|bug) (?:is|seems|was|lies)\b",
     r"\b(?:because|since) (?:we|it|the code|this) (?:don't|doesn't|do not|does not|never|only|always)\b",
     r"\bshould (?:be|read|say|look like)\s*:",
+    # The reporter tried a change to the code and reports what it did.
+    r"\bif (?:i|we) (?:replace|change|remove|add|modify|patch|edit|comment out"
+    r"|replaced|changed|removed|added|modified|patched|edited|commented out)\b",
     r"\b(?:should|could|needs? to|must) (?:just |simply |also |probably |instead )?be (?:changed|replaced"
     r"|modified|updated|moved|removed|added|set|passed|converted|wrapped|computed|called|checked"
     r"|ordered|copied|stored|skipped|ignored|handled|escaped|cast|stripped|deduplicated)\b",
@@ -40,20 +43,22 @@ _WEAK = [
     r"\binstead\b",
     r"\b(?:solution|fix|patch|workaround)\b",
     rf"\b(?:change|replace|changing|replacing) {_S}{{1,80}}\b(?:to|with|by)\b",
-    # Pointing at a line of the code is how a reporter shows where to change it.
-    r"\blines? \d+\b|\.py:\d+\b|:\d+-\d+\b",
 ]
 _STRONG_RX = re.compile("|".join(f"(?:{p})" for p in _STRONG), re.I)
 _WEAK_RX = re.compile("|".join(f"(?:{p})" for p in _WEAK), re.I)
 _FIX = re.compile(f"{_STRONG_RX.pattern}|{_WEAK_RX.pattern}", re.I)
 # A fix sentence that introduces code ("should be:", "change it to:") makes the steps complete.
-_INTRODUCES_CODE = re.compile(r"(?:\bto|\bbe|\bwith|\bthis|\bfollowing|\blike|\bso)\s*:?\s*$", re.I)
-# "... but instead fails with:" introduces what happens, not what should be written.
+_INTRODUCES_CODE = re.compile(
+    r"(?:\bto|\bby|\bbe|\bwith|\bthis|\bfollowing|\blike|\bso)\s*:?\s*$", re.I
+)
+# "... but instead fails with:" and "the expected result should be:" introduce what happens or
+# should happen, not what should be written.
 _REPORTS_OUTCOME = re.compile(
     r"\b(?:fails?|failed|raises?|raised|throws?|errors?|returns?|returned|gives?|gave|outputs?"
-    r"|produces?|shows?|results? in|get|gets|got|crash(?:es)?)\b[^.?!]*$",
+    r"|produces?|shows?|results? in|get|gets|got|crash(?:es)?|expect(?:s|ed|ation)?)\b[^.?!]*$",
     re.I,
 )
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 THRESHOLD = 2
 """Points needed to call it a candidate fix: one strong cue, or two weak ones."""
 
@@ -95,16 +100,14 @@ def candidate_solution(parts: IssueParts) -> CandidateResult:
     points = 0
     sentences: list[str] = []
     for line in parts.body_prose:  # the title names the problem, not the fix
-        strong = bool(_STRONG_RX.search(line))
-        weak = bool(_WEAK_RX.search(line))
+        # A question asks for a fix (`could you suggest a workaround?`); it does not offer one.
+        stated = " ".join(s for s in _SENTENCE_END.split(line) if not s.rstrip().endswith("?"))
+        strong = bool(_STRONG_RX.search(stated))
+        weak = bool(_WEAK_RX.search(stated))
         if strong or weak:
             points += 2 if strong else 1
             sentences.append(line[:200])
-    fix_code = [
-        b
-        for b in parts.blocks
-        if b.lead and _INTRODUCES_CODE.search(b.lead) and proposes_fix(b.lead)
-    ]
+    fix_code = [b for b in parts.blocks if b.lead and introduces_fix_code(b.lead)]
     points += 2 * bool(fix_code)
     if points < THRESHOLD:
         return CandidateResult(CandidateSolution.NONE)

@@ -1,0 +1,32 @@
+"""Candidate-solution signal: what counts as the reporter proposing a fix."""
+
+from __future__ import annotations
+
+from spice_engine.issue_signals import extract_signals
+
+
+def test_a_question_asking_for_a_workaround_is_not_a_candidate_solution() -> None:
+    body = (
+        "The generated code returns an integer instead of a tuple.\n\n"
+        "Could you suggest a workaround from the code generation side?"
+    )
+    assert extract_signals("Tuple", body).candidate_solution == "none"
+
+
+def test_a_change_the_reporter_tried_is_a_candidate_solution() -> None:
+    body = (
+        "At query.py line 745 there is `opts = cur_model._meta`.\n\n"
+        "If I replace it by\n\n    opts = cur_model._meta.concrete_model._meta\n\n"
+        "all works as expected."
+    )
+    assert extract_signals("Proxy crash", body).candidate_solution == "complete"
+
+
+def test_an_expected_result_introducing_code_is_not_fix_code() -> None:
+    body = "The expected result of `vel(A)` should be:\n\n    A.x + A.y\n\nIt raises instead."
+    assert extract_signals("Velocity", body).candidate_solution != "complete"
+
+
+def test_a_line_number_alone_is_not_a_fix() -> None:
+    body = "Error at LINE 1: relation does not exist.\n\nIt happens at line 84 of utils.py."
+    assert extract_signals("Crash", body).candidate_solution == "none"
