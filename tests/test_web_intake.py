@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 from app.store.deliveries import NewDelivery
 from app.store.jobs import claim_run, finish_run
 from app.store.models import Delivery
+from app.store.write_lock import ProcessWriteLock
 from app.web.intake import Intake, IntakeBatcher, accept_batch
 from tests.service.settings import service_settings
 from tests.service.stack import build_stack
@@ -72,3 +73,25 @@ def test_concurrent_submissions_each_stored_once(tmp_path: Path) -> None:
     with stack.sessions() as session:
         assert session.scalar(select(func.count()).select_from(Delivery)) == 150
     assert stack.queue.huey.pending_count() == 40
+
+
+def test_batcher_waits_for_another_process_holding_the_write_lock(tmp_path: Path) -> None:
+    stack = build_stack(service_settings(tmp_path))
+    database = tmp_path / "spice.db"
+    other_process = ProcessWriteLock(database)  # its own descriptor: flock excludes it
+    batcher = IntakeBatcher(stack.sessions, stack.queue.enqueue_many, ProcessWriteLock(database))
+
+    async def scenario() -> Intake:
+        assert other_process.try_acquire()
+        pending = asyncio.ensure_future(batcher.submit(new("locked", "o/r#8")))
+        await asyncio.sleep(0.05)
+        assert not pending.done()  # the loop kept running; the write waits for the lock
+        other_process.release()
+        return await asyncio.wait_for(pending, timeout=5)
+
+    try:
+        assert asyncio.run(scenario()) == Intake.queued
+    finally:
+        batcher.close()
+        other_process.close()
+    assert stack.job("o/r#8").delivery_id == "locked"

@@ -22,15 +22,29 @@ class ProcessWriteLock:
         self._path = Path(f"{database}.write.lock")
         self._fd: int | None = None
 
-    @contextmanager
-    def held(self) -> Iterator[None]:
+    def _file(self) -> int:
         if self._fd is None:
             self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o600)
-        fcntl.flock(self._fd, fcntl.LOCK_EX)  # blocks without holding the GIL
+        return self._fd
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        fcntl.flock(self._file(), fcntl.LOCK_EX)  # blocks without holding the GIL
         try:
             yield
         finally:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            self.release()
+
+    def try_acquire(self) -> bool:
+        """Take the lock if it is free; an event loop must not block on another process."""
+        try:
+            fcntl.flock(self._file(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def release(self) -> None:
+        fcntl.flock(self._file(), fcntl.LOCK_UN)
 
     def close(self) -> None:
         if self._fd is not None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
-from contextlib import nullcontext
 from enum import StrEnum
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -21,6 +20,7 @@ from app.store.write_lock import ProcessWriteLock
 
 log = logging.getLogger(__name__)
 MAX_BATCH = 64
+LOCK_RETRY_S = 0.0005
 EnqueueMany = Callable[[list[str]], object]
 
 
@@ -113,17 +113,22 @@ class IntakeBatcher:
             self._write_lock.close()
 
     def _flush(self) -> None:
+        if self._write_lock is not None and not self._write_lock.try_acquire():
+            # Another worker process is writing: serve requests meanwhile, the batch grows.
+            asyncio.get_running_loop().call_later(LOCK_RETRY_S, self._flush)
+            return
         pending, self._pending = self._pending, []
         self._flush_scheduled = False
-        for start in range(0, len(pending), MAX_BATCH):
-            self._write(pending[start : start + MAX_BATCH])
+        try:
+            for start in range(0, len(pending), MAX_BATCH):
+                self._write(pending[start : start + MAX_BATCH])
+        finally:
+            if self._write_lock is not None:
+                self._write_lock.release()
 
     def _write(self, batch: list[tuple[NewDelivery, asyncio.Future[Intake]]]) -> None:
         try:
-            with self._write_lock.held() if self._write_lock else nullcontext():
-                results = accept_batch(
-                    self._sessions, [new for new, _ in batch], self._enqueue_many
-                )
+            results = accept_batch(self._sessions, [new for new, _ in batch], self._enqueue_many)
         except Exception as exc:  # noqa: BLE001 - retried one by one, then handed to its request
             if len(batch) > 1:
                 # One bad delivery must not fail the others that shared its transaction.
