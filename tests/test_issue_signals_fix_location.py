@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from spice_engine.issue_signals import extract_signals
 from spice_engine.issue_signals.facts import frames
 from spice_engine.issue_signals.fix_location import fix_location
@@ -129,3 +131,19 @@ def test_a_line_of_the_fixed_file_points_at_its_function() -> None:
     assert (loc.file, loc.function, loc.line) == ("keywords", "natural_language", "keywords")
     far = extract_signals("Crash", body.replace("19", "190"), fix_patch=TWO_FRAME_PATCH)
     assert far.localization.function == "none"
+
+
+def test_a_huge_fix_against_a_long_issue_stays_fast() -> None:
+    removed = "".join(f"-    def f{i}(self):\n" for i in range(10_000))
+    added = "".join(f"+    def f{i}(self, y):\n" for i in range(10_000))
+    patch = f"--- a/p/x.py\n+++ b/p/x.py\n@@ -1,10000 +1,10000 @@\n{removed}{added}"
+    frame = '  File "/v/p/x.py", line {0}, in f{0}\n'
+    body = (
+        "Traceback (most recent call last):\n"
+        + "".join(frame.format(i) for i in range(0, 20_000, 7))
+        + "".join(f"See p/x.py line {i} and `f_{i}`. " for i in range(0, 20_000, 13))
+    )
+    started = time.process_time()
+    loc = extract_signals("f1 breaks", body, fix_patch=patch).localization
+    assert time.process_time() - started < 2.0
+    assert loc.file == "stacktrace" and loc.line == "stacktrace"

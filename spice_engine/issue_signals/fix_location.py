@@ -191,13 +191,18 @@ def _spoken_of(function: str, prose_words: set[str]) -> bool:
     )
 
 
-# Code written inline in a prose line: keyword arguments, calls, attribute access, snake_case.
-_CODE_TOKEN = re.compile(r"\w+\s*(?:=|\()|[\w]*\.\w[\w.]*|\w*_\w*")
+# A token of prose and what follows it: `serialize=False`, `obj.attr`, `call(`, `snake_case`.
+_TOKEN = re.compile(r"[\w.]+(?:\s*[=(])?")
 
 
 def _english_words(parts: IssueParts) -> set[str]:
     """Words of the prose used as English, not code pasted into a sentence (`serialize=False`)."""
-    return set(_WORD.findall(_CODE_TOKEN.sub(" ", " ".join(parts.prose)).lower()))
+    words: set[str] = set()
+    for m in _TOKEN.finditer(" ".join(parts.prose)):
+        token = m.group(0).strip(".")
+        if not any(c in token for c in "_.=(") and token.isalpha():
+            words.add(token.lower())
+    return words
 
 
 def _words(name: str) -> list[str]:
@@ -237,6 +242,10 @@ def _failing_frames(stack: list[Frame], fix: FixLocation) -> list[Frame]:
     return list(innermost.values())
 
 
+def _near(number: int, changed: set[int]) -> bool:
+    return any(n in changed for n in range(number - LINE_TOLERANCE, number + LINE_TOLERANCE + 1))
+
+
 def localize_to_fix(
     fix: FixLocation, parts: IssueParts, mentions: Mentions, stack: list[Frame]
 ) -> tuple[LocalizationKind, LocalizationKind, LocalizationKind]:
@@ -268,6 +277,7 @@ def localize_to_fix(
 
     function: LocalizationKind = "none"
     existing = True
+    english = _english_words(parts)
     code_shaped = {n.split(".")[-1] for n in mentions.functions + mentions.classes}
     code_shaped |= {w for c in parts.inline_code for w in re.findall(r"[A-Za-z_][\w-]*", c)}
     code_shaped |= set(_JOINED.findall(parts.title))  # `inherited-members`, `min_degrees`
@@ -284,24 +294,29 @@ def localize_to_fix(
     elif fix.new_functions & idents:
         function = "keywords"
         existing = False  # a function yet to be written tells nothing of where it will live
-    elif any(_spoken_of(fn, _english_words(parts)) for fn in fix.functions):
+    elif any(_spoken_of(fn, english) for fn in fix.functions):
         function = "natural_language"  # `_dataset_concat` spoken of as "concatenating datasets"
 
     if existing and file in ("none", "natural_language") and function in ("stacktrace", "keywords"):
         file = "keywords"  # naming the changed function names its file too
 
     line: LocalizationKind = "none"
-    near = [(f, n) for f, numbers in fix.lines.items() for n in numbers]
+    changed = {f: set(numbers) for f, numbers in fix.lines.items()}
     if any(
-        fr.line is not None and _same_file(fr.path, f) and abs(fr.line - n) <= LINE_TOLERANCE
+        fr.line is not None and _same_file(fr.path, f) and _near(fr.line, numbers)
         for fr in stack
-        for f, n in near
+        for f, numbers in changed.items()
     ):
         line = "stacktrace"
     elif file != "none":
-        quoted = [int(x) for ref in mentions.line_refs for x in _LINE_NUMBER.findall(ref)]
-        owners = [o for lines in fix.owners.values() for o in lines]
-        pointed = [o for x in quoted for n, o in owners if abs(x - n) <= LINE_TOLERANCE]
+        owner_of = {n: o for lines in fix.owners.values() for n, o in lines}
+        quoted = {int(x) for ref in mentions.line_refs for x in _LINE_NUMBER.findall(ref)[:4]}
+        pointed = [
+            owner_of[n]
+            for x in quoted
+            for n in range(x - LINE_TOLERANCE, x + LINE_TOLERANCE + 1)
+            if n in owner_of
+        ]
         if pointed:
             line = "keywords"
         if function == "none" and any(pointed):
