@@ -26,10 +26,10 @@ from tests.fakes.openai_server import FakeOpenAI
 # Development-split F1 measured when these rules were written; a drop means a regression.
 # Localization is judged against the gold patch (the human labels ask about the fix's location).
 FLOORS = {
-    "candidate_solution": 0.65,
-    "reproduction": 0.85,
-    "file_localization": 0.80,
-    "function_localization": 0.67,
+    "candidate_solution": 0.72,  # measured 0.744
+    "reproduction": 0.85,  # measured 0.866
+    "file_localization": 0.80,  # measured 0.824
+    "function_localization": 0.73,  # measured 0.750
 }
 
 
