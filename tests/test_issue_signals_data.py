@@ -63,7 +63,8 @@ def test_signals_score_against_agentless_labels(shared_data: Path) -> None:
     for name, floor in FLOORS.items():
         assert scores[name].f1 >= floor, (name, scores[name])
     assert scores["candidate_solution"].n == 140  # the 8 "Misleading" are scored apart
-    assert scores["candidate_solution"].extra["misleading"]["n"] == 8
+    misleading = scores["candidate_solution"].extra["misleading"]
+    assert isinstance(misleading, dict) and misleading["n"] == 8
 
 
 def test_signals_cli_writes_the_contract_json(shared_data: Path, tmp_path: Path) -> None:
