@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from spice_engine.issue_signals import extract_signals
-from spice_engine.issue_signals.fix_location import fix_location
+from spice_engine.issue_signals.fix_patch import fix_location
 from spice_engine.issue_signals.markdown_parts import split_issue
 from spice_engine.models import CandidateSolution
 

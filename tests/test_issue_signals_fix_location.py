@@ -6,7 +6,7 @@ import time
 
 from spice_engine.issue_signals import extract_signals
 from spice_engine.issue_signals.facts import frames
-from spice_engine.issue_signals.fix_location import fix_location
+from spice_engine.issue_signals.fix_patch import fix_location
 
 FENCE = "```"
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from spice_engine.issue_signals import facts
 from spice_engine.issue_signals.candidate_solution import candidate_solution
-from spice_engine.issue_signals.fix_location import fix_location, localize_to_fix, quotes_fix
+from spice_engine.issue_signals.fix_location import localize_to_fix
+from spice_engine.issue_signals.fix_patch import fix_location, quotes_fix
 from spice_engine.issue_signals.localization import localize
 from spice_engine.issue_signals.markdown_parts import split_issue
 from spice_engine.issue_signals.mentions import find_mentions
