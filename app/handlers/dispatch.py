@@ -15,6 +15,7 @@ from app.handlers.deps import HandlerDeps, HandlerOutcome
 from app.handlers.issues import handle_issue
 from app.handlers.pull_requests import handle_pull_request
 from app.handlers.run_context import RunContext
+from app.harvest.live import is_merge, record_merge_in_run
 from spice_engine.errors import CostCapExceeded, ModelCallError, NoValidVotesError, SpiceError
 
 log = logging.getLogger(__name__)
@@ -42,6 +43,8 @@ def _run(route: str, ctx: RunContext, payload: dict[str, Any], number: int) -> N
         handle_issue(ctx, number)
     elif route == "pull_request":
         handle_pull_request(ctx, number)
+    elif route == "harvest":
+        record_merge_in_run(ctx, payload)
     else:
         handle_comment(ctx, payload)
 
@@ -64,7 +67,7 @@ def handle_delivery(
         number=_number(payload),
         dry_run=deps.dry_run,
     )
-    route = _route(event, action)
+    route = "harvest" if is_merge(event, payload) else _route(event, action)
     if route is None or repo_name is None or out.number is None:
         out.skipped = f"event {event}.{action} is not handled"
         return out

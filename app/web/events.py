@@ -63,12 +63,22 @@ class Route(BaseModel):
     job_key: str
 
 
+def _merged(payload: dict[str, Any]) -> bool:
+    return (payload.get("pull_request") or {}).get("merged") is True
+
+
 def route_delivery(event: str, payload: dict[str, Any]) -> Route | None:
     """The job route of a delivery, or None when the service ignores it."""
     try:
         action = _Envelope.model_validate(payload).action
         if event not in HANDLED_ACTIONS:
             return None
+        if event == "pull_request" and action == "closed" and _merged(payload):
+            # A merge is harvested (app.harvest.live) under its own key, never folded into
+            # (or replacing) a pending triage run of the PR.
+            pr = _PullRequestEvent.model_validate(payload)
+            repo = pr.repository.full_name
+            return Route(action=action, repo=repo, job_key=f"{repo}#{pr.number}/merged")
         actions = HANDLED_ACTIONS[event]
         if actions is not None and action not in actions:
             return None
