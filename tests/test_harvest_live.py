@@ -80,8 +80,7 @@ def test_merge_event_from_settings_labels_the_instance(
     closed_payload: dict[str, Any], tmp_path: Path, fake_openai: FakeOpenAI
 ) -> None:
     payload = merged(closed_payload)
-    url = f"sqlite:///{tmp_path / 'live.db'}"
-    store = store_at(url)  # the worker migrates at start-up
+    url = f"sqlite:///{tmp_path / 'live.db'}"  # a fresh file: the hook migrates it itself
     with FakeGitHub() as gh:
         seed(gh, payload)
         settings = Settings(
@@ -94,7 +93,7 @@ def test_merge_event_from_settings_labels_the_instance(
         )
         outcome = record_merge_event(settings, "pull_request", payload)
     assert outcome is not None and outcome.labelled
-    (row,) = store.instances()
+    (row,) = store_at(url).instances()
     assert row.labels["labelled"] and row.labels["linked_issues"] == [1]
 
 

@@ -14,6 +14,7 @@ from app.harvest.source import PullSummary, source_from_settings
 from app.harvest.store import HarvestStore
 from app.settings import Settings
 from app.store.engine import database_url, make_engine, session_factory
+from app.store.migrate import upgrade_to_head
 
 TASK_NAME = "harvest_pr"
 ContextFactory = Callable[[int | None], HarvestContext]
@@ -24,10 +25,14 @@ def settings_contexts(settings: Settings) -> ContextFactory:
     """Contexts from the settings, built once per installation and process."""
     cache: dict[int | None, HarvestContext] = {}
     lock = threading.Lock()
-    sessions = session_factory(make_engine(database_url(settings)))
+    engine = make_engine(database_url(settings))
+    sessions = session_factory(engine)
 
     def context(installation_id: int | None) -> HarvestContext:
         with lock:
+            if not cache:
+                # Idempotent and locked; callers outside `spice worker` (the Action) need it.
+                upgrade_to_head(engine)
             if installation_id not in cache:
                 cache[installation_id] = HarvestContext(
                     source=source_from_settings(settings, installation_id),
