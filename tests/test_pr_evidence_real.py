@@ -11,8 +11,12 @@ from typer.testing import CliRunner
 
 from app.cli.main import cli
 from app.cli.pr_signals import baseline_text
+from spice_engine.llm.config import ModelConfig
+from spice_engine.llm.litellm_chat import LiteLLMChat
+from spice_engine.pr.pipeline import assess_instance
 from spice_engine.pr_evidence import PrEvidence, pr_evidence
 from spice_engine.pr_evidence.benchmark import Case, half_of, load_cases, score
+from tests.fakes.openai_server import FakeOpenAI
 
 DATA = Path(__file__).parent / "data"
 EXCERPT = DATA / "pr_evidence_instances.jsonl"
@@ -187,3 +191,50 @@ def test_baseline_text_explains_an_unreadable_instances_file(tmp_path: Path) -> 
     assert (
         text.startswith("deterministic PR-evidence baselines unavailable:") and "not JSON" in text
     )
+
+
+def test_pr_pipeline_computes_evidence_when_none_is_given(fake_openai: FakeOpenAI) -> None:
+    row = _excerpt()["scikit-learn__scikit-learn-13333"]
+    chat = LiteLLMChat(
+        ModelConfig(
+            model="openai/fake",
+            api_base=fake_openai.api_base,
+            api_key="x",
+            output_mode="json_object",
+        )
+    )
+    result = assess_instance(row, chat)
+    assert result.evidence["tests_flag"] is True
+    flags = result.evidence["test_flags"]
+    assert (
+        isinstance(flags, dict)
+        and "n_quantiles is set to n_samples" in flags["asserts_new_message"]
+    )
+    prompt = fake_openai.requests[0]["messages"][1]["content"]
+    assert "<evidence>" in prompt and "! asserts_new_message:" in prompt
+    # A caller's own evidence is used as given, without the computed one.
+    given = assess_instance(row, chat, evidence={"tests_touch": ["x"]})
+    assert given.evidence == {"tests_touch": ["x"]}
+
+
+def test_eval_prints_the_baselines_next_to_predictions(tmp_path: Path) -> None:
+    preds = tmp_path / "preds.json"
+    ids = list(_excerpt())
+    preds.write_text(json.dumps({iid: {"tests": 2, "difficulty": 1} for iid in ids}))
+    result = CliRunner().invoke(
+        cli,
+        [
+            "eval",
+            "--gold",
+            str(LABELS),
+            "--predictions",
+            str(preds),
+            "--instances",
+            str(EXCERPT),
+            "--resamples",
+            "0",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "deterministic PR-evidence baselines on the same instances" in result.output
+    assert "(fired 4, positives 6, n 8)" in result.output

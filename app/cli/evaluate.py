@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from app.cli.common import fail
+from app.cli.pr_signals import baseline_text
 from spice_engine.errors import InputError
 from spice_engine.evaluation.gold import DIMENSIONS, read_gold
 from spice_engine.evaluation.plot import plot_confusions
@@ -96,6 +97,10 @@ def evaluate_cmd(
     ] = None,
     plot: Annotated[Path | None, typer.Option(help="Write confusion matrices as PNG here.")] = None,
     resamples: Annotated[int, typer.Option(min=0, help="Bootstrap resamples for 95% CIs.")] = 1000,
+    instances: Annotated[
+        Path | None,
+        typer.Option(help="SWE-bench instances JSONL: also print the PR-evidence baselines."),
+    ] = None,
 ) -> None:
     """Agreement of predictions with human labels: accuracy, kappa, alpha, F1, CIs, per repo."""
     if dimension is not None and dimension not in DIMENSIONS:
@@ -117,3 +122,5 @@ def evaluate_cmd(
     if plot is not None:
         plot_confusions(report, plot)
     typer.echo(_text_report(report))
+    if instances is not None and {"tests", "difficulty"} & set(report):
+        typer.echo(baseline_text(instances, gold, set(preds)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,6 +26,7 @@ from spice_engine.pr.models import (
 from spice_engine.pr.prompt_fit import DIMENSIONS, FittedPrompts, PromptParts, fit
 from spice_engine.pr.repo_context import RepoContextBuilder
 from spice_engine.pr.tokens import count_tokens, truncate_to_tokens
+from spice_engine.pr_evidence import pipeline_evidence
 from spice_engine.protocols import ChatModel
 from spice_engine.text_cleaning import clean_issue_text
 
@@ -41,6 +42,8 @@ class PreparedPR:
     judged_against: JudgedAgainst
     prompts: FittedPrompts
     report: ContextReport
+    evidence: dict[str, Any] = field(default_factory=dict)
+    """What goes into the result: the caller's evidence, or the computed PR evidence."""
 
 
 def _task_text(pr: PullRequest, max_tokens: int) -> tuple[str, JudgedAgainst]:
@@ -69,13 +72,16 @@ def prepare_pr(
     split = split_diff(pr.diff, split_rules or rules_for(pr.repo, opts.split_overrides))
     linked = find_linked_issues(pr.repo or "", pr.title, pr.body, pr.commit_messages)
     task, judged_against = _task_text(pr, opts.max_issue_tokens)
+    evidence_text = json.dumps(evidence, indent=1, default=str) if evidence else ""
+    if evidence is None:  # deterministic flags and difficulty prior (spice_engine.pr_evidence)
+        evidence, evidence_text = pipeline_evidence(split.gold, split.test, task, repo_path)
     parts = PromptParts(
         task=task,
         gold_patch=split.gold,
         test_patch=split.test,
         judged_against=judged_against,
         context_mode="repository" if repo_path else "patches_only",
-        evidence=json.dumps(evidence, indent=1, default=str) if evidence else "",
+        evidence=evidence_text,
     )
     report = ContextReport(mode="patches_only", cap=opts.context.max_prompt_tokens)
     if repo_path is not None:
@@ -97,7 +103,7 @@ def prepare_pr(
     report.repo_map_tokens = count_tokens(parts.repo_map) if parts.repo_map else 0
     report.files_full = [f.path for f in parts.files if not f.excerpt]
     report.files_excerpted = [f.path for f in parts.files if f.excerpt]
-    return PreparedPR(split, linked, judged_against, fitted, report)
+    return PreparedPR(split, linked, judged_against, fitted, report, dict(evidence or {}))
 
 
 def _vote(
@@ -176,7 +182,7 @@ def assess_pr(
         usage=sum(usage.values(), Usage()),
         usage_by_dimension=usage,
         input_hash=digest,
-        evidence=dict(evidence or {}),
+        evidence=prepared.evidence,
         notes=list(prepared.report.notes),
     )
 
