@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from typing import Any, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
 from pydantic import BaseModel
@@ -41,3 +41,13 @@ def setup_logging(level: str) -> None:
     # litellm and httpx log request bodies at INFO/DEBUG; keep prompts out of our logs.
     for noisy in ("LiteLLM", "litellm", "httpx", "httpcore", "openai"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+# The model options every labeling command takes, defined once.
+ModelOption = Annotated[str | None, typer.Option(help="litellm model string.")]
+ApiBaseOption = Annotated[str | None, typer.Option(help="OpenAI-compatible base URL.")]
+VotesOption = Annotated[int | None, typer.Option(min=1, max=15, help="Votes per label (k).")]
+OutputModeOption = Annotated[
+    str | None, typer.Option(help="auto | json_schema | json_object | text")
+]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]

@@ -15,7 +15,7 @@ from spice_engine.errors import InputError
 from spice_engine.evaluation.gold import DIMENSIONS, read_gold
 from spice_engine.evaluation.plot import plot_confusions
 from spice_engine.evaluation.predictions import read_predictions
-from spice_engine.evaluation.report import evaluate
+from spice_engine.evaluation.report import CONTRACT_KEYS, evaluate
 
 
 def _label_map(value: str | None) -> dict[str, int] | None:
@@ -58,16 +58,7 @@ def _text_report(report: dict[str, dict[str, Any]]) -> str:
         for rule, r in rules:
             ci = r.get("ci95", {})
             lines.append(f"{dim} [{rule}] n={r['n']}")
-            for key in (
-                "accuracy",
-                "within_one",
-                "kappa_binary",
-                "kappa_quadratic",
-                "alpha_ordinal",
-                "precision_bad",
-                "recall_bad",
-                "f1_bad",
-            ):
+            for key in CONTRACT_KEYS:
                 band = f"  (95% CI {ci[key][0]:.3f}-{ci[key][1]:.3f})" if key in ci else ""
                 lines.append(f"  {key:16s} {_fmt(r[key])}{band}")
             lines.append("  confusion (rows human 0-3, columns predicted 0-3):")

@@ -10,7 +10,15 @@ from typing import Annotated, Any
 
 import typer
 
-from app.cli.common import emit_json, fail, settings_with, setup_logging
+from app.cli.common import (
+    ApiBaseOption,
+    ModelOption,
+    VotesOption,
+    emit_json,
+    fail,
+    settings_with,
+    setup_logging,
+)
 from app.cli.label_pr import checkout_at, pr_options, summary
 from app.settings import Settings
 from spice_engine.errors import SpiceError
@@ -135,9 +143,9 @@ def label_instance(
     dry_run: Annotated[bool, typer.Option(help="Render prompts and count tokens only.")] = False,
     report: Annotated[bool, typer.Option(help="With --dry-run: token and cost summary.")] = False,
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N instances.")] = None,
-    model: Annotated[str | None, typer.Option(help="litellm model string.")] = None,
-    api_base: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL.")] = None,
-    votes: Annotated[int | None, typer.Option(min=1, max=15, help="Votes per label (k).")] = None,
+    model: ModelOption = None,
+    api_base: ApiBaseOption = None,
+    votes: VotesOption = None,
     cost_model: Annotated[
         list[str] | None, typer.Option(help="Extra models to price in the report (repeatable).")
     ] = None,

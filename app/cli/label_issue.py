@@ -7,7 +7,17 @@ from typing import Annotated
 
 import typer
 
-from app.cli.common import emit_json, fail, settings_with, setup_logging
+from app.cli.common import (
+    ApiBaseOption,
+    JsonFlag,
+    ModelOption,
+    OutputModeOption,
+    VotesOption,
+    emit_json,
+    fail,
+    settings_with,
+    setup_logging,
+)
 from app.cli.issue_input import issue_from_file
 from spice_engine.errors import SpiceError
 from spice_engine.issue_clarity import IssueOptions, assess_issue
@@ -64,13 +74,11 @@ def label_issue(
     instance: Annotated[
         Path | None, typer.Option(help="A SWE-bench instance JSON or a GitHub issue JSON.")
     ] = None,
-    model: Annotated[str | None, typer.Option(help="litellm model string.")] = None,
-    api_base: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL.")] = None,
-    votes: Annotated[int | None, typer.Option(min=1, max=15, help="Votes per label (k).")] = None,
-    output_mode: Annotated[
-        str | None, typer.Option(help="auto | json_schema | json_object | text")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    model: ModelOption = None,
+    api_base: ApiBaseOption = None,
+    votes: VotesOption = None,
+    output_mode: OutputModeOption = None,
+    as_json: JsonFlag = False,
 ) -> None:
     """Label an issue for clarity (0-3) and candidate solution with k model votes."""
     settings = settings_with(model=model, api_base=api_base, votes=votes, output_mode=output_mode)

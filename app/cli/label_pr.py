@@ -9,7 +9,17 @@ from typing import Annotated
 
 import typer
 
-from app.cli.common import emit_json, fail, settings_with, setup_logging
+from app.cli.common import (
+    ApiBaseOption,
+    JsonFlag,
+    ModelOption,
+    OutputModeOption,
+    VotesOption,
+    emit_json,
+    fail,
+    settings_with,
+    setup_logging,
+)
 from app.cli.issue_input import issue_from_file
 from app.settings import Settings
 from spice_engine.errors import InputError, SpiceError
@@ -89,16 +99,14 @@ def label_pr(
     title: Annotated[str, typer.Option(help="PR title.")] = "",
     body_file: Annotated[Path | None, typer.Option(help="PR description file.")] = None,
     repo_name: Annotated[str | None, typer.Option(help="owner/name, for issue links.")] = None,
-    model: Annotated[str | None, typer.Option(help="litellm model string.")] = None,
-    api_base: Annotated[str | None, typer.Option(help="OpenAI-compatible base URL.")] = None,
-    votes: Annotated[int | None, typer.Option(min=1, max=15, help="Votes per label (k).")] = None,
-    output_mode: Annotated[
-        str | None, typer.Option(help="auto | json_schema | json_object | text")
-    ] = None,
+    model: ModelOption = None,
+    api_base: ApiBaseOption = None,
+    votes: VotesOption = None,
+    output_mode: OutputModeOption = None,
     max_prompt_tokens: Annotated[
         int | None, typer.Option(help="Hard cap on prompt tokens.")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Label a pull request's test adequacy (with counter-examples) and difficulty."""
     settings = settings_with(model=model, api_base=api_base, votes=votes, output_mode=output_mode)
