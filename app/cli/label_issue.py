@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 
 from app.cli.common import (
     ApiBaseOption,
@@ -21,6 +22,7 @@ from app.cli.common import (
 from app.cli.issue_input import issue_from_file
 from spice_engine.errors import SpiceError
 from spice_engine.issue_clarity import IssueOptions, assess_issue
+from spice_engine.issue_signals import IssueSignals
 from spice_engine.llm.litellm_chat import LiteLLMChat
 from spice_engine.models import Issue, IssueAssessment
 
@@ -49,6 +51,14 @@ def summary(result: IssueAssessment) -> str:
         f"candidate solution: {result.candidate_solution.value if result.candidate_solution else '-'}"
         f"{' (looks misleading)' if result.candidate_misleading else ''}",
     ]
+    if result.evidence:
+        try:
+            signals = IssueSignals.model_validate(result.evidence)
+        except ValidationError:
+            signals = None  # evidence supplied by a caller in another shape
+        if signals is not None:
+            lines.append("evidence:")
+            lines += [f"  {line}" for line in signals.summary().splitlines()]
     if result.questions:
         lines.append("questions for the reporter:")
         lines += [f"  - {q}" for q in result.questions]
