@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -25,7 +26,7 @@ from spice_engine.models import (
 )
 from spice_engine.prompts import render_messages
 from spice_engine.protocols import ChatModel
-from spice_engine.text_cleaning import clean_issue_text
+from spice_engine.text_cleaning import CleanText, clean_issue_text
 
 PROMPT_ID = "issue_clarity"
 
@@ -85,14 +86,22 @@ def _questions(answers: list[ClarityAnswer], final: int | None, limit: int) -> l
     return list(seen.values())[:limit]
 
 
-def assess_issue(
-    issue: Issue,
-    model: ChatModel,
-    options: IssueOptions | None = None,
-    evidence: dict[str, object] | None = None,
-) -> IssueAssessment:
-    """Label an issue's clarity and candidate solution with k votes."""
-    opts = options or IssueOptions()
+@dataclass
+class ClarityPrompt:
+    """The rendered clarity prompt and what went into it."""
+
+    ref: PromptRef
+    messages: list[dict[str, str]]
+    title: str
+    clean: CleanText
+    evidence: dict[str, object]
+    evidence_text: str
+
+
+def build_clarity_prompt(
+    issue: Issue, opts: IssueOptions, evidence: dict[str, object] | None = None
+) -> ClarityPrompt:
+    """Clean the issue, compute its signals (unless given) and render the prompt."""
     clean = clean_issue_text(issue.body, opts.max_body_chars)
     title = clean_issue_text(issue.title, 500).text
     if evidence is None:
@@ -112,6 +121,20 @@ def assess_issue(
         },
         version=opts.prompt_version,
     )
+    return ClarityPrompt(ref, messages, title, clean, evidence, evidence_text)
+
+
+def assess_issue(
+    issue: Issue,
+    model: ChatModel,
+    options: IssueOptions | None = None,
+    evidence: dict[str, object] | None = None,
+) -> IssueAssessment:
+    """Label an issue's clarity and candidate solution with k votes."""
+    opts = options or IssueOptions()
+    prompt = build_clarity_prompt(issue, opts, evidence)
+    ref, messages, title, clean = prompt.ref, prompt.messages, prompt.title, prompt.clean
+    evidence, evidence_text = prompt.evidence, prompt.evidence_text
     digest = input_hash(f"{title}\n{clean.text}\n{evidence_text}", ref, model.name, opts.votes)
     if not title.strip() and not clean.text.strip():
         return _nothing_to_assess(issue, model, ref, digest, opts)

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from spice_engine.issue_clarity import PROMPT_ID as CLARITY_PROMPT
-from spice_engine.issue_clarity import ClarityAnswer, IssueOptions
+from spice_engine.issue_clarity import IssueOptions, build_clarity_prompt
 from spice_engine.models import Issue
 from spice_engine.pr.tokens import count_message_tokens
-from spice_engine.prompts import render_messages
-from spice_engine.text_cleaning import clean_issue_text
 
 DIMENSIONS = ("clarity", "tests", "difficulty")
 
@@ -44,19 +40,7 @@ class CostAssumptions(BaseModel):
 
 def clarity_tokens(issue: Issue) -> int:
     """Input tokens of the issue-clarity prompt exactly as the issue pipeline renders it."""
-    opts = IssueOptions()
-    clean = clean_issue_text(issue.body, opts.max_body_chars)
-    _, messages = render_messages(
-        CLARITY_PROMPT,
-        {
-            "title": clean_issue_text(issue.title, 500).text,
-            "body": clean.text,
-            "truncated": clean.truncated,
-            "evidence": "",
-            "schema_json": json.dumps(ClarityAnswer.model_json_schema()),
-        },
-    )
-    return count_message_tokens(messages)
+    return count_message_tokens(build_clarity_prompt(issue, IssueOptions()).messages)
 
 
 def p90(values: list[int]) -> float:
