@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
+import orjson
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.store.deliveries import NewDelivery
@@ -23,12 +23,12 @@ MAX_BODY_BYTES = 25 * 1024 * 1024  # GitHub caps webhook payloads at 25 MB
 MAX_DELIVERY_ID = 100
 
 
-def _answer(code: int, **content: Any) -> JSONResponse:
-    return JSONResponse(content, status_code=code)
+def _answer(code: int, **content: Any) -> Response:
+    return Response(orjson.dumps(content), status_code=code, media_type="application/json")
 
 
 @router.post("/webhook", status_code=202)
-async def webhook(request: Request) -> JSONResponse:
+async def webhook(request: Request) -> Response:
     """Receive one GitHub webhook delivery."""
     # Looked up directly, not through Depends: dependency solving was a tenth of this
     # endpoint's time under load (benchmarks/webhook_ingest.py).
@@ -49,8 +49,10 @@ async def webhook(request: Request) -> JSONResponse:
     delivery_id = request.headers.get("x-github-delivery", "")
     event_label = event if event in HANDLED_ACTIONS or event == "ping" else "other"
     try:
-        payload = json.loads(body)
-    except (ValueError, RecursionError):
+        # orjson parses a 20 KB body in 40% of the stdlib's time. It refuses what json refuses
+        # plus NaN/Infinity, integers beyond 64 bits and lone surrogates: never in GitHub's.
+        payload = orjson.loads(body)
+    except (ValueError, RecursionError):  # orjson.JSONDecodeError is a ValueError
         count.labels(event_label, "malformed").inc()
         log.info("webhook malformed body delivery=%s event=%s", delivery_id, event)
         return _answer(400, error="body is not valid JSON")
