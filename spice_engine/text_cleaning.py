@@ -6,9 +6,10 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from pydantic import BaseModel
+
+from spice_engine.markdown_parser import issue_markdown
 
 # Bidi overrides/isolates and zero-width characters can disguise text; C0/C1 controls corrupt logs.
 _INVISIBLE = re.compile(
@@ -194,16 +195,15 @@ def _inline_text(children: Sequence[Token]) -> str:
                 out.append(f" ({href})")
         elif tok.type == "html_inline" and not _is_html(tok.content):
             out.append(tok.content)
-        # images, real HTML and emphasis markers carry no text worth keeping
+        # images and real HTML carry no text worth keeping
     return "".join(out)
 
 
 def markdown_to_text(markdown: str) -> str:
     """Plain text with fenced/indented code kept verbatim inside ``` fences."""
-    md = MarkdownIt("commonmark")
     blocks: list[str] = []
     prefix = ""
-    for tok in md.parse(markdown):
+    for tok in issue_markdown().parse(markdown):
         if tok.type in ("fence", "code_block"):
             info = tok.info.strip().split(" ")[0] if tok.type == "fence" else ""
             body = tok.content.replace("```", "'''")  # an inner fence must not close ours

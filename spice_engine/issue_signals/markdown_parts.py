@@ -6,8 +6,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from markdown_it import MarkdownIt
 from markdown_it.token import Token
+
+from spice_engine.markdown_parser import issue_markdown
 
 MAX_ANALYSED_CHARS = 40_000
 """Longer bodies are analysed on their head only: signals stay bounded in time."""
@@ -98,10 +99,6 @@ def is_code_line(line: str) -> bool:
     return bool(_CODE_LINE.match(stripped))
 
 
-def _markdown() -> MarkdownIt:
-    return MarkdownIt("commonmark")
-
-
 # Issue forms leave a heading with "_No response_" under every section the reporter skipped.
 _EMPTY_SECTION = re.compile(r"^#{1,6}[^\n]*\n+\s*_No response_\s*$", re.M)
 
@@ -121,7 +118,7 @@ def split_issue(title: str, body: str) -> IssueParts:
         parts.prose.append(title.strip())
         parts.inline_code += re.findall(r"`([^`\n]+)`", title)
     source_lines = text.splitlines()
-    for token in _markdown().parse(text):
+    for token in issue_markdown().parse(text):
         _take(token, source_lines, parts)
     parts.links = list(dict.fromkeys(_URL.findall(_HTML_COMMENT.sub(" ", text))))
     return parts
