@@ -27,7 +27,7 @@ class WalCheckpointer:
 
     PASSIVE never waits for readers or writers (and never calls the busy handler); pages it
     cannot copy yet are copied by a later round. Once the WAL passes `restart_bytes`, a
-    RESTART follows the PASSIVE round, holding the writers' `write_lock`: a writer that polls
+    RESTART follows the PASSIVE round, holding the writers' process write lock: a writer that polls
     SQLite's lock would win it back after every commit and starve the RESTART, while the
     webhook intake simply defers its batch (and keeps serving) until the lock is free. Only the
     frames written since the PASSIVE round remain to copy, so the hold is short. If readers
@@ -39,10 +39,10 @@ class WalCheckpointer:
         database: Path,
         interval_s: float = 0.5,
         restart_bytes: int = WAL_RESTART_BYTES,
-        write_lock: ProcessWriteLock | None = None,
     ) -> None:
         self._database = database
-        self._write_lock = write_lock or ProcessWriteLock(database)
+        # A lock of its own: flock excludes another open file, not another thread of the same.
+        self._write_lock = ProcessWriteLock(database)
         self._wal = database.with_name(database.name + "-wal")
         self._interval_s = interval_s
         self._restart_bytes = restart_bytes
