@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from spice_engine.models import Usage
 
@@ -14,6 +14,13 @@ class ChatReply(BaseModel):
 
     texts: list[str]
     usage: Usage
+    cut_off: list[bool] = Field(default_factory=list)
+    """Per choice: it stopped at the output-token limit (missing entries mean it did not)."""
+
+    def choice(self, index: int) -> tuple[str, bool]:
+        """Text of a choice and whether it was cut off ("" when the server sent fewer)."""
+        text = self.texts[index] if index < len(self.texts) else ""
+        return text, index < len(self.cut_off) and self.cut_off[index]
 
 
 class ChatModel(Protocol):

@@ -85,6 +85,31 @@ def test_timed_out_vote_is_dropped_and_reported(fake_openai: FakeOpenAI) -> None
     assert sum(r["seed"] == 0 for r in fake_openai.requests) == 2  # retried once, then dropped
 
 
+def test_an_answer_cut_off_at_the_token_limit_is_reported_as_such(
+    fake_openai: FakeOpenAI,
+) -> None:
+    # Small local models can ramble until max_tokens: "no JSON object" would hide why.
+    def responder(request: dict[str, Any]) -> Reply:
+        if request["seed"] == 0:
+            return Reply(texts=['{"rationale": "it goes on and on and'], finish_reason="length")
+        return Reply(texts=[clarity(1)])
+
+    fake_openai.responder = responder
+    result = assess_issue(ISSUE, chat(fake_openai, use_n="never"))
+    assert result.clarity.score == 1
+    assert result.clarity.valid_votes == 2
+    [error] = result.clarity.errors
+    assert "vote (seed 0)" in error and "output-token limit" in error
+    [retry] = [r for r in fake_openai.requests if is_format_retry(r)]
+    assert "output-token limit" in retry["messages"][-1]["content"]
+
+
+def test_a_complete_answer_at_the_token_limit_still_counts(fake_openai: FakeOpenAI) -> None:
+    fake_openai.responder = lambda request: Reply(texts=[clarity(2)], finish_reason="length")
+    result = assess_issue(ISSUE, chat(fake_openai, use_n="never"))
+    assert result.clarity.score == 2 and result.clarity.valid_votes == 3
+
+
 def test_all_votes_invalid_twice_gives_no_label(fake_openai: FakeOpenAI) -> None:
     fake_openai.responder = lambda request: Reply(texts=["not json"] * int(request.get("n") or 1))
     with pytest.raises(NoValidVotesError) as info:

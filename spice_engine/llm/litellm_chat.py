@@ -90,8 +90,11 @@ class LiteLLMChat:
                 transient=is_transient(exc),
                 retry_singly=isinstance(exc, self._litellm.BadRequestError),
             ) from exc
-        texts = [(choice.message.content or "") for choice in response.choices]
-        return ChatReply(texts=texts, usage=self._usage(response))
+        return ChatReply(
+            texts=[(choice.message.content or "") for choice in response.choices],
+            cut_off=[choice.finish_reason == "length" for choice in response.choices],
+            usage=self._usage(response),
+        )
 
     def _usage(self, response: Any) -> Usage:
         usage = getattr(response, "usage", None)

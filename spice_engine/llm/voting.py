@@ -62,33 +62,47 @@ def _feedback_messages(
     return [*messages, {"role": "assistant", "content": bad_text[:4000]}, *feedback]
 
 
+def _parse(choice: tuple[str, bool], schema: type[T]) -> T:
+    """`parse_answer`, saying so when the answer stopped at the output-token limit."""
+    text, cut_off = choice
+    try:
+        return parse_answer(text, schema)
+    except FormatError as exc:
+        if cut_off:
+            # "no JSON object" hides the cause: the model ran out of tokens mid-answer.
+            raise FormatError(
+                f"the answer stopped at the output-token limit before it was complete ({exc})"
+            ) from exc
+        raise
+
+
 def _settle(
     model: ChatModel,
     messages: list[dict[str, str]],
     schema: type[T],
     seed: int,
-    text: str | None,
+    choice: tuple[str, bool] | None,
     budget: _Budget,
 ) -> _Slot[T]:
     """Turn one vote slot into a valid answer or a reason, with at most one format retry."""
     slot: _Slot[T] = _Slot()
     try:
-        if text is None:
+        if choice is None:
             budget.check(messages, 1, batched=False)
             reply = model.chat(messages, n=1, seed=seed, schema=schema)
             slot.usage += reply.usage
             budget.add(reply.usage)
-            text = reply.texts[0] if reply.texts else ""
+            choice = reply.choice(0)
         try:
-            slot.answer = parse_answer(text, schema)
+            slot.answer = _parse(choice, schema)
             return slot
         except FormatError as first:
-            retry_messages = _feedback_messages(messages, text, str(first))
+            retry_messages = _feedback_messages(messages, choice[0], str(first))
             budget.check(retry_messages, 1, batched=False)
             reply = model.chat(retry_messages, n=1, seed=seed, schema=schema)
             slot.usage += reply.usage
             budget.add(reply.usage)
-            slot.answer = parse_answer(reply.texts[0] if reply.texts else "", schema)
+            slot.answer = _parse(reply.choice(0), schema)
     except (FormatError, ModelCallError, CostCapExceeded) as exc:
         slot.error = f"vote (seed {seed}): {exc}"
     return slot
@@ -105,7 +119,7 @@ def collect_votes(
     """k independent answers to one prompt, validated against `schema`."""
     budget = _Budget(model, cost_cap_usd)
     usage = Usage()
-    texts: list[str | None] = []
+    choices: list[tuple[str, bool] | None] = []
     errors: list[str] = []
     if k > 1 and model.supports_n:
         try:
@@ -113,7 +127,7 @@ def collect_votes(
             reply = model.chat(messages, n=k, seed=seed, schema=schema)
             usage += reply.usage
             budget.add(reply.usage)
-            texts = list(reply.texts[:k])
+            choices = [reply.choice(i) for i in range(min(k, len(reply.texts)))]
         except CostCapExceeded as exc:
             return VoteBatch(answers=[], errors=[str(exc)], usage=usage)
         except ModelCallError as exc:
@@ -122,12 +136,12 @@ def collect_votes(
                 return VoteBatch(answers=[], errors=[f"batch of {k}: {exc}"], usage=usage)
             log.info("n=%d request refused (%s); falling back to single requests", k, exc)
     # Providers without `n` (or that return fewer choices) get the missing votes one by one.
-    texts += [None] * (k - len(texts))
+    choices += [None] * (k - len(choices))
     with ThreadPoolExecutor(max_workers=k) as pool:
         slots = list(
             pool.map(
                 lambda it: _settle(model, messages, schema, seed + it[0], it[1], budget),
-                enumerate(texts),
+                enumerate(choices),
             )
         )
     answers = [s.answer for s in slots if s.answer is not None]

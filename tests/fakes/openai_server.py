@@ -25,6 +25,8 @@ class Reply:
 
     texts: list[str] = field(default_factory=list)
     """One text per choice; fewer than `n` simulates a server that ignores `n`."""
+    finish_reason: str = "stop"
+    """`length` simulates an answer cut off at `max_tokens`."""
     delay_s: float = 0.0
     status: int = 200
     error: str = ""
@@ -159,7 +161,7 @@ class FakeOpenAI:
                         "choices": [
                             {
                                 "index": i,
-                                "finish_reason": "stop",
+                                "finish_reason": reply.finish_reason,
                                 "message": {"role": "assistant", "content": text},
                             }
                             for i, text in enumerate(reply.texts)
