@@ -8,7 +8,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from app.store.deliveries import NewDelivery
-from app.store.jobs import claim_run, finish_run
+from app.store.jobs import claim_run, finish_run, recover_stale
 from app.store.models import Delivery
 from app.store.write_lock import ProcessWriteLock
 from app.web.intake import Intake, IntakeBatcher, accept_batch
@@ -95,3 +95,38 @@ def test_batcher_waits_for_another_process_holding_the_write_lock(tmp_path: Path
         batcher.close()
         other_process.close()
     assert stack.job("o/r#8").delivery_id == "locked"
+
+
+def test_queue_is_rung_after_the_store_lock_is_free_and_its_failure_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    stack = build_stack(service_settings(tmp_path))
+    database = tmp_path / "spice.db"
+    another_worker = ProcessWriteLock(database)
+    rung: list[tuple[list[str], bool]] = []
+
+    def enqueue_many(delivery_ids: list[str]) -> None:
+        # Another worker's store write could start now: the queue is a database of its own.
+        free = another_worker.try_acquire()
+        if free:
+            another_worker.release()
+        rung.append((list(delivery_ids), free))
+        raise RuntimeError("queue unavailable")
+
+    batcher = IntakeBatcher(stack.sessions, enqueue_many, ProcessWriteLock(database))
+
+    async def scenario() -> list[Intake]:
+        keys = [("q0", "o/r#20"), ("q1", "o/r#21"), ("q2", "o/r#20")]
+        return list(await asyncio.gather(*(batcher.submit(new(d, k)) for d, k in keys)))
+
+    try:
+        assert asyncio.run(scenario()) == [Intake.queued, Intake.queued, Intake.coalesced]
+    finally:
+        batcher.close()
+        another_worker.close()
+    assert rung == [(["q0", "q1"], True)]
+    # Stored and pending although the queue refused: the recovery sweep enqueues them later.
+    assert stack.job("o/r#20").state == "pending" and stack.job("o/r#21").state == "pending"
+    with stack.sessions.begin() as session:
+        # o/r#20 points at its latest delivery, q2, which coalesced into the pending run.
+        assert sorted(recover_stale(session, lease_s=0)) == ["q1", "q2"]

@@ -30,16 +30,12 @@ class Intake(StrEnum):
     duplicate = "duplicate"
 
 
-def accept_batch(
-    sessions: sessionmaker[Session], batch: Sequence[NewDelivery], enqueue_many: EnqueueMany
-) -> list[Intake]:
-    """Persist deliveries and their jobs in one transaction, then ring the queue.
-
-    The job row is the durable record: if an enqueue fails, the recovery sweep finds the
-    pending job later, so the delivery is still answered as accepted.
-    """
+def store_batch(
+    sessions: sessionmaker[Session], batch: Sequence[NewDelivery]
+) -> tuple[list[Intake], list[str]]:
+    """Persist deliveries and their jobs in one transaction: the intakes and the ids to enqueue."""
     results: list[Intake] = []
-    to_enqueue: list[NewDelivery] = []
+    to_enqueue: list[str] = []
     with sessions.begin() as session:
         stored = record_deliveries(session, batch)
         fresh = [new for new in batch if new.delivery_id in stored]
@@ -59,16 +55,33 @@ def accept_batch(
                 queued = request_run(session, new.job_key, new.delivery_id)
             if queued:
                 results.append(Intake.queued)
-                to_enqueue.append(new)
+                to_enqueue.append(new.delivery_id)
             else:
                 set_delivery_status(session, new.delivery_id, DeliveryStatus.coalesced)
                 results.append(Intake.coalesced)
-    if to_enqueue:
-        ids = [new.delivery_id for new in to_enqueue]
-        try:
-            enqueue_many(ids)
-        except Exception:
-            log.exception("enqueue failed deliveries=%s", ",".join(ids))
+    return results, to_enqueue
+
+
+def ring_queue(enqueue_many: EnqueueMany, delivery_ids: list[str]) -> None:
+    """Enqueue stored deliveries' runs.
+
+    The job row is the durable record: if an enqueue fails, the recovery sweep finds the
+    pending job later, so the deliveries are still answered as accepted.
+    """
+    if not delivery_ids:
+        return
+    try:
+        enqueue_many(delivery_ids)
+    except Exception:
+        log.exception("enqueue failed deliveries=%s", ",".join(delivery_ids))
+
+
+def accept_batch(
+    sessions: sessionmaker[Session], batch: Sequence[NewDelivery], enqueue_many: EnqueueMany
+) -> list[Intake]:
+    """Persist deliveries and their jobs in one transaction, then ring the queue."""
+    results, to_enqueue = store_batch(sessions, batch)
+    ring_queue(enqueue_many, to_enqueue)
     return results
 
 
@@ -119,24 +132,40 @@ class IntakeBatcher:
             return
         pending, self._pending = self._pending, []
         self._flush_scheduled = False
+        settled: list[tuple[asyncio.Future[Intake], Intake | Exception]] = []
+        to_enqueue: list[str] = []
         try:
             for start in range(0, len(pending), MAX_BATCH):
-                self._write(pending[start : start + MAX_BATCH])
+                self._store(pending[start : start + MAX_BATCH], settled, to_enqueue)
         finally:
             if self._write_lock is not None:
                 self._write_lock.release()
+        # The queue is a store of its own (another SQLite file, or Redis across the network):
+        # the other workers' store writes need not wait for it.
+        ring_queue(self._enqueue_many, to_enqueue)
+        for future, outcome in settled:
+            if future.done():  # a request whose client went away was cancelled
+                continue
+            if isinstance(outcome, Exception):
+                future.set_exception(outcome)
+            else:
+                future.set_result(outcome)
 
-    def _write(self, batch: list[tuple[NewDelivery, asyncio.Future[Intake]]]) -> None:
+    def _store(
+        self,
+        batch: list[tuple[NewDelivery, asyncio.Future[Intake]]],
+        settled: list[tuple[asyncio.Future[Intake], Intake | Exception]],
+        to_enqueue: list[str],
+    ) -> None:
         try:
-            results = accept_batch(self._sessions, [new for new, _ in batch], self._enqueue_many)
+            results, ids = store_batch(self._sessions, [new for new, _ in batch])
         except Exception as exc:  # noqa: BLE001 - retried one by one, then handed to its request
             if len(batch) > 1:
                 # One bad delivery must not fail the others that shared its transaction.
                 for item in batch:
-                    self._write([item])
-            elif not batch[0][1].done():
-                batch[0][1].set_exception(exc)
+                    self._store([item], settled, to_enqueue)
+            else:
+                settled.append((batch[0][1], exc))
             return
-        for (_, future), result in zip(batch, results, strict=True):
-            if not future.done():  # a request whose client went away was cancelled
-                future.set_result(result)
+        to_enqueue += ids
+        settled += [(future, result) for (_, future), result in zip(batch, results, strict=True)]
