@@ -12,7 +12,7 @@ from app.store.write_lock import ProcessWriteLock
 log = logging.getLogger(__name__)
 
 WAL_RESTART_BYTES = 32 * 1024 * 1024
-"""Above this WAL size a RESTART checkpoint makes the next writer reuse the file from its start.
+"""Past this much log a RESTART checkpoint makes the next writer reuse the file from its start.
 
 Under a continuous writer a PASSIVE checkpoint never catches the last frame, so SQLite never
 restarts the log: the WAL grew without bound (700 MB after 30,000 deliveries of 20 KB), and
@@ -26,12 +26,16 @@ class WalCheckpointer:
     """PASSIVE checkpoints every `interval_s` on a connection of its own, RESTART past a size.
 
     PASSIVE never waits for readers or writers (and never calls the busy handler); pages it
-    cannot copy yet are copied by a later round. Once the WAL passes `restart_bytes`, a
-    RESTART follows the PASSIVE round, holding the writers' process write lock: a writer that polls
-    SQLite's lock would win it back after every commit and starve the RESTART, while the
-    webhook intake simply defers its batch (and keeps serving) until the lock is free. Only the
-    frames written since the PASSIVE round remain to copy, so the hold is short. If readers
-    keep it busy past `RESTART_BUSY_MS` it gives up and a later round tries again.
+    cannot copy yet are copied by a later round. Once the log holds more than `restart_bytes`
+    of frames, a RESTART follows the PASSIVE round, holding the writers' process write lock: a
+    writer that polls SQLite's lock would win it back after every commit and starve the
+    RESTART, while the webhook intake simply defers its batch (and keeps serving) until the
+    lock is free. Only the frames written since the PASSIVE round remain to copy, so the hold
+    is short. If readers keep it busy past `RESTART_BUSY_MS` a later round tries again.
+
+    The size is the frames in use, not the file's: RESTART leaves the file at its high-water
+    mark. And the log rewinds only when the next writer comes, so until then its frames stay
+    as the last RESTART left them: going by either would restart every round while idle.
     """
 
     def __init__(
@@ -43,9 +47,10 @@ class WalCheckpointer:
         self._database = database
         # A lock of its own: flock excludes another open file, not another thread of the same.
         self._write_lock = ProcessWriteLock(database)
-        self._wal = database.with_name(database.name + "-wal")
         self._interval_s = interval_s
         self._restart_bytes = restart_bytes
+        self._restarted_at: int | None = None
+        """Log frames when a RESTART last succeeded: until a writer comes, nothing to redo."""
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -60,24 +65,21 @@ class WalCheckpointer:
             self._thread = None
 
     def checkpoint(self, conn: sqlite3.Connection) -> None:
-        conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-        if self._wal_bytes() > self._restart_bytes:
+        _, log_frames, _ = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        frame_bytes = conn.execute("PRAGMA page_size").fetchone()[0] + 24  # + frame header
+        if log_frames * frame_bytes > self._restart_bytes and log_frames != self._restarted_at:
             conn.execute(f"PRAGMA busy_timeout={RESTART_BUSY_MS}")
             try:
                 with self._write_lock.held():
-                    busy, _, _ = conn.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
+                    busy, frames, _ = conn.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
             finally:
                 conn.execute("PRAGMA busy_timeout=0")
             if busy:
                 log.info(
                     "WAL restart deferred: readers or a writer held it past %d ms", RESTART_BUSY_MS
                 )
-
-    def _wal_bytes(self) -> int:
-        try:
-            return self._wal.stat().st_size
-        except FileNotFoundError:
-            return 0
+            else:
+                self._restarted_at = frames
 
     def _run(self) -> None:
         conn = sqlite3.connect(self._database, timeout=0, check_same_thread=False)
