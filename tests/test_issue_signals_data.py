@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from app.cli.main import cli
@@ -116,21 +117,29 @@ def test_clarity_prompt_gets_the_signals_and_the_assessment_keeps_them(
     assert result.evidence["error_or_traceback"] is True
 
 
-def test_pathological_shapes_stay_fast() -> None:
-    # Regexes over identifiers cost the square of a space-free run: runs are bounded first.
-    # CPU time, not wall time: the bound must hold on a busy machine too.
-    # Emphasis delimiters cost markdown-it the square of their count in one paragraph: the
-    # parser leaves emphasis out, so 20,000 of them must take well under a second.
-    bodies = [
-        "a" * 60_000,
-        "a." * 30_000,
-        ":" * 60_000,
-        ("a_" * 79 + " ") * 250,
-        ("*a" * 79 + " ") * 250,
-        "[" * 40_000,
-    ]
-    for body in bodies:
+def _parse_seconds(body: str) -> float:
+    """CPU seconds, the best of three: the bound must hold on a busy machine too."""
+    best = float("inf")
+    for _ in range(3):
         started = time.process_time()
         extract_signals("t", body)
         clean_issue_text(body)
-        assert time.process_time() - started < 1.0, body[:20]
+        best = min(best, time.process_time() - started)
+    return best
+
+
+@pytest.mark.parametrize(
+    "unit", ["a", "a.", ":", "a_" * 79 + " ", "*a" * 79 + " ", "[", "![", "[a "]
+)
+def test_pathological_shapes_cost_linear_time(unit: str) -> None:
+    # Regexes over identifiers cost the square of a space-free run: runs are bounded first.
+    # Emphasis delimiters cost markdown-it the square of their count in one paragraph: the
+    # parser leaves emphasis out. Unclosed brackets stay linear but dear (~15 us each, link
+    # labels are scanned for), so the check is growth, not a wall: 4x the text may cost ~4x,
+    # never the ~16x of a quadratic path. The small text's floor keeps timer noise out.
+    def shaped(n: int) -> str:
+        return (unit * (n // len(unit) + 1))[:n]
+
+    small, large = _parse_seconds(shaped(8_000)), _parse_seconds(shaped(32_000))
+    assert large < 8 * max(small, 0.005), (unit[:4], small, large)
+    assert large < 4.0, (unit[:4], large)
