@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.metrics import ServiceMetrics
 from app.queue.handler import DeliveryFailed, DeliveryHandler, ReportsAssessments
 from app.store.assessments import AssessmentRecord, save_assessment
-from app.store.deliveries import get_delivery, set_delivery_status
+from app.store.deliveries import delivery_body, get_delivery, set_delivery_status
 from app.store.jobs import ClaimedRun, claim_run, finish_run
 from app.store.models import DeliveryStatus
 
@@ -55,7 +55,7 @@ class JobRunner:
         with self._sessions() as session:
             delivery = get_delivery(session, run.delivery_id)
             assert delivery is not None  # job rows only point at stored deliveries
-            event, raw, received_at = delivery.event, delivery.payload, delivery.received_at
+            event, received_at = delivery.event, delivery.received_at
         log.info(
             "job start key=%s delivery=%s event=%s attempt=%d",
             run.key,
@@ -64,7 +64,8 @@ class JobRunner:
             run.attempt,
         )
         try:
-            outcome = self._handler(event, json.loads(raw), run.delivery_id)
+            # Decoded here: a damaged row fails its job with the reason, like a bad body.
+            outcome = self._handler(event, json.loads(delivery_body(delivery)), run.delivery_id)
         except Exception as exc:
             # Record why on the job before the queue's retry (or the final failure) takes over.
             hopeless = isinstance(exc, DeliveryFailed) and not exc.retryable

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import functools
-from datetime import timedelta
-from typing import Any
+from datetime import datetime, timedelta
+from typing import Any, cast
 
 from pydantic import BaseModel
-from sqlalchemy import func, or_, select
+from sqlalchemy import Connection, CursorResult, Table, bindparam, func, insert, or_, select
 from sqlalchemy.orm import Session
 
+from app.store.bulk_insert import BulkInsert
 from app.store.models import Job, JobState, utcnow
 from app.store.upsert import insert_for
 
@@ -21,18 +21,11 @@ class ClaimedRun(BaseModel):
     attempt: int
 
 
-@functools.cache
-def _insert_if_new(dialect: str) -> Any:
-    table = Job.__table__
-    return (
-        insert_for(dialect, table)
-        .on_conflict_do_nothing(index_elements=["key"])
-        .returning(table.c.key)
-    )
+_EXISTING_AMONG = select(Job.key).where(Job.key.in_(bindparam("keys", expanding=True)))
+_INSERT = insert(Job)
 
 
-def _new_job(key: str, delivery_id: str) -> dict[str, Any]:
-    now = utcnow()
+def _new_job(key: str, delivery_id: str, now: datetime) -> dict[str, Any]:
     return {
         "key": key,
         "delivery_id": delivery_id,
@@ -45,16 +38,52 @@ def _new_job(key: str, delivery_id: str) -> dict[str, Any]:
     }
 
 
+_INSERT_SKIPPING_EXISTING = BulkInsert(
+    cast(Table, Job.__table__),
+    [
+        "key",
+        "delivery_id",
+        "state",
+        "generation",
+        "run_generation",
+        "attempts",
+        "created_at",
+        "updated_at",
+    ],
+    lambda dialect: insert_for(dialect, Job.__table__).on_conflict_do_nothing(
+        index_elements=["key"]
+    ),
+)
+
+
+def create_unseen_jobs(conn: Connection, first_deliveries: dict[str, str]) -> bool:
+    """`create_jobs` in one statement; True when no key had a job (else: roll back, see
+    `insert_unseen` in app.store.deliveries)."""
+    now = utcnow()
+    rows = [_new_job(key, delivery_id, now) for key, delivery_id in first_deliveries.items()]
+    result = _INSERT_SKIPPING_EXISTING.execute(conn, rows)
+    return cast(CursorResult[Any], result).rowcount == len(rows)
+
+
 def create_jobs(session: Session, first_deliveries: dict[str, str]) -> set[str]:
-    """Insert a pending job per key (key -> delivery id) where none exists; returns new keys."""
+    """Insert a pending job per key (key -> delivery id) where none exists; returns new keys.
+
+    As with deliveries: a lookup, then a plain insert that fails (and is retried by the
+    caller) if a concurrent transaction created one of the keys in between.
+    """
     if not first_deliveries:
         return set()
     conn = session.connection()
-    rows = conn.execute(
-        _insert_if_new(conn.dialect.name),
-        [_new_job(key, delivery_id) for key, delivery_id in first_deliveries.items()],
-    )
-    return {row[0] for row in rows}
+    existing = set(conn.scalars(_EXISTING_AMONG, {"keys": list(first_deliveries)}))
+    now = utcnow()
+    rows = [
+        _new_job(key, delivery_id, now)
+        for key, delivery_id in first_deliveries.items()
+        if key not in existing
+    ]
+    if rows:
+        conn.execute(_INSERT, rows)
+    return {row["key"] for row in rows}
 
 
 def _locked(session: Session, key: str) -> Job | None:

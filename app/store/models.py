@@ -51,7 +51,10 @@ class Delivery(Base):
     job_key: Mapped[str] = mapped_column(String(300), index=True)
     received_at: Mapped[datetime] = mapped_column(default=utcnow)
     payload_sha256: Mapped[str] = mapped_column(String(64))
+    """Of the payload as received (before `payload_codec`)."""
     payload: Mapped[bytes] = mapped_column(LargeBinary)
+    payload_codec: Mapped[str | None] = mapped_column(String(10))
+    """How `payload` is encoded (app.store.payloads); None: the bytes as received."""
     status: Mapped[str] = mapped_column(String(20), default=DeliveryStatus.queued)
 
 
