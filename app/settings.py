@@ -40,6 +40,10 @@ class Settings(BaseSettings):
     """SQLAlchemy URL; default SQLite under data_dir. PostgreSQL: postgresql+psycopg://..."""
     redis_url: str | None = None
     """When set, jobs go through Redis (RedisHuey) instead of the embedded SQLite queue."""
+    intake_socket: Path | None = None
+    """Unix socket of the host's intake writer, through which web workers store deliveries.
+    `spice serve` sets it (under data_dir) for a SQLite store; unset, each web process
+    writes itself, as it must for PostgreSQL shared between hosts."""
     queue_name: str = "spice"
     """Queue name (the Redis key prefix); every web and worker process must agree."""
     job_retries: int = Field(default=3, ge=0)

@@ -16,7 +16,7 @@ def test_healthz_ok(tmp_path: Path) -> None:
     with TestClient(create_app(service_settings(tmp_path))) as client:
         response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "database": "ok"}
+    assert response.json() == {"status": "ok", "database": "ok", "intake": "ok"}
 
 
 def test_healthz_reports_unreachable_database(tmp_path: Path) -> None:
@@ -33,6 +33,18 @@ def test_healthz_reports_unreachable_database(tmp_path: Path) -> None:
         assert metrics.status_code == 200
         assert 'spice_errors_total{component="database"}' in metrics.text
         assert "spice_jobs{" not in metrics.text
+
+
+def test_healthz_and_webhook_report_an_unreachable_intake_writer(tmp_path: Path) -> None:
+    settings = service_settings(tmp_path, intake_socket=tmp_path / "nobody-listens.sock")
+    with TestClient(create_app(settings)) as client:
+        response = client.get("/healthz")
+        assert response.status_code == 503
+        assert response.json() == {"status": "error", "database": "ok", "intake": "unreachable"}
+        body = json.dumps(issue_payload(1)).encode()
+        headers = signed_headers(body, "issues", "writerless-1")
+        answer = client.post("/webhook", content=body, headers=headers)
+        assert answer.status_code == 503 and "redeliver" in answer.json()["error"]
 
 
 def test_metrics_count_deliveries_and_jobs(tmp_path: Path) -> None:

@@ -8,6 +8,8 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from app.intake.batcher import IntakeBatcher
+from app.intake.client import IntakeClient
 from app.metrics import build_metrics
 from app.queue.tasks import JobQueue, build_queue
 from app.settings import Settings
@@ -16,8 +18,8 @@ from app.store.engine import database_url, make_engine, session_factory, sqlite_
 from app.store.migrate import upgrade_to_head
 from app.store.write_lock import ProcessWriteLock
 from app.web import health, metrics_endpoint, webhook
-from app.web.intake import IntakeBatcher
 from app.web.services import WebServices
+from app.web.webhook import WebhookFirst
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +36,11 @@ def create_app(
     url = database_url(settings)
     database_file = sqlite_path(url)
     engine = make_engine(url, background_checkpoints=database_file is not None)
-    checkpointer = WalCheckpointer(database_file) if database_file is not None else None
+    # With an intake writer, it is the one process writing deliveries, and it checkpoints.
+    writer = settings.intake_socket
+    checkpointer = (
+        WalCheckpointer(database_file) if database_file is not None and writer is None else None
+    )
     if migrate:
         upgrade_to_head(engine)
     sessions = session_factory(engine)
@@ -46,7 +52,9 @@ def create_app(
         sessions=sessions,
         queue=queue,
         metrics=build_metrics(),
-        intake=IntakeBatcher(
+        intake=IntakeClient(writer)
+        if writer is not None
+        else IntakeBatcher(
             sessions,
             queue.enqueue_many,
             ProcessWriteLock(database_file) if database_file is not None else None,
@@ -63,7 +71,7 @@ def create_app(
         if checkpointer is not None:
             checkpointer.start()
         yield
-        services.intake.close()
+        await services.intake.aclose()
         if checkpointer is not None:
             checkpointer.stop()
         engine.dispose()
@@ -75,6 +83,6 @@ def create_app(
     return app
 
 
-def app_from_environment() -> FastAPI:
+def app_from_environment() -> WebhookFirst:
     """Factory for gunicorn workers: settings from the environment, schema already migrated."""
-    return create_app(Settings(), migrate=False)
+    return WebhookFirst(create_app(Settings(), migrate=False))

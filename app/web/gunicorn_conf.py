@@ -20,6 +20,26 @@ errorlog = "-"
 control_socket_disable = True
 
 
+def on_starting(server: Any) -> None:
+    """Start the host's intake writer before the workers that submit to it."""
+    _log_app_to_stderr()
+    socket_path = os.environ.get("SPICE_INTAKE_SOCKET")
+    if socket_path:
+        from pathlib import Path
+
+        from app.intake.supervisor import WriterSupervisor
+
+        server.intake_writer = WriterSupervisor(Path(socket_path))
+        server.intake_writer.start()
+
+
+def on_exit(server: Any) -> None:
+    """After the workers are gone: the writer settles what it received, then stops."""
+    supervisor = getattr(server, "intake_writer", None)
+    if supervisor is not None:
+        supervisor.stop()
+
+
 def child_exit(_server: Any, worker: Any) -> None:
     """Drop a dead worker's live gauges from the shared metrics directory."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
@@ -29,10 +49,16 @@ def child_exit(_server: Any, worker: Any) -> None:
 
 
 def post_worker_init(_worker: Any) -> None:
+    _log_app_to_stderr()
+
+
+def _log_app_to_stderr() -> None:
     """Our `app.*` loggers to stderr at SPICE_LOG_LEVEL (gunicorn configures only its own)."""
+    logger = logging.getLogger("app")
+    if logger.handlers:  # a worker forked from a master that did this already
+        return
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
-    logger = logging.getLogger("app")
     logger.addHandler(handler)
     logger.setLevel(os.environ.get("SPICE_LOG_LEVEL", "INFO").upper())
     logger.propagate = False

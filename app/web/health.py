@@ -1,4 +1,4 @@
-"""`GET /healthz`: the process answers and the database does too."""
+"""`GET /healthz`: the process answers, and so do the database and the intake writer."""
 
 from __future__ import annotations
 
@@ -24,10 +24,14 @@ def _ping_database(services: WebServices) -> None:
 
 @router.get("/healthz")
 async def healthz(services: Annotated[WebServices, Depends(get_services)]) -> JSONResponse:
+    report = {"status": "ok", "database": "ok", "intake": "ok"}
     try:
         await run_in_threadpool(_ping_database, services)
     except SQLAlchemyError as exc:
         services.metrics.errors.labels("database").inc()
         log.error("healthz: database unreachable: %s", type(exc).__name__)
-        return JSONResponse({"status": "error", "database": "unreachable"}, status_code=503)
-    return JSONResponse({"status": "ok", "database": "ok"})
+        report |= {"status": "error", "database": "unreachable"}
+    if not await services.intake.ready():
+        log.error("healthz: intake writer unreachable")
+        report |= {"status": "error", "intake": "unreachable"}
+    return JSONResponse(report, status_code=200 if report["status"] == "ok" else 503)

@@ -8,10 +8,10 @@ from fastapi import Request
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.intake.contract import DeliveryIntake
 from app.metrics import ServiceMetrics
 from app.queue.tasks import JobQueue
 from app.settings import Settings
-from app.web.intake import IntakeBatcher
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class WebServices:
     sessions: sessionmaker[Session]
     queue: JobQueue
     metrics: ServiceMetrics
-    intake: IntakeBatcher
+    intake: DeliveryIntake
 
 
 async def get_services(request: Request) -> WebServices:

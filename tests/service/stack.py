@@ -11,6 +11,8 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.intake.accept import accept_delivery
+from app.intake.contract import Intake
 from app.metrics import ServiceMetrics
 from app.queue.runner import JobRunner
 from app.queue.tasks import JobQueue, build_queue
@@ -21,7 +23,6 @@ from app.store.jobs import get_job
 from app.store.migrate import upgrade_to_head
 from app.store.models import Job
 from app.web.events import route_delivery
-from app.web.intake import Intake, accept_delivery
 
 
 @dataclass

@@ -7,11 +7,13 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
+from app.intake.accept import accept_batch
+from app.intake.batcher import IntakeBatcher
+from app.intake.contract import Intake
 from app.store.deliveries import NewDelivery
 from app.store.jobs import claim_run, finish_run, recover_stale
 from app.store.models import Delivery
 from app.store.write_lock import ProcessWriteLock
-from app.web.intake import Intake, IntakeBatcher, accept_batch
 from tests.service.settings import service_settings
 from tests.service.stack import build_stack
 

@@ -1,0 +1,1 @@
+"""Accepting verified webhook deliveries: stored once, their job noted, a run enqueued."""
