@@ -8,6 +8,7 @@ import random
 import statistics
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,7 @@ def build_deliveries(count: int, seed: int) -> list[Delivery]:
         target_size = rng.randint(10_000, 30_000)
         number = 10_000 + i  # distinct issues: every delivery is a new job (worst case)
         room = max(0, target_size - len(json.dumps(payload)))
-        text = " ".join(rng.choice(WORDS) for _ in range(room // 5))[:room]
+        text = " ".join(rng.choices(WORDS, k=room // 5))[:room]
         if event == "pull_request":
             payload["number"] = number
             payload["pull_request"]["number"] = number
@@ -155,7 +156,7 @@ async def open_loop(url: str, deliveries: list[Delivery], rate: float, phase: Ph
 
 
 async def closed_loop(
-    url: str, deliveries: list[Delivery], concurrency: int, seconds: float, phase: Phase
+    url: str, deliveries: Iterable[Delivery], concurrency: int, seconds: float, phase: Phase
 ) -> None:
     """`concurrency` clients back to back for `seconds` (or until deliveries run out)."""
     async with _session(concurrency) as session:
