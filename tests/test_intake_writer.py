@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 import signal
 import subprocess
@@ -20,7 +21,7 @@ from app.intake.contract import Intake, IntakeUnavailable
 from app.intake.supervisor import WriterSupervisor, socket_accepts
 from app.intake.wire import MAX_FRAME_BYTES, FrameError, FrameReader, Outcome, frame
 from app.intake.writer import IntakeWriter, Store, serve_socket
-from app.store.deliveries import NewDelivery
+from app.store.deliveries import NewDelivery, delivery_body, get_delivery
 from app.store.models import Delivery
 from tests.service.settings import service_settings
 from tests.service.stack import Stack, build_stack
@@ -100,6 +101,46 @@ def test_outcomes_come_back_per_delivery_and_each_is_stored_once(tmp_path: Path)
         assert session.scalar(select(func.count()).select_from(Delivery)) == 30
     assert stack.queue.huey.pending_count() == 12
     assert not socket_path.exists()  # removed on the way out
+
+
+def test_a_payload_near_githubs_cap_is_stored_whole_beside_small_ones(tmp_path: Path) -> None:
+    # Random bytes do not compress: the frame is as long as the payload, many socket reads.
+    stack = build_stack(service_settings(tmp_path))
+    socket_path = tmp_path / "intake.sock"
+    large_body = b'{"blob": "' + base64.b64encode(os.urandom(15 * 1024 * 1024)) + b'"}'
+    large = NewDelivery.received(
+        delivery_id="large",
+        event="issues",
+        action="opened",
+        repo="o/r",
+        job_key="o/r#1",
+        body=large_body,
+    )
+
+    async def scenario() -> list[Intake]:
+        writer = _Writer(stack, socket_path)
+        await _listening(socket_path)
+        client = IntakeClient(socket_path)
+        try:
+            return await asyncio.gather(
+                client.submit(new("before", "o/r#2")),
+                client.submit(large),
+                client.submit(new("after", "o/r#3")),
+            )
+        finally:
+            await client.aclose()
+            await writer.close()
+
+    assert len(large_body) > 20 * 1024 * 1024
+    assert asyncio.run(scenario()) == [Intake.queued] * 3
+    with stack.sessions() as session:
+        stored = get_delivery(session, "large")
+        assert stored is not None and delivery_body(stored) == large_body
+        assert {d.delivery_id for d in session.scalars(select(Delivery))} == {
+            "before",
+            "large",
+            "after",
+        }
 
 
 def test_a_delivery_the_store_refused_is_answered_unavailable_alone(tmp_path: Path) -> None:
