@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from app.github.client import CommentData
+from app.github.client import CommentData, LabelEvent
 from app.github.comment_render import MAX_COMMENT_CHARS, issue_view, render_view
-from app.github.labels import LabelPlan, plan_changes, scored_label, spec_by_name
+from app.github.labels import LabelHistory, LabelPlan, plan_changes, scored_label, spec_by_name
 from app.github.repo_config import parse_config
 from app.github.sticky_comment import StickyState, find_sticky, read_state, state_line
 from app.github.untrusted_text import code_span, neutralise
@@ -83,6 +83,34 @@ def test_labels_only_from_scores_and_only_our_siblings_change() -> None:
     specs = spec_by_name("spice/")
     assert "spice/difficulty: >4h" in specs and len(specs) == 14
     assert all(re.fullmatch("[0-9a-f]{6}", s.color) and s.description for s in specs.values())
+
+
+def test_label_history_gives_people_the_last_word() -> None:
+    bot = "Spice-Triage[bot]"
+    plan = LabelPlan(
+        desired={
+            "ClarityLabel": "clarity: well-specified",
+            "TriageLabel": None,
+            "CandidateLabel": "has candidate solution",
+        }
+    )
+    current = ["clarity: ambiguous", "triage: needs human"]
+    events = [
+        LabelEvent(label="Clarity: Ambiguous", actor="spice-triage[bot]", added=True),
+        LabelEvent(label="has candidate solution", actor="spice-triage[bot]", added=True),
+        LabelEvent(label="has candidate solution", actor="alice", added=False),
+    ]
+    # Ours by its last event (case aside): swapped. No record of who put on the triage
+    # label: a person's. Taken off by a person: not put back.
+    change = plan_changes(current, plan, "", LabelHistory.from_events(events, bot))
+    assert change.added == ["clarity: well-specified"]
+    assert change.removed == ["clarity: ambiguous"]
+    assert change.left == ["triage: needs human", "has candidate solution"]
+    # A person took ours off and put it back on themselves: theirs now, left whole.
+    events.append(LabelEvent(label="clarity: ambiguous", actor="bob", added=False))
+    events.append(LabelEvent(label="clarity: ambiguous", actor="bob", added=True))
+    change = plan_changes(current, plan, "", LabelHistory.from_events(events, bot))
+    assert change.added == [] and "clarity: ambiguous" in change.left
 
 
 def test_config_parsing() -> None:

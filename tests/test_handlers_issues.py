@@ -80,6 +80,47 @@ def test_edited_text_edits_the_comment_and_swaps_only_our_sibling_label(
     assert deleted and all("clarity:" in p for p in deleted)
 
 
+def test_a_label_a_person_put_on_or_took_off_is_left_as_they_decided(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, handler_deps: HandlerDeps
+) -> None:
+    fake_github.add_issue(REPO, 3, "Crash", "it breaks")
+    fake_openai.responder = scripted([3], candidate="exact_patch")
+    _open(fake_github, handler_deps)
+    # A maintainer overrides the clarity verdict, flags the issue, and takes off our
+    # candidate-solution label.
+    fake_github.unlabel_by(REPO, 3, "clarity: underspecified", "maintainer")
+    fake_github.label_by(REPO, 3, "clarity: minor-gaps", "maintainer")
+    fake_github.label_by(REPO, 3, "triage: needs human", "maintainer")
+    fake_github.unlabel_by(REPO, 3, "has candidate solution", "maintainer")
+    fake_github.edit_issue(REPO, 3, body="parse('') raises KeyError; the fix is in parse().")
+    fake_openai.responder = scripted([0, 0, 0], candidate="exact_patch")
+    out = _open(fake_github, handler_deps, action="edited")
+    assert out.ok and out.labels_added == [] and out.labels_removed == []
+    assert set(out.labels_left) == {
+        "clarity: minor-gaps",
+        "triage: needs human",
+        "has candidate solution",
+    }
+    assert set(fake_github.label_names(REPO, 3)) == {"clarity: minor-gaps", "triage: needs human"}
+    assert fake_github.writes_to("DELETE") == []
+
+
+def test_our_own_labels_still_follow_the_verdict_beside_a_persons_other_labels(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, handler_deps: HandlerDeps
+) -> None:
+    # Same name as ours, but put on by a person before we ever ran: theirs.
+    fake_github.add_issue(REPO, 3, "Crash", "it breaks", labels=["triage: needs human"])
+    fake_openai.responder = scripted([3])
+    _open(fake_github, handler_deps)
+    fake_github.edit_issue(REPO, 3, body="parse('') raises KeyError; expected ValueError.")
+    fake_openai.responder = scripted([0])
+    out = _open(fake_github, handler_deps, action="edited")
+    assert out.labels_removed == ["clarity: underspecified"]
+    assert out.labels_added == ["clarity: well-specified"]
+    assert out.labels_left == ["triage: needs human"]
+    assert "triage: needs human" in fake_github.label_names(REPO, 3)
+
+
 def test_the_latest_issue_text_is_assessed_not_the_payload(
     fake_github: FakeGitHub, fake_openai: FakeOpenAI, handler_deps: HandlerDeps
 ) -> None:

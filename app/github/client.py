@@ -7,6 +7,8 @@ from typing import Any, Protocol, TypeVar
 from urllib.parse import quote
 
 from github import Github, GithubException, UnknownObjectException
+from github.IssueEvent import IssueEvent
+from github.PaginatedList import PaginatedList
 from pydantic import BaseModel
 
 from app.github.auth import ACTION_BOT_LOGIN, AppCredentials, GitHubAuthError, token_github
@@ -59,6 +61,14 @@ class CommentData(BaseModel):
     author: str
 
 
+class LabelEvent(BaseModel):
+    """A label put on (`added`) or taken off an issue or PR, and by whom."""
+
+    label: str
+    actor: str
+    added: bool
+
+
 class GitHubRepo(Protocol):
     """One repository as the handlers see it."""
 
@@ -78,6 +88,7 @@ class GitHubRepo(Protocol):
     def create_label(self, name: str, color: str, description: str) -> None: ...
     def add_labels(self, number: int, names: list[str]) -> None: ...
     def remove_label(self, number: int, name: str) -> None: ...
+    def label_events(self, number: int) -> list[LabelEvent]: ...
     def react_to_comment(self, comment_id: int, content: str) -> None: ...
     def permission(self, login: str) -> str: ...
     def read_default_branch_file(self, path: str) -> str | None: ...
@@ -239,6 +250,25 @@ class PyGithubRepo:
         except GithubException as exc:
             if exc.status != 404:  # 404 = already gone: the goal state is reached
                 raise
+
+    def label_events(self, number: int) -> list[LabelEvent]:
+        """Oldest first. A deleted account shows as `ghost`, as on GitHub."""
+
+        def fetch() -> list[LabelEvent]:
+            events = PaginatedList(
+                IssueEvent, self._gh.requester, f"{self._path}/issues/{number}/events", None
+            )
+            return [
+                LabelEvent(
+                    label=e.label.name,
+                    actor=e.actor.login if e.actor is not None else "ghost",
+                    added=e.event == "labeled",
+                )
+                for e in events
+                if e.event in ("labeled", "unlabeled") and e.label is not None
+            ]
+
+        return self._call("label events", fetch)
 
     def react_to_comment(self, comment_id: int, content: str) -> None:
         url = f"{self._path}/issues/comments/{comment_id}/reactions"

@@ -6,7 +6,7 @@ from enum import Enum
 
 from pydantic import BaseModel
 
-from app.github.client import GitHubRepo
+from app.github.client import GitHubRepo, LabelEvent
 
 
 class LabelSpec(BaseModel):
@@ -131,27 +131,79 @@ class LabelChange(BaseModel):
     added: list[str] = []
     removed: list[str] = []
     created: list[str] = []
+    left: list[str] = []
+    """Labels of ours a person put on or took off: left as they decided."""
 
 
-def plan_changes(current: list[str], plan: LabelPlan, prefix: str) -> LabelChange:
-    """What to add and remove so that each planned family holds exactly its desired label."""
+class LabelHistory(BaseModel):
+    """The last time each label was put on or taken off an item, and by whom."""
+
+    last: dict[str, LabelEvent]
+    """Lower-cased label name -> its latest event."""
+    bot: str
+
+    @classmethod
+    def from_events(cls, events: list[LabelEvent], bot: str) -> LabelHistory:
+        return cls(last={e.label.lower(): e for e in events}, bot=bot)
+
+    def _ours(self, event: LabelEvent) -> bool:
+        return event.actor.lower() == self.bot.lower()
+
+    def put_on_by_person(self, name: str) -> bool:
+        """For a label present now: anyone but us put it on, or no record says who did."""
+        event = self.last.get(name.lower())
+        return event is None or not event.added or not self._ours(event)
+
+    def taken_off_by_person(self, name: str) -> bool:
+        event = self.last.get(name.lower())
+        return event is not None and not event.added and not self._ours(event)
+
+
+def plan_changes(
+    current: list[str], plan: LabelPlan, prefix: str, history: LabelHistory | None = None
+) -> LabelChange:
+    """What to add and remove so that each planned family holds exactly its desired label.
+
+    With the item's label history, people win: a family holding a label a person put on is
+    left whole (they overrode us), and a label a person took off is not put back.
+    """
     have = {name.lower(): name for name in current}
     change = LabelChange()
     for family, names in plan.family_names(prefix).items():
         want = plan.desired[family]
-        for name in sorted(names):
-            if name != want and name.lower() in have:
-                change.removed.append(have[name.lower()])
+        present = [have[name.lower()] for name in sorted(names) if name.lower() in have]
+        if history is not None:
+            theirs = [name for name in present if history.put_on_by_person(name)]
+            if theirs:
+                change.left += theirs
+                continue
+            if want is not None and want.lower() not in have and history.taken_off_by_person(want):
+                change.left.append(want)
+                want = None
+        for name in present:
+            if want is None or name.lower() != want.lower():
+                change.removed.append(name)
         if want is not None and want.lower() not in have:
             change.added.append(want)
     return change
 
 
+def plan_for_item(
+    repo: GitHubRepo, number: int, current: list[str], plan: LabelPlan, prefix: str, bot: str
+) -> LabelChange:
+    """`plan_changes` with the item's label history, read only when something would change."""
+    change = plan_changes(current, plan, prefix)
+    if not change.added and not change.removed:
+        return change
+    history = LabelHistory.from_events(repo.label_events(number), bot)
+    return plan_changes(current, plan, prefix, history)
+
+
 def apply_labels(
-    repo: GitHubRepo, number: int, current: list[str], plan: LabelPlan, prefix: str
+    repo: GitHubRepo, number: int, current: list[str], plan: LabelPlan, prefix: str, bot: str
 ) -> LabelChange:
     """Create missing labels (colour, description), add ours, remove our stale siblings."""
-    change = plan_changes(current, plan, prefix)
+    change = plan_for_item(repo, number, current, plan, prefix, bot)
     if change.added:
         existing = {name.lower() for name in repo.label_names()}
         specs = spec_by_name(prefix)

@@ -74,6 +74,8 @@ class HandlerOutcome(BaseModel):
     labels_added: list[str] = Field(default_factory=list)
     labels_removed: list[str] = Field(default_factory=list)
     labels_created: list[str] = Field(default_factory=list)
+    labels_left: list[str] = Field(default_factory=list)
+    """Ours by name, but a person put them on or took them off: not touched."""
     comment_id: int | None = None
     comment_action: str | None = None
     """`created`, `edited`, `unchanged`, `planned` (dry-run) or None (no comment)."""

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from app.github.client import GitHubRepo, GitHubSession
 from app.github.comment_render import render_config_error
-from app.github.labels import LabelPlan, apply_labels, plan_changes
+from app.github.labels import LabelPlan, apply_labels, plan_for_item
 from app.github.repo_config import ConfigResult, RepoConfig
 from app.github.sticky_comment import StickyState, find_sticky, read_state, upsert_sticky
 from app.handlers.deps import HandlerDeps, HandlerOutcome
@@ -51,13 +51,15 @@ class RunContext:
         prefix, out = self.config.label_prefix, self.outcome
         mode = "always" if force_comment else self.config.comment_mode
         if self.dry_run:
-            change = plan_changes(current_labels, plan, prefix)
+            change = plan_for_item(self.repo, number, current_labels, plan, prefix, self.bot)
             out.labels_added, out.labels_removed = change.added, change.removed
+            out.labels_left = change.left
             if mode == "always" or (mode == "when-actionable" and actionable):
                 out.comment_action, out.comment_body = "planned", body
             return
-        change = apply_labels(self.repo, number, current_labels, plan, prefix)
+        change = apply_labels(self.repo, number, current_labels, plan, prefix, self.bot)
         out.labels_added, out.labels_removed = change.added, change.removed
+        out.labels_left = change.left
         out.labels_created = change.created
         if mode == "never":
             return

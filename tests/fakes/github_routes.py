@@ -162,19 +162,28 @@ def _add_labels(req: Request) -> Answer:
         if name.lower() not in present:
             # GitHub creates unknown labels on the fly with a grey colour and no description.
             issue["labels"].append(req.fake._label(req.repo, name, "ededed", None))
+            req.fake.label_event(req.repo, int(req.arg("n")), name, req.actor, added=True)
             present.add(name.lower())
     return 200, issue["labels"]
 
 
 def _remove_label(req: Request) -> Answer:
     issue = req.repo.issues.get(int(req.arg("n"))) if req.repo else None
-    if issue is None:
+    if issue is None or req.repo is None:
         return NOT_FOUND
     name = req.arg("label").lower()
-    if not any(lab["name"].lower() == name for lab in issue["labels"]):
+    gone = [lab for lab in issue["labels"] if lab["name"].lower() == name]
+    if not gone:
         return 404, {"message": "Label does not exist"}
     issue["labels"] = [lab for lab in issue["labels"] if lab["name"].lower() != name]
+    req.fake.label_event(req.repo, int(req.arg("n")), gone[0]["name"], req.actor, added=False)
     return 200, issue["labels"]
+
+
+def _issue_events(req: Request) -> Answer:
+    if req.repo is None or int(req.arg("n")) not in req.repo.issues:
+        return NOT_FOUND
+    return 200, req.repo.events.get(int(req.arg("n")), [])
 
 
 def _permission(req: Request) -> Answer:
@@ -253,6 +262,7 @@ ROUTES: list[tuple[str, re.Pattern[str], Callable[[Request], Answer], bool]] = [
         ("POST", REPO + r"/issues/comments/(?P<id>\d+)/reactions", _reaction, True),
         ("POST", REPO + r"/issues/(?P<n>\d+)/reactions", _reaction, True),
         ("GET", REPO + r"/issues/(?P<n>\d+)/labels", _issue_labels, False),
+        ("GET", REPO + r"/issues/(?P<n>\d+)/events", _issue_events, False),
         ("POST", REPO + r"/issues/(?P<n>\d+)/labels", _add_labels, True),
         ("DELETE", REPO + r"/issues/(?P<n>\d+)/labels/(?P<label>.+)", _remove_label, True),
         ("GET", REPO + r"/labels", _labels, False),

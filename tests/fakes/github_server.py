@@ -68,6 +68,8 @@ class RepoState:
     labels: dict[str, Json] = field(default_factory=dict)
     permissions: dict[str, str] = field(default_factory=dict)
     contents: dict[tuple[str, str], str] = field(default_factory=dict)
+    events: dict[int, list[Json]] = field(default_factory=dict)
+    """Issue events, oldest first: `labeled` and `unlabeled`, with their actor."""
 
 
 def _template(event: str, name: str) -> Json:
@@ -165,6 +167,7 @@ class FakeGitHub:
         body: str | None = "",
         author: str = "reporter",
         labels: list[str] | None = None,
+        labeled_by: str = "maintainer",
     ) -> Json:
         with self._lock:
             state = self.add_repo(repo)
@@ -189,7 +192,40 @@ class FakeGitHub:
             state.issues[number] = issue
             for name in labels or []:
                 issue["labels"].append(self._label(state, name, "ededed", "human label"))
+                self.label_event(state, number, name, labeled_by, added=True)
             return issue
+
+    def label_by(self, repo: str, number: int, name: str, login: str) -> None:
+        """A person (or another bot) puts a label on, as from GitHub's UI."""
+        with self._lock:
+            state = self.repos[repo]
+            issue = state.issues[number]
+            if all(lab["name"].lower() != name.lower() for lab in issue["labels"]):
+                issue["labels"].append(self._label(state, name, "ededed", None))
+            self.label_event(state, number, name, login, added=True)
+
+    def unlabel_by(self, repo: str, number: int, name: str, login: str) -> None:
+        with self._lock:
+            state = self.repos[repo]
+            issue = state.issues[number]
+            issue["labels"] = [
+                lab for lab in issue["labels"] if lab["name"].lower() != name.lower()
+            ]
+            self.label_event(state, number, name, login, added=False)
+
+    def label_event(
+        self, state: RepoState, number: int, name: str, login: str, added: bool
+    ) -> None:
+        label = state.labels.get(name.lower()) or {"name": name}
+        state.events.setdefault(number, []).append(
+            {
+                "id": next(self._ids),
+                "event": "labeled" if added else "unlabeled",
+                "actor": self.user(login),
+                "label": {"name": label["name"], "color": label.get("color", "ededed")},
+                "created_at": _now(),
+            }
+        )
 
     def edit_issue(self, repo: str, number: int, **fields: Any) -> None:
         with self._lock:
