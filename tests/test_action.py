@@ -54,6 +54,32 @@ def test_action_labels_comments_and_writes_json_output(
     assert written.startswith("json<<spice_") and json.loads(written.splitlines()[1]) == out
 
 
+def test_with_a_personal_token_the_action_knows_its_own_comment_and_labels(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    # No SPICE_BOT_LOGIN: whom the token acts as is asked of GitHub, so the second run edits
+    # its comment and swaps its own label instead of taking both for somebody else's.
+    fake_github.add_issue(REPO, 3, "Crash", "it breaks")
+    env = _env(fake_github, fake_openai, tmp_path)
+    env.pop("SPICE_BOT_LOGIN")
+    env["GITHUB_TOKEN"] = fake_github.personal_token("release-bot")
+    fake_openai.responder = scripted([3])
+    args = ["action", "--model", "openai/fake", "--votes", "3"]
+    first = CliRunner().invoke(cli, args, env=env)
+    assert first.exit_code == 0, first.output
+    fake_github.edit_issue(REPO, 3, body="parse('') raises KeyError; expected ValueError.")
+    fake_openai.responder = scripted([0])
+    second = CliRunner().invoke(cli, args, env=env)
+    assert second.exit_code == 0, second.output
+    out = json.loads(second.stdout)
+    assert out["comment_action"] == "edited" and out["labels_removed"] == [
+        "clarity: underspecified"
+    ]
+    comments = fake_github.issue_comments(REPO, 3)
+    assert [c["user"]["login"] for c in comments] == ["release-bot"]
+    assert fake_github.label_names(REPO, 3) == ["clarity: well-specified"]
+
+
 def test_action_dry_run_writes_nothing(
     fake_github: FakeGitHub, fake_openai: FakeOpenAI, tmp_path: Path
 ) -> None:
@@ -92,7 +118,7 @@ def test_action_refuses_to_run_without_the_workflow_environment(tmp_path: Path) 
 
 def test_action_yml_runs_spice_action_with_the_documented_inputs() -> None:
     spec = yaml.safe_load((ROOT / "action.yml").read_text())
-    assert {"model", "api-key", "api-base", "votes", "dry-run"} <= set(spec["inputs"])
+    assert {"model", "api-key", "api-base", "votes", "dry-run", "bot-login"} <= set(spec["inputs"])
     assert "json" in spec["outputs"] and spec["runs"]["using"] == "composite"
     script = "\n".join(step.get("run", "") for step in spec["runs"]["steps"])
     assert "spice action" in script

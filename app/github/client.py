@@ -309,6 +309,21 @@ class PyGithubSession:
 SessionFactory = Callable[[int | None], GitHubSession]
 
 
+def token_owner(gh: Github, policy: RetryPolicy) -> str | None:
+    """Whom a plain token acts as: a personal token's user, or None for the workflow's
+    GITHUB_TOKEN and installation tokens (GitHub answers them 403 on `/user`)."""
+    try:
+        data = call_with_retries(
+            policy, "who am I", lambda: gh.requester.requestJsonAndCheck("GET", "/user")[1]
+        )
+    except GithubException as exc:
+        if exc.status in (401, 403, 404):
+            return None
+        raise
+    login = data.get("login") if isinstance(data, dict) else None
+    return login if isinstance(login, str) and login else None
+
+
 def session_factory(settings: Settings, policy: RetryPolicy | None = None) -> SessionFactory:
     """Installation id -> session: App auth when an App id is set, else the plain token."""
     if settings.github_app_id is not None:
@@ -325,7 +340,14 @@ def session_factory(settings: Settings, policy: RetryPolicy | None = None) -> Se
     if settings.github_token is None:
         raise GitHubAuthError("set SPICE_GITHUB_APP_ID (+ private key) or a GitHub token")
     token = settings.github_token.get_secret_value()
-    login = settings.bot_login or ACTION_BOT_LOGIN
-    return lambda _installation_id: PyGithubSession(
-        token_github(token, settings, policy), login, policy
-    )
+    login = settings.bot_login
+
+    def token_session(_installation_id: int | None) -> GitHubSession:
+        # Asked on first use, not at start-up: a worker must not need GitHub to boot.
+        nonlocal login
+        gh = token_github(token, settings, policy)
+        if login is None:
+            login = token_owner(gh, policy or RetryPolicy()) or ACTION_BOT_LOGIN
+        return PyGithubSession(gh, login, policy)
+
+    return token_session

@@ -39,6 +39,12 @@ class Request:
         return f"{self.arg('owner')}/{self.arg('name')}"
 
 
+def _user(req: Request) -> Answer:
+    if req.actor.endswith("[bot]"):  # installation tokens and GITHUB_TOKEN
+        return 403, {"message": "Resource not accessible by integration"}
+    return 200, req.fake.user(req.actor)
+
+
 def _repo(req: Request) -> Answer:
     return (200, req.repo.data) if req.repo else NOT_FOUND
 
@@ -253,6 +259,7 @@ def _access_token(req: Request) -> Answer:
 ROUTES: list[tuple[str, re.Pattern[str], Callable[[Request], Answer], bool]] = [
     (m, re.compile(p + "$"), f, w)
     for m, p, f, w in [
+        ("GET", r"/user", _user, False),
         ("GET", REPO, _repo, False),
         ("GET", REPO + r"/issues/(?P<n>\d+)", _issue, False),
         ("GET", REPO + r"/issues/(?P<n>\d+)/comments", _comments, False),

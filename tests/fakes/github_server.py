@@ -195,6 +195,14 @@ class FakeGitHub:
                 self.label_event(state, number, name, labeled_by, added=True)
             return issue
 
+    def personal_token(self, login: str) -> str:
+        """A token acting as `login` itself (a PAT), as a workflow may pass instead of
+        GITHUB_TOKEN."""
+        token = f"ghp_{login}"
+        with self._lock:
+            self.tokens[token] = (login, float("inf"))
+        return token
+
     def label_by(self, repo: str, number: int, name: str, login: str) -> None:
         """A person (or another bot) puts a label on, as from GitHub's UI."""
         with self._lock:
