@@ -201,6 +201,27 @@ def test_invalid_config_gives_one_clear_comment_and_no_votes(
     assert fake_openai.requests == [] and fake_github.label_names(REPO, 3) == []
 
 
+def test_invalid_config_is_not_spread_over_ordinary_comments_or_refused_commands(
+    fake_github: FakeGitHub, handler_deps: HandlerDeps
+) -> None:
+    fake_github.put_file(REPO, ".github/spice.yml", "votes: 99\n")
+    fake_github.add_issue(REPO, 3, "Crash", "it breaks")
+    fake_github.set_permission(REPO, "maintainer", "write")
+    fake_github.set_permission(REPO, "visitor", "read")
+
+    def comment(body: str, author: str) -> HandlerOutcome:
+        event = payload(fake_github, "issue_comment", "created", REPO, 3, body=body, author=author)
+        return handle_delivery("issue_comment", event, f"c-{author}-{body}", handler_deps)
+
+    chatter = comment("Same here, on 3.12.", "visitor")
+    assert chatter.skipped == "no /spice command in the comment" and chatter.ok
+    refused = comment("/spice relabel", "visitor")
+    assert refused.config_error and fake_github.issue_comments(REPO, 3) == []
+    asked = comment("/spice relabel", "maintainer")
+    assert asked.config_error and asked.comment_action == "created"
+    assert len(fake_github.issue_comments(REPO, 3)) == 1
+
+
 def test_config_is_read_from_the_default_branch_only(
     fake_github: FakeGitHub, fake_openai: FakeOpenAI, handler_deps: HandlerDeps
 ) -> None:

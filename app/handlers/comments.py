@@ -24,6 +24,12 @@ def parse_command(body: str) -> str | None:
     return match.group(1).lower() if match else None
 
 
+def may_command(ctx: RunContext, comment: dict[str, Any]) -> bool:
+    """Whether the comment's author has write access (one API call)."""
+    login = (comment.get("user") or {}).get("login")
+    return bool(login) and ctx.repo.permission(str(login)) in WRITE_PERMISSIONS
+
+
 def handle_comment(ctx: RunContext, payload: dict[str, Any]) -> None:
     """Run a maintainer's command; refuse (silently, logged) anyone without write access."""
     out = ctx.outcome

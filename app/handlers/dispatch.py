@@ -10,7 +10,7 @@ from github import GithubException
 
 from app.github.auth import GitHubAuthError
 from app.github.retries import RetryAfterTooLong, is_retryable
-from app.handlers.comments import handle_comment
+from app.handlers.comments import handle_comment, may_command, parse_command
 from app.handlers.deps import HandlerDeps, HandlerOutcome
 from app.handlers.issues import handle_issue
 from app.handlers.pull_requests import handle_pull_request
@@ -71,8 +71,12 @@ def handle_delivery(
     if route is None or repo_name is None or out.number is None:
         out.skipped = f"event {event}.{action} is not handled"
         return out
-    if route == "comment" and (payload.get("comment") or {}).get("user", {}).get("type") == "Bot":
+    comment = payload.get("comment") or {}
+    if route == "comment" and (comment.get("user") or {}).get("type") == "Bot":
         out.skipped = "comment by a bot"  # our own comments come back as events: no API calls
+        return out
+    if route == "comment" and parse_command(comment.get("body") or "") is None:
+        out.skipped = "no /spice command in the comment"  # most comments: no API calls either
         return out
     installation = (payload.get("installation") or {}).get("id")
     try:
@@ -82,7 +86,12 @@ def handle_delivery(
         ctx_config = loaded.config
         ctx = RunContext(deps, session, repo, ctx_config or _fallback(), out)
         if loaded.error is not None or ctx_config is None:
-            ctx.report_config_error(out.number, loaded)
+            # Said on the items we would have labelled, and to a maintainer's command; a
+            # merge being harvested or a command nobody may give only logs it.
+            shown = route in ("issue", "pull_request") or (
+                route == "comment" and may_command(ctx, comment)
+            )
+            ctx.report_config_error(out.number if shown else None, loaded)
             out.skipped = "invalid .github/spice.yml"
             return out
         out.dry_run = ctx.dry_run
