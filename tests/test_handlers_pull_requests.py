@@ -65,9 +65,26 @@ def test_opened_labels_and_comments_against_linked_issues(
     }
     prompts = "\n".join(user_text(r) for r in fake_openai.requests)
     assert "It should raise ValueError." in prompts and "Document the empty-input error." in prompts
-    assert out.assessments[0]["linked_issues"]["same_repo"][0]["number"] == 5
+    linked = out.assessments[0]["linked_issues"]["same_repo"]
+    # #7 is linked only in GitHub (closingIssuesReferences): judged against, so named too.
+    assert [(r["number"], r["source"]) for r in linked] == [(5, "body"), (7, "github")]
     body = fake_github.issue_comments(REPO, 10)[0]["body"]
-    assert "2 · 2 · 1" in body and "Counter-examples" in body and "\\#5" in body
+    assert "2 · 2 · 1" in body and "Counter-examples" in body
+    assert "Judged against the linked issue(s): \\#5, \\#7" in body
+
+
+def test_a_pr_linked_only_in_githubs_sidebar_names_the_issue_in_its_comment(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, handler_deps: HandlerDeps
+) -> None:
+    fake_github.add_issue(REPO, 7, "Empty input", "parse('') should raise ValueError.")
+    fake_github.add_pull(
+        REPO, 10, "Raise on empty input", "", files=[SOURCE, TESTS], closing=[(REPO, 7)]
+    )
+    fake_openai.responder = scripted(_scores)
+    out = _event(fake_github, handler_deps, "opened")
+    assert out.ok, out.errors
+    body = fake_github.comment_body(out.comment_id)
+    assert "Judged against the linked issue(s): \\#7" in body
 
 
 def test_synchronize_edits_the_comment_instead_of_adding_one(

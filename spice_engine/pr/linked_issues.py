@@ -29,7 +29,8 @@ class IssueRef(BaseModel):
     repo: str
     number: int
     source: str
-    """Where it was found: `title`, `body` or `commit`."""
+    """Where it was found: `title`, `body` or `commit`; `github` for a link only GitHub
+    knows (closingIssuesReferences, e.g. set in the PR's sidebar)."""
 
     @property
     def key(self) -> tuple[str, int]:

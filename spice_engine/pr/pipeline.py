@@ -14,7 +14,7 @@ from spice_engine.errors import InputError, NoValidVotesError
 from spice_engine.llm.voting import collect_votes
 from spice_engine.models import DimensionResult, Issue, Usage, Vote
 from spice_engine.pr.diff_split import SplitDiff, SplitRules, rules_for, split_diff
-from spice_engine.pr.linked_issues import LinkedIssues, find_linked_issues
+from spice_engine.pr.linked_issues import IssueRef, LinkedIssues, find_linked_issues
 from spice_engine.pr.models import (
     ContextReport,
     FileEntry,
@@ -59,6 +59,20 @@ def _task_text(pr: PullRequest, max_tokens: int) -> tuple[str, JudgedAgainst]:
     return text, "linked_issues" if issues else "pr_description"
 
 
+def judged_issues(pr: PullRequest) -> LinkedIssues:
+    """The closing references in the PR's text; when the caller fetched the linked issues
+    (keywords and GitHub's own links, missing ones dropped), exactly those, in its order."""
+    found = find_linked_issues(pr.repo or "", pr.title, pr.body, pr.commit_messages)
+    given = [i.number for i in pr.issues if i.number is not None]
+    if not given:
+        return found
+    by_number = {ref.number: ref for ref in found.same_repo}
+    same_repo = [
+        by_number.get(n) or IssueRef(repo=pr.repo or "", number=n, source="github") for n in given
+    ]
+    return LinkedIssues(same_repo=same_repo, cross_repo=found.cross_repo)
+
+
 def prepare_pr(
     pr: PullRequest,
     options: PROptions | None = None,
@@ -70,7 +84,7 @@ def prepare_pr(
     """Everything up to the model call; `repo_path` is a checkout at the PR's base, if any."""
     opts = options or PROptions()
     split = split_diff(pr.diff, split_rules or rules_for(pr.repo, opts.split_overrides))
-    linked = find_linked_issues(pr.repo or "", pr.title, pr.body, pr.commit_messages)
+    linked = judged_issues(pr)
     task, judged_against = _task_text(pr, opts.max_issue_tokens)
     evidence_text = json.dumps(evidence, indent=1, default=str) if evidence else ""
     if evidence is None:  # deterministic flags and difficulty prior (spice_engine.pr_evidence)
