@@ -44,6 +44,12 @@ def test_neutralise_breaks_mentions_html_markers_and_redacts_secrets() -> None:
         neutralise("x" * 5000, limit=100).endswith("…") and len(neutralise("x" * 5000, 100)) == 100
     )
     assert code_span("a`b@c\u202e") == "`a'b@c`"
+    linked = neutralise("see https://evil.example/x, HTTP://a.b www.c.d and mail me@e.f")
+    assert not re.search(r"(?i)(https?|www|ftp)[:.]|@[a-z]", linked)
+    assert "evil.example/x" in linked and "http" + "\u200d://" in linked.lower()
+    assert neutralise("the www-data user, httpx.get and whttps://") == (
+        "the www-data user, httpx.get and whttps://"
+    )
 
 
 def test_rendered_comment_is_structured_and_capped() -> None:

@@ -1,4 +1,4 @@
-"""Make issue or model text safe to show in our comment: no pings, no HTML, no forged markers."""
+"""Make issue or model text safe to show in our comment: no pings, links, HTML or forged markers."""
 
 from __future__ import annotations
 
@@ -10,6 +10,9 @@ from spice_engine.text_cleaning import strip_invisible
 MARKER_WORD = "spice-triage"
 ZWJ = "\u200d"
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_])")
+# GitHub turns bare `https://…`, `http://…` and `www.…` into links: a joiner after the scheme
+# or the `www` keeps the address readable but not clickable (nor a phishing link).
+_AUTOLINK = re.compile(r"\b(https?|ftp|www)(?=://|\.)", re.IGNORECASE)
 # Backslash-escaping markdown punctuation keeps text literal: no headings, fences, tables,
 # links or emphasis can be opened by the reporter or the model.
 _MARKDOWN = re.compile(r"([\\`*_\[\]#|~>!])")
@@ -28,6 +31,7 @@ def neutralise(text: str, limit: int = 1000, secrets: tuple[str, ...] = ()) -> s
     text = html.escape(text, quote=False)
     text = _MARKDOWN.sub(r"\\\1", text)
     text = _MENTION.sub("@" + ZWJ, text)
+    text = _AUTOLINK.sub(lambda m: m.group(1) + ZWJ, text)
     return re.sub(MARKER_WORD, "spice" + ZWJ + "-triage", text, flags=re.IGNORECASE)
 
 
