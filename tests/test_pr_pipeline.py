@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from spice_engine.errors import InputError
+from spice_engine.errors import InputError, NoValidVotesError
 from spice_engine.llm.config import ModelConfig
 from spice_engine.llm.litellm_chat import LiteLLMChat
 from spice_engine.pr.checkout import CheckoutConfig, CheckoutManager
 from spice_engine.pr.diff_split import SplitRules
 from spice_engine.pr.models import PROptions, PullRequest
-from spice_engine.pr.pipeline import assess_instance, assess_pr
+from spice_engine.pr.pipeline import assess_instance, assess_pr, pr_from_instance, prepare_pr
 from spice_engine.pr.repo_context import ContextOptions
 from tests.fakes.openai_server import FakeOpenAI, Reply
 from tests.test_pr_context import make_repo
@@ -66,6 +66,34 @@ def test_real_instance_without_checkout(
     assert '"tests_touch"' in first[1]["content"]
     assert result.usage.input == sum(u.input for u in result.usage_by_dimension.values())
     assert max(result.context.prompt_tokens.values()) <= 24_000
+
+
+def test_the_cost_cap_holds_for_the_whole_pr_not_each_dimension(
+    fake_openai: FakeOpenAI, swebench_instances: list[dict[str, Any]]
+) -> None:
+    fake_openai.responder = scripted
+    instance = next(r for r in swebench_instances if r.get("test_patch"))
+    priced = LiteLLMChat(
+        ModelConfig(
+            model="gpt-4o-mini",
+            api_base=fake_openai.api_base,
+            api_key="x",
+            output_mode="json_object",
+        )
+    )
+    # The cap is checked against each request's estimate (k answers at the output limit):
+    # set it so either dimension fits alone, but not the second after the first's spend.
+    messages = prepare_pr(pr_from_instance(instance)).prompts.messages
+    estimates = {
+        dim: priced.estimate_cost(m, 3, batched=True) or 0.0 for dim, m in messages.items()
+    }
+    cap = max(estimates.values()) * 1.1
+    spent_first = assess_instance(instance, priced).usage_by_dimension["tests"].cost_usd
+    assert spent_first > 0 and spent_first + estimates["difficulty"] > cap
+    fake_openai.requests.clear()
+    with pytest.raises(NoValidVotesError, match="cost cap"):
+        assess_instance(instance, priced, PROptions(cost_cap_usd=cap))
+    assert len(fake_openai.requests) == 1
 
 
 def test_missing_counter_example_is_fed_back_as_a_format_error(

@@ -35,8 +35,8 @@ class _Slot(Generic[T]):
     usage: Usage = field(default_factory=Usage)
 
 
-class _Budget:
-    """Running spend of one item against its cap."""
+class CostBudget:
+    """Running spend of one item against its cap, shared by all of the item's dimensions."""
 
     def __init__(self, model: ChatModel, cap: float | None) -> None:
         self.model, self.cap, self.spent = model, cap, 0.0
@@ -82,7 +82,7 @@ def _settle(
     schema: type[T],
     seed: int,
     choice: tuple[str, bool] | None,
-    budget: _Budget,
+    budget: CostBudget,
 ) -> _Slot[T]:
     """Turn one vote slot into a valid answer or a reason, with at most one format retry."""
     slot: _Slot[T] = _Slot()
@@ -115,9 +115,14 @@ def collect_votes(
     k: int,
     seed: int = 0,
     cost_cap_usd: float | None = None,
+    budget: CostBudget | None = None,
 ) -> VoteBatch[T]:
-    """k independent answers to one prompt, validated against `schema`."""
-    budget = _Budget(model, cost_cap_usd)
+    """k independent answers to one prompt, validated against `schema`.
+
+    `budget`, when given, is the item's (spent across several calls); else one of
+    `cost_cap_usd` for this call alone.
+    """
+    budget = budget or CostBudget(model, cost_cap_usd)
     usage = Usage()
     choices: list[tuple[str, bool] | None] = []
     errors: list[str] = []

@@ -34,7 +34,7 @@ class PROptions(BaseModel):
     votes: int = Field(default=3, ge=1, le=15)
     seed: int = 0
     cost_cap_usd: float | None = None
-    """Per dimension."""
+    """For the whole PR: test adequacy and difficulty together."""
     context: ContextOptions = Field(default_factory=ContextOptions)
     max_issue_tokens: int = Field(default=6_000, ge=200)
     """The linked issues' text is cut to this many tokens (visible marker) before fitting."""

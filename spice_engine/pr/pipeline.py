@@ -11,7 +11,7 @@ from typing import Any, Literal
 from spice_engine import __version__
 from spice_engine.aggregation import aggregate_dimension
 from spice_engine.errors import InputError, NoValidVotesError
-from spice_engine.llm.voting import collect_votes
+from spice_engine.llm.voting import CostBudget, collect_votes
 from spice_engine.models import DimensionResult, Issue, Usage, Vote
 from spice_engine.pr.diff_split import SplitDiff, SplitRules, rules_for, split_diff
 from spice_engine.pr.linked_issues import IssueRef, LinkedIssues, find_linked_issues
@@ -121,12 +121,11 @@ def prepare_pr(
 
 
 def _vote(
-    dim: str, prepared: PreparedPR, model: ChatModel, opts: PROptions
+    dim: str, prepared: PreparedPR, model: ChatModel, opts: PROptions, budget: CostBudget
 ) -> tuple[DimensionResult, list[Any], Usage]:
     schema = DIMENSIONS[dim][1]
-    batch = collect_votes(
-        model, prepared.prompts.messages[dim], schema, opts.votes, opts.seed, opts.cost_cap_usd
-    )
+    messages = prepared.prompts.messages[dim]
+    batch = collect_votes(model, messages, schema, opts.votes, opts.seed, budget=budget)
     answers: list[Any] = list(batch.answers)
     votes = [
         Vote(
@@ -168,8 +167,9 @@ def assess_pr(
     results: dict[str, DimensionResult] = {}
     usage: dict[str, Usage] = {}
     counter: list[str] = []
+    budget = CostBudget(model, opts.cost_cap_usd)  # one cap for the whole PR
     for dim in prepared.prompts.messages:
-        results[dim], answers, usage[dim] = _vote(dim, prepared, model, opts)
+        results[dim], answers, usage[dim] = _vote(dim, prepared, model, opts, budget)
         if dim == "tests":
             counter = _counter_examples(answers, results[dim].score)
     digest = hashlib.sha256(
