@@ -22,6 +22,10 @@ RUN pip install --constraint constraints.txt .
 
 # --- runtime: the virtualenv only, as an unprivileged user ---
 FROM python:3.11-slim AS runtime
+# git: the worker clones each repository once to read pull requests at their base.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends git \
+    && rm -rf /var/lib/apt/lists/*
 RUN groupadd --system --gid 10001 spice \
     && useradd --system --uid 10001 --gid spice --home-dir /srv/spice --create-home spice \
     && mkdir -p /srv/spice/data \

@@ -31,6 +31,11 @@ class Settings(BaseSettings):
     cost_cap_usd: float | None = None
     data_dir: Path = Path(".spice-data")
     """Where the SQLite database, queue and repository clones live by default."""
+    repo_context: bool = True
+    """Pull requests are read against the repository at their base (aider RepoMap and the
+    files the fix touches), from a clone kept under data_dir/checkouts; false: patches only."""
+    checkout_disk_mb: float = Field(default=20_000, gt=0)
+    """Least recently used clones are removed past this much disk."""
     log_level: str = "INFO"
 
     # --- service (webhook App) ---

@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+from unidiff import PatchSet
 
 from app.handlers.deps import HandlerDeps, HandlerOutcome
 from app.handlers.dispatch import handle_delivery
+from spice_engine.pr.checkout import CheckoutConfig, CheckoutManager
 from tests.fakes.github_fixtures import (
     REPO,
     fake_github_fixture,  # noqa: F401
     handler_deps_fixture,  # noqa: F401
+    make_deps,
     payload,
     scripted,
     user_text,
 )
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
+from tests.test_pr_context import make_repo
 
 SOURCE = {
     "filename": "src/widgets/parse.py",
@@ -130,3 +136,48 @@ def test_missing_linked_issue_and_graphql_refusal_degrade_with_warnings(
     ]
     body = fake_github.comment_body(out.comment_id)
     assert "No linked issue found" in body and "linked issue \\#99999 not found" in body
+
+
+def _files(diff: str) -> list[dict[str, str]]:
+    """The PR files API's shape: one entry per file, `patch` holding its hunks only."""
+    return [
+        {"filename": f.path, "status": "modified", "patch": "".join(str(h) for h in f)}
+        for f in PatchSet(diff)
+    ]
+
+
+def test_the_app_reads_the_repository_at_the_prs_base_from_its_own_clone(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    origin, base, diff = make_repo(tmp_path)
+    fake_github.use_git_repo(REPO, origin)
+    fake_github.add_issue(REPO, 5, "Tax rate", "PriceBook.total should take a tax rate.")
+    fake_github.add_pull(REPO, 10, "Rate", "Fixes #5", files=_files(diff), base_sha=base)
+    deps = make_deps(fake_github, fake_openai)
+    deps.checkouts = CheckoutManager(CheckoutConfig(cache_dir=tmp_path / "checkouts"))
+    fake_openai.responder = scripted(_scores)
+    out = _event(fake_github, deps, "opened")
+    assert out.ok, out.errors
+    assert out.assessments[0]["context"]["mode"] == "repository" and out.warnings == []
+    prompt = user_text(fake_openai.requests[0])
+    assert "<repository_map>" in prompt
+    # The touched file as it was at the base, before the fix.
+    tax = prompt.split('<file path="shop/tax.py" role="source">')[1].split("</file>")[0]
+    assert "def apply_tax(cents):" in tax
+    clone = deps.checkouts.path_for(REPO)
+    assert (clone / "shop" / "tax.py").read_text().startswith('"""')
+    assert fake_github.bot_token not in (clone / ".git" / "config").read_text()
+
+
+def test_a_clone_that_fails_is_a_warning_and_the_patches_still_judge(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    fake_github.add_pull(REPO, 10, "Raise on empty input", "", files=[SOURCE, TESTS])
+    deps = make_deps(fake_github, fake_openai)
+    deps.checkouts = CheckoutManager(CheckoutConfig(cache_dir=tmp_path / "checkouts"))
+    fake_openai.responder = scripted(_scores)
+    out = _event(fake_github, deps, "opened")
+    assert out.ok, out.errors
+    assert out.assessments[0]["context"]["mode"] == "patches_only"
+    assert any("repository context unavailable" in w for w in out.warnings)
+    assert "repository context unavailable" in fake_github.comment_body(out.comment_id)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import subprocess
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -201,3 +203,30 @@ def test_checkout_errors_hide_url_credentials(tmp_path: Path) -> None:
     with pytest.raises(CheckoutError) as info:
         manager.checkout("acme/gone", source, "a" * 40).__enter__()
     assert "ghs_SECRET" not in str(info.value)
+
+
+def test_a_clone_sends_the_auth_header_and_never_stores_it(tmp_path: Path) -> None:
+    seen: list[str | None] = []
+
+    class Remote(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.headers.get("Authorization"))
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Remote)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    manager = CheckoutManager(CheckoutConfig(cache_dir=tmp_path / "cache"))
+    source = f"http://127.0.0.1:{server.server_address[1]}/acme/lib.git"
+    header = "Authorization: Basic c2VjcmV0LXRva2Vu"
+    try:
+        with pytest.raises(CheckoutError) as info:
+            manager.checkout("acme/lib", source, "a" * 40, header).__enter__()
+    finally:
+        server.shutdown()
+    assert seen and seen[0] == "Basic c2VjcmV0LXRva2Vu"
+    assert "c2VjcmV0" not in str(info.value)
+    assert not manager.path_for("acme/lib").exists()  # nothing half-cloned stays behind

@@ -63,7 +63,9 @@ def action(
         deps = default_deps(settings, dry_run=dry_run)
     except GitHubAuthError as exc:
         fail(str(exc), code=2)
-    deps.checkout_dir = checkout
+    # The workflow checks the repository out itself (checkout-path); without one, the
+    # patches only, as documented: a runner cloning on its own would surprise its owner.
+    deps.checkout_dir, deps.checkouts = checkout, None
     outcome = handle_delivery(event, payload, delivery, deps)
     text = outcome.model_dump_json()
     typer.echo(text)

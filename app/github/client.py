@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 from urllib.parse import quote
 
-from github import Github, GithubException, UnknownObjectException
+from github import Auth, Github, GithubException, UnknownObjectException
 from github.IssueEvent import IssueEvent
 from github.PaginatedList import PaginatedList
 from pydantic import BaseModel
@@ -41,6 +42,8 @@ class PullData(IssueData):
     base_sha: str
     head_sha: str
     base_ref: str
+    clone_url: str | None = None
+    """Of the base repository (where the base commit is)."""
 
 
 class PullFile(BaseModel):
@@ -92,6 +95,7 @@ class GitHubRepo(Protocol):
     def react_to_comment(self, comment_id: int, content: str) -> None: ...
     def permission(self, login: str) -> str: ...
     def read_default_branch_file(self, path: str) -> str | None: ...
+    def git_http_header(self) -> str | None: ...
 
 
 class GitHubSession(Protocol):
@@ -175,6 +179,7 @@ class PyGithubRepo:
                 base_sha=pr.base.sha,
                 head_sha=pr.head.sha,
                 base_ref=pr.base.ref,
+                clone_url=pr.base.repo.clone_url if pr.base.repo is not None else None,
             )
 
         return self._call("get pull", fetch)
@@ -251,6 +256,11 @@ class PyGithubRepo:
             if exc.status != 404:  # 404 = already gone: the goal state is reached
                 raise
 
+    def git_http_header(self) -> str | None:
+        """For cloning this repository with the session's own token (private repositories)."""
+        auth = self._gh.requester.auth
+        return basic_git_header(auth.token) if isinstance(auth, Auth.Token) else None
+
     def label_events(self, number: int) -> list[LabelEvent]:
         """Oldest first. A deleted account shows as `ghost`, as on GitHub."""
 
@@ -290,6 +300,12 @@ class PyGithubRepo:
             return content.decoded_content.decode("utf-8", errors="replace")
 
         return self._call("read file", fetch)
+
+
+def basic_git_header(token: str) -> str:
+    """The header git sends to GitHub's HTTPS remotes for a token (App or personal)."""
+    pair = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+    return f"Authorization: Basic {pair}"
 
 
 class PyGithubSession:

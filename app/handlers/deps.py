@@ -15,6 +15,7 @@ from app.github.client import SessionFactory, session_factory
 from app.github.repo_config import ConfigCache
 from app.github.retries import RetryPolicy
 from app.settings import Settings
+from spice_engine.pr.checkout import CheckoutConfig, CheckoutManager
 from spice_engine.protocols import ChatModel
 
 ChatFactory = Callable[[str], ChatModel]
@@ -32,6 +33,8 @@ class HandlerDeps:
     """litellm model string -> a chat model."""
     checkout_dir: Path | None = None
     """A checkout of the repository at the PR base, when the caller has one (Action mode)."""
+    checkouts: CheckoutManager | None = None
+    """Our own clones, one per repository, checked out at each PR's base (App mode)."""
     dry_run: bool = False
     """Compute and report, write nothing (ORed with the repository's `dry_run`)."""
     config_cache: ConfigCache = field(default_factory=ConfigCache)
@@ -53,10 +56,20 @@ def default_deps(settings: Settings, dry_run: bool = False) -> HandlerDeps:
     """Production wiring: PyGithub sessions and litellm models from the settings."""
     from spice_engine.llm.litellm_chat import LiteLLMChat
 
+    checkouts = (
+        CheckoutManager(
+            CheckoutConfig(
+                cache_dir=settings.data_dir / "checkouts", disk_budget_mb=settings.checkout_disk_mb
+            )
+        )
+        if settings.repo_context
+        else None
+    )
     return HandlerDeps(
         settings=settings,
         github=session_factory(settings),
         chat=lambda model: LiteLLMChat(settings.model_config_for(model)),
+        checkouts=checkouts,
         dry_run=dry_run,
     )
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import importlib
 import logging
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
 from typing import Any
 
 from github import GithubException
 
-from app.github.client import GitHubRepo, IssueData, pull_diff
+from app.github.client import GitHubRepo, IssueData, PullData, pull_diff
 from app.github.comment_render import pr_view, render_view
 from app.github.labels import (
     DifficultyLabel,
@@ -80,6 +83,33 @@ def pr_labels(a: Any, prefix: str) -> LabelPlan:
     )
 
 
+@contextmanager
+def base_checkout(ctx: RunContext, pr: PullData, warnings: list[str]) -> Iterator[Path | None]:
+    """The repository at the PR's base: the caller's checkout (Action), our clone (App), or
+    None. A clone that fails is a warning, never a failed job: the patches still judge."""
+    if ctx.deps.checkout_dir is not None:
+        yield ctx.deps.checkout_dir
+        return
+    manager = ctx.deps.checkouts
+    if manager is None or not pr.clone_url:
+        yield None
+        return
+    from spice_engine.errors import SpiceError
+
+    with ExitStack() as stack:
+        path: Path | None = None
+        try:
+            path = stack.enter_context(
+                manager.checkout(
+                    ctx.repo.full_name, pr.clone_url, pr.base_sha, ctx.repo.git_http_header()
+                )
+            )
+        except SpiceError as exc:  # a failed clone or fetch, a busy clone, a bad sha
+            log.warning("no checkout of %s: %s", ctx.repo.full_name, exc)
+            warnings.append(f"repository context unavailable ({exc}): judged on the patches")
+        yield path
+
+
 def _pipeline() -> Any | None:
     try:
         return importlib.import_module("spice_engine.pr.pipeline")
@@ -139,9 +169,10 @@ def handle_pull_request(
     )
     options = PROptions(votes=votes, cost_cap_usd=config.cost_cap_usd or settings.cost_cap_usd)
     rules = SplitRules(test_globs=config.test_paths)
-    result = pipeline.assess_pr(
-        engine_pr, ctx.deps.chat(model), options, repo_path=ctx.deps.checkout_dir, split_rules=rules
-    )
+    with base_checkout(ctx, pr, out.warnings) as repo_path:
+        prepared = pipeline.prepare_pr(engine_pr, options, repo_path, split_rules=rules)
+    # Voted with the clone released: other jobs on this repository need not wait for models.
+    result = pipeline.assess_prepared(engine_pr, prepared, ctx.deps.chat(model), options)
     out.assessments.append(result.model_dump(mode="json"))
     plan = pr_labels(result, config.label_prefix)
     dims = [d for d in (result.tests, result.difficulty) if d is not None]

@@ -37,8 +37,16 @@ class CheckoutError(SpiceError):
     """A clone, fetch or checkout failed."""
 
 
-def _git(args: list[str], cwd: Path | None = None) -> str:
+def _git(args: list[str], cwd: Path | None = None, http_header: str | None = None) -> str:
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ADVICE": "0"}
+    if http_header is not None:
+        # Through the environment, not the URL or `-c`: a credential in the URL would be
+        # written to the clone's config, and arguments are visible to every local user.
+        env |= {
+            "GIT_CONFIG_COUNT": "1",
+            "GIT_CONFIG_KEY_0": "http.extraHeader",
+            "GIT_CONFIG_VALUE_0": http_header,
+        }
     proc = subprocess.run(
         ["git", "-c", "advice.detachedHead=false", *args],
         cwd=cwd,
@@ -85,29 +93,34 @@ class CheckoutManager:
         return FileLock(str(self.locks / f"{path.name}.lock"), timeout=self.config.lock_timeout_s)
 
     @contextmanager
-    def checkout(self, key: str, source: str, base_sha: str) -> Iterator[Path]:
-        """The clone of `source` (URL or local path) at `base_sha`, locked while in use."""
+    def checkout(
+        self, key: str, source: str, base_sha: str, http_header: str | None = None
+    ) -> Iterator[Path]:
+        """The clone of `source` (URL or local path) at `base_sha`, locked while in use.
+
+        `http_header` (e.g. `Authorization: ...`) goes with the clone and fetch only.
+        """
         if not re.fullmatch(r"[0-9a-fA-F]{7,40}", base_sha):
             raise InputError(f"base commit must be a hex sha, got {base_sha!r}")
         path = self.path_for(key)
         try:
             with self._lock(path):
-                self._prepare(path, source, base_sha)
+                self._prepare(path, source, base_sha, http_header)
                 (path / ".git" / "spice-last-used").touch()
                 yield path
         except Timeout as exc:
             raise CheckoutError(f"clone {path} is busy (waited {exc.lock_file})") from exc
         self.evict(keep=path)
 
-    def _prepare(self, path: Path, source: str, sha: str) -> None:
+    def _prepare(self, path: Path, source: str, sha: str, http_header: str | None) -> None:
         if not (path / ".git").is_dir():
             path.parent.mkdir(parents=True, exist_ok=True)
             log.info("cloning %s into %s", key_of(source), path)
-            _git(["clone", "--quiet", "--no-checkout", source, str(path)])
+            _git(["clone", "--quiet", "--no-checkout", source, str(path)], None, http_header)
         try:
             _git(["cat-file", "-e", f"{sha}^{{commit}}"], cwd=path)
         except CheckoutError:
-            _git(["fetch", "--quiet", "origin", sha], cwd=path)
+            _git(["fetch", "--quiet", "origin", sha], path, http_header)
         # Only files that differ between commits are rewritten, so unchanged files keep their
         # mtime and aider's tag cache stays valid for them.
         _git(["checkout", "--quiet", "--force", "--detach", sha], cwd=path)

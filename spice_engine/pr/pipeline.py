@@ -164,6 +164,14 @@ def assess_pr(
     """Label a PR's test adequacy (with counter-examples) and difficulty with k votes each."""
     opts = options or PROptions()
     prepared = prepare_pr(pr, opts, repo_path, evidence, builder, split_rules)
+    return assess_prepared(pr, prepared, model, opts)
+
+
+def assess_prepared(
+    pr: PullRequest, prepared: PreparedPR, model: ChatModel, options: PROptions | None = None
+) -> PRAssessment:
+    """The votes on a prepared PR: the checkout is no longer needed (its lock can go)."""
+    opts = options or PROptions()
     results: dict[str, DimensionResult] = {}
     usage: dict[str, Usage] = {}
     counter: list[str] = []

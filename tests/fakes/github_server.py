@@ -155,6 +155,9 @@ class FakeGitHub:
                 default_branch=default_branch,
                 url=f"{self.base_url}/repos/{full_name}",
                 html_url=f"https://github.com/{full_name}",
+                # Never github.com: a clone of a repository with no `use_git_repo` fails at
+                # once, here, without the network.
+                clone_url=f"/nonexistent/fake-github/{full_name}.git",
             )
             self.repos[full_name] = RepoState(data=data)
             return self.repos[full_name]
@@ -194,6 +197,11 @@ class FakeGitHub:
                 issue["labels"].append(self._label(state, name, "ededed", "human label"))
                 self.label_event(state, number, name, labeled_by, added=True)
             return issue
+
+    def use_git_repo(self, repo: str, path: Path) -> None:
+        """Clones of `repo` come from the git repository at `path`."""
+        with self._lock:
+            self.add_repo(repo).data["clone_url"] = str(path)
 
     def personal_token(self, login: str) -> str:
         """A token acting as `login` itself (a PAT), as a workflow may pass instead of
