@@ -11,6 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.settings import Settings
+from app.store.assessments import assessments_for
 from app.web.app import create_app
 from tests.fakes.github_fixtures import REPO, fake_github_fixture, payload, scripted  # noqa: F401
 from tests.fakes.github_server import FakeGitHub
@@ -76,3 +77,33 @@ def test_signed_issue_opened_ends_as_labels_and_one_comment(
     run_ready_tasks(stack.queue)
     assert len(fake_openai.requests) == votes  # unchanged text is never re-voted
     assert len(fake_github.issue_comments(REPO, 7)) == 1
+
+
+def test_with_no_comment_unchanged_input_is_still_not_revoted_and_results_keep_labels(
+    app_stack: tuple[TestClient, Stack], fake_github: FakeGitHub, fake_openai: FakeOpenAI
+) -> None:
+    # Comment mode `never`: no sticky comment holds the state; the App's store does.
+    client, stack = app_stack
+    fake_github.put_file(REPO, ".github/spice.yml", "comment_mode: never\n")
+    fake_github.add_issue(REPO, 8, "Crash on empty input", "`parse('')` raises KeyError.")
+    fake_openai.responder = scripted([3])
+    assert post(client, "issues", payload(fake_github, "issues", "opened", REPO, 8), "n-1") == 202
+    run_ready_tasks(stack.queue)
+    votes = len(fake_openai.requests)
+    assert votes > 0 and fake_github.issue_comments(REPO, 8) == []
+    assert fake_github.label_names(REPO, 8) == ["clarity: underspecified"]
+
+    for n, action in enumerate(["edited", "reopened"], start=2):
+        body = payload(fake_github, "issues", action, REPO, 8)
+        assert post(client, "issues", body, f"n-{n}") == 202
+        run_ready_tasks(stack.queue)
+    assert len(fake_openai.requests) == votes
+
+    # A real edit is voted; both results keep the labels they call for, added or not.
+    fake_github.edit_issue(REPO, 8, body="`parse('')` raises KeyError; it should raise ValueError.")
+    assert post(client, "issues", payload(fake_github, "issues", "edited", REPO, 8), "n-4") == 202
+    run_ready_tasks(stack.queue)
+    assert len(fake_openai.requests) > votes
+    with stack.sessions() as session:
+        rows = assessments_for(session, REPO, 8)
+    assert [row.labels for row in rows] == [["clarity: underspecified"]] * 2

@@ -19,6 +19,8 @@ from spice_engine.pr.checkout import CheckoutConfig, CheckoutManager
 from spice_engine.protocols import ChatModel
 
 ChatFactory = Callable[[str], ChatModel]
+AssessedBefore = Callable[[str, str, int, str], bool]
+"""(kind `issue` or `pr`, repo, number, input key) -> whether that input was assessed."""
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PRIVATE", re.IGNORECASE)
 
 
@@ -35,6 +37,9 @@ class HandlerDeps:
     """A checkout of the repository at the PR base, when the caller has one (Action mode)."""
     checkouts: CheckoutManager | None = None
     """Our own clones, one per repository, checked out at each PR's base (App mode)."""
+    assessed_before: AssessedBefore | None = None
+    """The App's store of results: unchanged input is not voted again even when no comment
+    holds the state (comment mode `never`, a non-actionable result, dry-run)."""
     dry_run: bool = False
     """Compute and report, write nothing (ORed with the repository's `dry_run`)."""
     config_cache: ConfigCache = field(default_factory=ConfigCache)
@@ -87,6 +92,8 @@ class HandlerOutcome(BaseModel):
     labels_added: list[str] = Field(default_factory=list)
     labels_removed: list[str] = Field(default_factory=list)
     labels_created: list[str] = Field(default_factory=list)
+    labels_wanted: list[str] = Field(default_factory=list)
+    """Our labels the results call for (added now or already there)."""
     labels_left: list[str] = Field(default_factory=list)
     """Ours by name, but a person put them on or took them off: not touched."""
     comment_id: int | None = None

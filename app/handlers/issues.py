@@ -60,15 +60,13 @@ def handle_issue(ctx: RunContext, number: int, force: bool = False, explain: boo
     votes = config.votes or settings.votes
     version = latest_version(PROMPT_ID)
     key = input_key("issue", issue.title, issue.body, model, votes, version, __version__)
-    previous = ctx.previous_state(number)
-    if not force and previous is not None and previous.input_hash == key:
-        out.skipped = "unchanged input: not re-voted"
+    if ctx.unchanged("issue", number, key, force):
         return
     evidence = extract_signals(issue.title, issue.body).model_dump(mode="json")
     options = IssueOptions(votes=votes, cost_cap_usd=config.cost_cap_usd or settings.cost_cap_usd)
     engine_issue = Issue(title=issue.title, body=issue.body, repo=ctx.repo.full_name, number=number)
     result = assess_issue(engine_issue, ctx.deps.chat(model), options, evidence)
-    out.assessments.append(result.model_dump(mode="json", exclude={"issue"}))
+    out.assessments.append(result.model_dump(mode="json", exclude={"issue"}) | {"input_key": key})
     plan = issue_labels(result, config.label_prefix)
     state = StickyState(
         input_hash=key,

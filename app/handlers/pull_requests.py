@@ -150,9 +150,7 @@ def handle_pull_request(
     prompts = [f"{p.id}/v{p.version}" for p in available_prompts()]
     texts = [(i.number, i.title, i.body) for i in issues]
     key = input_key("pr", pr.title, pr.body, diff, texts, model, votes, prompts, __version__)
-    previous = ctx.previous_state(number)
-    if not force and previous is not None and previous.input_hash == key:
-        out.skipped = "unchanged input: not re-voted"
+    if ctx.unchanged("pr", number, key, force):
         return
     engine_pr = PullRequest(
         repo=ctx.repo.full_name,
@@ -173,7 +171,7 @@ def handle_pull_request(
         prepared = pipeline.prepare_pr(engine_pr, options, repo_path, split_rules=rules)
     # Voted with the clone released: other jobs on this repository need not wait for models.
     result = pipeline.assess_prepared(engine_pr, prepared, ctx.deps.chat(model), options)
-    out.assessments.append(result.model_dump(mode="json"))
+    out.assessments.append(result.model_dump(mode="json") | {"input_key": key})
     plan = pr_labels(result, config.label_prefix)
     dims = [d for d in (result.tests, result.difficulty) if d is not None]
     state = StickyState(

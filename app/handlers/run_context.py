@@ -38,6 +38,20 @@ class RunContext:
         """The state block of OUR sticky comment; text anyone else wrote is never read."""
         return read_state(find_sticky(self.repo.list_comments(number), self.bot, ASSESSMENT))
 
+    def unchanged(self, kind: str, number: int, key: str, force: bool) -> bool:
+        """True (and the outcome says so) when this input was assessed before: our comment's
+        state, or the App's store when no comment holds it."""
+        if force:
+            return False
+        previous = self.previous_state(number)
+        seen = previous is not None and previous.input_hash == key
+        lookup = self.deps.assessed_before
+        if not seen and lookup is not None:
+            seen = lookup(kind, self.repo.full_name, number, key)
+        if seen:
+            self.outcome.skipped = "unchanged input: not re-voted"
+        return seen
+
     def publish(
         self,
         number: int,
@@ -49,6 +63,7 @@ class RunContext:
     ) -> None:
         """Labels first (idempotent), then the sticky comment per the comment mode."""
         prefix, out = self.config.label_prefix, self.outcome
+        out.labels_wanted = [name for name in plan.desired.values() if name]
         mode = "always" if force_comment else self.config.comment_mode
         if self.dry_run:
             change = plan_for_item(self.repo, number, current_labels, plan, prefix, self.bot)

@@ -61,7 +61,23 @@ def github_handler(settings: Settings) -> DeliveryHandler:
     # Imported here: only workers need the GitHub handlers, PyGithub and the engine.
     from app.handlers.deps import default_deps
 
-    return handler_for(default_deps(settings))
+    deps = default_deps(settings)
+    deps.assessed_before = store_lookup(settings)
+    return handler_for(deps)
+
+
+def store_lookup(settings: Settings) -> Callable[[str, str, int, str], bool]:
+    """`assessed_before` on the App's store (the database the runner writes results to)."""
+    from app.store.assessments import assessed_before
+    from app.store.engine import database_url, make_engine, session_factory
+
+    sessions = session_factory(make_engine(database_url(settings)))
+
+    def lookup(kind: str, repo: str, number: int, key: str) -> bool:
+        with sessions() as session:
+            return assessed_before(session, kind, repo, number, key)
+
+    return lookup
 
 
 def handler_for(deps: HandlerDeps) -> DeliveryHandler:
@@ -75,7 +91,7 @@ def handler_for(deps: HandlerDeps) -> DeliveryHandler:
             raise DeliveryFailed("; ".join(problems), retryable=outcome.retryable)
         if outcome.repo is None or outcome.number is None:
             return StoredOutcome([])
-        labels = sorted(outcome.labels_added)
+        labels = sorted(outcome.labels_wanted)
         return StoredOutcome(
             [
                 record_from_result(dump, outcome.repo, outcome.number, labels)

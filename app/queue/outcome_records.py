@@ -28,8 +28,11 @@ def record_from_result(
     """One row from an `IssueAssessment` or `PRAssessment` dump."""
     dims = _dimensions(dump)
     usage = dump.get("usage") or {}
+    # The handlers' key (the input as the App saw it: text, model, votes, prompt and engine
+    # versions) is what `assessed_before` looks up; the engine's hash for other callers.
     input_hash = (
-        dump.get("input_hash")
+        dump.get("input_key")
+        or dump.get("input_hash")
         or hashlib.sha256(json.dumps(dump, sort_keys=True, default=str).encode()).hexdigest()
     )
     return AssessmentRecord(

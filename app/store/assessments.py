@@ -51,3 +51,16 @@ def assessments_for(session: Session, repo: str, number: int) -> list[Assessment
             .order_by(Assessment.id)
         )
     )
+
+
+def assessed_before(session: Session, kind: str, repo: str, number: int, input_hash: str) -> bool:
+    """Whether this exact input of this item was assessed (and the result stored) already."""
+    found = session.scalar(
+        select(Assessment.id).where(
+            Assessment.kind == kind,
+            Assessment.repo == repo,
+            Assessment.number == number,
+            Assessment.input_hash == input_hash,
+        )
+    )
+    return found is not None
