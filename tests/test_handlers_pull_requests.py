@@ -181,3 +181,35 @@ def test_a_clone_that_fails_is_a_warning_and_the_patches_still_judge(
     assert out.assessments[0]["context"]["mode"] == "patches_only"
     assert any("repository context unavailable" in w for w in out.warnings)
     assert "repository context unavailable" in fake_github.comment_body(out.comment_id)
+
+
+BIG = {
+    "filename": "src/widgets/table.py",
+    "patch": "@@ -1,1 +1,1 @@\n-ROWS = 10\n+ROWS = 10_000_000",
+    "too_large": True,  # the files API leaves its patch out
+}
+
+
+def test_a_file_too_large_for_the_files_api_comes_from_the_prs_full_diff(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, handler_deps: HandlerDeps
+) -> None:
+    fake_github.add_pull(REPO, 10, "Bigger tables", "", files=[SOURCE, BIG, TESTS])
+    fake_openai.responder = scripted(_scores)
+    out = _event(fake_github, handler_deps, "opened")
+    assert out.ok and out.warnings == []
+    assert "+ROWS = 10_000_000" in user_text(fake_openai.requests[0])
+
+
+def test_a_pr_too_large_for_both_is_judged_without_those_files_and_says_so(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, handler_deps: HandlerDeps
+) -> None:
+    fake_github.add_pull(REPO, 10, "Bigger tables", "", files=[SOURCE, BIG, TESTS])
+    fake_github.repos[REPO].diffs[10] = None  # GitHub answers 406 for the .diff
+    fake_openai.responder = scripted(_scores)
+    out = _event(fake_github, handler_deps, "opened")
+    assert out.ok, out.errors
+    assert out.warnings == [
+        "GitHub gave no diff for src/widgets/table.py (too large): judged without them"
+    ]
+    assert "ROWS" not in user_text(fake_openai.requests[0])
+    assert "src/widgets/table.py" in fake_github.comment_body(out.comment_id)

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from github import GithubException
 
+from app.harvest.build import Built, Skipped, build_instance
 from app.harvest.runner import HarvestContext, HarvestReport, harvest_repo, thread_dispatch
+from app.harvest.source import PullSummary
 from app.harvest.store import HarvestStore
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.harvest_history import History, expected_instance, seed_history
@@ -158,3 +160,25 @@ def test_without_graphql_the_keyword_links_still_count(
     graphql_only = {"graphql_only", "added_test_file"}
     want = {f"acme__widgets-{p.number}" for p in history.kept if p.scenario not in graphql_only}
     assert {r.instance["instance_id"] for r in store.instances()} == want
+
+
+def test_a_merged_pr_with_a_file_too_large_to_diff_is_built_whole_or_skipped(
+    tmp_path: Path,
+) -> None:
+    big = {"filename": "src/t.py", "patch": "@@ -1 +1 @@\n-A = 1\n+A = 2", "too_large": True}
+    test = {"filename": "tests/test_t.py", "patch": "@@ -1 +1 @@\n-assert 1\n+assert 2"}
+    with FakeGitHub() as gh:
+        gh.add_issue("acme/big", 1, "A is wrong", "A should be 2.")
+        gh.add_pull("acme/big", 2, "Fix A", "Fixes #1", files=[big, test])
+        pull = PullSummary(
+            number=2,
+            created_at="2026-01-01T00:00:00Z",
+            merged_at="2026-01-02T00:00:00Z",
+            base_sha="b" * 40,
+            body="Fixes #1",
+        )
+        built = build_instance(fake_source(gh), "acme/big", pull)
+        assert isinstance(built, Built) and "+A = 2" in built.instance.patch
+        gh.repos["acme/big"].diffs[2] = None
+        skipped = build_instance(fake_source(gh), "acme/big", pull)
+        assert isinstance(skipped, Skipped) and skipped.reason == "diff_too_large"

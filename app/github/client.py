@@ -13,7 +13,7 @@ from github.PaginatedList import PaginatedList
 from pydantic import BaseModel
 
 from app.github.auth import ACTION_BOT_LOGIN, AppCredentials, GitHubAuthError, token_github
-from app.github.retries import RetryPolicy, call_with_retries
+from app.github.retries import RetryPolicy, call_with_retries, is_retryable
 from app.settings import Settings
 
 T = TypeVar("T")
@@ -50,7 +50,10 @@ class PullFile(BaseModel):
     filename: str
     status: str
     patch: str | None = None
+    """None for binary files, and for text diffs too large for GitHub's files API."""
     previous_filename: str | None = None
+    changes: int = 0
+    """Lines added plus removed: a text file whose `patch` is missing has some."""
 
 
 class CommitData(BaseModel):
@@ -83,6 +86,7 @@ class GitHubRepo(Protocol):
     def get_pull(self, number: int) -> PullData: ...
     def pull_files(self, number: int) -> list[PullFile]: ...
     def pull_commits(self, number: int) -> list[CommitData]: ...
+    def pull_full_diff(self, number: int) -> str: ...
     def closing_issue_refs(self, number: int) -> list[tuple[str, int]]: ...
     def list_comments(self, number: int) -> list[CommentData]: ...
     def create_comment(self, number: int, body: str) -> CommentData: ...
@@ -124,6 +128,26 @@ def pull_diff(files: list[PullFile]) -> str:
             header += f"rename from {old}\nrename to {f.filename}\n"
         parts.append(f"{header}--- {a}\n+++ {b}\n{patch}")
     return "".join(parts)
+
+
+def complete_pull_diff(
+    files: list[PullFile], full_diff: Callable[[], str]
+) -> tuple[str, list[str]]:
+    """A PR's diff from its files, and the text files it still lacks.
+
+    The files API leaves out the patch of a file too large to show; then `full_diff` (the
+    PR's `.diff`, which has every file) is asked for. When GitHub refuses that too (a very
+    large PR), the files' diff comes back with the names of the files missing from it.
+    """
+    missing = [f.filename for f in files if f.patch is None and f.changes > 0]
+    if not missing:
+        return pull_diff(files), []
+    try:
+        return full_diff(), []
+    except GithubException as exc:
+        if is_retryable(exc):
+            raise
+        return pull_diff(files), missing
 
 
 class PyGithubRepo:
@@ -192,11 +216,23 @@ class PyGithubRepo:
                     status=f.status,
                     patch=f.patch,
                     previous_filename=f.previous_filename,
+                    changes=f.changes or 0,
                 )
                 for f in self._repo.get_pull(number).get_files()
             ]
 
         return self._call("pull files", fetch)
+
+    def pull_full_diff(self, number: int) -> str:
+        """The PR as GitHub renders its `.diff` (every file; refused with 406 when huge)."""
+        url = f"{self._path}/pulls/{number}"
+        headers = {"Accept": "application/vnd.github.diff"}
+
+        def fetch() -> str:
+            _, data = self._gh.requester.requestJsonAndCheck("GET", url, headers=headers)
+            return str((data or {}).get("data", "")) if isinstance(data, dict) else ""
+
+        return self._call("pull diff", fetch)
 
     def pull_commits(self, number: int) -> list[CommitData]:
         def fetch() -> list[CommitData]:

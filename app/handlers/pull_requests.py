@@ -11,7 +11,7 @@ from typing import Any
 
 from github import GithubException
 
-from app.github.client import GitHubRepo, IssueData, PullData, pull_diff
+from app.github.client import GitHubRepo, IssueData, PullData, complete_pull_diff
 from app.github.comment_render import pr_view, render_view
 from app.github.labels import (
     DifficultyLabel,
@@ -141,7 +141,13 @@ def handle_pull_request(
     if pr.draft and not force:
         out.skipped = "draft pull request: assessed when marked ready for review"
         return
-    diff = pull_diff(ctx.repo.pull_files(number))
+    files = ctx.repo.pull_files(number)
+    diff, missing = complete_pull_diff(files, lambda: ctx.repo.pull_full_diff(number))
+    if missing:
+        shown = ", ".join(missing[:5]) + (
+            f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        )
+        out.warnings.append(f"GitHub gave no diff for {shown} (too large): judged without them")
     commits = [c.message for c in ctx.repo.pull_commits(number)]
     linked = linked_issue_numbers(ctx.repo, number, pr.title, pr.body, commits, out.warnings)
     issues = fetch_issues(ctx.repo, linked, out.warnings)

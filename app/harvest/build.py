@@ -7,14 +7,19 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from app.github.client import pull_diff
+from app.github.client import complete_pull_diff
 from app.harvest.source import CommentInfo, HarvestSource, IssueInfo, PullSummary
 from spice_engine.errors import InputError
 from spice_engine.pr.diff_split import SplitRules, split_diff
 from spice_engine.pr.linked_issues import find_linked_issues
 
 SkipReason = Literal[
-    "not_merged", "no_linked_issue", "no_test_change", "no_source_change", "bad_diff"
+    "not_merged",
+    "no_linked_issue",
+    "no_test_change",
+    "no_source_change",
+    "bad_diff",
+    "diff_too_large",
 ]
 
 
@@ -100,7 +105,10 @@ def build_instance(
     issues = [i for i in (source.issue(repo, n) for n in numbers) if i and not i.is_pull_request]
     if not issues:
         return Skipped(pr_number=pull.number, reason="no_linked_issue")
-    diff = pull_diff(source.pull_files(repo, pull.number))
+    files = source.pull_files(repo, pull.number)
+    diff, missing = complete_pull_diff(files, lambda: source.pull_full_diff(repo, pull.number))
+    if missing:  # a gold or test patch without some of its files would not be the PR's
+        return Skipped(pr_number=pull.number, reason="diff_too_large")
     try:
         split = split_diff(diff, rules)
     except InputError:

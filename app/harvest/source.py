@@ -62,6 +62,7 @@ class HarvestSource(Protocol):
     def closed_pulls(self, repo: str, start_page: int = 1) -> Iterator[PullSummary]: ...
     def pull_commits(self, repo: str, number: int) -> list[CommitInfo]: ...
     def pull_files(self, repo: str, number: int) -> list[PullFile]: ...
+    def pull_full_diff(self, repo: str, number: int) -> str: ...
     def closing_refs(self, repo: str, number: int) -> list[tuple[str, int]]: ...
     def issue(self, repo: str, number: int) -> IssueInfo | None: ...
     def issue_comments(self, repo: str, number: int) -> list[CommentInfo]: ...
@@ -165,10 +166,22 @@ class GitHubHarvestSource:
                     status=f.get("status", "modified"),
                     patch=f.get("patch"),
                     previous_filename=f.get("previous_filename"),
+                    changes=int(f.get("changes") or 0),
                 )
                 for f in items
             ]
         return files
+
+    def pull_full_diff(self, repo: str, number: int) -> str:
+        url, headers = f"/repos/{repo}/pulls/{number}", {"Accept": "application/vnd.github.diff"}
+
+        def call() -> str:
+            self._budget.acquire()
+            answer, data = self._github().requester.requestJsonAndCheck("GET", url, headers=headers)
+            self._budget.observe(answer)
+            return str(data.get("data", "")) if isinstance(data, dict) else ""
+
+        return call_with_retries(self._policy, f"GET {url}.diff", call)
 
     def closing_refs(self, repo: str, number: int) -> list[tuple[str, int]]:
         owner, name = repo.split("/", 1)

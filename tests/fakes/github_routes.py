@@ -19,13 +19,24 @@ NOT_FOUND: Answer = (404, {"message": "Not Found"})
 REPO = r"/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)"
 
 
+class RawText(str):
+    """An answer sent as text, not JSON (e.g. a PR as `application/vnd.github.diff`)."""
+
+
 class Request:
-    """What a route sees: the fake, the acting login, the match and the JSON body."""
+    """What a route sees: the fake, the acting login, the match, the JSON body and headers."""
 
     def __init__(
-        self, fake: FakeGitHub, actor: str, match: re.Match[str], query: dict[str, str], body: Any
+        self,
+        fake: FakeGitHub,
+        actor: str,
+        match: re.Match[str],
+        query: dict[str, str],
+        body: Any,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         self.fake, self.actor, self.match, self.query, self.body = fake, actor, match, query, body
+        self.headers = headers or {}
 
     def arg(self, name: str) -> str:
         return self.match.group(name)
@@ -58,6 +69,11 @@ def _pull(req: Request) -> Answer:
     pull = req.repo.pulls.get(int(req.arg("n"))) if req.repo else None
     if pull is None or req.repo is None:
         return NOT_FOUND
+    if "diff" in req.headers.get("accept", ""):
+        diff = req.repo.diffs.get(pull["number"], "")
+        if diff is None:
+            return 406, {"message": "Sorry, the diff exceeded the maximum number of lines"}
+        return 200, RawText(diff)
     pull["labels"] = req.repo.issues[pull["number"]]["labels"]
     return 200, pull
 
@@ -325,7 +341,7 @@ def route(
         match = pattern.match(path)
         if verb == method and match:
             with fake._lock:
-                answer = func(Request(fake, actor, match, query, body))
+                answer = func(Request(fake, actor, match, query, body, headers))
                 if writes and answer[0] < 300:
                     from tests.fakes.github_server import Write
 
@@ -334,4 +350,4 @@ def route(
     return NOT_FOUND
 
 
-__all__ = ["Json", "route"]
+__all__ = ["Json", "RawText", "route"]

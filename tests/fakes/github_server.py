@@ -68,6 +68,8 @@ class RepoState:
     labels: dict[str, Json] = field(default_factory=dict)
     permissions: dict[str, str] = field(default_factory=dict)
     contents: dict[tuple[str, str], str] = field(default_factory=dict)
+    diffs: dict[int, str | None] = field(default_factory=dict)
+    """Each PR's `.diff`; None: too large for GitHub to render (406)."""
     events: dict[int, list[Json]] = field(default_factory=dict)
     """Issue events, oldest first: `labeled` and `unlabeled`, with their actor."""
 
@@ -297,6 +299,7 @@ class FakeGitHub:
     def set_pull_files(self, repo: str, number: int, files: list[Json]) -> None:
         with self._lock:
             self.repos[repo].files[number] = [self._file(f) for f in files]
+            self.repos[repo].diffs[number] = self._diff_text(files)
 
     def add_comment(self, repo: str, number: int, body: str, author: str) -> Json:
         with self._lock:
@@ -385,10 +388,12 @@ class FakeGitHub:
         return state.labels[name.lower()]
 
     def _file(self, spec: Json) -> Json:
+        """The files API's entry; `too_large: True` leaves `patch` out, as GitHub does for a
+        file whose diff is too big to show (the PR's .diff still has it)."""
         patch = spec.get("patch", "")
         adds = sum(1 for line in patch.splitlines() if line.startswith("+"))
         dels = sum(1 for line in patch.splitlines() if line.startswith("-"))
-        return {
+        entry = {
             "sha": "c" * 40,
             "filename": spec["filename"],
             "status": spec.get("status", "modified"),
@@ -400,6 +405,25 @@ class FakeGitHub:
             "raw_url": "",
             "contents_url": "",
         }
+        if spec.get("too_large"):
+            del entry["patch"]
+        return entry
+
+    @staticmethod
+    def _diff_text(specs: list[Json]) -> str:
+        """The PR as `application/vnd.github.diff`: every file's hunks, none left out."""
+        parts = []
+        for spec in specs:
+            name, status = spec["filename"], spec.get("status", "modified")
+            a = "/dev/null" if status == "added" else f"a/{name}"
+            b = "/dev/null" if status == "removed" else f"b/{name}"
+            mode = {"added": "new file mode 100644\n", "removed": "deleted file mode 100644\n"}
+            patch = spec.get("patch", "")
+            parts.append(
+                f"diff --git a/{name} b/{name}\n{mode.get(status, '')}--- {a}\n+++ {b}\n"
+                + (patch if patch.endswith("\n") else patch + "\n")
+            )
+        return "".join(parts)
 
     def _commit(self, message: str) -> Json:
         sha = f"{next(self._ids):040x}"
@@ -453,7 +477,7 @@ class FakeGitHub:
 
 
 def _handler_class(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
-    from tests.fakes.github_routes import route
+    from tests.fakes.github_routes import RawText, route
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -486,9 +510,11 @@ def _handler_class(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
         do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = _serve
 
         def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
-            data = b"" if status == 204 else json.dumps(body).encode()
+            raw = isinstance(body, RawText)
+            data = b"" if status == 204 else body.encode() if raw else json.dumps(body).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "application/json; charset=utf-8")
+            kind = "text/plain" if raw else "application/json"
+            self.send_header("Content-Type", f"{kind}; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))
             for key, value in (headers or {}).items():
                 self.send_header(key, value)
