@@ -179,3 +179,29 @@ def test_hopeless_failure_fails_at_once_without_retries(tmp_path: Path) -> None:
     job = stack.job(KEY)
     assert (job.state, job.attempts) == ("failed", 1)
     assert job.error is not None and "404" in job.error
+
+
+def test_redelivering_a_failed_delivery_runs_it_again_and_only_then(tmp_path: Path) -> None:
+    # GitHub's "Redeliver" on a delivery whose job failed for good is a request to try again;
+    # on one that was handled, or is still queued, it stays a duplicate.
+    broken = {"now": True}
+
+    def handler(event: str, payload: dict[str, Any], delivery_id: str) -> None:
+        if broken["now"]:
+            raise DeliveryFailed("GitHub API error 404: Not Found", retryable=False)
+
+    stack = build_stack(service_settings(tmp_path), handler)
+    assert stack.deliver(issue_payload(9), delivery_id="d1") == "queued"
+    assert stack.deliver(issue_payload(9), delivery_id="d1") == "duplicate"  # still pending
+    run_ready_tasks(stack.queue)
+    assert stack.job(KEY).state == "failed"
+
+    broken["now"] = False
+    assert stack.deliver(issue_payload(9), delivery_id="d1") == "queued"
+    assert run_ready_tasks(stack.queue) == 1
+    job = stack.job(KEY)
+    assert (job.state, job.attempts, job.error) == ("done", 1, None)
+    with stack.sessions() as session:
+        delivery = get_delivery(session, "d1")
+    assert delivery is not None and delivery.status == "done"
+    assert stack.deliver(issue_payload(9), delivery_id="d1") == "duplicate"

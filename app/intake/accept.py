@@ -19,7 +19,7 @@ from app.store.deliveries import (
     record_deliveries,
     set_delivery_status,
 )
-from app.store.jobs import create_jobs, create_unseen_jobs, request_run
+from app.store.jobs import create_jobs, create_unseen_jobs, request_run, rerun_failed
 from app.store.models import DeliveryStatus
 
 log = logging.getLogger(__name__)
@@ -38,7 +38,8 @@ def store_batch(
 
     Under load nearly every batch is new deliveries of new issues and PRs: two statements
     store it. Anything else (a redelivery, a key with a job, a key twice) rolls that back
-    and goes through `store_checked`.
+    and goes through `store_checked`, where a redelivery of a delivery whose job failed runs
+    again and any other is a duplicate.
     """
     if len({new.job_key for new in batch}) == len(batch) and len(
         {new.delivery_id for new in batch}
@@ -71,7 +72,15 @@ def store_checked(
         for new in fresh:
             firsts.setdefault(new.job_key, new.delivery_id)
         created = create_jobs(session, firsts)
+        again = rerun_failed(
+            session, {n.delivery_id: n.job_key for n in batch if n.delivery_id not in stored}
+        )
         for new in batch:
+            if new.delivery_id in again:
+                again.discard(new.delivery_id)  # once: a second copy in the batch is a duplicate
+                results.append(Intake.queued)
+                to_enqueue.append(new.delivery_id)
+                continue
             if new.delivery_id not in stored:
                 results.append(Intake.duplicate)
                 continue

@@ -6,11 +6,21 @@ from datetime import datetime, timedelta
 from typing import Any, cast
 
 from pydantic import BaseModel
-from sqlalchemy import Connection, CursorResult, Table, bindparam, func, insert, or_, select
+from sqlalchemy import (
+    Connection,
+    CursorResult,
+    Table,
+    bindparam,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from app.store.bulk_insert import BulkInsert
-from app.store.models import Job, JobState, utcnow
+from app.store.models import Delivery, DeliveryStatus, Job, JobState, utcnow
 from app.store.upsert import insert_for
 
 
@@ -109,6 +119,33 @@ def request_run(session: Session, key: str, delivery_id: str) -> bool:
     job.attempts = 0
     job.error = None
     return True
+
+
+def rerun_failed(session: Session, redelivered: dict[str, str]) -> set[str]:
+    """Redeliveries (delivery id -> job key) of deliveries whose job failed for good: the
+    ones to run again, as a maintainer pressing GitHub's "Redeliver" means."""
+    if not redelivered:
+        return set()
+    failed = session.scalars(
+        select(Delivery.delivery_id).where(
+            Delivery.delivery_id.in_(list(redelivered)),
+            Delivery.status == DeliveryStatus.failed,
+        )
+    ).all()
+    again: set[str] = set()
+    for delivery_id in failed:
+        job = _locked(session, redelivered[delivery_id])
+        if job is None or job.state != JobState.failed:
+            continue  # a newer delivery is pending, running or already done it
+        request_run(session, job.key, delivery_id)
+        again.add(delivery_id)
+    if again:
+        session.execute(
+            update(Delivery)
+            .where(Delivery.delivery_id.in_(list(again)))
+            .values(status=DeliveryStatus.queued)
+        )
+    return again
 
 
 def claim_run(session: Session, key: str) -> ClaimedRun | None:
