@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 
+from app.handlers.dispatch import handle_delivery
 from app.harvest.budget import RateBudget, RedisHourWindow
 from app.harvest.live import is_merge, record_merge, record_merge_event
 from app.harvest.runner import HarvestContext
 from app.settings import Settings
+from tests.fakes.github_fixtures import make_deps, scripted
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
 from tests.harvest_support import fake_source, sqlite_store, store_at
@@ -135,3 +137,27 @@ def test_redis_window_caps_requests_across_processes() -> None:
     assert b.take(now) == pytest.approx(3000.0)  # until the next clock hour
     assert a.take(now + 3600) == 0.0
     client.delete(f"{key}:2", f"{key}:3")
+
+
+def test_the_repositorys_config_decides_whether_and_how_merges_are_harvested(
+    closed_payload: dict[str, Any], tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    payload = merged(closed_payload)
+    repo = payload["repository"]["full_name"]
+    url = f"sqlite:///{tmp_path / 'live.db'}"
+    with FakeGitHub() as gh:
+        seed(gh, payload)
+        gh.put_file(repo, ".github/spice.yml", "pipelines: {harvest: false}\n")
+        off = handle_delivery("pull_request", payload, "m-1", make_deps(gh, fake_openai))
+        assert off.ok and off.skipped == "harvest is disabled in .github/spice.yml"
+        assert fake_openai.requests == []
+
+        gh.put_file(repo, ".github/spice.yml", "votes: 1\n")
+        fake_openai.responder = scripted([1, 2, 1])
+        on = handle_delivery(
+            "pull_request", payload, "m-2", make_deps(gh, fake_openai, database_url=url)
+        )
+        assert on.ok and on.pipeline == "harvest" and on.skipped is None, on
+    (row,) = store_at(url).instances()
+    assert [row.labels[d]["votes"] for d in ("clarity", "tests", "difficulty")] == [[1]] * 3
+    assert all(r.get("n") in (None, 1) for r in fake_openai.requests)

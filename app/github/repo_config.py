@@ -22,6 +22,9 @@ class Pipelines(BaseModel):
 
     issues: bool = True
     pull_requests: bool = True
+    harvest: bool = True
+    """Merged PRs become labelled task instances in the App's store (model calls, no writes
+    to GitHub)."""
 
 
 class Models(BaseModel):

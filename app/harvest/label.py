@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, Field
 
+from app.github.repo_config import RepoConfig
 from app.settings import Settings
 from spice_engine.errors import SpiceError
 from spice_engine.issue_clarity import IssueOptions, assess_issue
@@ -69,17 +70,26 @@ def dimension_label(result: DimensionResult | None) -> DimensionLabel:
 
 
 def label_instance(
-    instance: dict[str, object], issues: list[int], model: ChatModel, votes: int = 3
+    instance: dict[str, object],
+    issues: list[int],
+    model: ChatModel,
+    votes: int = 3,
+    cost_cap_usd: float | None = None,
+    issue_model: ChatModel | None = None,
 ) -> SpiceLabels:
-    """Run both pipelines; a pipeline that fails leaves its dimensions empty, with the error."""
+    """Run both pipelines; a pipeline that fails leaves its dimensions empty, with the error.
+
+    `issue_model` labels clarity when the repository picks another model for issues; the cap
+    holds for each pipeline's votes.
+    """
     statement = str(instance.get("problem_statement") or "")
     title, _, body = statement.partition("\n")
     labels = SpiceLabels(linked_issues=issues, model=model.name)
     try:
         issue = assess_issue(
             Issue(title=title, body=body, repo=str(instance.get("repo") or "")),
-            model,
-            IssueOptions(votes=votes),
+            issue_model or model,
+            IssueOptions(votes=votes, cost_cap_usd=cost_cap_usd),
         )
         labels.clarity = dimension_label(issue.clarity)
         labels.prompt_versions.append(f"{issue.prompt.id}@{issue.prompt.version}")
@@ -88,7 +98,9 @@ def label_instance(
     except SpiceError as exc:
         labels.errors.append(f"issue pipeline: {exc}")
     try:
-        pr = assess_instance(dict(instance), model, PROptions(votes=votes))
+        pr = assess_instance(
+            dict(instance), model, PROptions(votes=votes, cost_cap_usd=cost_cap_usd)
+        )
         labels.tests = dimension_label(pr.tests)
         labels.difficulty = dimension_label(pr.difficulty)
         labels.prompt_versions += [f"{p.id}@{p.version}" for p in pr.prompts]
@@ -109,12 +121,22 @@ def _add_usage(labels: SpiceLabels, usage: Usage) -> None:
     labels.tokens_out += usage.output
 
 
-def make_labeller(settings: Settings, model: ChatModel | None = None) -> Labeller:
-    """A labeller on the configured model (one client shared by every task of the process)."""
+def make_labeller(
+    settings: Settings, model: ChatModel | None = None, config: RepoConfig | None = None
+) -> Labeller:
+    """A labeller on the configured model (one client shared by every task of the process);
+    with a repository's config, its models, votes and cost cap win over the settings'."""
     chat = model or LiteLLMChat(settings.model_config_for())
-    votes = settings.votes
+    issue_chat: ChatModel | None = None
+    votes, cap = settings.votes, settings.cost_cap_usd
+    if config is not None:
+        if model is None and config.models.pull_requests:
+            chat = LiteLLMChat(settings.model_config_for(config.models.pull_requests))
+        if model is None and config.models.issues:
+            issue_chat = LiteLLMChat(settings.model_config_for(config.models.issues))
+        votes, cap = config.votes or votes, config.cost_cap_usd or cap
 
     def label(instance: dict[str, object], issues: list[int]) -> SpiceLabels:
-        return label_instance(instance, issues, chat, votes)
+        return label_instance(instance, issues, chat, votes, cap, issue_chat)
 
     return label
