@@ -213,3 +213,22 @@ def test_a_pr_too_large_for_both_is_judged_without_those_files_and_says_so(
     ]
     assert "ROWS" not in user_text(fake_openai.requests[0])
     assert "src/widgets/table.py" in fake_github.comment_body(out.comment_id)
+
+
+def test_split_difficulty_votes_ask_for_a_person_too(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, handler_deps: HandlerDeps
+) -> None:
+    fake_github.add_pull(REPO, 10, "Raise on empty input", "", files=[SOURCE, TESTS])
+
+    def scores(request: dict[str, Any]) -> list[int]:
+        props = (request.get("response_format") or {}).get("schema", {}).get("properties", {})
+        return [0] if "counter_example" in props else [1, 2, 2]
+
+    fake_openai.responder = scripted(scores)
+    out = _event(fake_github, handler_deps, "opened")
+    assert out.ok, out.errors
+    assert set(fake_github.label_names(REPO, 10)) == {
+        "tests: complete",
+        "difficulty: 1-4h",
+        "triage: needs human",
+    }

@@ -71,7 +71,8 @@ def pr_labels(a: Any, prefix: str) -> LabelPlan:
     """Labels from the two dimensions' scores (no tests changed = no tests label)."""
     tests = scored_label("tests", a.tests.score) if a.tests is not None else None
     difficulty = scored_label("difficulty", a.difficulty.score)
-    controversial = bool(a.tests and a.tests.controversial)
+    # Either dimension's votes straddling its boundary asks for a person, as the comment says.
+    controversial = any(d is not None and d.controversial for d in (a.tests, a.difficulty))
     return LabelPlan(
         desired={
             TestsLabel.__name__: label_name(tests, prefix) if tests else None,
