@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.log_format import LogFormat
 from spice_engine.llm.config import ModelConfig, OutputMode
 
 LOCAL_PLACEHOLDER_KEY = "sk-local-no-key"
@@ -37,6 +38,8 @@ class Settings(BaseSettings):
     checkout_disk_mb: float = Field(default=20_000, gt=0)
     """Least recently used clones are removed past this much disk."""
     log_level: str = "INFO"
+    log_format: LogFormat = "text"
+    """`json`: one JSON object per log line, for log pipelines."""
 
     # --- service (webhook App) ---
     webhook_secret: SecretStr | None = None

@@ -53,7 +53,7 @@ def action(
         github_token=token,
         github_api_url=os.environ.get("GITHUB_API_URL"),
     )
-    setup_logging(settings.log_level)
+    setup_logging(settings.log_level, settings.log_format)
     try:
         payload: dict[str, Any] = json.loads(event_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:

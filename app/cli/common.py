@@ -10,6 +10,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 from pydantic import BaseModel
 
+from app.log_format import log_formatter
 from app.settings import Settings
 
 
@@ -32,12 +33,10 @@ def fail(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
-def setup_logging(level: str) -> None:
-    logging.basicConfig(
-        level=level.upper(),
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s %(message)s",
-    )
+def setup_logging(level: str, kind: str = "text") -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(log_formatter(kind))
+    logging.basicConfig(level=level.upper(), handlers=[handler])
     # litellm and httpx log request bodies at INFO/DEBUG; keep prompts out of our logs.
     for noisy in ("LiteLLM", "litellm", "httpx", "httpcore", "openai"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

@@ -52,7 +52,7 @@ def harvest(
     if "/" not in repo:
         fail(f"expected owner/name, got {repo!r}")
     settings = settings_with(model=model, votes=votes)
-    setup_logging(settings.log_level)
+    setup_logging(settings.log_level, settings.log_format)
     try:
         cutoff = parse_date(since) if since else None
         source = source_from_settings(settings, installation_id, requests_per_hour)

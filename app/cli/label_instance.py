@@ -156,7 +156,7 @@ def label_instance(
 ) -> None:
     """Label SWE-bench instances (tests + difficulty), or dry-run them for a token/cost report."""
     settings = settings_with(model=model, api_base=api_base, votes=votes)
-    setup_logging("WARNING" if as_json else settings.log_level)
+    setup_logging("WARNING" if as_json else settings.log_level, settings.log_format)
     rows = [r for r in read_instances(file, limit) if r.get("patch")]
     if not rows:
         fail(f"{file} holds no instance with a patch")

@@ -92,7 +92,7 @@ def label_issue(
 ) -> None:
     """Label an issue for clarity (0-3) and candidate solution with k model votes."""
     settings = settings_with(model=model, api_base=api_base, votes=votes, output_mode=output_mode)
-    setup_logging("WARNING" if as_json else settings.log_level)
+    setup_logging("WARNING" if as_json else settings.log_level, settings.log_format)
     try:
         if instance is not None:
             issue = issue_from_file(instance)

@@ -110,7 +110,7 @@ def label_pr(
 ) -> None:
     """Label a pull request's test adequacy (with counter-examples) and difficulty."""
     settings = settings_with(model=model, api_base=api_base, votes=votes, output_mode=output_mode)
-    setup_logging("WARNING" if as_json else settings.log_level)
+    setup_logging("WARNING" if as_json else settings.log_level, settings.log_format)
     try:
         pr = PullRequest(
             repo=repo_name,

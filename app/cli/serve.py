@@ -24,7 +24,7 @@ def serve(
 ) -> None:
     """Serve POST /webhook, GET /healthz and GET /metrics (gunicorn with uvicorn workers)."""
     settings = Settings()
-    setup_logging(settings.log_level)
+    setup_logging(settings.log_level, settings.log_format)
     try:
         settings.webhook_secret_bytes()
     except ValueError as exc:

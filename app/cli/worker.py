@@ -29,7 +29,7 @@ def worker(
 ) -> None:
     """Run queued jobs; jobs a crash left behind are picked up at start and every minute."""
     settings = Settings()
-    setup_logging(settings.log_level)
+    setup_logging(settings.log_level, settings.log_format)
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         use_multiprocess_dir(settings.data_dir / "metrics")
     engine = make_engine(database_url(settings))

@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     settings = Settings()
-    setup_logging(settings.log_level)
+    setup_logging(settings.log_level, settings.log_format)
     socket_path = settings.intake_socket
     if socket_path is None:
         raise SystemExit("SPICE_INTAKE_SOCKET is not set: no socket to serve")

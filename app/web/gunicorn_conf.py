@@ -7,6 +7,8 @@ import os
 import sys
 from typing import Any
 
+from app.log_format import log_formatter
+
 wsgi_app = "app.web.app:app_from_environment()"
 worker_class = "uvicorn.workers.UvicornWorker"
 workers = 2
@@ -53,12 +55,13 @@ def post_worker_init(_worker: Any) -> None:
 
 
 def _log_app_to_stderr() -> None:
-    """Our `app.*` loggers to stderr at SPICE_LOG_LEVEL (gunicorn configures only its own)."""
+    """Our `app.*` loggers to stderr at SPICE_LOG_LEVEL in SPICE_LOG_FORMAT (gunicorn
+    configures only its own)."""
     logger = logging.getLogger("app")
     if logger.handlers:  # a worker forked from a master that did this already
         return
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    handler.setFormatter(log_formatter(os.environ.get("SPICE_LOG_FORMAT", "text")))
     logger.addHandler(handler)
     logger.setLevel(os.environ.get("SPICE_LOG_LEVEL", "INFO").upper())
     logger.propagate = False
