@@ -150,3 +150,18 @@ def test_serve_restarts_a_killed_writer_and_loses_no_accepted_delivery(tmp_path:
         stored = {row[0] for row in conn.execute("SELECT delivery_id FROM deliveries")}
     assert set(accepted) <= stored
     assert "intake writer exited" in (tmp_path / "serve.log").read_text()
+
+
+def test_serve_refuses_absurd_worker_counts_and_ports_before_starting(tmp_path: Path) -> None:
+    # 99,999,999 workers once forked until the machine swapped.
+    for args in (["--workers", "99999999"], ["--workers", "0"], ["--port", "70000"]):
+        done = subprocess.run(
+            [SPICE, "serve", *args],
+            cwd=ROOT,
+            env=env_for(tmp_path) | {"SPICE_WEBHOOK_SECRET": "s3cret-value"},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2, (args, done.stderr)
+        assert "Invalid value" in done.stderr

@@ -19,8 +19,10 @@ MAX_UNIX_SOCKET_PATH = 107  # sun_path is 108 bytes on Linux, with its terminati
 
 def serve(
     host: Annotated[str, typer.Option(help="Address to bind.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
-    workers: Annotated[int, typer.Option(min=1, help="gunicorn worker processes.")] = 2,
+    port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port.")] = 8000,
+    workers: Annotated[
+        int, typer.Option(min=1, max=64, help="gunicorn worker processes (1-64).")
+    ] = 2,
 ) -> None:
     """Serve POST /webhook, GET /healthz and GET /metrics (gunicorn with uvicorn workers)."""
     settings = Settings()
