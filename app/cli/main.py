@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import typer
+from pydantic import ValidationError
 
 from app.cli import action as action_cli
 from app.cli import evaluate as evaluate_cli
@@ -48,6 +50,17 @@ cli.command("pr-signals")(pr_signals_cli.pr_signals)
 
 
 def run() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: bad input ends in one line on stderr, never a traceback."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    cli()
+    try:
+        cli()
+    except UnicodeDecodeError as exc:
+        sys.exit(f"error: input is not UTF-8 text ({exc.reason} at byte {exc.start})")
+    except OSError as exc:
+        where = f": {exc.filename}" if exc.filename else ""
+        sys.exit(f"error: {exc.strerror or exc}{where}")
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in exc.errors()
+        )
+        sys.exit(f"error: invalid value ({problems})")

@@ -1,0 +1,39 @@
+"""The `spice` entry point: a missing file, non-UTF-8 text or a bad value is one line, exit 1."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SPICE = str(ROOT / ".venv" / "bin" / "spice")
+
+
+def _spice(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "SPICE_DATA_DIR": str(tmp_path)}
+    return subprocess.run(
+        [SPICE, *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_bad_input_is_one_clear_line_never_a_traceback(tmp_path: Path) -> None:
+    (tmp_path / "bin.txt").write_bytes(b"\xff\xfe\x00bad")
+    cases = {
+        ("label-instance", "nope.jsonl", "--dry-run"): "No such file or directory: nope.jsonl",
+        ("eval", "--gold", "bin.txt", "--predictions", "bin.txt"): "not UTF-8",
+        (
+            "label-issue",
+            "--title",
+            "x",
+            "--body-file",
+            "bin.txt",
+            "--output-mode",
+            "bogus",
+        ): "output_mode",
+    }
+    for args, expected in cases.items():
+        done = _spice(tmp_path, *args)
+        assert done.returncode == 1, (args, done.stderr)
+        assert "Traceback" not in done.stderr and expected in done.stderr, (args, done.stderr)
+        assert done.stderr.strip().count("\n") == 0, done.stderr
