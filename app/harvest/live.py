@@ -73,11 +73,10 @@ def record_merge_in_run(ctx: RunContext, payload: dict[str, Any]) -> None:
     if not config.pipelines.harvest:
         ctx.outcome.skipped = "harvest is disabled in .github/spice.yml"
         return
-    outcome = None
-    if is_merge("pull_request", payload):
-        base = _context(ctx.deps.settings, payload)
-        rules = SplitRules(test_globs=config.test_paths) if config.test_paths else base.rules
-        labeller = make_labeller(ctx.deps.settings, config=config) if base.labeller else None
-        outcome = record_merge(replace(base, rules=rules, labeller=labeller), payload)
-    if outcome is None or outcome.instance_id is None:
-        ctx.outcome.skipped = f"harvest: {outcome.skipped if outcome else 'not merged'}"
+    # Dispatch routes only merges here (`is_merge`).
+    base = _context(ctx.deps.settings, payload)
+    rules = SplitRules(test_globs=config.test_paths) if config.test_paths else base.rules
+    labeller = make_labeller(ctx.deps.settings, config=config) if base.labeller else None
+    outcome = record_merge(replace(base, rules=rules, labeller=labeller), payload)
+    if outcome.instance_id is None:
+        ctx.outcome.skipped = f"harvest: {outcome.skipped}"
