@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import Field, SecretStr, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from app.log_format import LogFormat
 from spice_engine.llm.config import ModelConfig, OutputMode
@@ -29,7 +31,14 @@ class Settings(BaseSettings):
     output_mode: OutputMode = "auto"
     timeout_s: float = 60.0
     max_attempts: int = 3
-    cost_cap_usd: float | None = None
+    cost_cap_usd: float | None = Field(default=None, gt=0)
+    """Most an item may spend; a repository's `.github/spice.yml` can only lower it."""
+    allowed_models: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    """Models a repository's `.github/spice.yml` may choose (comma-separated or JSON);
+    empty = `model` alone. Every model is called through `api_base`, never the repository's."""
+    allow_unpriced: bool = False
+    """With a cost cap, a model whose price litellm does not know gets one request per
+    item; true lets it vote on, unbounded by the cap."""
     data_dir: Path = Path(".spice-data")
     """Where the SQLite database, queue and repository clones live by default."""
     repo_context: bool = True
@@ -73,6 +82,20 @@ class Settings(BaseSettings):
     """Plain token auth (Action mode: GITHUB_TOKEN)."""
     bot_login: str | None = None
     """Our own login (e.g. `spice-triage[bot]`); found from the API when unset."""
+
+    @field_validator("allowed_models", mode="before")
+    @classmethod
+    def _split_models(cls, value: object) -> object:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [part.strip() for part in text.split(",") if part.strip()]
+        return value
+
+    def models_allowed(self) -> list[str]:
+        """What a repository may pick: the operator's list, or the default model alone."""
+        return self.allowed_models or [self.model]
 
     @model_validator(mode="after")
     def _fallback_key(self) -> Settings:

@@ -52,6 +52,8 @@ class IssueOptions(BaseModel):
     max_body_chars: int = Field(default=16000, ge=500)
     """Longer bodies are cut in the middle with a visible marker."""
     cost_cap_usd: float | None = None
+    allow_unpriced: bool = False
+    """With a cap, let a model of unknown price vote past its first request."""
     prompt_version: str | None = None
     """Pin a prompt version; default is the newest on disk."""
     max_questions: int = Field(default=3, ge=0, le=10)
@@ -140,7 +142,13 @@ def assess_issue(
         return _nothing_to_assess(issue, model, ref, digest, opts)
 
     batch = collect_votes(
-        model, messages, ClarityAnswer, opts.votes, seed=opts.seed, cost_cap_usd=opts.cost_cap_usd
+        model,
+        messages,
+        ClarityAnswer,
+        opts.votes,
+        seed=opts.seed,
+        cost_cap_usd=opts.cost_cap_usd,
+        allow_unpriced=opts.allow_unpriced,
     )
     votes = [
         Vote(

@@ -107,13 +107,13 @@ def test_checkout_uses_a_stable_path_and_the_base_commit(
         first = path
         assert git(path, "rev-parse", "HEAD").strip() == base
         assert "rate=RATE" not in (path / "shop" / "tax.py").read_text()
-        (path / ".aider.tags.cache.v4").mkdir()
+        (path / ".git" / "spice-aider-tags").mkdir()
         (path / "stray.txt").write_text("left by a job")
     with manager.checkout("acme/shop", str(repo), head) as path:
         assert path == first == tmp_path / "cache" / "repos" / "acme__shop"
         assert "rate=RATE" in (path / "shop" / "tax.py").read_text()
         assert not (path / "stray.txt").exists()
-        assert (path / ".aider.tags.cache.v4").is_dir()
+        assert (path / ".git" / "spice-aider-tags").is_dir()  # the tag cache survives
 
 
 def test_checkout_rejects_bad_sha_and_reports_busy_clone(
@@ -164,7 +164,8 @@ def test_context_builds_map_files_and_identifiers(
     builder = RepoContextBuilder(ContextOptions(max_file_tokens=200))
     with manager.checkout("acme/shop", str(repo), base) as path:
         ctx = builder.build(path, split, base)
-        assert list(path.glob(".aider.tags.cache.v*")), "aider's tag cache lives in the clone"
+        assert (path / ".git" / "spice-aider-tags").is_dir(), "the tag cache is out of the tree"
+        assert not list(path.glob(".aider.tags.cache.v*"))
         again = builder.build(path, split, base)
     assert [f.path for f in ctx.files] == [
         "shop/pricing.py",

@@ -185,6 +185,21 @@ def test_unknown_price_is_reported_not_invented(fake_openai: FakeOpenAI) -> None
     assert result.usage.cost_usd == 0.0
 
 
+def test_a_cap_stops_a_model_of_unknown_price_after_its_first_request(
+    fake_openai: FakeOpenAI,
+) -> None:
+    fake_openai.responder = batch(clarity(1))
+    unpriced = chat(fake_openai, use_n="never")  # openai/fake: litellm knows no price
+    capped = assess_issue(ISSUE, unpriced, IssueOptions(cost_cap_usd=0.01))
+    assert len(fake_openai.requests) == 1 and capped.clarity.valid_votes == 1
+    assert any("price of openai/fake is unknown" in e for e in capped.clarity.errors)
+
+    fake_openai.requests.clear()
+    allowed = IssueOptions(cost_cap_usd=0.01, allow_unpriced=True)
+    assert assess_issue(ISSUE, unpriced, allowed).clarity.valid_votes == 3
+    assert len(fake_openai.requests) == 3
+
+
 @pytest.mark.parametrize("mode", ["json_schema", "json_object", "text"])
 def test_output_modes(fake_openai: FakeOpenAI, mode: str) -> None:
     answer = clarity(2, questions=["Which version?"])

@@ -14,7 +14,9 @@ from app.github.labels import (
     scored_label,
 )
 from app.github.sticky_comment import StickyState
+from app.github.untrusted_text import neutralise
 from app.handlers.run_context import RunContext, input_key
+from app.model_policy import choose
 from spice_engine import __version__
 from spice_engine.issue_clarity import PROMPT_ID, IssueOptions, assess_issue
 from spice_engine.issue_signals.extract import extract_signals
@@ -56,14 +58,17 @@ def handle_issue(ctx: RunContext, number: int, force: bool = False, explain: boo
     if not force and (config.ignores(issue.author) or issue.author == ctx.bot):
         out.skipped = f"author {issue.author!r} is ignored"
         return
-    model = config.models.issues or settings.model
-    votes = config.votes or settings.votes
+    choice = choose(settings, config, "issues")
+    model, votes = choice.model, choice.votes
     version = latest_version(PROMPT_ID)
     key = input_key("issue", issue.title, issue.body, model, votes, version, __version__)
     if ctx.unchanged("issue", number, key, force):
         return
     evidence = extract_signals(issue.title, issue.body).model_dump(mode="json")
-    options = IssueOptions(votes=votes, cost_cap_usd=config.cost_cap_usd or settings.cost_cap_usd)
+    out.warnings += choice.warnings
+    options = IssueOptions(
+        votes=votes, cost_cap_usd=choice.cost_cap_usd, allow_unpriced=choice.allow_unpriced
+    )
     engine_issue = Issue(title=issue.title, body=issue.body, repo=ctx.repo.full_name, number=number)
     result = assess_issue(engine_issue, ctx.deps.chat(model), options, evidence)
     out.assessments.append(result.model_dump(mode="json", exclude={"issue"}) | {"input_key": key})
@@ -77,6 +82,7 @@ def handle_issue(ctx: RunContext, number: int, force: bool = False, explain: boo
         labels=[name for name in plan.desired.values() if name],
     )
     view = issue_view(result, config.label_prefix, ctx.deps.secrets(), expanded=explain)
+    view.summary += [neutralise(w, 200) for w in out.warnings]
     body = render_view(view, state, "assessment")
     score = result.clarity.score or 0
     actionable = score >= 2 or result.clarity.controversial or bool(result.questions)

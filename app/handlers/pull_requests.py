@@ -25,6 +25,7 @@ from app.github.retries import is_retryable
 from app.github.sticky_comment import StickyState
 from app.github.untrusted_text import neutralise
 from app.handlers.run_context import RunContext, input_key
+from app.model_policy import choose
 from spice_engine import __version__
 from spice_engine.models import Issue
 from spice_engine.prompts import available_prompts
@@ -152,8 +153,9 @@ def handle_pull_request(
     commits = [c.message for c in ctx.repo.pull_commits(number)]
     linked = linked_issue_numbers(ctx.repo, number, pr.title, pr.body, commits, out.warnings)
     issues = fetch_issues(ctx.repo, linked, out.warnings)
-    model = config.models.pull_requests or settings.model
-    votes = config.votes or settings.votes
+    choice = choose(settings, config, "pull_requests")
+    model, votes = choice.model, choice.votes
+    out.warnings += choice.warnings
     prompts = [f"{p.id}/v{p.version}" for p in available_prompts()]
     texts = [(i.number, i.title, i.body) for i in issues]
     key = input_key("pr", pr.title, pr.body, diff, texts, model, votes, prompts, __version__)
@@ -172,7 +174,9 @@ def handle_pull_request(
             for i in issues
         ],
     )
-    options = PROptions(votes=votes, cost_cap_usd=config.cost_cap_usd or settings.cost_cap_usd)
+    options = PROptions(
+        votes=votes, cost_cap_usd=choice.cost_cap_usd, allow_unpriced=choice.allow_unpriced
+    )
     rules = SplitRules(test_globs=config.test_paths)
     with base_checkout(ctx, pr, out.warnings) as repo_path:
         prepared = pipeline.prepare_pr(engine_pr, options, repo_path, split_rules=rules)

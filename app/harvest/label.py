@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pydantic import BaseModel, Field
 
 from app.github.repo_config import RepoConfig
+from app.model_policy import choose
 from app.settings import Settings
 from spice_engine.errors import SpiceError
 from spice_engine.issue_clarity import IssueOptions, assess_issue
@@ -76,6 +77,7 @@ def label_instance(
     votes: int = 3,
     cost_cap_usd: float | None = None,
     issue_model: ChatModel | None = None,
+    allow_unpriced: bool = False,
 ) -> SpiceLabels:
     """Run both pipelines; a pipeline that fails leaves its dimensions empty, with the error.
 
@@ -89,7 +91,7 @@ def label_instance(
         issue = assess_issue(
             Issue(title=title, body=body, repo=str(instance.get("repo") or "")),
             issue_model or model,
-            IssueOptions(votes=votes, cost_cap_usd=cost_cap_usd),
+            IssueOptions(votes=votes, cost_cap_usd=cost_cap_usd, allow_unpriced=allow_unpriced),
         )
         labels.clarity = dimension_label(issue.clarity)
         labels.prompt_versions.append(f"{issue.prompt.id}@{issue.prompt.version}")
@@ -99,7 +101,9 @@ def label_instance(
         labels.errors.append(f"issue pipeline: {exc}")
     try:
         pr = assess_instance(
-            dict(instance), model, PROptions(votes=votes, cost_cap_usd=cost_cap_usd)
+            dict(instance),
+            model,
+            PROptions(votes=votes, cost_cap_usd=cost_cap_usd, allow_unpriced=allow_unpriced),
         )
         labels.tests = dimension_label(pr.tests)
         labels.difficulty = dimension_label(pr.difficulty)
@@ -125,18 +129,18 @@ def make_labeller(
     settings: Settings, model: ChatModel | None = None, config: RepoConfig | None = None
 ) -> Labeller:
     """A labeller on the configured model (one client shared by every task of the process);
-    with a repository's config, its models, votes and cost cap win over the settings'."""
-    chat = model or LiteLLMChat(settings.model_config_for())
+    with a repository's config, within what the operator allows (`model_policy`)."""
+    pr_choice = choose(settings, config, "pull_requests")
+    issue_choice = choose(settings, config, "issues")
+    chat = model or LiteLLMChat(settings.model_config_for(pr_choice.model))
     issue_chat: ChatModel | None = None
-    votes, cap = settings.votes, settings.cost_cap_usd
-    if config is not None:
-        if model is None and config.models.pull_requests:
-            chat = LiteLLMChat(settings.model_config_for(config.models.pull_requests))
-        if model is None and config.models.issues:
-            issue_chat = LiteLLMChat(settings.model_config_for(config.models.issues))
-        votes, cap = config.votes or votes, config.cost_cap_usd or cap
+    if model is None and issue_choice.model != pr_choice.model:
+        issue_chat = LiteLLMChat(settings.model_config_for(issue_choice.model))
+    votes, cap = pr_choice.votes, pr_choice.cost_cap_usd
 
     def label(instance: dict[str, object], issues: list[int]) -> SpiceLabels:
-        return label_instance(instance, issues, chat, votes, cap, issue_chat)
+        return label_instance(
+            instance, issues, chat, votes, cap, issue_chat, pr_choice.allow_unpriced
+        )
 
     return label

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -36,23 +37,43 @@ class _Slot(Generic[T]):
 
 
 class CostBudget:
-    """Running spend of one item against its cap, shared by all of the item's dimensions."""
+    """Running spend of one item against its cap, shared by all of the item's dimensions.
 
-    def __init__(self, model: ChatModel, cap: float | None) -> None:
+    A model whose price is unknown cannot be held to a cap by estimates: unless
+    `allow_unpriced`, it gets one request per item and is stopped at the next.
+    """
+
+    def __init__(self, model: ChatModel, cap: float | None, allow_unpriced: bool = False) -> None:
         self.model, self.cap, self.spent = model, cap, 0.0
+        self.allow_unpriced = allow_unpriced
+        self.unpriced_requests = 0
+        self._lock = threading.Lock()
 
     def check(self, messages: list[dict[str, str]], n: int, batched: bool) -> None:
         if self.cap is None:
             return
-        estimate = self.model.estimate_cost(messages, n, batched) or 0.0
-        if self.spent + estimate > self.cap:
-            raise CostCapExceeded(
-                f"cost cap ${self.cap:.4f} reached (spent ${self.spent:.4f}, "
-                f"next request ~${estimate:.4f})"
-            )
+        estimate = self.model.estimate_cost(messages, n, batched)
+        with self._lock:
+            if estimate is None:
+                if self.allow_unpriced:
+                    return
+                if self.unpriced_requests >= 1:
+                    raise CostCapExceeded(
+                        f"cost cap ${self.cap:.4f} set and the price of {self.model.name} is "
+                        "unknown: stopped after its first request (SPICE_ALLOW_UNPRICED=true "
+                        "lets it go on)"
+                    )
+                self.unpriced_requests += 1
+                return
+            if self.spent + estimate > self.cap:
+                raise CostCapExceeded(
+                    f"cost cap ${self.cap:.4f} reached (spent ${self.spent:.4f}, "
+                    f"next request ~${estimate:.4f})"
+                )
 
     def add(self, usage: Usage) -> None:
-        self.spent += usage.cost_usd
+        with self._lock:
+            self.spent += usage.cost_usd
 
 
 def _feedback_messages(
@@ -116,13 +137,14 @@ def collect_votes(
     seed: int = 0,
     cost_cap_usd: float | None = None,
     budget: CostBudget | None = None,
+    allow_unpriced: bool = False,
 ) -> VoteBatch[T]:
     """k independent answers to one prompt, validated against `schema`.
 
     `budget`, when given, is the item's (spent across several calls); else one of
     `cost_cap_usd` for this call alone.
     """
-    budget = budget or CostBudget(model, cost_cap_usd)
+    budget = budget or CostBudget(model, cost_cap_usd, allow_unpriced)
     usage = Usage()
     choices: list[tuple[str, bool] | None] = []
     errors: list[str] = []

@@ -18,8 +18,15 @@ from spice_engine.errors import InputError, SpiceError
 
 log = logging.getLogger(__name__)
 
-TAG_CACHE_GLOB = ".aider.tags.cache.v*"
-"""aider's tag cache lives in the clone; `git clean` must keep it (it is keyed by path + mtime)."""
+HARDENED = [
+    "core.hooksPath=/dev/null",
+    "core.symlinks=false",
+    "core.fsmonitor=false",
+    "submodule.recurse=false",
+    "protocol.ext.allow=never",
+]
+"""A repository is data: no hooks run, links are checked out as plain files holding their
+target, no submodule is fetched (and LFS never smudges: `GIT_LFS_SKIP_SMUDGE`)."""
 
 
 class CheckoutConfig(BaseModel):
@@ -38,7 +45,7 @@ class CheckoutError(SpiceError):
 
 
 def _git(args: list[str], cwd: Path | None = None, http_header: str | None = None) -> str:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ADVICE": "0"}
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_ADVICE": "0", "GIT_LFS_SKIP_SMUDGE": "1"}
     if http_header is not None:
         # Through the environment, not the URL or `-c`: a credential in the URL would be
         # written to the clone's config, and arguments are visible to every local user.
@@ -48,7 +55,7 @@ def _git(args: list[str], cwd: Path | None = None, http_header: str | None = Non
             "GIT_CONFIG_VALUE_0": http_header,
         }
     proc = subprocess.run(
-        ["git", "-c", "advice.detachedHead=false", *args],
+        ["git", "-c", "advice.detachedHead=false", *_config_flags(HARDENED), *args],
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -60,6 +67,10 @@ def _git(args: list[str], cwd: Path | None = None, http_header: str | None = Non
         detail = re.sub(r"://[^/@\s]+@", "://***@", proc.stderr.strip()[-400:])
         raise CheckoutError(f"git {args[0]} failed: {detail}")
     return proc.stdout
+
+
+def _config_flags(settings: list[str]) -> list[str]:
+    return [flag for setting in settings for flag in ("-c", setting)]
 
 
 def _dir_size(path: Path) -> int:
@@ -116,15 +127,18 @@ class CheckoutManager:
         if not (path / ".git").is_dir():
             path.parent.mkdir(parents=True, exist_ok=True)
             log.info("cloning %s into %s", key_of(source), path)
-            _git(["clone", "--quiet", "--no-checkout", source, str(path)], None, http_header)
+            clone = ["clone", "--quiet", "--no-checkout", "--no-recurse-submodules"]
+            # --config writes them into the clone: git run there later (aider's too) keeps them.
+            persisted = [f"--config={c}" for c in HARDENED]
+            _git([*clone, *persisted, source, str(path)], None, http_header)
         try:
             _git(["cat-file", "-e", f"{sha}^{{commit}}"], cwd=path)
         except CheckoutError:
             _git(["fetch", "--quiet", "origin", sha], path, http_header)
         # Only files that differ between commits are rewritten, so unchanged files keep their
-        # mtime and aider's tag cache stays valid for them.
+        # mtime and aider's tag cache (in .git) stays valid for them.
         _git(["checkout", "--quiet", "--force", "--detach", sha], cwd=path)
-        _git(["clean", "-q", "-ffdx", "-e", TAG_CACHE_GLOB], cwd=path)
+        _git(["clean", "-q", "-ffdx"], cwd=path)
 
     def clones(self) -> list[Path]:
         if not self.repos.is_dir():

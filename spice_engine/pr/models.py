@@ -35,6 +35,8 @@ class PROptions(BaseModel):
     seed: int = 0
     cost_cap_usd: float | None = None
     """For the whole PR: test adequacy and difficulty together."""
+    allow_unpriced: bool = False
+    """With a cap, let a model of unknown price vote past its first request."""
     context: ContextOptions = Field(default_factory=ContextOptions)
     max_issue_tokens: int = Field(default=6_000, ge=200)
     """The linked issues' text is cut to this many tokens (visible marker) before fitting."""

@@ -175,7 +175,7 @@ def assess_prepared(
     results: dict[str, DimensionResult] = {}
     usage: dict[str, Usage] = {}
     counter: list[str] = []
-    budget = CostBudget(model, opts.cost_cap_usd)  # one cap for the whole PR
+    budget = CostBudget(model, opts.cost_cap_usd, opts.allow_unpriced)  # one cap per PR
     for dim in prepared.prompts.messages:
         results[dim], answers, usage[dim] = _vote(dim, prepared, model, opts, budget)
         if dim == "tests":

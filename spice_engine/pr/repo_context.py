@@ -5,8 +5,8 @@ from __future__ import annotations
 import contextlib
 import io
 import keyword
+import os
 import re
-import subprocess
 import time
 from collections import Counter, OrderedDict
 from pathlib import Path
@@ -15,6 +15,12 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from spice_engine.pr.diff_split import FileDiff, SplitDiff, classify
+from spice_engine.pr.repo_files import (
+    MAX_FILE_BYTES,
+    read_regular,
+    relative_to_root,
+    tracked_regular_files,
+)
 from spice_engine.pr.tokens import TiktokenModel, count_tokens, truncate_to_tokens
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
@@ -36,6 +42,8 @@ class ContextOptions(BaseModel):
     max_file_tokens: int = Field(default=4_000, ge=200)
     """A touched file larger than this is shown as the definitions around its changed lines."""
     max_idents: int = Field(default=60, ge=0)
+    max_file_bytes: int = Field(default=MAX_FILE_BYTES, ge=1)
+    """Files larger than this are never read, for the map or the prompt."""
 
 
 class FileText(BaseModel):
@@ -59,7 +67,11 @@ class RepoContext(BaseModel):
 
 
 class _SilentIO:
-    """What RepoMap calls on aider's InputOutput, minus any terminal output."""
+    """What RepoMap calls on aider's InputOutput: no terminal output, and only the files of
+    `allowed` read, as data (`repo_files.read_regular`)."""
+
+    def __init__(self, root: Path, allowed: dict[str, int]) -> None:
+        self.root, self.allowed = root, allowed
 
     def tool_output(self, *args: Any, **kwargs: Any) -> None:
         pass
@@ -67,10 +79,32 @@ class _SilentIO:
     tool_warning = tool_error = tool_output
 
     def read_text(self, filename: str, silent: bool = False) -> str | None:
-        try:
-            return Path(filename).read_text(encoding="utf-8")
-        except (OSError, UnicodeError):
+        path = relative_to_root(self.root, filename)
+        if path is None or path not in self.allowed:
             return None
+        return read_regular(self.root, path)
+
+
+def new_repo_map(root: Path, map_tokens: int) -> Any:
+    """aider's RepoMap with its tag cache in the clone's `.git`, out of the tree: in the
+    tree, a repository could commit a crafted cache (diskcache unpickles its values)."""
+    from aider.repomap import RepoMap
+
+    class _RepoMap(RepoMap):
+        TAGS_CACHE_DIR = str(tag_cache_dir(root))
+
+    return _RepoMap(
+        map_tokens=map_tokens, root=str(root), main_model=TiktokenModel(),
+        io=_SilentIO(root, {}), refresh="files",
+    )  # fmt: skip
+
+
+def tag_cache_dir(root: Path) -> Path:
+    """Where aider's tag cache for `root` lives: inside `.git`, which no checkout can write."""
+    git_dir = root / ".git"
+    if git_dir.is_dir() and not git_dir.is_symlink():
+        return git_dir / "spice-aider-tags"
+    return Path(os.path.realpath(root)).parent / f".{root.name}.spice-aider-tags"
 
 
 def hunk_lines(file: FileDiff) -> list[int]:
@@ -122,14 +156,11 @@ def excerpt(path: Path, code: str, lines: list[int], limit: int) -> str:
     return truncate_to_tokens(text, limit, "[... excerpt cut to its token budget ...]")
 
 
-def map_candidates(root: Path) -> list[str]:
+def map_candidates(allowed: dict[str, int]) -> list[str]:
     """Tracked source files aider can tag; tests stay out of the map unless touched."""
     from grep_ast import filename_to_lang
 
-    out = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=root, capture_output=True, text=True, check=True
-    ).stdout
-    return [p for p in out.split("\0") if p and classify(p) == "source" and filename_to_lang(p)]
+    return [p for p in sorted(allowed) if classify(p) == "source" and filename_to_lang(p)]
 
 
 class RepoContextBuilder:
@@ -140,22 +171,18 @@ class RepoContextBuilder:
         self._maps: OrderedDict[str, tuple[str, Any]] = OrderedDict()
         self.max_maps = max_maps
 
-    def _repo_map(self, root: Path, commit: str) -> Any:
-        from aider.repomap import RepoMap
-
-        key = str(root.resolve())
+    def _repo_map(self, root: Path, commit: str, allowed: dict[str, int]) -> Any:
+        key = str(root)
         cached = self._maps.pop(key, None)
         if cached is None:
-            rm = RepoMap(
-                map_tokens=self.options.map_tokens, root=key, main_model=TiktokenModel(),
-                io=_SilentIO(), refresh="files",
-            )  # fmt: skip
+            rm = new_repo_map(root, self.options.map_tokens)
         else:
             rm = cached[1]
             if cached[0] != commit:
                 # Maps are cached by file names only: another commit must not reuse them.
                 rm.map_cache.clear()
                 rm.last_map = None
+        rm.io = _SilentIO(root, allowed)
         self._maps[key] = (commit, rm)
         while len(self._maps) > self.max_maps:
             self._maps.popitem(last=False)
@@ -165,12 +192,16 @@ class RepoContextBuilder:
         """Map + touched files' text for a checkout of the PR's base at `root`."""
         started = time.perf_counter()
         opts = self.options
+        root = Path(os.path.realpath(root))
         ctx = RepoContext(idents=diff_identifiers(split, opts.max_idents))
-        touched = {f.source_path or f.path for f in split.files if not f.added}
-        chat = [str(root / p) for p in sorted(touched) if (root / p).is_file()]
-        if opts.map_tokens > 0:
-            others = [str(root / p) for p in map_candidates(root) if p not in touched]
-            rm = self._repo_map(root, commit)
+        allowed = tracked_regular_files(root, opts.max_file_bytes)
+        if not allowed:
+            ctx.notes.append("no tracked files readable at the base commit")
+        touched = {f.source_path or f.path for f in split.files if not f.added} & set(allowed)
+        chat = [str(root / p) for p in sorted(touched)]
+        if opts.map_tokens > 0 and allowed:
+            others = [str(root / p) for p in map_candidates(allowed) if p not in touched]
+            rm = self._repo_map(root, commit, allowed)
             # aider's progress bars write to the terminal; JSON output must stay clean.
             with (
                 contextlib.redirect_stdout(io.StringIO()),
@@ -179,24 +210,26 @@ class RepoContextBuilder:
                 ctx.repo_map = rm.get_repo_map(chat, others, mentioned_idents=set(ctx.idents)) or ""
             if not ctx.repo_map:
                 ctx.notes.append("repository map is empty (no taggable source files)")
-        ctx.files = self._touched_texts(root, split)
+        ctx.files = self._touched_texts(root, split, allowed)
         ctx.seconds = time.perf_counter() - started
         return ctx
 
-    def _touched_texts(self, root: Path, split: SplitDiff) -> list[FileText]:
+    def _touched_texts(
+        self, root: Path, split: SplitDiff, allowed: dict[str, int]
+    ) -> list[FileText]:
         opts = self.options
         budget = opts.files_tokens
         texts: list[FileText] = []
         # Source files first: they show what the gold patch changes.
         ordered = sorted(split.files, key=lambda f: f.kind != "source")
         for f in ordered:
-            base = root / (f.source_path or f.path)
-            if f.added or f.binary or not base.is_file():
+            path = f.source_path or f.path
+            if f.added or f.binary or path not in allowed:
                 continue
-            try:
-                code = base.read_text(encoding="utf-8")
-            except (OSError, UnicodeError):
+            code = read_regular(root, path, opts.max_file_bytes)
+            if code is None:
                 continue
+            base = root / path
             tokens = count_tokens(code)
             item = FileText(path=f.source_path or f.path, kind=f.kind, text=code, tokens=tokens)
             if tokens > min(opts.max_file_tokens, budget):
