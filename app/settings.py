@@ -57,10 +57,14 @@ class Settings(BaseSettings):
     """SQLAlchemy URL; default SQLite under data_dir. PostgreSQL: postgresql+psycopg://..."""
     redis_url: str | None = None
     """When set, jobs go through Redis (RedisHuey) instead of the embedded SQLite queue."""
-    intake_socket: Path | None = None
-    """Unix socket of the host's intake writer, through which web workers store deliveries.
-    `spice serve` sets it (under data_dir) for a SQLite store; unset, each web process
-    writes itself, as it must for PostgreSQL shared between hosts."""
+    min_free_disk_mb: float = Field(default=200.0, ge=0)
+    """`/healthz` answers 503 when the data directory's disk has less free space than this."""
+    payload_retention_days: float = Field(default=30.0, gt=0)
+    """Stored webhook payloads older than this are pruned by the worker; jobs' outcomes and
+    assessments are kept."""
+    worker_stop_grace_s: float = Field(default=8.0, ge=0)
+    """On SIGTERM a worker lets running jobs finish this long, then hands them back to the
+    queue for another worker (Docker sends SIGKILL 10 s after SIGTERM)."""
     queue_name: str = "spice"
     """Queue name (the Redis key prefix); every web and worker process must agree."""
     job_retries: int = Field(default=3, ge=0)

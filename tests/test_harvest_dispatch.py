@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from app.handlers.dispatch import handle_delivery
-from app.web.events import route_delivery
+from app.routing import route_payload
 from tests.fakes.github_fixtures import make_deps
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
@@ -23,9 +23,9 @@ def _closed(shared_data: Path) -> dict[str, Any]:
 
 def test_intake_turns_merges_only_into_jobs(shared_data: Path) -> None:
     closed = _closed(shared_data)
-    assert route_delivery("pull_request", closed) is None  # closed without merge: ignored
-    route = route_delivery("pull_request", merged(closed))
-    assert route is not None
+    assert route_payload("pull_request", closed) is None  # closed without merge: ignored
+    route = route_payload("pull_request", merged(closed))
+    assert route is not None and route.kind == "harvest"
     # Its own key: a merge is never folded into (or replaces) a pending triage run.
     assert route.job_key == "Codertocat/Hello-World#2/merged"
 

@@ -11,9 +11,9 @@ import pytest
 
 from app.handlers.dispatch import handle_delivery
 from app.harvest.budget import RateBudget, RedisHourWindow
-from app.harvest.live import is_merge, record_merge, record_merge_event
+from app.harvest.live import record_merge
 from app.harvest.runner import HarvestContext
-from app.settings import Settings
+from app.routing import route_payload
 from tests.fakes.github_fixtures import make_deps, scripted
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
@@ -56,10 +56,10 @@ def seed(gh: FakeGitHub, payload: dict[str, Any]) -> None:
 
 def test_only_merges_are_recorded(closed_payload: dict[str, Any]) -> None:
     assert closed_payload["pull_request"]["merged"] is False
-    assert not is_merge("pull_request", closed_payload)
-    assert is_merge("pull_request", merged(closed_payload))
-    assert not is_merge("issues", merged(closed_payload))
-    assert record_merge_event(Settings(), "pull_request", closed_payload) is None
+    assert route_payload("pull_request", closed_payload) is None
+    route = route_payload("pull_request", merged(closed_payload))
+    assert route is not None and route.kind == "harvest"
+    assert route_payload("issues", merged(closed_payload)) is None
 
 
 def test_merge_records_the_instance_once(closed_payload: dict[str, Any], tmp_path: Path) -> None:
@@ -76,27 +76,6 @@ def test_merge_records_the_instance_once(closed_payload: dict[str, Any], tmp_pat
     assert row.instance["base_commit"] == payload["pull_request"]["base"]["sha"]
     assert "tests/test_hello.py" in row.instance["test_patch"]
     assert "tests/" not in row.instance["patch"]
-
-
-def test_merge_event_from_settings_labels_the_instance(
-    closed_payload: dict[str, Any], tmp_path: Path, fake_openai: FakeOpenAI
-) -> None:
-    payload = merged(closed_payload)
-    url = f"sqlite:///{tmp_path / 'live.db'}"  # a fresh file: the hook migrates it itself
-    with FakeGitHub() as gh:
-        seed(gh, payload)
-        settings = Settings(
-            github_api_url=gh.base_url,
-            github_token=gh.bot_token,
-            database_url=url,
-            model="openai/fake",
-            api_base=fake_openai.api_base,
-            output_mode="json_object",
-        )
-        outcome = record_merge_event(settings, "pull_request", payload)
-    assert outcome is not None and outcome.labelled
-    (row,) = store_at(url).instances()
-    assert row.labels["labelled"] and row.labels["linked_issues"] == [1]
 
 
 def test_budget_paces_requests_and_pauses_near_exhaustion() -> None:

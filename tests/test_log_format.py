@@ -35,17 +35,22 @@ def test_json_lines_carry_time_level_logger_message_and_the_traceback() -> None:
     assert text.endswith("WARNING app.web plain")
 
 
-def test_the_served_apps_loggers_follow_spice_log_format() -> None:
+def test_the_served_apps_and_gunicorns_loggers_follow_spice_log_format() -> None:
     code = (
         "import logging\n"
-        "from app.web.gunicorn_conf import _log_app_to_stderr\n"
-        "_log_app_to_stderr()\n"
-        "logging.getLogger('app.intake').info('writer up socket=/x')\n"
+        "from gunicorn.glogging import Logger\n"
+        "from gunicorn.config import Config\n"
+        "Logger(Config())\n"  # gunicorn's own handlers, as its arbiter makes them
+        "from app.web.gunicorn_conf import on_starting\n"
+        "on_starting(None)\n"
+        "logging.getLogger('app.web').info('up key=sk-abcdefghijklmnopqrstuvwx')\n"
+        "logging.getLogger('gunicorn.error').info('Booting worker with pid: 1')\n"
     )
     env = {**os.environ, "SPICE_LOG_FORMAT": "json", "SPICE_LOG_LEVEL": "INFO"}
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
-    entry = json.loads(done.stderr.strip().splitlines()[-1])
-    assert entry["message"] == "writer up socket=/x" and entry["logger"] == "app.intake"
+    ours, theirs = (json.loads(line) for line in done.stderr.strip().splitlines()[-2:])
+    assert ours["message"] == "up key=[redacted]" and ours["logger"] == "app.web"
+    assert theirs["logger"] == "gunicorn.error" and "Booting worker" in theirs["message"]

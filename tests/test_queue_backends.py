@@ -47,11 +47,8 @@ def test_webhook_to_finished_job_on_postgresql(tmp_path: Path) -> None:
             headers = signed_headers(body, "issues", "pg-1")
             assert client.post("/webhook", content=body, headers=headers).status_code == 202
             assert client.post("/webhook", content=body, headers=headers).status_code == 200
-            assert client.get("/healthz").json() == {
-                "status": "ok",
-                "database": "ok",
-                "intake": "ok",
-            }
+            health = client.get("/healthz").json()
+            assert (health["status"], health["database"]) == ("ok", "ok")
         worker = build_stack(settings, handler)
         assert run_ready_tasks(worker.queue) == 1
         assert handler.lines("effects") == ["pg-1"]

@@ -16,7 +16,9 @@ def test_healthz_ok(tmp_path: Path) -> None:
     with TestClient(create_app(service_settings(tmp_path))) as client:
         response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "database": "ok", "intake": "ok"}
+    report = response.json()
+    assert report.pop("disk_free_mb") > 0
+    assert report == {"status": "ok", "database": "ok", "disk": "ok"}
 
 
 def test_healthz_reports_unreachable_database(tmp_path: Path) -> None:
@@ -35,16 +37,12 @@ def test_healthz_reports_unreachable_database(tmp_path: Path) -> None:
         assert "spice_jobs{" not in metrics.text
 
 
-def test_healthz_and_webhook_report_an_unreachable_intake_writer(tmp_path: Path) -> None:
-    settings = service_settings(tmp_path, intake_socket=tmp_path / "nobody-listens.sock")
+def test_healthz_reports_a_data_disk_short_of_space(tmp_path: Path) -> None:
+    settings = service_settings(tmp_path, min_free_disk_mb=1e12)  # more than any disk has
     with TestClient(create_app(settings)) as client:
         response = client.get("/healthz")
-        assert response.status_code == 503
-        assert response.json() == {"status": "error", "database": "ok", "intake": "unreachable"}
-        body = json.dumps(issue_payload(1)).encode()
-        headers = signed_headers(body, "issues", "writerless-1")
-        answer = client.post("/webhook", content=body, headers=headers)
-        assert answer.status_code == 503 and "redeliver" in answer.json()["error"]
+    assert response.status_code == 503
+    assert response.json()["disk"] == "low" and response.json()["database"] == "ok"
 
 
 def test_metrics_count_deliveries_and_jobs(tmp_path: Path) -> None:

@@ -97,6 +97,59 @@ def test_json_without_the_expected_shape_is_400(client: TestClient, payload: obj
     assert stored(client) == (0, 0)
 
 
+def _nested(depth: int) -> bytes:
+    return b'{"action": "opened", "x": ' + b"[" * depth + b"]" * depth + b"}"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        _nested(5_000),  # deeper than any parser here allows: 400, never a RecursionError
+        b'{"action": "opened", "issue": {"number": 1}, "repository": {"full_name": "a/\xff"}}',
+    ],
+)
+def test_deep_or_undecodable_json_is_400_not_500(client: TestClient, body: bytes) -> None:
+    response = client.post("/webhook", content=body, headers=signed_headers(body, "issues"))
+    assert response.status_code == 400
+    assert stored(client) == (0, 0)
+
+
+@pytest.mark.parametrize(
+    ("number", "full_name"),
+    [
+        (2**70, "octo/widgets"),
+        (0, "octo/widgets"),
+        (-3, "octo/widgets"),
+        (7, "../../etc/passwd"),
+        (7, "octo/.."),
+        (7, "octo/widgets/extra"),
+        (7, "octo\nevil/widgets"),
+    ],
+)
+def test_signed_payload_fields_outside_githubs_shapes_are_400(
+    client: TestClient, number: int, full_name: str
+) -> None:
+    payload = issue_payload(1)
+    payload["issue"]["number"] = number
+    payload["repository"]["full_name"] = full_name
+    assert post(client, payload).status_code == 400
+    assert stored(client) == (0, 0)
+
+
+def test_a_body_over_the_limit_is_413(client: TestClient) -> None:
+    # Streaming and memory are checked against the real server in test_web_serve.
+    declared = {"Content-Length": str(30 * 1024 * 1024), "X-GitHub-Event": "issues"}
+    assert client.post("/webhook", content=b"{}", headers=declared).status_code == 413
+
+    def chunks() -> Iterator[bytes]:
+        for _ in range(30):  # chunked: no length declared
+            yield b" " * (1024 * 1024)
+
+    response = client.post("/webhook", content=chunks(), headers={"X-GitHub-Event": "issues"})
+    assert response.status_code == 413
+    assert stored(client) == (0, 0)
+
+
 @pytest.mark.parametrize("name", ["payload", "with-app_id.payload", "with-organization.payload"])
 def test_ping_is_answered(client: TestClient, name: str) -> None:
     response = post(client, example("ping", name.removesuffix("payload").rstrip(".")), "ping")

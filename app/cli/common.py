@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import logging
-import sys
 from typing import Annotated, Any, NoReturn
 
 import typer
 from pydantic import BaseModel
 
-from app.log_format import log_formatter
+from app.logging_setup import configure_logging
 from app.settings import Settings
 
 
@@ -34,12 +32,7 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
 
 def setup_logging(level: str, kind: str = "text") -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(log_formatter(kind))
-    logging.basicConfig(level=level.upper(), handlers=[handler])
-    # litellm and httpx log request bodies at INFO/DEBUG; keep prompts out of our logs.
-    for noisy in ("LiteLLM", "litellm", "httpx", "httpcore", "openai"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    configure_logging(level, kind)
 
 
 # The model options every labeling command takes, defined once.

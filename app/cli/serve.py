@@ -11,10 +11,8 @@ import typer
 from app.cli.common import fail, setup_logging
 from app.metrics import use_multiprocess_dir
 from app.settings import Settings
-from app.store.engine import database_url, make_engine, sqlite_path
+from app.store.engine import database_url, make_engine
 from app.store.migrate import upgrade_to_head
-
-MAX_UNIX_SOCKET_PATH = 107  # sun_path is 108 bytes on Linux, with its terminating NUL
 
 
 def serve(
@@ -36,15 +34,6 @@ def serve(
     engine = make_engine(url)
     upgrade_to_head(engine)
     engine.dispose()
-    if sqlite_path(url) is not None and settings.intake_socket is None:
-        # One writer process for the host's SQLite file (app.intake.writer).
-        socket_path = (settings.data_dir / "intake.sock").resolve()
-        if len(str(socket_path).encode()) > MAX_UNIX_SOCKET_PATH:
-            fail(
-                f"{socket_path} is too long for a Unix socket: "
-                "set SPICE_INTAKE_SOCKET to a shorter path"
-            )
-        os.environ["SPICE_INTAKE_SOCKET"] = str(socket_path)
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         use_multiprocess_dir(settings.data_dir / "metrics")
     argv = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 
+from app.redaction import redact
 from spice_engine.text_cleaning import strip_invisible
 
 MARKER_WORD = "spice-triage"
@@ -21,9 +22,7 @@ _SPACE_RUNS = re.compile(r"\s+")
 
 def neutralise(text: str, limit: int = 1000, secrets: tuple[str, ...] = ()) -> str:
     """One line of inert text: secrets redacted, HTML escaped, mentions and markers broken."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "[redacted]")
+    text = redact(text, secrets)
     text = strip_invisible(text)
     text = _SPACE_RUNS.sub(" ", text).strip()
     if len(text) > limit:

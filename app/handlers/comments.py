@@ -6,22 +6,42 @@ import logging
 import re
 from typing import Any
 
+from markdown_it.token import Token
+
 from app.github.comment_render import render_help
 from app.github.sticky_comment import upsert_sticky
 from app.handlers.issues import handle_issue
 from app.handlers.pull_requests import handle_pull_request
 from app.handlers.run_context import RunContext
+from spice_engine.markdown_parser import issue_markdown
 
 log = logging.getLogger(__name__)
 COMMAND = re.compile(r"^\s*/spice\s+(relabel|explain|help)\b", re.MULTILINE | re.IGNORECASE)
+MAX_COMMENT_CHARS = 65_536  # GitHub's own limit on a comment body
 WRITE_PERMISSIONS = frozenset({"admin", "maintain", "write"})
 ACK = "+1"
 
 
 def parse_command(body: str) -> str | None:
-    """The first `/spice <command>` at the start of a line of a comment."""
-    match = COMMAND.search(body or "")
-    return match.group(1).lower() if match else None
+    """The first `/spice <command>` at the start of a line of a top-level paragraph.
+
+    Code (fenced, indented, inline), quotes and lists only show a command: quoting
+    someone's `/spice relabel` or documenting it in a code block must not run it.
+    """
+    if "/spice" not in (body or "").lower():
+        return None  # most comments: no parse
+    tokens = issue_markdown().parse(body[:MAX_COMMENT_CHARS])
+    for token in tokens:
+        if token.type == "inline" and token.level == 1 and _top_level_paragraph(tokens, token):
+            match = COMMAND.search(token.content)
+            if match:
+                return match.group(1).lower()
+    return None
+
+
+def _top_level_paragraph(tokens: list[Token], inline: Token) -> bool:
+    index = tokens.index(inline)
+    return index > 0 and tokens[index - 1].type == "paragraph_open" and tokens[index - 1].level == 0
 
 
 def may_command(ctx: RunContext, comment: dict[str, Any]) -> bool:

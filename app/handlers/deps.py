@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +12,7 @@ from pydantic import BaseModel, Field
 from app.github.client import SessionFactory, session_factory
 from app.github.repo_config import ConfigCache
 from app.github.retries import RetryPolicy
+from app.redaction import secret_values
 from app.settings import Settings
 from spice_engine.pr.checkout import CheckoutConfig, CheckoutManager
 from spice_engine.protocols import ChatModel
@@ -21,7 +20,6 @@ from spice_engine.protocols import ChatModel
 ChatFactory = Callable[[str], ChatModel]
 AssessedBefore = Callable[[str, str, int, str], bool]
 """(kind `issue` or `pr`, repo, number, input key) -> whether that input was assessed."""
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PRIVATE", re.IGNORECASE)
 
 
 @dataclass
@@ -46,15 +44,8 @@ class HandlerDeps:
     retry_policy: RetryPolicy = field(default_factory=RetryPolicy)
 
     def secrets(self) -> tuple[str, ...]:
-        """Values that must never reach a comment: our settings' secrets and secret-named env."""
-        s = self.settings
-        values = [
-            v.get_secret_value()
-            for v in (s.api_key, s.webhook_secret, s.github_token, s.github_private_key)
-            if v is not None
-        ]
-        values += [v for k, v in os.environ.items() if _SECRET_NAME.search(k)]
-        return tuple(sorted({v for v in values if len(v) >= 8}, key=len, reverse=True))
+        """Values that must never reach a comment (see `app.redaction`)."""
+        return secret_values(self.settings)
 
 
 def default_deps(settings: Settings, dry_run: bool = False) -> HandlerDeps:

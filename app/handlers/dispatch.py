@@ -15,35 +15,19 @@ from app.handlers.deps import HandlerDeps, HandlerOutcome
 from app.handlers.issues import handle_issue
 from app.handlers.pull_requests import handle_pull_request
 from app.handlers.run_context import RunContext
-from app.harvest.live import is_merge, record_merge_in_run
+from app.harvest.live import record_merge_in_run
+from app.routing import InvalidPayload, Kind, route_payload
 from spice_engine.errors import CostCapExceeded, ModelCallError, NoValidVotesError, SpiceError
 
 log = logging.getLogger(__name__)
-ISSUE_ACTIONS = frozenset({"opened", "edited", "reopened"})
-PR_ACTIONS = frozenset({"opened", "synchronize", "edited", "ready_for_review", "reopened"})
 
 
-def _route(event: str, action: str | None) -> str | None:
-    if event == "issues" and action in ISSUE_ACTIONS:
-        return "issue"
-    if event == "pull_request" and action in PR_ACTIONS:
-        return "pull_request"
-    if event == "issue_comment" and action == "created":
-        return "comment"
-    return None
-
-
-def _number(payload: dict[str, Any]) -> int | None:
-    item = payload.get("issue") or payload.get("pull_request") or {}
-    return int(item["number"]) if "number" in item else None
-
-
-def _run(route: str, ctx: RunContext, payload: dict[str, Any], number: int) -> None:
-    if route == "issue":
+def _run(kind: Kind, ctx: RunContext, payload: dict[str, Any], number: int) -> None:
+    if kind == "issue":
         handle_issue(ctx, number)
-    elif route == "pull_request":
+    elif kind == "pull_request":
         handle_pull_request(ctx, number)
-    elif route == "harvest":
+    elif kind == "harvest":
         record_merge_in_run(ctx, payload)
     else:
         handle_comment(ctx, payload)
@@ -58,19 +42,21 @@ def handle_delivery(
     the Action exits non-zero): nothing fails silently.
     """
     action = payload.get("action")
-    repo_name = (payload.get("repository") or {}).get("full_name")
     out = HandlerOutcome(
         event=event,
-        action=action,
+        action=action if isinstance(action, str) else None,
         delivery_id=delivery_id,
-        repo=repo_name,
-        number=_number(payload),
         dry_run=deps.dry_run,
     )
-    route = "harvest" if is_merge(event, payload) else _route(event, action)
-    if route is None or repo_name is None or out.number is None:
+    try:
+        found = route_payload(event, payload)
+    except InvalidPayload as exc:
+        out.errors.append(str(exc))  # not retryable: the payload will not change
+        return out
+    if found is None or found.repo is None or found.number is None:
         out.skipped = f"event {event}.{action} is not handled"
         return out
+    route, repo_name, out.repo, out.number = found.kind, found.repo, found.repo, found.number
     comment = payload.get("comment") or {}
     if route == "comment" and (comment.get("user") or {}).get("type") == "Bot":
         out.skipped = "comment by a bot"  # our own comments come back as events: no API calls

@@ -22,13 +22,6 @@ _CONTEXTS: dict[int, ContextFactory] = {}
 _LOCK = threading.Lock()
 
 
-def is_merge(event: str, payload: dict[str, Any]) -> bool:
-    pull = payload.get("pull_request") or {}
-    return (
-        event == "pull_request" and payload.get("action") == "closed" and bool(pull.get("merged"))
-    )
-
-
 def pull_from_payload(payload: dict[str, Any]) -> PullSummary:
     pull = payload["pull_request"]
     return PullSummary(
@@ -51,13 +44,6 @@ def record_merge(ctx: HarvestContext, payload: dict[str, Any], label: bool = Tru
     return outcome
 
 
-def record_merge_event(settings: Settings, event: str, payload: dict[str, Any]) -> Outcome | None:
-    """The dispatch hook: None unless this delivery is a merge."""
-    if not is_merge(event, payload):
-        return None
-    return record_merge(_context(settings, payload), payload)
-
-
 def _context(settings: Settings, payload: dict[str, Any]) -> HarvestContext:
     """The process's harvest context for the payload's installation."""
     with _LOCK:
@@ -73,7 +59,7 @@ def record_merge_in_run(ctx: RunContext, payload: dict[str, Any]) -> None:
     if not config.pipelines.harvest:
         ctx.outcome.skipped = "harvest is disabled in .github/spice.yml"
         return
-    # Dispatch routes only merges here (`is_merge`).
+    # Only merges are routed here (app.routing).
     base = _context(ctx.deps.settings, payload)
     rules = SplitRules(test_globs=config.test_paths) if config.test_paths else base.rules
     labeller = make_labeller(ctx.deps.settings, config=config) if base.labeller else None

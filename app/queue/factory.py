@@ -24,14 +24,6 @@ class WalSqliteStorage(SqliteStorage):
         conn.execute("pragma synchronous=NORMAL")
         return conn
 
-    def enqueue_many(self, items: list[tuple[bytes, float | None]]) -> None:
-        """Several serialized tasks in one transaction (huey's `enqueue` commits each)."""
-        with self.db(commit=True) as cursor:
-            cursor.executemany(
-                "insert into task (queue, data, priority) values (?, ?, ?)",
-                [(self.name, self.to_blob(data), priority or 0) for data, priority in items],
-            )
-
 
 class WalSqliteHuey(SqliteHuey):
     storage_class = WalSqliteStorage

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from datetime import UTC, datetime
 
+import orjson
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.metrics import ServiceMetrics
 from app.queue.handler import DeliveryFailed, DeliveryHandler, ReportsAssessments
+from app.redaction import redact
 from app.store.assessments import AssessmentRecord, save_assessment
 from app.store.deliveries import delivery_body, get_delivery, set_delivery_status
 from app.store.jobs import ClaimedRun, claim_run, finish_run
@@ -26,10 +27,13 @@ class JobRunner:
         sessions: sessionmaker[Session],
         handler: DeliveryHandler,
         metrics: ServiceMetrics | None = None,
+        secrets: tuple[str, ...] = (),
     ) -> None:
         self._sessions = sessions
         self._handler = handler
         self._metrics = metrics
+        self._secrets = secrets
+        """Redacted from stored errors (a provider's error may echo the key it was sent)."""
 
     def run(self, delivery_id: str, final: bool = True) -> None:
         """Run the job of this delivery's key until no newer delivery is waiting.
@@ -65,12 +69,13 @@ class JobRunner:
         )
         try:
             # Decoded here: a damaged row fails its job with the reason, like a bad body.
-            outcome = self._handler(event, json.loads(delivery_body(delivery)), run.delivery_id)
+            outcome = self._handler(event, orjson.loads(delivery_body(delivery)), run.delivery_id)
         except Exception as exc:
             # Record why on the job before the queue's retry (or the final failure) takes over.
             hopeless = isinstance(exc, DeliveryFailed) and not exc.retryable
-            again = self._close(run, error=f"{type(exc).__name__}: {exc}", final=final or hopeless)
-            log.warning("job error key=%s delivery=%s error=%s", run.key, run.delivery_id, exc)
+            error = redact(f"{type(exc).__name__}: {exc}", self._secrets)
+            again = self._close(run, error=error, final=final or hopeless)
+            log.warning("job error key=%s delivery=%s error=%s", run.key, run.delivery_id, error)
             if self._metrics:
                 self._metrics.errors.labels("job").inc()
                 self._metrics.jobs_finished.labels("error").inc()

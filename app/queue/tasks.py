@@ -10,7 +10,7 @@ from huey import Huey, crontab
 from huey.api import Task
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.queue.factory import WalSqliteStorage, make_huey
+from app.queue.factory import make_huey
 from app.queue.runner import JobRunner
 from app.settings import Settings
 from app.store.jobs import recover_stale
@@ -23,8 +23,6 @@ class JobQueue:
     huey: Huey
     enqueue: Callable[[str], object]
     """Enqueue `process_delivery(delivery_id)`."""
-    enqueue_many: Callable[[list[str]], None]
-    """The same for several deliveries, in one queue transaction where the storage allows."""
     recover: Callable[[], list[str]]
     """Re-enqueue jobs a crash or a lost enqueue left behind; returns their delivery ids."""
 
@@ -55,17 +53,8 @@ def build_queue(
             process_delivery(delivery_id)
         return delivery_ids
 
-    def enqueue_many(delivery_ids: list[str]) -> None:
-        tasks = [process_delivery.s(delivery_id) for delivery_id in delivery_ids]
-        if isinstance(huey.storage, WalSqliteStorage):
-            # huey signals are not used here, so skipping `huey.enqueue` loses nothing.
-            huey.storage.enqueue_many([(huey.serialize_task(t), t.priority) for t in tasks])
-        else:
-            for task in tasks:
-                huey.enqueue(task)
-
     @huey.periodic_task(crontab(minute="*"), name="recover_stale_jobs")
     def recover_stale_jobs() -> None:
         recover()
 
-    return JobQueue(huey=huey, enqueue=process_delivery, enqueue_many=enqueue_many, recover=recover)
+    return JobQueue(huey=huey, enqueue=process_delivery, recover=recover)

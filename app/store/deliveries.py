@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
 from pydantic import BaseModel, Field
-from sqlalchemy import Connection, CursorResult, Table, bindparam, insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
 from app.store import payloads
-from app.store.bulk_insert import BulkInsert
 from app.store.models import Delivery, DeliveryStatus, utcnow
-from app.store.upsert import insert_for
 
 
 class NewDelivery(BaseModel):
@@ -44,8 +41,7 @@ class NewDelivery(BaseModel):
         job_key: str,
         body: bytes,
     ) -> NewDelivery:
-        """Hashed and compressed where it is received: web workers run in parallel, the
-        store's writer does not."""
+        """Hashed and compressed where it is received."""
         stored, codec = payloads.pack(body)
         # Every field is built here with its type: validating them again is pure cost.
         return cls.model_construct(
@@ -60,60 +56,17 @@ class NewDelivery(BaseModel):
         )
 
 
-_COLUMNS = [
-    "delivery_id",
-    "event",
-    "action",
-    "repo",
-    "job_key",
-    "payload",
-    "payload_codec",
-    "payload_sha256",
-    "status",
-    "received_at",
-]
-_INSERT_SKIPPING_STORED = BulkInsert(
-    cast(Table, Delivery.__table__),
-    _COLUMNS,
-    lambda dialect: insert_for(dialect, Delivery.__table__).on_conflict_do_nothing(
-        index_elements=["delivery_id"]
-    ),
-)
-
-
-def _row(new: NewDelivery, now: datetime) -> dict[str, Any]:
-    # dict(model) rather than model_dump(): no copy of the payload, a third of the cost.
-    return dict(new) | {"status": DeliveryStatus.queued.value, "received_at": now}
-
-
-def insert_unseen(conn: Connection, batch: Sequence[NewDelivery]) -> bool:
-    """Insert deliveries of distinct ids, skipping stored ones; True when none was stored.
-
-    One statement for the common case (nothing redelivered). On False the caller rolls back
-    and takes `record_deliveries`, which says which ones were stored.
-    """
-    now = utcnow()
-    result = _INSERT_SKIPPING_STORED.execute(conn, [_row(new, now) for new in batch])
-    return cast(CursorResult[Any], result).rowcount == len(batch)
-
-
 _STORED_AMONG = select(Delivery.delivery_id).where(
     Delivery.delivery_id.in_(bindparam("ids", expanding=True))
 )
 _INSERT = insert(Delivery)
 
 
-def record_delivery(session: Session, new: NewDelivery) -> bool:
-    """Insert the delivery; False when its id was already stored (a redelivery)."""
-    return bool(record_deliveries(session, [new]))
-
-
 def record_deliveries(session: Session, batch: Sequence[NewDelivery]) -> set[str]:
     """Insert the deliveries not stored yet (the first of repeated ids); returns their ids.
 
-    A lookup, then a plain multi-row insert: an `ON CONFLICT ... RETURNING` per row costs
-    twice as much. A concurrent transaction storing one of these ids in between (PostgreSQL;
-    SQLite writers are serialised) makes the insert fail, and the caller retries one by one.
+    A concurrent transaction storing one of these ids in between (PostgreSQL; SQLite
+    writers are serialised) makes the insert fail, and the caller looks again.
     """
     if not batch:
         return set()

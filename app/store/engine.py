@@ -29,12 +29,8 @@ def sqlite_path(url: str) -> Path | None:
     return Path(parsed.database)
 
 
-def make_engine(url: str, *, background_checkpoints: bool = False) -> Engine:
-    """An engine; SQLite gets WAL, a busy timeout and write-locking transactions.
-
-    `background_checkpoints`: commits never checkpoint the WAL themselves (a checkpoint
-    fsyncs, stalling every request queued behind that commit); run a `WalCheckpointer`.
-    """
+def make_engine(url: str) -> Engine:
+    """An engine; SQLite gets WAL, a busy timeout and write-locking transactions."""
     path = sqlite_path(url)
     if path is None:
         return create_engine(url, pool_pre_ping=True)
@@ -50,8 +46,6 @@ def make_engine(url: str, *, background_checkpoints: bool = False) -> Engine:
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA foreign_keys=ON")
-        if background_checkpoints:
-            cursor.execute("PRAGMA wal_autocheckpoint=0")
         cursor.close()
 
     @event.listens_for(engine, "begin")

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any
 
 from pydantic import BaseModel
 from sqlalchemy import (
-    Connection,
-    CursorResult,
-    Table,
     bindparam,
     func,
     insert,
@@ -19,9 +16,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
-from app.store.bulk_insert import BulkInsert
 from app.store.models import Delivery, DeliveryStatus, Job, JobState, utcnow
-from app.store.upsert import insert_for
 
 
 class ClaimedRun(BaseModel):
@@ -46,33 +41,6 @@ def _new_job(key: str, delivery_id: str, now: datetime) -> dict[str, Any]:
         "created_at": now,
         "updated_at": now,
     }
-
-
-_INSERT_SKIPPING_EXISTING = BulkInsert(
-    cast(Table, Job.__table__),
-    [
-        "key",
-        "delivery_id",
-        "state",
-        "generation",
-        "run_generation",
-        "attempts",
-        "created_at",
-        "updated_at",
-    ],
-    lambda dialect: insert_for(dialect, Job.__table__).on_conflict_do_nothing(
-        index_elements=["key"]
-    ),
-)
-
-
-def create_unseen_jobs(conn: Connection, first_deliveries: dict[str, str]) -> bool:
-    """`create_jobs` in one statement; True when no key had a job (else: roll back, see
-    `insert_unseen` in app.store.deliveries)."""
-    now = utcnow()
-    rows = [_new_job(key, delivery_id, now) for key, delivery_id in first_deliveries.items()]
-    result = _INSERT_SKIPPING_EXISTING.execute(conn, rows)
-    return cast(CursorResult[Any], result).rowcount == len(rows)
 
 
 def create_jobs(session: Session, first_deliveries: dict[str, str]) -> set[str]:

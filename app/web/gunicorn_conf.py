@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import logging
 import os
-import sys
+import signal
 from typing import Any
 
-from app.log_format import log_formatter
+from app.logging_setup import configure_logging, format_handlers
 
 wsgi_app = "app.web.app:app_from_environment()"
 worker_class = "uvicorn.workers.UvicornWorker"
@@ -20,26 +22,21 @@ accesslog = None  # our own log line per delivery says more, and never includes 
 errorlog = "-"
 # The runtime control socket is one fixed path per user: several servers on a host collide.
 control_socket_disable = True
+PR_SET_PDEATHSIG = 1
+SERVER_LOGGERS = ("gunicorn.error", "uvicorn", "uvicorn.error")
 
 
-def on_starting(server: Any) -> None:
-    """Start the host's intake writer before the workers that submit to it."""
-    _log_app_to_stderr()
-    socket_path = os.environ.get("SPICE_INTAKE_SOCKET")
-    if socket_path:
-        from pathlib import Path
-
-        from app.intake.supervisor import WriterSupervisor
-
-        server.intake_writer = WriterSupervisor(Path(socket_path))
-        server.intake_writer.start()
+def on_starting(_server: Any) -> None:
+    _configure_logs()
 
 
-def on_exit(server: Any) -> None:
-    """After the workers are gone: the writer settles what it received, then stops."""
-    supervisor = getattr(server, "intake_writer", None)
-    if supervisor is not None:
-        supervisor.stop()
+def post_fork(server: Any, _worker: Any) -> None:
+    """A worker dies with its master: a master killed outright (OOM killer, SIGKILL) must
+    not leave workers holding the port, so a restart can bind it again."""
+    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != server.pid:  # the master died before the line above
+        os._exit(1)
 
 
 def child_exit(_server: Any, worker: Any) -> None:
@@ -51,17 +48,13 @@ def child_exit(_server: Any, worker: Any) -> None:
 
 
 def post_worker_init(_worker: Any) -> None:
-    _log_app_to_stderr()
+    _configure_logs()
 
 
-def _log_app_to_stderr() -> None:
-    """Our `app.*` loggers to stderr at SPICE_LOG_LEVEL in SPICE_LOG_FORMAT (gunicorn
-    configures only its own)."""
-    logger = logging.getLogger("app")
-    if logger.handlers:  # a worker forked from a master that did this already
-        return
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(log_formatter(os.environ.get("SPICE_LOG_FORMAT", "text")))
-    logger.addHandler(handler)
-    logger.setLevel(os.environ.get("SPICE_LOG_LEVEL", "INFO").upper())
-    logger.propagate = False
+def _configure_logs() -> None:
+    """Ours and gunicorn's and uvicorn's lines alike: SPICE_LOG_LEVEL, SPICE_LOG_FORMAT,
+    redacted."""
+    kind = os.environ.get("SPICE_LOG_FORMAT", "text")
+    configure_logging(os.environ.get("SPICE_LOG_LEVEL", "INFO"), kind)
+    format_handlers(SERVER_LOGGERS, kind)
+    logging.getLogger("uvicorn.access").disabled = True

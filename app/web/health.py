@@ -1,8 +1,9 @@
-"""`GET /healthz`: the process answers, and so do the database and the intake writer."""
+"""`GET /healthz`: the process answers, the database does, and the data disk has room."""
 
 from __future__ import annotations
 
 import logging
+import shutil
 from typing import Annotated
 
 from fastapi import APIRouter, Depends
@@ -22,16 +23,26 @@ def _ping_database(services: WebServices) -> None:
         conn.execute(text("SELECT 1"))
 
 
+def free_disk_mb(services: WebServices) -> float:
+    """Free space where deliveries, queue and clones are written."""
+    data_dir = services.settings.data_dir
+    data_dir.mkdir(parents=True, exist_ok=True)
+    return shutil.disk_usage(data_dir).free / 1e6
+
+
 @router.get("/healthz")
 async def healthz(services: Annotated[WebServices, Depends(get_services)]) -> JSONResponse:
-    report = {"status": "ok", "database": "ok", "intake": "ok"}
+    report: dict[str, str | float] = {"status": "ok", "database": "ok", "disk": "ok"}
     try:
         await run_in_threadpool(_ping_database, services)
     except SQLAlchemyError as exc:
         services.metrics.errors.labels("database").inc()
         log.error("healthz: database unreachable: %s", type(exc).__name__)
         report |= {"status": "error", "database": "unreachable"}
-    if not await services.intake.ready():
-        log.error("healthz: intake writer unreachable")
-        report |= {"status": "error", "intake": "unreachable"}
+    free = await run_in_threadpool(free_disk_mb, services)
+    report["disk_free_mb"] = round(free, 1)
+    if free < services.settings.min_free_disk_mb:
+        # A full disk fails every write: deliveries would be answered 503 one by one.
+        log.error("healthz: %.0f MB free in the data directory", free)
+        report |= {"status": "error", "disk": "low"}
     return JSONResponse(report, status_code=200 if report["status"] == "ok" else 503)

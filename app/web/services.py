@@ -8,7 +8,6 @@ from fastapi import Request
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.intake.contract import DeliveryIntake
 from app.metrics import ServiceMetrics
 from app.queue.tasks import JobQueue
 from app.settings import Settings
@@ -22,7 +21,6 @@ class WebServices:
     sessions: sessionmaker[Session]
     queue: JobQueue
     metrics: ServiceMetrics
-    intake: DeliveryIntake
 
 
 async def get_services(request: Request) -> WebServices:

@@ -1,20 +1,23 @@
-"""`POST /webhook`: signature on the raw body first, then parse, dedupe, persist, answer 202."""
+"""`POST /webhook`: bounded read, signature on the raw body, route, store with its job, 202."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
+from tempfile import SpooledTemporaryFile
 from typing import Any
 
-import orjson
-from fastapi import APIRouter, FastAPI, Request
-from fastapi.responses import Response
-from starlette.types import Receive, Scope, Send
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect
 
-from app.intake.contract import Intake, IntakeUnavailable
+from app.routing import HANDLED_ACTIONS, InvalidPayload, MalformedBody, route_body
 from app.store.deliveries import NewDelivery
-from app.web.events import HANDLED_ACTIONS, InvalidPayload, MalformedBody, route_body
+from app.store.intake import Intake, StoreUnavailable, accept
 from app.web.services import WebServices
-from app.web.signature import signature_valid
+from app.web.signature import PREFIX, matches
 
 log = logging.getLogger(__name__)
 router = APIRouter()
@@ -23,27 +26,75 @@ MAX_BODY_BYTES = 25 * 1024 * 1024  # GitHub caps webhook payloads at 25 MB
 MAX_DELIVERY_ID = 100
 
 
-def _answer(code: int, **content: Any) -> Response:
-    return Response(orjson.dumps(content), status_code=code, media_type="application/json")
+SPOOL_BYTES = 1024 * 1024
+"""A body is kept in memory up to this size, on disk past it, until its signature is known."""
 
 
-async def webhook(request: Request) -> Response:
+class BodyTooLarge(Exception):
+    pass
+
+
+def _answer(code: int, **content: Any) -> JSONResponse:
+    return JSONResponse(content, status_code=code)
+
+
+async def read_signed(
+    request: Request, secret: bytes | None, limit: int
+) -> tuple[SpooledTemporaryFile[bytes], str]:
+    """The body, spooled, and the `X-Hub-Signature-256` it calls for.
+
+    Nobody is trusted before the signature checks out: the HMAC is computed while the body
+    streams in, memory holds at most `SPOOL_BYTES` of it, and it is refused as soon as it
+    passes `limit` (declared length first; a chunked body declares none).
+    """
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise BodyTooLarge
+    mac = hmac.new(secret or b"", digestmod=hashlib.sha256)
+    spool: SpooledTemporaryFile[bytes] = SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115 - closed by the caller
+    size = 0
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise BodyTooLarge
+            mac.update(chunk)
+            spool.write(chunk)
+    except BaseException:
+        spool.close()
+        raise
+    spool.seek(0)
+    return spool, PREFIX + mac.hexdigest()
+
+
+@router.post("/webhook", include_in_schema=False)
+async def webhook(request: Request) -> JSONResponse:
     """Receive one GitHub webhook delivery."""
-    # Looked up directly, not through Depends: dependency solving was a tenth of this
-    # endpoint's time under load (benchmarks/webhook_ingest.py).
     services: WebServices = request.app.state.services
     count = services.metrics.deliveries
-    body = await request.body()
-    if len(body) > MAX_BODY_BYTES:
+    try:
+        spool, expected = await read_signed(request, services.secret, MAX_BODY_BYTES)
+    except BodyTooLarge:
         count.labels("unknown", "too_large").inc()
+        log.info("webhook refused: body over %d bytes", MAX_BODY_BYTES)
         return _answer(413, error="payload too large")
-    signature = request.headers.get("x-hub-signature-256")
-    if services.secret is None or not signature_valid(services.secret, body, signature):
-        # Headers of an unverified request are attacker text: log none of them.
-        count.labels("unknown", "unauthorized").inc()
-        log.warning("webhook refused: bad or missing signature")
-        return _answer(401, error="bad or missing X-Hub-Signature-256")
+    except ClientDisconnect:
+        count.labels("unknown", "disconnected").inc()
+        log.info("webhook client went away before sending its whole body")
+        return _answer(400, error="body incomplete")
+    with spool:
+        signature = request.headers.get("x-hub-signature-256")
+        if services.secret is None or not matches(expected, signature):
+            # Headers of an unverified request are attacker text: log none of them.
+            count.labels("unknown", "unauthorized").inc()
+            log.warning("webhook refused: bad or missing signature")
+            return _answer(401, error="bad or missing X-Hub-Signature-256")
+        body = spool.read()
+    return await _accept_signed(request, services, body)
 
+
+async def _accept_signed(request: Request, services: WebServices, body: bytes) -> JSONResponse:
+    count = services.metrics.deliveries
     event = request.headers.get("x-github-event", "")
     delivery_id = request.headers.get("x-github-delivery", "")
     event_label = event if event in HANDLED_ACTIONS or event == "ping" else "other"
@@ -54,20 +105,19 @@ async def webhook(request: Request) -> Response:
         route = route_body(event, body)
     except (MalformedBody, InvalidPayload) as exc:
         count.labels(event_label, "malformed").inc()
-        log.info("webhook refused delivery=%s event=%s: %s", delivery_id, event, exc)
-        return _answer(400, error=str(exc))
+        log.info("webhook refused delivery=%.100s event=%.60s: %s", delivery_id, event, exc)
+        return _answer(400, error=str(exc)[:500])
     if event == "ping":
         count.labels("ping", "pong").inc()
-        log.info("webhook ping delivery=%s", delivery_id)
+        log.info("webhook ping delivery=%.100s", delivery_id)
         return _answer(200, pong=True)
     if route is None:
         count.labels(event_label, "ignored").inc()
-        log.info("webhook ignored delivery=%s event=%s", delivery_id, event)
+        log.info("webhook ignored delivery=%.100s event=%.60s", delivery_id, event)
         return _answer(200, status="ignored")
-    if not delivery_id or len(delivery_id) > MAX_DELIVERY_ID:
+    if not delivery_id or len(delivery_id) > MAX_DELIVERY_ID or not delivery_id.isprintable():
         count.labels(event_label, "malformed").inc()
         return _answer(400, error="missing or invalid X-GitHub-Delivery header")
-
     new = NewDelivery.received(
         delivery_id=delivery_id,
         event=event,
@@ -77,8 +127,8 @@ async def webhook(request: Request) -> Response:
         body=body,
     )
     try:
-        intake = await services.intake.submit(new)
-    except IntakeUnavailable as exc:
+        intake = await run_in_threadpool(accept, services.sessions, new, services.queue.enqueue)
+    except StoreUnavailable as exc:
         # Not stored: GitHub shows the failure and the delivery can be redelivered.
         services.metrics.errors.labels("database").inc()
         log.error("webhook not stored delivery=%s: %s", delivery_id, exc)
@@ -86,40 +136,8 @@ async def webhook(request: Request) -> Response:
     count.labels(event_label, intake.value).inc()
     log.info(
         "webhook %s delivery=%s event=%s action=%s repo=%s key=%s",
-        intake.value,
-        delivery_id,
-        event,
-        route.action,
-        route.repo,
-        route.job_key,
-    )
+        intake.value, delivery_id, event, route.action, route.repo, route.job_key,
+    )  # fmt: skip
     if intake is Intake.duplicate:
         return _answer(200, status="duplicate", delivery=delivery_id)
     return _answer(202, status=intake.value, delivery=delivery_id, job=route.job_key)
-
-
-# A plain Starlette route: FastAPI's per-request machinery (dependency solving, response
-# handling) cost a tenth of this endpoint's time and none of it is used here. The price:
-# /webhook is absent from the OpenAPI document (its body is GitHub's schema, not ours).
-router.add_route("/webhook", webhook, methods=["POST"])
-
-
-class WebhookFirst:
-    """The served ASGI app: POST /webhook straight to `webhook`, the rest to the FastAPI app.
-
-    Under load the middleware stack and routing in front of the route cost a fifth of a web
-    worker's time per delivery (benchmarks/webhook_ingest.py), for nothing this endpoint
-    uses: it answers every error itself. An exception escaping it still reaches uvicorn,
-    which answers 500 and logs it, as FastAPI's outermost middleware would.
-    """
-
-    def __init__(self, app: FastAPI) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"] == "/webhook" and scope["method"] == "POST":
-            scope["app"] = self.app  # where Request.app (and so the services) is found
-            response = await webhook(Request(scope, receive, send))
-            await response(scope, receive, send)
-        else:
-            await self.app(scope, receive, send)

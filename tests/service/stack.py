@@ -11,18 +11,17 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.intake.accept import accept_delivery
-from app.intake.contract import Intake
 from app.metrics import ServiceMetrics
 from app.queue.runner import JobRunner
 from app.queue.tasks import JobQueue, build_queue
+from app.routing import route_payload
 from app.settings import Settings
 from app.store.deliveries import NewDelivery
 from app.store.engine import database_url, make_engine, session_factory
+from app.store.intake import Intake, accept
 from app.store.jobs import get_job
 from app.store.migrate import upgrade_to_head
 from app.store.models import Job
-from app.web.events import route_delivery
 
 
 @dataclass
@@ -36,7 +35,7 @@ class Stack:
         self, payload: dict[str, Any], event: str = "issues", delivery_id: str = ""
     ) -> Intake:
         """What POST /webhook does after the signature check."""
-        route = route_delivery(event, payload)
+        route = route_payload(event, payload)
         assert route is not None
         new = NewDelivery(
             delivery_id=delivery_id or str(uuid.uuid4()),
@@ -46,7 +45,7 @@ class Stack:
             job_key=route.job_key,
             payload=json.dumps(payload).encode(),
         )
-        return accept_delivery(self.sessions, new, self.queue.enqueue_many)
+        return accept(self.sessions, new, self.queue.enqueue)
 
     def job(self, key: str) -> Job:
         with self.sessions() as session:

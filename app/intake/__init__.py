@@ -1,1 +1,0 @@
-"""Accepting verified webhook deliveries: stored once, their job noted, a run enqueued."""
