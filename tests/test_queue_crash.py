@@ -161,3 +161,61 @@ def test_sigkill_during_the_model_call_then_one_comment_on_github(
         [row] = assessments_for(session, REPO, 3)
     assert (row.kind, row.model, row.labels) == ("issue", "openai/fake", ["clarity: minor-gaps"])
     assert row.tokens_in > 0 and row.votes[0]["votes"] == [1, 1, 1]
+
+
+def test_sigterm_mid_job_hands_the_job_back_at_once(
+    tmp_path: Path, start_worker: StartWorker, fake_github: FakeGitHub, fake_openai: FakeOpenAI
+) -> None:
+    """`docker stop` sends SIGTERM: the running job is pending again within the stop grace,
+    not after its lease, and the next worker posts the one comment."""
+    fake_github.add_issue(REPO, 4, "Crash on empty input", "parse('') raises KeyError.")
+    in_flight, release = threading.Event(), threading.Event()
+    answer = scripted([1])
+
+    def responder(request: dict[str, Any]) -> Reply:
+        in_flight.set()
+        release.wait(60)  # longer than the stop grace: the job cannot end in time
+        return answer(request)
+
+    fake_openai.responder = responder
+    model_env = {
+        "SPICE_MODEL": "openai/fake",
+        "SPICE_API_BASE": fake_openai.api_base,
+        "SPICE_API_KEY": "sk-test-model-key-123",
+        "SPICE_OUTPUT_MODE": "json_object",
+        "SPICE_MAX_ATTEMPTS": "1",
+        "SPICE_GITHUB_API_URL": fake_github.base_url,
+        "SPICE_GITHUB_TOKEN": fake_github.bot_token,
+        "SPICE_BOT_LOGIN": fake_github.bot_login,
+        "SPICE_WORKER_STOP_GRACE_S": "1",
+        "SPICE_JOB_LEASE_S": "900",  # a stranded run would wait this long
+    }
+    stack = build_stack(service_settings(tmp_path, job_lease_s=900))
+    key = f"{REPO}#4"
+    assert stack.deliver(payload(fake_github, "issues", "opened", REPO, 4), delivery_id="t1")
+
+    first = start_worker(GITHUB_HANDLER, **model_env)
+    wait_for(in_flight.is_set, 60, "the first worker to ask the model")
+    stopped_at = time.monotonic()
+    first.send_signal(signal.SIGTERM)
+    assert first.wait(timeout=15) == 0
+    assert time.monotonic() - stopped_at < 10
+    job = stack.job(key)
+    assert (job.state, job.attempts) == ("pending", 0)
+    assert fake_github.issue_comments(REPO, 4) == []
+    log = (tmp_path / "worker0.log").read_text()
+    assert "handed back 1 running job" in log and "Traceback" not in log
+
+    release.set()
+    restarted_at = time.monotonic()
+    second = start_worker(GITHUB_HANDLER, **model_env)
+    wait_for(lambda: stack.job(key).state in ("done", "failed"), 30, "the restarted worker")
+    assert time.monotonic() - restarted_at < 30
+    second.send_signal(signal.SIGTERM)
+    assert second.wait(timeout=20) == 0
+
+    job = stack.job(key)
+    assert (job.state, job.error) == ("done", None)
+    comments = fake_github.issue_comments(REPO, 4)
+    assert len(comments) == 1 and comments[0]["user"]["login"] == fake_github.bot_login
+    assert fake_github.label_names(REPO, 4) == ["clarity: minor-gaps"]

@@ -11,9 +11,11 @@ import typer
 from app.cli.common import setup_logging
 from app.harvest.fanout import register_harvest_task, settings_contexts
 from app.metrics import build_metrics, use_multiprocess_dir
+from app.queue.consumer import run_consumer
 from app.queue.handler import DEFAULT_HANDLER, load_handler
 from app.queue.runner import JobRunner
 from app.queue.tasks import build_queue
+from app.redaction import secret_values
 from app.settings import Settings
 from app.store.engine import database_url, make_engine, session_factory
 from app.store.migrate import upgrade_to_head
@@ -35,10 +37,11 @@ def worker(
     engine = make_engine(database_url(settings))
     upgrade_to_head(engine)
     sessions = session_factory(engine)
-    runner = JobRunner(sessions, load_handler(handler, settings), build_metrics())
+    runner = JobRunner(
+        sessions, load_handler(handler, settings), build_metrics(), secret_values(settings)
+    )
     queue = build_queue(settings, sessions, runner)
     register_harvest_task(queue.huey, settings_contexts(settings))  # `spice harvest --enqueue`
     recovered = queue.recover()
     log.info("worker up queue=%s recovered=%d", type(queue.huey).__name__, len(recovered))
-    consumer = queue.huey.create_consumer(workers=threads, worker_type="thread", periodic=True)
-    consumer.run()
+    run_consumer(queue, runner, threads, settings.worker_stop_grace_s)

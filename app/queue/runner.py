@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from datetime import UTC, datetime
 
 import orjson
@@ -13,7 +14,7 @@ from app.queue.handler import DeliveryFailed, DeliveryHandler, ReportsAssessment
 from app.redaction import redact
 from app.store.assessments import AssessmentRecord, save_assessment
 from app.store.deliveries import delivery_body, get_delivery, set_delivery_status
-from app.store.jobs import ClaimedRun, claim_run, finish_run
+from app.store.jobs import ClaimedRun, claim_run, finish_run, release_run
 from app.store.models import DeliveryStatus
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,8 @@ class JobRunner:
         self._metrics = metrics
         self._secrets = secrets
         """Redacted from stored errors (a provider's error may echo the key it was sent)."""
+        self._active: dict[str, ClaimedRun] = {}
+        self._active_lock = threading.Lock()
 
     def run(self, delivery_id: str, final: bool = True) -> None:
         """Run the job of this delivery's key until no newer delivery is waiting.
@@ -52,8 +55,27 @@ class JobRunner:
                 run = claim_run(session, key)
             if run is None:
                 return
-            if not self._run_once(run, final):
+            with self._active_lock:
+                self._active[run.key] = run
+            try:
+                again = self._run_once(run, final)
+            finally:
+                with self._active_lock:
+                    self._active.pop(run.key, None)
+            if not again:
                 return
+
+    def release_active(self) -> list[str]:
+        """Hand every run still going in this process back as pending; their delivery ids
+        (to enqueue again). Called when the worker must stop before they end."""
+        with self._active_lock:
+            runs = list(self._active.values())
+        released = []
+        for run in runs:
+            with self._sessions.begin() as session:
+                if release_run(session, run):
+                    released.append(run.delivery_id)
+        return released
 
     def _run_once(self, run: ClaimedRun, final: bool) -> bool:
         with self._sessions() as session:

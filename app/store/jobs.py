@@ -155,6 +155,18 @@ def finish_run(
     return False
 
 
+def release_run(session: Session, run: ClaimedRun) -> bool:
+    """Hand a run this process cannot finish back to the queue (a worker told to stop):
+    True when the job was still this run's, now pending again for another worker."""
+    job = _locked(session, run.key)
+    if job is None or job.state != JobState.running or job.run_generation != run.generation:
+        return False
+    job.state = JobState.pending
+    job.attempts = max(job.attempts - 1, 0)  # not a failure: the attempt never ended
+    job.updated_at = utcnow()
+    return True
+
+
 def get_job(session: Session, key: str) -> Job | None:
     return session.scalar(select(Job).where(Job.key == key))
 
