@@ -219,3 +219,6 @@ def test_sigterm_mid_job_hands_the_job_back_at_once(
     comments = fake_github.issue_comments(REPO, 4)
     assert len(comments) == 1 and comments[0]["user"]["login"] == fake_github.bot_login
     assert fake_github.label_names(REPO, 4) == ["clarity: minor-gaps"]
+    # The worker narrowed what the test made readable to all, and made its own files private.
+    leaked = [p for p in [tmp_path, *tmp_path.glob("*")] if p.lstat().st_mode & 0o077]
+    assert leaked == []

@@ -46,7 +46,16 @@ def test_serve_refuses_without_a_secret(tmp_path: Path) -> None:
     assert "SPICE_WEBHOOK_SECRET" in done.stderr
 
 
+def world_or_group_readable(data_dir: Path) -> list[str]:
+    """Paths under the data directory that anyone but its owner could read."""
+    paths = [data_dir, *data_dir.rglob("*")]
+    return [str(p) for p in paths if p.lstat().st_mode & 0o077]
+
+
 def test_serve_answers_the_contract(tmp_path: Path) -> None:
+    tmp_path.chmod(0o755)  # as an earlier release left it
+    (tmp_path / "legacy.db").write_bytes(b"payloads")
+    (tmp_path / "legacy.db").chmod(0o644)
     server, base = start_serve(tmp_path)
     try:
         body = json.dumps(issue_payload(11)).encode()
@@ -64,6 +73,9 @@ def test_serve_answers_the_contract(tmp_path: Path) -> None:
         assert 'spice_webhook_deliveries_total{event="issues",outcome="queued"} 1.0' in metrics
         assert 'spice_webhook_deliveries_total{event="issues",outcome="duplicate"} 1.0' in metrics
         assert 'spice_jobs{state="pending"} 1.0' in metrics
+        # Payloads of private repositories are stored here: the owner alone may read them.
+        assert (tmp_path / "spice.db").exists()
+        assert world_or_group_readable(tmp_path) == []
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)

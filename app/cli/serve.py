@@ -13,6 +13,7 @@ from app.metrics import use_multiprocess_dir
 from app.settings import Settings
 from app.store.engine import database_url, make_engine
 from app.store.migrate import upgrade_to_head
+from app.store.private_files import make_private
 
 
 def serve(
@@ -29,6 +30,7 @@ def serve(
         settings.webhook_secret_bytes()
     except ValueError as exc:
         fail(str(exc))
+    make_private(settings.data_dir)  # inherited by gunicorn and its workers through exec
     # Migrate here, once, rather than racing in every worker.
     url = database_url(settings)
     engine = make_engine(url)

@@ -19,6 +19,7 @@ from app.redaction import secret_values
 from app.settings import Settings
 from app.store.engine import database_url, make_engine, session_factory
 from app.store.migrate import upgrade_to_head
+from app.store.private_files import make_private
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,7 @@ def worker(
     """Run queued jobs; jobs a crash left behind are picked up at start and every minute."""
     settings = Settings()
     setup_logging(settings.log_level, settings.log_format)
+    make_private(settings.data_dir)
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         use_multiprocess_dir(settings.data_dir / "metrics")
     engine = make_engine(database_url(settings))

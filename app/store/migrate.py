@@ -25,7 +25,7 @@ def upgrade_to_head(engine: Engine) -> None:
     """Bring the schema to the newest revision; concurrent callers serialise on a lock."""
     database = engine.url.database
     if engine.dialect.name == "sqlite" and database not in (None, "", ":memory:"):
-        with FileLock(f"{database}.migrate.lock", timeout=60):
+        with FileLock(f"{database}.migrate.lock", timeout=60, mode=0o600):
             command.upgrade(alembic_config(engine), "head")
     elif engine.dialect.name == "postgresql":
         with engine.connect() as conn:

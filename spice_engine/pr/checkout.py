@@ -101,7 +101,9 @@ class CheckoutManager:
 
     def _lock(self, path: Path) -> FileLock:
         self.locks.mkdir(parents=True, exist_ok=True)
-        return FileLock(str(self.locks / f"{path.name}.lock"), timeout=self.config.lock_timeout_s)
+        return FileLock(
+            str(self.locks / f"{path.name}.lock"), timeout=self.config.lock_timeout_s, mode=0o600
+        )
 
     @contextmanager
     def checkout(
@@ -158,7 +160,7 @@ class CheckoutManager:
                 break
             if path == keep:
                 continue
-            lock = FileLock(str(self.locks / f"{path.name}.lock"), timeout=0)
+            lock = FileLock(str(self.locks / f"{path.name}.lock"), timeout=0, mode=0o600)
             try:
                 with lock:
                     _remove_tree(path)
