@@ -1,6 +1,8 @@
 # syntax=docker/dockerfile:1
-# SPICE Triage GitHub App: the webhook service (`spice serve`); the same image runs the job
-# consumer with `--entrypoint spice ... worker`. Build: docker build -t spice-triage .
+# SPICE Triage GitHub App. One image, two roles:
+#   docker run ... spice-triage            the webhook service (`spice serve`, port 8000)
+#   docker run ... spice-triage worker     the job consumer (`spice worker`)
+# Build: docker build -t spice-triage .
 
 # --- build: resolve the pinned set into a virtualenv (compilers stay in this stage) ---
 FROM python:3.11-slim AS build
@@ -13,12 +15,17 @@ RUN apt-get update \
 RUN python -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
 WORKDIR /src
-# Dependencies first, so code changes do not re-resolve them.
+# Dependencies first, from the lock, against empty packages: a code edit reuses this layer.
 COPY pyproject.toml constraints.txt README.md ./
+RUN mkdir -p app spice_engine prompts \
+    && touch app/__init__.py spice_engine/__init__.py \
+    && pip install --constraint constraints.txt . \
+    && pip uninstall --yes spice-triage
+# Then the code, without touching the dependencies.
 COPY spice_engine ./spice_engine
 COPY app ./app
 COPY prompts ./prompts
-RUN pip install --constraint constraints.txt .
+RUN pip install --no-deps .
 
 # --- runtime: the virtualenv only, as an unprivileged user ---
 FROM python:3.11-slim AS runtime
@@ -39,8 +46,13 @@ USER spice
 WORKDIR /srv/spice
 VOLUME ["/srv/spice/data"]
 EXPOSE 8000
-# slim has no curl: ask /healthz (which also checks the database) with the stdlib.
-HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
-    CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4).status != 200)"]
-# The README's serve command; it refuses to start without SPICE_WEBHOOK_SECRET.
-ENTRYPOINT ["spice", "serve", "--host", "0.0.0.0", "--port", "8000"]
+# Fits the role: the web service's /healthz (database, disk), or the worker's heartbeat
+# (touched every 30 s while its store answers). Standard library only: cheap every 30 s.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+    CMD ["python", "-m", "app.healthcheck"]
+# What `docker stop` sends: the web service drains, a worker hands back the job it cannot
+# finish within SPICE_WORKER_STOP_GRACE_S (keep that under docker stop's own 10 s timeout).
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["spice"]
+# `serve` refuses to start without SPICE_WEBHOOK_SECRET.
+CMD ["serve", "--host", "0.0.0.0", "--port", "8000"]

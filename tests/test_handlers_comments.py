@@ -140,3 +140,25 @@ def test_relabel_on_a_pull_request_runs_the_pr_pipeline(
     out = _comment(fake_github, handler_deps, "maint", "/spice relabel", number=9)
     assert out.ok and out.pipeline == "pull_requests" and out.comment_action == "created"
     assert any(name.startswith("difficulty: ") for name in fake_github.label_names(REPO, 9))
+
+
+def test_a_command_shown_in_code_quotes_or_lists_does_not_run(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, handler_deps: HandlerDeps
+) -> None:
+    fake_github.add_issue(REPO, 3, "Crash", "it breaks")
+    fake_github.set_permission(REPO, "maint", "write")
+    shown = [
+        "To relabel, write:\n\n```\n/spice relabel\n```",
+        "Like this:\n\n    /spice relabel",
+        "Type `/spice relabel` on a line of its own.",
+        "> /spice relabel\n\nDid someone say that?",
+        "- /spice relabel\n- /spice explain",
+    ]
+    for body in shown:
+        out = _comment(fake_github, handler_deps, "maint", body)
+        assert out.skipped, body
+    assert fake_openai.requests == []
+    assert fake_github.label_names(REPO, 3) == []
+    # The same command as a paragraph of its own runs.
+    out = _comment(fake_github, handler_deps, "maint", "Thanks!\n\n/spice relabel")
+    assert not out.skipped and fake_openai.requests

@@ -196,6 +196,10 @@ def test_sigterm_mid_job_hands_the_job_back_at_once(
 
     first = start_worker(GITHUB_HANDLER, **model_env)
     wait_for(in_flight.is_set, 60, "the first worker to ask the model")
+    # The container health check of a worker: its heartbeat, written while the store answers.
+    health = [sys.executable, "-m", "app.healthcheck", "--role", "worker"]
+    checked = subprocess.run(health, env=os.environ | {"SPICE_DATA_DIR": str(tmp_path)})
+    assert checked.returncode == 0
     stopped_at = time.monotonic()
     first.send_signal(signal.SIGTERM)
     assert first.wait(timeout=15) == 0

@@ -76,6 +76,9 @@ def test_serve_answers_the_contract(tmp_path: Path) -> None:
         # Payloads of private repositories are stored here: the owner alone may read them.
         assert (tmp_path / "spice.db").exists()
         assert world_or_group_readable(tmp_path) == []
+        port = base.rsplit(":", 1)[1]
+        check = [sys.executable, "-m", "app.healthcheck", "--role", "web", "--port", port]
+        assert subprocess.run(check, cwd=ROOT, capture_output=True, timeout=30).returncode == 0
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)

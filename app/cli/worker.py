@@ -10,6 +10,7 @@ import typer
 
 from app.cli.common import setup_logging
 from app.harvest.fanout import register_harvest_task, settings_contexts
+from app.healthcheck import heartbeat_path
 from app.metrics import build_metrics, use_multiprocess_dir
 from app.queue.consumer import run_consumer
 from app.queue.handler import DEFAULT_HANDLER, load_handler
@@ -46,4 +47,5 @@ def worker(
     register_harvest_task(queue.huey, settings_contexts(settings))  # `spice harvest --enqueue`
     recovered = queue.recover()
     log.info("worker up queue=%s recovered=%d", type(queue.huey).__name__, len(recovered))
-    run_consumer(queue, runner, threads, settings.worker_stop_grace_s)
+    heartbeat = (sessions, heartbeat_path(settings.data_dir))
+    run_consumer(queue, runner, threads, settings.worker_stop_grace_s, heartbeat)

@@ -16,8 +16,11 @@ from app.store.assessments import AssessmentRecord, save_assessment
 from app.store.deliveries import delivery_body, get_delivery, set_delivery_status
 from app.store.jobs import ClaimedRun, claim_run, finish_run, release_run
 from app.store.models import DeliveryStatus
+from app.store.payloads import CorruptPayload, PrunedPayload
 
 log = logging.getLogger(__name__)
+UNREADABLE = (CorruptPayload, PrunedPayload)
+"""A stored payload no retry can read; a redelivery from GitHub can."""
 
 
 class JobRunner:
@@ -94,7 +97,9 @@ class JobRunner:
             outcome = self._handler(event, orjson.loads(delivery_body(delivery)), run.delivery_id)
         except Exception as exc:
             # Record why on the job before the queue's retry (or the final failure) takes over.
-            hopeless = isinstance(exc, DeliveryFailed) and not exc.retryable
+            hopeless = isinstance(exc, UNREADABLE) or (
+                isinstance(exc, DeliveryFailed) and not exc.retryable
+            )
             error = redact(f"{type(exc).__name__}: {exc}", self._secrets)
             again = self._close(run, error=error, final=final or hopeless)
             log.warning("job error key=%s delivery=%s error=%s", run.key, run.delivery_id, error)

@@ -14,6 +14,7 @@ from app.queue.factory import make_huey
 from app.queue.runner import JobRunner
 from app.settings import Settings
 from app.store.jobs import recover_stale
+from app.store.retention import prune_payloads
 
 log = logging.getLogger(__name__)
 
@@ -56,5 +57,14 @@ def build_queue(
     @huey.periodic_task(crontab(minute="*"), name="recover_stale_jobs")
     def recover_stale_jobs() -> None:
         recover()
+
+    @huey.periodic_task(crontab(minute="17"), name="prune_payloads")
+    def prune_old_payloads() -> None:
+        with sessions.begin() as session:
+            pruned = prune_payloads(session, settings.payload_retention_days)
+        if pruned:
+            log.info(
+                "pruned %d payload(s) older than %s days", pruned, settings.payload_retention_days
+            )
 
     return JobQueue(huey=huey, enqueue=process_delivery, recover=recover)

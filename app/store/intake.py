@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.store.deliveries import NewDelivery, record_deliveries, set_delivery_status
 from app.store.jobs import request_run, rerun_failed
 from app.store.models import DeliveryStatus
+from app.store.retention import restore_pruned
 
 log = logging.getLogger(__name__)
 Enqueue = Callable[[str], object]
@@ -47,6 +48,7 @@ def store_delivery(sessions: sessionmaker[Session], new: NewDelivery) -> Intake:
 
 def _store(session: Session, new: NewDelivery) -> Intake:
     if not record_deliveries(session, [new]):
+        restore_pruned(session, new)
         again = rerun_failed(session, {new.delivery_id: new.job_key})
         return Intake.queued if again else Intake.duplicate
     if request_run(session, new.job_key, new.delivery_id):

@@ -1,9 +1,7 @@
-"""Delivery payloads as stored: LZ4 frames, so each costs a fifth of its size to write.
+"""Delivery payloads as stored: LZ4 frames, or nothing once the retention period is over.
 
 GitHub's payloads are mostly repeated URL templates (4.9x smaller as LZ4 over the 20 real
-ones in ../shared/data/webhooks), and the SQLite intake is bound by the bytes it writes: the
-WAL, then the checkpoint copying them again. LZ4 compresses a 20 KB payload in ~17 us on
-the web worker, in parallel, and decompresses it faster still where a job reads it.
+ones in ../shared/data/webhooks); LZ4 compresses a 20 KB payload in ~17 us.
 """
 
 from __future__ import annotations
@@ -16,10 +14,16 @@ import lz4.frame
 
 class PayloadCodec(StrEnum):
     lz4 = "lz4"
+    pruned = "pruned"
+    """Dropped after the retention period (app.store.retention); the row and hash stay."""
 
 
 class CorruptPayload(ValueError):
     """A stored payload that does not decode to the bytes it was stored from."""
+
+
+class PrunedPayload(LookupError):
+    """The payload was dropped after the retention period; a redelivery brings it back."""
 
 
 def pack(raw: bytes) -> tuple[bytes, PayloadCodec]:
@@ -28,6 +32,8 @@ def pack(raw: bytes) -> tuple[bytes, PayloadCodec]:
 
 def unpack(stored: bytes, codec: str | None, sha256: str | None = None) -> bytes:
     """The payload as received; `codec` None for rows stored before compression."""
+    if codec == PayloadCodec.pruned:
+        raise PrunedPayload("the payload was pruned after the retention period")
     if codec is None:
         raw = stored
     elif codec == PayloadCodec.lz4:

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.metrics import ServiceMetrics
 from app.queue.runner import JobRunner
 from app.queue.tasks import JobQueue, build_queue
+from app.redaction import secret_values
 from app.routing import route_payload
 from app.settings import Settings
 from app.store.deliveries import NewDelivery
@@ -60,7 +61,11 @@ def build_stack(
     engine = make_engine(database_url(settings))
     upgrade_to_head(engine)
     sessions = session_factory(engine)
-    runner = JobRunner(sessions, runner_handler, metrics) if runner_handler is not None else None
+    runner = (
+        JobRunner(sessions, runner_handler, metrics, secret_values(settings))
+        if runner_handler is not None
+        else None
+    )
     return Stack(settings, engine, sessions, build_queue(settings, sessions, runner))
 
 

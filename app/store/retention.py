@@ -1,0 +1,53 @@
+"""Payload retention: payloads of private repositories are not kept longer than needed.
+
+A delivery's payload is only needed until its job has run; past the retention period it is
+dropped, while the delivery row (id, event, hash, status), the job and its assessments stay.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from app.store.deliveries import NewDelivery
+from app.store.models import Delivery, DeliveryStatus, Job, JobState, utcnow
+from app.store.payloads import PayloadCodec
+
+FINISHED = (DeliveryStatus.done, DeliveryStatus.failed, DeliveryStatus.coalesced)
+WAITING = (JobState.pending, JobState.running)
+
+
+def prune_payloads(session: Session, retention_days: float, now: datetime | None = None) -> int:
+    """Drop payloads received more than `retention_days` ago whose job has nothing left to
+    run; returns how many were dropped."""
+    cutoff = (now or utcnow()) - timedelta(days=retention_days)
+    waiting_keys = select(Job.key).where(Job.state.in_(WAITING))
+    result = session.execute(
+        update(Delivery)
+        .where(
+            Delivery.received_at < cutoff,
+            Delivery.status.in_(FINISHED),
+            Delivery.payload_codec.is_distinct_from(PayloadCodec.pruned.value),
+            Delivery.job_key.not_in(waiting_keys),
+        )
+        .values(payload=b"", payload_codec=PayloadCodec.pruned.value)
+        .execution_options(synchronize_session=False)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+def restore_pruned(session: Session, redelivered: NewDelivery) -> bool:
+    """A redelivery of a pruned delivery (same id, same body) brings its payload back."""
+    result = session.execute(
+        update(Delivery)
+        .where(
+            Delivery.delivery_id == redelivered.delivery_id,
+            Delivery.payload_codec == PayloadCodec.pruned.value,
+            Delivery.payload_sha256 == redelivered.payload_sha256,
+        )
+        .values(payload=redelivered.payload, payload_codec=redelivered.payload_codec)
+        .execution_options(synchronize_session=False)
+    )
+    return bool(getattr(result, "rowcount", 0))
