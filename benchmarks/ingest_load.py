@@ -1,4 +1,4 @@
-"""Load generation for the ingest benchmark: signed deliveries, open- and closed-loop clients."""
+"""Load generation for the ingest benchmark: signed deliveries, open-loop clients."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import random
 import statistics
 import time
 import uuid
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -152,26 +151,6 @@ async def open_loop(url: str, deliveries: list[Delivery], rate: float, phase: Ph
                 await asyncio.sleep(delay)
             tasks.append(asyncio.create_task(_send(session, url, delivery, phase, scheduled)))
         await asyncio.gather(*tasks)
-        phase.elapsed_s = time.perf_counter() - t0
-
-
-async def closed_loop(
-    url: str, deliveries: Iterable[Delivery], concurrency: int, seconds: float, phase: Phase
-) -> None:
-    """`concurrency` clients back to back for `seconds` (or until deliveries run out)."""
-    async with _session(concurrency) as session:
-        await _warm(session, url)
-        feed = iter(deliveries)
-        deadline = time.perf_counter() + seconds
-        t0 = time.perf_counter()
-
-        async def client() -> None:
-            for delivery in feed:
-                if time.perf_counter() > deadline:
-                    return
-                await _send(session, url, delivery, phase, time.perf_counter())
-
-        await asyncio.gather(*(client() for _ in range(concurrency)))
         phase.elapsed_s = time.perf_counter() - t0
 
 
