@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -29,8 +30,13 @@ class Settings(BaseSettings):
     """Model key; falls back to OPENAI_API_KEY, or a placeholder when api_base is local."""
     votes: int = Field(default=3, ge=1, le=15)
     output_mode: OutputMode = "auto"
-    timeout_s: float = 60.0
-    max_attempts: int = 3
+    timeout_s: float = Field(default=60.0, gt=0)
+    """Longest wait for one model answer (one attempt)."""
+    connect_timeout_s: float = Field(default=10.0, gt=0)
+    """A model server that does not accept the connection within this is down."""
+    deadline_s: float = Field(default=90.0, gt=0)
+    """Most one model request may take, retries included: a hung server fails in this."""
+    max_attempts: int = Field(default=3, ge=1, le=10)
     cost_cap_usd: float | None = Field(default=None, gt=0)
     """Most an item may spend; a repository's `.github/spice.yml` can only lower it."""
     allowed_models: Annotated[list[str], NoDecode] = Field(default_factory=list)
@@ -97,6 +103,16 @@ class Settings(BaseSettings):
             return [part.strip() for part in text.split(",") if part.strip()]
         return value
 
+    @field_validator("api_base", "github_api_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"{value!r} is not an http(s) URL, e.g. http://127.0.0.1:8080/v1")
+        return value
+
     def models_allowed(self) -> list[str]:
         """What a repository may pick: the operator's list, or the default model alone."""
         return self.allowed_models or [self.model]
@@ -127,6 +143,8 @@ class Settings(BaseSettings):
             votes=votes or self.votes,
             output_mode=self.output_mode,
             timeout_s=self.timeout_s,
+            connect_timeout_s=self.connect_timeout_s,
+            deadline_s=self.deadline_s,
             max_attempts=self.max_attempts,
             cost_cap_usd=self.cost_cap_usd,
         )

@@ -31,6 +31,7 @@ def test_bad_input_is_one_clear_line_never_a_traceback(tmp_path: Path) -> None:
             "--output-mode",
             "bogus",
         ): "output_mode",
+        ("label-issue", "--title", "x", "--api-base", "not-a-url"): "not an http(s) URL",
     }
     for args, expected in cases.items():
         done = _spice(tmp_path, *args)

@@ -6,9 +6,11 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
+from app.settings import Settings
 from tests.clarity_script import clarity
 from tests.fakes.openai_server import FakeOpenAI, Reply
 
@@ -110,3 +112,28 @@ def test_bad_inputs_get_clear_errors(tmp_path: Path, fake_openai: FakeOpenAI) ->
     assert proc.returncode != 0 and "cannot read" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert fake_openai.requests == []
+
+
+def test_a_hung_model_server_fails_within_the_deadline_naming_it(fake_openai: FakeOpenAI) -> None:
+    """A server that accepts and never answers: one line naming it, in the deadline."""
+    fake_openai.responder = lambda r: Reply(texts=["{}"], delay_s=60)
+    started = time.monotonic()
+    proc = spice(
+        "label-issue", "--title", "x", *model_args(fake_openai), env={"SPICE_DEADLINE_S": "3"}
+    )
+    elapsed = time.monotonic() - started
+    assert proc.returncode == 1
+    assert elapsed < 25, elapsed  # 3 s deadline + interpreter start-up, not 3 x 60 s
+    assert fake_openai.api_base in proc.stderr and "no answer within" in proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stderr.strip().count("\n") == 0
+    # Later labels of the same run do not wait all over again on the same server.
+    assert len(fake_openai.requests) <= 3
+    assert Settings().deadline_s <= 90
+
+
+def test_a_refused_port_is_named(fake_openai: FakeOpenAI) -> None:
+    args = ["--model", "openai/fake", "--api-base", "http://127.0.0.1:9/v1"]
+    proc = spice("label-issue", "--title", "x", *args)
+    assert proc.returncode == 1
+    assert "http://127.0.0.1:9/v1" in proc.stderr and "cannot connect" in proc.stderr
+    assert "Traceback" not in proc.stderr

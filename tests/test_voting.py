@@ -81,7 +81,7 @@ def test_timed_out_vote_is_dropped_and_reported(fake_openai: FakeOpenAI) -> None
     assert result.clarity.score == 2
     assert result.clarity.valid_votes == 2
     assert result.clarity.requested_votes == 3
-    assert any("Timeout" in e for e in result.clarity.errors)
+    assert any("no answer within" in e for e in result.clarity.errors)
     assert sum(r["seed"] == 0 for r in fake_openai.requests) == 2  # retried once, then dropped
 
 

@@ -25,7 +25,11 @@ class ModelConfig(BaseModel):
     seed: int = 0
     """Base seed; vote i of a batch uses seed + i."""
     timeout_s: float = Field(default=60.0, gt=0)
-    """Per-request timeout."""
+    """Per-attempt timeout: the longest wait for one answer."""
+    connect_timeout_s: float = Field(default=10.0, gt=0)
+    """A server that does not accept the connection within this is down."""
+    deadline_s: float = Field(default=90.0, gt=0)
+    """Total time for one request, retries included: a hung server fails the call in this."""
     max_attempts: int = Field(default=3, ge=1, le=10)
     """Attempts per request on transient errors (timeouts, 429, 5xx, connection)."""
     backoff_s: float = Field(default=1.0, ge=0)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from typing import Any
 
+import httpx
 from pydantic import BaseModel
 
 from spice_engine.errors import ModelCallError
@@ -42,6 +44,8 @@ class LiteLLMChat:
         self.config = config
         self._litellm = _quiet_litellm()
         self.mode = resolve_mode(config)
+        self._down: tuple[float, str] | None = None
+        """(until when, why): the server did not answer moments ago."""
 
     @property
     def name(self) -> str:
@@ -65,7 +69,6 @@ class LiteLLMChat:
             "messages": messages,
             "temperature": self.config.temperature,
             "seed": seed,
-            "timeout": self.config.timeout_s,
             "max_tokens": self.config.max_output_tokens,
             "num_retries": 0,
         }
@@ -78,23 +81,59 @@ class LiteLLMChat:
         fmt = response_format(self.mode, schema, self.config)
         if fmt is not None:
             kwargs["response_format"] = fmt
-        try:
-            response = call_with_retry(
-                lambda: self._litellm.completion(**kwargs),
-                self.config.max_attempts,
-                self.config.backoff_s,
-            )
-        except Exception as exc:
-            raise ModelCallError(
-                f"{self.config.model}: {type(exc).__name__}: {_short(exc)}",
-                transient=is_transient(exc),
-                retry_singly=isinstance(exc, self._litellm.BadRequestError),
-            ) from exc
+        response = self._complete(kwargs)
         return ChatReply(
             texts=[(choice.message.content or "") for choice in response.choices],
             cut_off=[choice.finish_reason == "length" for choice in response.choices],
             usage=self._usage(response),
         )
+
+    @property
+    def where(self) -> str:
+        """The model, and the server asked when it is not the provider's own."""
+        base = self.config.api_base
+        return f"{self.config.model} at {base}" if base else self.config.model
+
+    def _complete(self, kwargs: dict[str, Any]) -> Any:
+        """One request under the deadline (retries included); a server that just failed to
+        answer is not asked again until a deadline has passed: each call would wait as long."""
+        down = self._down
+        if down is not None and time.monotonic() < down[0]:
+            raise ModelCallError(f"{down[1]} (not asked again yet)", transient=True)
+        started = time.monotonic()
+
+        def attempt() -> Any:
+            left = self.config.deadline_s - (time.monotonic() - started)
+            if left <= 0:
+                raise TimeoutError("deadline passed")
+            wait = min(self.config.timeout_s, left)
+            connect = min(self.config.connect_timeout_s, wait)
+            return self._litellm.completion(**kwargs, timeout=httpx.Timeout(wait, connect=connect))
+
+        try:
+            return call_with_retry(
+                attempt, self.config.max_attempts, self.config.backoff_s, self.config.deadline_s
+            )
+        except Exception as exc:
+            error = ModelCallError(
+                f"{self.where}: {self._describe(exc, time.monotonic() - started)}",
+                transient=is_transient(exc),
+                retry_singly=isinstance(exc, self._litellm.BadRequestError),
+            )
+            if self._unreachable(exc):
+                self._down = (time.monotonic() + self.config.deadline_s, str(error))
+            raise error from exc
+
+    def _unreachable(self, exc: BaseException) -> bool:
+        timeouts = (self._litellm.Timeout, self._litellm.APIConnectionError, TimeoutError)
+        return isinstance(exc, timeouts) or "Connection error" in str(exc)
+
+    def _describe(self, exc: BaseException, elapsed_s: float) -> str:
+        if isinstance(exc, (self._litellm.Timeout, TimeoutError)):
+            return f"no answer within {elapsed_s:.0f} s (deadline {self.config.deadline_s:g} s)"
+        if self._unreachable(exc):
+            return f"cannot connect ({type(exc).__name__})"
+        return f"{type(exc).__name__}: {_short(exc)}"
 
     def _usage(self, response: Any) -> Usage:
         usage = getattr(response, "usage", None)

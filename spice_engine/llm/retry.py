@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
+from tenacity import (
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_after_delay,
+    wait_exponential,
+)
+from tenacity.stop import stop_base
 
 R = TypeVar("R")
 
@@ -39,10 +46,16 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(exc, (*transient, TimeoutError, ConnectionError))
 
 
-def call_with_retry(fn: Callable[[], R], attempts: int, backoff_s: float) -> R:
-    """Run fn, retrying transient failures; the last error propagates unchanged."""
+def call_with_retry(
+    fn: Callable[[], R], attempts: int, backoff_s: float, deadline_s: float | None = None
+) -> R:
+    """Run fn, retrying transient failures, no new attempt after `deadline_s`; the last
+    error propagates unchanged."""
+    stop: stop_base = stop_after_attempt(attempts)
+    if deadline_s is not None:
+        stop = stop | stop_after_delay(deadline_s)
     retrying = Retrying(
-        stop=stop_after_attempt(attempts),
+        stop=stop,
         wait=wait_exponential(multiplier=backoff_s, max=max(backoff_s * 8, 0.001)),
         retry=retry_if_exception(is_transient),
         reraise=True,
