@@ -9,8 +9,9 @@ import sys
 from app.log_format import log_formatter
 from app.redaction import env_secret_values, install_redaction
 
-QUIET = ("LiteLLM", "litellm", "httpx", "httpcore", "openai")
-"""They log request bodies at INFO/DEBUG: prompts stay out of our logs."""
+QUIET = ("LiteLLM", "litellm", "httpx", "httpcore", "openai", "alembic")
+"""They log request bodies at INFO/DEBUG (prompts stay out of our logs), or every step of a
+schema migration on every start."""
 
 
 def configure_logging(level: str, kind: str = "text", secrets: tuple[str, ...] = ()) -> None:

@@ -20,7 +20,7 @@ from app.harvest.store import HarvestStore, StoredInstance
 from app.settings import Settings
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.harvest_history import History, seed_history
-from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.openai_server import FakeOpenAI, Reply
 from tests.harvest_support import fake_model, fake_source, sqlite_store
 
 SWEBENCH_STR_FIELDS = [
@@ -236,3 +236,24 @@ def test_cli_harvest_then_export(tmp_path: Path, fake_openai: FakeOpenAI) -> Non
     for line in verified.read_text().splitlines():
         spice = json.loads(line)["spice"]
         assert spice["clarity"]["score"] < 2 and spice["tests"]["score"] < 2
+
+
+def test_cli_harvest_where_every_label_fails_exits_non_zero(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    fake_openai.responder = lambda r: Reply(status=401, error="Incorrect API key provided")
+    with FakeGitHub() as gh:
+        history = seed_history(gh, n_prs=6)
+        env = {
+            "SPICE_GITHUB_API_URL": gh.base_url,
+            "SPICE_GITHUB_TOKEN": gh.bot_token,
+            "SPICE_DATA_DIR": str(tmp_path / "data"),
+            "SPICE_OUTPUT_MODE": "json_object",
+        }
+        args = ["harvest", history.repo, "--model", "openai/fake"]
+        done = CliRunner().invoke(cli, [*args, "--api-base", fake_openai.api_base], env=env)
+    assert done.exit_code == 1, done.output
+    report = json.loads(done.stdout.split("error:")[0])
+    assert report["kept"] == len(history.kept) > 0
+    assert report["label_failed"] == report["kept"]
+    assert "labelling failed for all" in done.output

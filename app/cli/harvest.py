@@ -8,7 +8,14 @@ from typing import Annotated
 import typer
 from tqdm import tqdm  # type: ignore[import-untyped]
 
-from app.cli.common import emit_json, fail, settings_with, setup_logging
+from app.cli.common import (
+    ApiBaseOption,
+    ModelOption,
+    emit_json,
+    fail,
+    settings_with,
+    setup_logging,
+)
 from app.harvest.decontam import parse_date
 from app.harvest.fanout import queue_dispatch, register_harvest_task, settings_contexts
 from app.harvest.label import make_labeller
@@ -45,13 +52,14 @@ def harvest(
     requests_per_hour: Annotated[
         float | None, typer.Option(min=1, help="GitHub request budget of this installation.")
     ] = None,
-    model: Annotated[str | None, typer.Option(help="litellm model string.")] = None,
+    model: ModelOption = None,
+    api_base: ApiBaseOption = None,
     votes: Annotated[int | None, typer.Option(min=1, max=15, help="Votes per dimension.")] = None,
 ) -> None:
     """Harvest merged PRs into SWE-bench-style task instances; a rerun resumes where it stopped."""
     if "/" not in repo:
         fail(f"expected owner/name, got {repo!r}")
-    settings = settings_with(model=model, votes=votes)
+    settings = settings_with(model=model, api_base=api_base, votes=votes)
     setup_logging(settings.log_level, settings.log_format)
     try:
         cutoff = parse_date(since) if since else None
@@ -97,3 +105,5 @@ def harvest(
     finally:
         bar.close()
     emit_json(report.as_dict())
+    if report.kept and report.label_failed == len(report.kept):
+        fail(f"labelling failed for all {report.label_failed} kept instances (see the log above)")

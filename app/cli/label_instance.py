@@ -155,6 +155,8 @@ def label_instance(
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
 ) -> None:
     """Label SWE-bench instances (tests + difficulty), or dry-run them for a token/cost report."""
+    if report and not dry_run:
+        fail("--report needs --dry-run: the report prices prompts without sending them")
     settings = settings_with(model=model, api_base=api_base, votes=votes)
     setup_logging("WARNING" if as_json else settings.log_level, settings.log_format)
     rows = [r for r in read_instances(file, limit) if r.get("patch")]

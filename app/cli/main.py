@@ -6,7 +6,6 @@ import os
 import sys
 
 import typer
-from pydantic import ValidationError
 
 from app.cli import action as action_cli
 from app.cli import evaluate as evaluate_cli
@@ -20,6 +19,7 @@ from app.cli import serve as serve_cli
 from app.cli import signals as signals_cli
 from app.cli import split_diff as split_diff_cli
 from app.cli import worker as worker_cli
+from app.cli.errors import explain, log_unexpected
 
 cli = typer.Typer(
     name="spice",
@@ -50,17 +50,20 @@ cli.command("pr-signals")(pr_signals_cli.pr_signals)
 
 
 def run() -> None:
-    """Console-script entry point: bad input ends in one line on stderr, never a traceback."""
+    """Console-script entry point: a failure ends in one line on stderr, never a traceback."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     try:
         cli()
-    except UnicodeDecodeError as exc:
-        sys.exit(f"error: input is not UTF-8 text ({exc.reason} at byte {exc.start})")
-    except OSError as exc:
-        where = f": {exc.filename}" if exc.filename else ""
-        sys.exit(f"error: {exc.strerror or exc}{where}")
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in exc.errors()
-        )
-        sys.exit(f"error: invalid value ({problems})")
+    except KeyboardInterrupt:
+        sys.exit("interrupted")
+    except Exception as exc:  # noqa: BLE001 - the one place every failure is turned into a line
+        line = explain(exc)
+        if line is None:
+            path = log_unexpected(exc)
+            line = f"unexpected {type(exc).__name__}: {_first_line(exc)} (details in {path})"
+        sys.exit(f"error: {line}")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:200] if text else "no message"

@@ -69,9 +69,12 @@ def pr_signals(
 ) -> None:
     """Score the deterministic test-adequacy flags and difficulty prior against human labels."""
     try:
-        report = score(load_cases(instances, gold))
+        cases = load_cases(instances, gold)
     except SpiceError as exc:
         fail(str(exc))
+    if not cases:
+        fail(f"no instance of {instances} has a label in {gold} (labels_openai.csv's columns)")
+    report = score(cases)
     typer.echo(report_text(report))
     if json_out is not None:
         json_out.write_text(json.dumps(report.contract(), indent=2) + "\n")

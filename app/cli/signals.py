@@ -49,6 +49,8 @@ def signals(
         labels = read_agentless_labels(gold) if gold else {}
     except (InputError, OSError) as exc:
         fail(str(exc))
+    if gold and not labels:
+        fail(f"{gold} holds no labels (expected labels_agentless.csv's columns)")
     started = time.perf_counter()
     extracted = signals_for(rows, list(rows), use_patch=use_patch)
     elapsed = time.perf_counter() - started
@@ -61,7 +63,7 @@ def signals(
         return
     labeled = {i: s for i, s in extracted.items() if i in labels}
     if not labeled:
-        fail("no instance of --instances has a label in --gold")
+        fail(f"no instance of {instances} has a label in {gold}")
     scores = score_signals(labeled, labels)
     if halves:
         for h in (0, 1):

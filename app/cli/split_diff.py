@@ -31,7 +31,7 @@ def split_diff_command(
     except OSError as exc:
         fail(f"cannot read {file}: {exc.strerror}")
     except SpiceError as exc:
-        fail(str(exc))
+        fail(f"{file}: {exc}")
     if as_json:
         emit_json(
             {

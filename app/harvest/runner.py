@@ -35,6 +35,8 @@ class Outcome(BaseModel):
     instance_id: str | None = None
     skipped: str | None = None
     labelled: bool = False
+    label_failed: bool = False
+    """Labelling was asked for and did not complete (the instance is kept; a rerun labels it)."""
     enqueued: bool = False
     """Handed to the queue; a worker will build it."""
 
@@ -50,7 +52,12 @@ def harvest_one(ctx: HarvestContext, repo: str, pull: PullSummary, label: bool =
     if label and ctx.labeller is not None and not ctx.store.is_labelled(iid):
         labels = ctx.labeller(result.instance.model_dump(), result.issues)
     ctx.store.save(result, labels)
-    return Outcome(pr_number=pull.number, instance_id=iid, labelled=labels is not None)
+    return Outcome(
+        pr_number=pull.number,
+        instance_id=iid,
+        labelled=labels is not None and labels.labelled,
+        label_failed=labels is not None and not labels.labelled,
+    )
 
 
 Dispatch = Callable[[PullSummary], "Future[Outcome] | None"]
@@ -65,6 +72,8 @@ class HarvestReport:
     kept: list[str] = field(default_factory=list)
     skipped: Counter[str] = field(default_factory=Counter)
     enqueued: int = 0
+    label_failed: int = 0
+    """Kept instances whose labelling failed (a rerun labels them)."""
     cursor: Cursor = field(default_factory=Cursor)
 
     def as_dict(self) -> dict[str, object]:
@@ -73,6 +82,7 @@ class HarvestReport:
             "processed": self.processed,
             "kept": len(self.kept),
             "enqueued": self.enqueued,
+            "label_failed": self.label_failed,
             "skipped": dict(self.skipped),
             "cursor": {"page": self.cursor.page, "last_number": self.cursor.last_number},
         }
@@ -127,6 +137,7 @@ def harvest_repo(
                     raise
                 if outcome.instance_id:
                     report.kept.append(outcome.instance_id)
+                    report.label_failed += outcome.label_failed
                 elif outcome.skipped:
                     report.skipped[outcome.skipped] += 1
                 if on_outcome:
