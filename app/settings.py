@@ -17,6 +17,10 @@ from spice_engine.llm.config import ModelConfig, OutputMode
 LOCAL_PLACEHOLDER_KEY = "sk-local-no-key"
 
 
+class ConfigError(ValueError):
+    """The configuration cannot work as given (a required setting missing)."""
+
+
 class Settings(BaseSettings):
     """Process-wide configuration, read once at start-up."""
 
@@ -132,7 +136,7 @@ class Settings(BaseSettings):
             return self.webhook_secret.get_secret_value().encode()
         if self.test_mode:
             return None
-        raise ValueError("SPICE_WEBHOOK_SECRET is required to serve webhooks")
+        raise ConfigError("SPICE_WEBHOOK_SECRET is required to serve webhooks")
 
     def model_config_for(self, model: str | None = None, votes: int | None = None) -> ModelConfig:
         """Engine model config from these settings, with per-call overrides."""

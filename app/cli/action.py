@@ -11,9 +11,6 @@ from typing import Annotated, Any
 import typer
 
 from app.cli.common import fail, settings_with, setup_logging
-from app.github.auth import GitHubAuthError
-from app.handlers.deps import default_deps
-from app.handlers.dispatch import handle_delivery
 
 
 def _required_env(name: str) -> str:
@@ -43,6 +40,10 @@ def action(
 
     Exits non-zero on any failure (GitHub or model errors, an invalid .github/spice.yml).
     """
+    from app.github.auth import GitHubAuthError
+    from app.handlers.deps import default_deps
+    from app.handlers.dispatch import handle_delivery
+
     event = _required_env("GITHUB_EVENT_NAME")
     event_path = Path(_required_env("GITHUB_EVENT_PATH"))
     token = _required_env("GITHUB_TOKEN")

@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from pydantic import BaseModel
 
-from app.logging_setup import configure_logging
-from app.settings import Settings
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from app.settings import Settings
+# Everything else is imported where used: `spice <command> --help` should not pay for it.
 
 
 def settings_with(**overrides: Any) -> Settings:
     """Settings from the environment, with the CLI's explicit options winning."""
+    from app.settings import Settings
+
     return Settings(**{k: v for k, v in overrides.items() if v is not None})
 
 
 def emit_json(value: BaseModel | dict[str, Any] | list[Any]) -> None:
     """Machine output on stdout, one JSON document."""
-    if isinstance(value, BaseModel):
+    if not isinstance(value, dict | list):
         typer.echo(value.model_dump_json(indent=2))
     else:
         typer.echo(json.dumps(value, indent=2, default=str))
@@ -32,6 +36,8 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
 
 def setup_logging(level: str, kind: str = "text") -> None:
+    from app.logging_setup import configure_logging
+
     configure_logging(level, kind)
 
 

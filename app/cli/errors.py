@@ -24,9 +24,10 @@ GITHUB_STATUS = {
 
 def explain(exc: BaseException) -> str | None:
     """The one line for a failure a user can act on; None for a bug."""
+    from app.settings import ConfigError
     from spice_engine.errors import SpiceError
 
-    if isinstance(exc, SpiceError):
+    if isinstance(exc, SpiceError | ConfigError):
         return str(exc)
     if isinstance(exc, UnicodeDecodeError):
         return f"input is not UTF-8 text ({exc.reason} at byte {exc.start})"

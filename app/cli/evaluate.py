@@ -12,10 +12,6 @@ import typer
 from app.cli.common import fail
 from app.cli.pr_signals import baseline_text
 from spice_engine.errors import InputError
-from spice_engine.evaluation.gold import DIMENSIONS, read_gold
-from spice_engine.evaluation.plot import plot_confusions
-from spice_engine.evaluation.predictions import read_predictions
-from spice_engine.evaluation.report import CONTRACT_KEYS, evaluate
 
 
 def _label_map(value: str | None) -> dict[str, int] | None:
@@ -50,6 +46,8 @@ def _fmt(value: Any) -> str:
 
 
 def _text_report(report: dict[str, dict[str, Any]]) -> str:
+    from spice_engine.evaluation.report import CONTRACT_KEYS
+
     lines = []
     for dim, entry in report.items():
         rules = [("majority", entry)] + (
@@ -59,10 +57,12 @@ def _text_report(report: dict[str, dict[str, Any]]) -> str:
             ci = r.get("ci95", {})
             lines.append(f"{dim} [{rule}] n={r['n']}")
             for key in CONTRACT_KEYS:
-                band = f"  (95% CI {ci[key][0]:.3f}-{ci[key][1]:.3f})" if key in ci else ""
+                band = f"  (95% CI [{ci[key][0]:.3f}, {ci[key][1]:.3f}])" if key in ci else ""
                 lines.append(f"  {key:16s} {_fmt(r[key])}{band}")
             lines.append("  confusion (rows human 0-3, columns predicted 0-3):")
             lines += [f"    {row}" for row in r["confusion"]]
+        if entry.get("per_repo"):
+            lines.append(f"{dim} [majority] per repository:")
         for repo, r in entry.get("per_repo", {}).items():
             lines.append(
                 f"  {repo:28s} n={r['n']:<4} acc={_fmt(r['accuracy'])} "
@@ -94,6 +94,11 @@ def evaluate_cmd(
     ] = None,
 ) -> None:
     """Agreement of predictions with human labels: accuracy, kappa, alpha, F1, CIs, per repo."""
+    from spice_engine.evaluation.gold import DIMENSIONS, read_gold
+    from spice_engine.evaluation.plot import plot_confusions
+    from spice_engine.evaluation.predictions import read_predictions
+    from spice_engine.evaluation.report import evaluate
+
     if dimension is not None and dimension not in DIMENSIONS:
         fail(f"--dimension must be one of {', '.join(DIMENSIONS)}")
     try:

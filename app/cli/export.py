@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from app.cli.common import emit_json, fail, settings_with
-from app.harvest.decontam import known_ids, parse_date
-from app.harvest.export import Agreement, ExportFilter, Format, select_records, write
-from app.harvest.store import HarvestStore
-from app.store.engine import database_url, make_engine, session_factory
-from app.store.migrate import upgrade_to_head
+
+if TYPE_CHECKING:
+    from app.harvest.export import Agreement, Format
 
 
 def export(
@@ -41,6 +39,12 @@ def export(
     ] = False,
 ) -> None:
     """Write the stored instances with SWE-bench's fields and a `spice` block of our labels."""
+    from app.harvest.decontam import known_ids, parse_date
+    from app.harvest.export import ExportFilter, select_records, write
+    from app.harvest.store import HarvestStore
+    from app.store.engine import database_url, make_engine, session_factory
+    from app.store.migrate import upgrade_to_head
+
     if fmt not in ("swebench-jsonl", "parquet"):
         fail(f"--format must be swebench-jsonl or parquet, not {fmt!r}")
     if min_agreement not in (None, "majority", "unanimous"):

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from tqdm import tqdm  # type: ignore[import-untyped]
 
 from app.cli.common import (
     ApiBaseOption,
@@ -16,15 +15,9 @@ from app.cli.common import (
     settings_with,
     setup_logging,
 )
-from app.harvest.decontam import parse_date
-from app.harvest.fanout import queue_dispatch, register_harvest_task, settings_contexts
-from app.harvest.label import make_labeller
-from app.harvest.runner import HarvestContext, Outcome, harvest_repo, thread_dispatch
-from app.harvest.source import source_from_settings
-from app.harvest.store import HarvestStore
-from app.queue.factory import make_huey
-from app.store.engine import database_url, make_engine, session_factory
-from app.store.migrate import upgrade_to_head
+
+if TYPE_CHECKING:
+    from app.harvest.runner import Outcome
 
 
 def harvest(
@@ -57,6 +50,18 @@ def harvest(
     votes: Annotated[int | None, typer.Option(min=1, max=15, help="Votes per dimension.")] = None,
 ) -> None:
     """Harvest merged PRs into SWE-bench-style task instances; a rerun resumes where it stopped."""
+    from tqdm import tqdm  # type: ignore[import-untyped]
+
+    from app.harvest.decontam import parse_date
+    from app.harvest.fanout import queue_dispatch, register_harvest_task, settings_contexts
+    from app.harvest.label import make_labeller
+    from app.harvest.runner import HarvestContext, harvest_repo, thread_dispatch
+    from app.harvest.source import source_from_settings
+    from app.harvest.store import HarvestStore
+    from app.queue.factory import make_huey
+    from app.store.engine import database_url, make_engine, session_factory
+    from app.store.migrate import upgrade_to_head
+
     if "/" not in repo:
         fail(f"expected owner/name, got {repo!r}")
     settings = settings_with(model=model, api_base=api_base, votes=votes)

@@ -1,4 +1,4 @@
-"""Entry point of the `spice` command: every command module registered here."""
+"""Entry point of the `spice` command: every command listed here, loaded when used."""
 
 from __future__ import annotations
 
@@ -7,22 +7,62 @@ import sys
 
 import typer
 
-from app.cli import action as action_cli
-from app.cli import evaluate as evaluate_cli
-from app.cli import export as export_cli
-from app.cli import harvest as harvest_cli
-from app.cli import label_instance as label_instance_cli
-from app.cli import label_issue
-from app.cli import label_pr as label_pr_cli
-from app.cli import pr_signals as pr_signals_cli
-from app.cli import serve as serve_cli
-from app.cli import signals as signals_cli
-from app.cli import split_diff as split_diff_cli
-from app.cli import worker as worker_cli
-from app.cli.errors import explain, log_unexpected
+from app.cli.lazy_commands import LazyCommand, lazy_group
+
+COMMANDS = {
+    "label-issue": LazyCommand(
+        "app.cli.label_issue:label_issue",
+        "Label an issue for clarity (0-3) and candidate solution with k model votes.",
+    ),
+    "label-pr": LazyCommand(
+        "app.cli.label_pr:label_pr",
+        "Label a pull request's test adequacy (with counter-examples) and difficulty.",
+    ),
+    "label-instance": LazyCommand(
+        "app.cli.label_instance:label_instance",
+        "Label SWE-bench instances (tests + difficulty), or dry-run them for a token/cost report.",
+    ),
+    "action": LazyCommand(
+        "app.cli.action:action",
+        "Triage the event in $GITHUB_EVENT_PATH; JSON on stdout and in $GITHUB_OUTPUT (`json`).",
+    ),
+    "serve": LazyCommand(
+        "app.cli.serve:serve",
+        "Serve POST /webhook, GET /healthz and GET /metrics (gunicorn with uvicorn workers).",
+    ),
+    "worker": LazyCommand(
+        "app.cli.worker:worker",
+        "Run queued jobs; jobs a crash left behind are picked up at start and every minute.",
+    ),
+    "harvest": LazyCommand(
+        "app.cli.harvest:harvest",
+        "Harvest merged PRs into SWE-bench-style task instances; a rerun resumes where it stopped.",
+    ),
+    "export": LazyCommand(
+        "app.cli.export:export",
+        "Write the stored instances with SWE-bench's fields and a `spice` block of our labels.",
+    ),
+    "eval": LazyCommand(
+        "app.cli.evaluate:evaluate_cmd",
+        "Agreement of predictions with human labels: accuracy, kappa, alpha, F1, CIs, per repo.",
+    ),
+    "signals": LazyCommand(
+        "app.cli.signals:signals",
+        "Extract issue evidence signals; with --gold, print precision/recall/F1 per signal.",
+    ),
+    "pr-signals": LazyCommand(
+        "app.cli.pr_signals:pr_signals",
+        "Score the deterministic test-adequacy flags and difficulty prior against human labels.",
+    ),
+    "split-diff": LazyCommand(
+        "app.cli.split_diff:split_diff_command",
+        "Split a diff per file into the gold patch (source) and the test patch, byte-exact.",
+    ),
+}
 
 cli = typer.Typer(
     name="spice",
+    cls=lazy_group(COMMANDS),
     help="SPICE Triage: rubric-based LLM labels for GitHub issues and pull requests.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -35,20 +75,6 @@ def _root() -> None:
     """SPICE Triage: rubric-based LLM labels for GitHub issues and pull requests."""
 
 
-cli.command("label-issue")(label_issue.label_issue)
-cli.command("action")(action_cli.action)
-cli.command("eval")(evaluate_cli.evaluate_cmd)
-cli.command("signals")(signals_cli.signals)
-cli.command("split-diff")(split_diff_cli.split_diff_command)
-cli.command("serve")(serve_cli.serve)
-cli.command("worker")(worker_cli.worker)
-cli.command("label-pr")(label_pr_cli.label_pr)
-cli.command("label-instance")(label_instance_cli.label_instance)
-cli.command("harvest")(harvest_cli.harvest)
-cli.command("export")(export_cli.export)
-cli.command("pr-signals")(pr_signals_cli.pr_signals)
-
-
 def run() -> None:
     """Console-script entry point: a failure ends in one line on stderr, never a traceback."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -57,6 +83,8 @@ def run() -> None:
     except KeyboardInterrupt:
         sys.exit("interrupted")
     except Exception as exc:  # noqa: BLE001 - the one place every failure is turned into a line
+        from app.cli.errors import explain, log_unexpected
+
         line = explain(exc)
         if line is None:
             path = log_unexpected(exc)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from app.cli.common import fail
-from spice_engine.errors import SpiceError
-from spice_engine.pr_evidence.benchmark import BinaryScore, OrdinalScore, Report, load_cases, score
+
+if TYPE_CHECKING:
+    from spice_engine.pr_evidence.benchmark import BinaryScore, OrdinalScore, Report
 
 
 def _binary(score_: BinaryScore) -> str:
@@ -29,6 +30,8 @@ def _ordinal(score_: OrdinalScore) -> str:
 
 def report_text(report: Report) -> str:
     """Human-readable scores: headline, per half, per flag (* = counts toward tests_flag)."""
+    from spice_engine.pr_evidence.benchmark import BinaryScore, OrdinalScore
+
     lines = [
         f"tests_flag (any counting flag vs false_negative >= 2): {_binary(report.tests_flag)}",
         f"difficulty_prior vs difficulty: {_ordinal(report.difficulty_prior)}",
@@ -46,6 +49,9 @@ def report_text(report: Report) -> str:
 
 def baseline_text(instances: Path, gold: Path, ids: set[str]) -> str:
     """The deterministic baselines on the given instances, for `spice eval` to print."""
+    from spice_engine.errors import SpiceError
+    from spice_engine.pr_evidence.benchmark import load_cases, score
+
     try:
         report = score(load_cases(instances, gold, only=ids))
     except SpiceError as exc:
@@ -68,6 +74,9 @@ def pr_signals(
     ] = None,
 ) -> None:
     """Score the deterministic test-adequacy flags and difficulty prior against human labels."""
+    from spice_engine.errors import SpiceError
+    from spice_engine.pr_evidence.benchmark import load_cases, score
+
     try:
         cases = load_cases(instances, gold)
     except SpiceError as exc:

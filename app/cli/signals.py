@@ -10,14 +10,6 @@ from typing import Annotated
 import typer
 
 from app.cli.common import fail
-from spice_engine.errors import InputError
-from spice_engine.evaluation.signals_scoring import (
-    half_of,
-    read_agentless_labels,
-    read_instances,
-    score_signals,
-    signals_for,
-)
 
 
 def signals(
@@ -44,6 +36,15 @@ def signals(
     ] = None,
 ) -> None:
     """Extract issue evidence signals; with --gold, print precision/recall/F1 per signal."""
+    from spice_engine.errors import InputError
+    from spice_engine.evaluation.signals_scoring import (
+        half_of,
+        read_agentless_labels,
+        read_instances,
+        score_signals,
+        signals_for,
+    )
+
     try:
         rows = read_instances(instances)
         labels = read_agentless_labels(gold) if gold else {}

@@ -8,8 +8,6 @@ from typing import Annotated
 import typer
 
 from app.cli.common import emit_json, fail
-from spice_engine.errors import SpiceError
-from spice_engine.pr.diff_split import SplitRules, split_diff
 
 
 def split_diff_command(
@@ -23,6 +21,9 @@ def split_diff_command(
     ] = None,
 ) -> None:
     """Split a diff per file into the gold patch (source) and the test patch, byte-exact."""
+    from spice_engine.errors import SpiceError
+    from spice_engine.pr.diff_split import SplitRules, split_diff
+
     rules = SplitRules(test_globs=test_glob or [], source_globs=source_glob or [])
     try:
         raw = typer.get_binary_stream("stdin").read() if str(file) == "-" else file.read_bytes()
