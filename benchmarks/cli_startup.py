@@ -17,7 +17,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SPICE = str(Path(sys.executable).parent / "spice")
 BASELINE = [sys.executable, "-c", "import typer, pydantic"]
-COMMANDS = ["label-issue", "label-pr", "label-instance", "harvest", "eval", "worker", "serve", "export"]
+COMMANDS = [
+    "label-issue",
+    "label-pr",
+    "label-instance",
+    "harvest",
+    "eval",
+    "worker",
+    "serve",
+    "export",
+]
 
 
 def wall(argv: list[str]) -> float:
