@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -38,7 +38,6 @@ def signals(
     """Extract issue evidence signals; with --gold, print precision/recall/F1 per signal."""
     from spice_engine.errors import InputError
     from spice_engine.evaluation.signals_scoring import (
-        half_of,
         read_agentless_labels,
         read_instances,
         score_signals,
@@ -57,9 +56,7 @@ def signals(
     elapsed = time.perf_counter() - started
     typer.echo(f"extracted signals of {len(extracted)} instances in {elapsed:.2f} s")
     if dump is not None:
-        with dump.open("w", encoding="utf-8") as fh:
-            for iid, sig in extracted.items():
-                fh.write(json.dumps({"instance_id": iid, **sig.model_dump(mode="json")}) + "\n")
+        _dump(dump, extracted)
     if not labels:
         return
     labeled = {i: s for i, s in extracted.items() if i in labels}
@@ -67,10 +64,30 @@ def signals(
         fail(f"no instance of {instances} has a label in {gold}")
     scores = score_signals(labeled, labels)
     if halves:
-        for h in (0, 1):
-            part = score_signals({i: s for i, s in labeled.items() if half_of(i) == h}, labels)
-            for name, score in part.items():
-                scores[name].extra[f"f1_half_{h}"] = score.f1
+        _add_halves(scores, labeled, labels)
+    _print_scores(scores, use_patch)
+    if json_out is not None:
+        report = {name: sc.report() for name, sc in scores.items()}
+        json_out.write_text(json.dumps(report, indent=2), encoding="utf-8")
+
+
+def _dump(path: Path, extracted: dict[str, Any]) -> None:
+    with path.open("w", encoding="utf-8") as fh:
+        for iid, sig in extracted.items():
+            fh.write(json.dumps({"instance_id": iid, **sig.model_dump(mode="json")}) + "\n")
+
+
+def _add_halves(scores: dict[str, Any], labeled: dict[str, Any], labels: dict[str, Any]) -> None:
+    """F1 on each fixed half of the labelled instances: how much the figure moves."""
+    from spice_engine.evaluation.signals_scoring import half_of, score_signals
+
+    for h in (0, 1):
+        part = score_signals({i: s for i, s in labeled.items() if half_of(i) == h}, labels)
+        for name, score in part.items():
+            scores[name].extra[f"f1_half_{h}"] = score.f1
+
+
+def _print_scores(scores: dict[str, Any], use_patch: bool) -> None:
     for name, sc in scores.items():
         sc.extra["localization_vs_gold_patch"] = use_patch
         notes = {k: v for k, v in sc.extra.items() if k != "localization_vs_gold_patch"}
@@ -78,6 +95,3 @@ def signals(
             f"{name:22s} P={sc.precision:.3f} R={sc.recall:.3f} F1={sc.f1:.3f} "
             f"n={sc.n} (human positives {sc.positives})" + (f"  {notes}" if notes else "")
         )
-    if json_out is not None:
-        report = {name: sc.report() for name, sc in scores.items()}
-        json_out.write_text(json.dumps(report, indent=2), encoding="utf-8")
