@@ -146,34 +146,47 @@ def localize_to_fix(
     fix: FixLocation, parts: IssueParts, mentions: Mentions, stack: list[Frame]
 ) -> tuple[LocalizationKind, LocalizationKind, LocalizationKind]:
     """File, function and line localization relative to the fix, strongest kind first."""
-    prose = " ".join(parts.prose).lower()
-    prose_words = set(_WORD.findall(prose))
     idents = _identifiers(parts, mentions)
+    file = _file_kind(fix, parts, mentions, stack, idents)
+    function, existing = _function_kind(fix, parts, mentions, stack, idents)
+    if existing and file in ("none", "natural_language") and function in ("stacktrace", "keywords"):
+        file = "keywords"  # naming the changed function names its file too
+    line, pointed = _line_kind(fix, mentions, stack, file)
+    if function == "none" and pointed:
+        function = "natural_language"  # a line of the fixed file inside the changed function
+    return file, function, line
+
+
+def _file_kind(
+    fix: FixLocation, parts: IssueParts, mentions: Mentions, stack: list[Frame], idents: set[str]
+) -> LocalizationKind:
+    prose_words = set(_WORD.findall(" ".join(parts.prose).lower()))
     dotted = {
         n.lower() for n in mentions.modules + mentions.functions + mentions.classes if "." in n
     }
-
-    file: LocalizationKind = "none"
     if any(_same_file(fr.path, f) for fr in stack for f in fix.files):
-        file = "stacktrace"
-    elif (
+        return "stacktrace"
+    if (
         any(_same_file(p, f) for p in mentions.paths for f in fix.files)
         or any(
             d.startswith(m) or m in d for d in dotted for f in fix.files for m in _module_names(f)
         )
         or (fix.functions | fix.classes) & idents
     ):
-        file = "keywords"
-    elif any(
+        return "keywords"
+    if any(
         (stem := _norm(f).rsplit("/", 1)[-1].removesuffix(".py")) not in _GENERIC_STEMS
         and all(w in prose_words for w in _words(stem))
         for f in fix.files
     ):
-        file = "natural_language"
+        return "natural_language"
+    return "none"
 
-    function: LocalizationKind = "none"
-    existing = True
-    english = _english_words(parts)
+
+def _function_kind(
+    fix: FixLocation, parts: IssueParts, mentions: Mentions, stack: list[Frame], idents: set[str]
+) -> tuple[LocalizationKind, bool]:
+    """The kind, and whether the function named already exists (a new one locates nothing)."""
     code_shaped = {n.split(".")[-1] for n in mentions.functions + mentions.classes}
     code_shaped |= {w for c in parts.inline_code for w in re.findall(r"[A-Za-z_][\w-]*", c)}
     code_shaped |= set(_JOINED.findall(parts.title))  # `inherited-members`, `min_degrees`
@@ -182,39 +195,38 @@ def localize_to_fix(
         fr.function in fix.functions and any(_same_file(fr.path, f) for f in fix.files)
         for fr in _failing_frames(stack, fix)
     ):
-        function = "stacktrace"
-    elif fix.functions & idents or any(
+        return "stacktrace", True
+    if fix.functions & idents or any(
         _names_part(n, fn) for n in code_shaped for fn in fix.functions
     ):
-        function = "keywords"
-    elif fix.new_functions & idents:
-        function = "keywords"
-        existing = False  # a function yet to be written tells nothing of where it will live
-    elif any(_spoken_of(fn, english) for fn in fix.functions):
-        function = "natural_language"  # `_dataset_concat` spoken of as "concatenating datasets"
+        return "keywords", True
+    if fix.new_functions & idents:
+        return "keywords", False  # a function yet to be written tells nothing of where it lives
+    english = _english_words(parts)
+    if any(_spoken_of(fn, english) for fn in fix.functions):
+        return "natural_language", True  # `_dataset_concat` spoken of as "concatenating datasets"
+    return "none", True
 
-    if existing and file in ("none", "natural_language") and function in ("stacktrace", "keywords"):
-        file = "keywords"  # naming the changed function names its file too
 
-    line: LocalizationKind = "none"
+def _line_kind(
+    fix: FixLocation, mentions: Mentions, stack: list[Frame], file: LocalizationKind
+) -> tuple[LocalizationKind, bool]:
+    """The kind, and whether a quoted line number falls inside a changed function."""
     changed = {f: set(numbers) for f, numbers in fix.lines.items()}
     if any(
         fr.line is not None and _same_file(fr.path, f) and _near(fr.line, numbers)
         for fr in stack
         for f, numbers in changed.items()
     ):
-        line = "stacktrace"
-    elif file != "none":
-        owner_of = {n: o for lines in fix.owners.values() for n, o in lines}
-        quoted = {int(x) for ref in mentions.line_refs for x in _LINE_NUMBER.findall(ref)[:4]}
-        pointed = [
-            owner_of[n]
-            for x in quoted
-            for n in range(x - LINE_TOLERANCE, x + LINE_TOLERANCE + 1)
-            if n in owner_of
-        ]
-        if pointed:
-            line = "keywords"
-        if function == "none" and any(pointed):
-            function = "natural_language"  # a line of the fixed file inside the changed function
-    return file, function, line
+        return "stacktrace", False
+    if file == "none":
+        return "none", False
+    owner_of = {n: o for lines in fix.owners.values() for n, o in lines}
+    quoted = {int(x) for ref in mentions.line_refs for x in _LINE_NUMBER.findall(ref)[:4]}
+    pointed = [
+        owner_of[n]
+        for x in quoted
+        for n in range(x - LINE_TOLERANCE, x + LINE_TOLERANCE + 1)
+        if n in owner_of
+    ]
+    return ("keywords" if pointed else "none"), any(pointed)
