@@ -53,7 +53,13 @@ class Request:
 def _user(req: Request) -> Answer:
     if req.actor.endswith("[bot]"):  # installation tokens and GITHUB_TOKEN
         return 403, {"message": "Resource not accessible by integration"}
-    return 200, req.fake.user(req.actor)
+    profile = dict.fromkeys(("bio", "blog", "company", "email", "hireable", "location"))
+    profile |= dict.fromkeys(("followers", "following", "public_gists", "public_repos"), 0)
+    stamps = {"created_at": "2020-01-01T00:00:00Z", "updated_at": "2020-01-01T00:00:00Z"}
+    return 200, req.fake.user(req.actor) | profile | stamps | {
+        "name": req.actor,
+        "user_view_type": "public",
+    }
 
 
 def _repo(req: Request) -> Answer:
@@ -141,6 +147,7 @@ def _get_comment(req: Request) -> Answer:
 def _reaction(req: Request) -> Answer:
     reaction = {
         "id": len(req.fake.reactions) + 1,
+        "node_id": f"REA_{len(req.fake.reactions) + 1}",
         "content": req.body["content"],
         "user": req.fake.user(req.actor),
         "subject": req.match.group(0),
@@ -212,7 +219,7 @@ def _permission(req: Request) -> Answer:
     if req.repo is None:
         return NOT_FOUND
     permission = req.repo.permissions.get(req.arg("user"), "read")
-    user = req.fake.user(req.arg("user"))
+    user = req.fake.user(req.arg("user")) | {"role_name": permission}
     return 200, {"permission": permission, "role_name": permission, "user": user}
 
 
