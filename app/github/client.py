@@ -3,19 +3,28 @@
 from __future__ import annotations
 
 import base64
+import logging
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 from urllib.parse import quote
 
-from github import Auth, Github, GithubException, UnknownObjectException
+from github import Auth, Github, GithubException
 from github.IssueEvent import IssueEvent
 from github.PaginatedList import PaginatedList
 from pydantic import BaseModel
 
-from app.github.auth import ACTION_BOT_LOGIN, AppCredentials, GitHubAuthError, token_github
-from app.github.retries import RetryPolicy, call_with_retries, is_retryable
+from app.github.auth import (
+    ACTION_BOT_LOGIN,
+    AppCredentials,
+    GitHubAuthError,
+    InstallationAuth,
+    auth_github,
+    token_github,
+)
+from app.github.retries import RetryPolicy, call_with_retries, is_retryable, policy_from_settings
 from app.settings import Settings
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 CLOSING_QUERY = """
 query($owner: String!, $name: String!, $number: Int!) {
@@ -163,7 +172,16 @@ class PyGithubRepo:
         return call_with_retries(self._policy, f"{what} {self.full_name}", func)
 
     def _request(self, verb: str, url: str, body: Any = None) -> Any:
-        return self._gh.requester.requestJsonAndCheck(verb, url, input=body)[1]
+        """A REST call. A renamed or transferred repository answers writes with 307 and a
+        `Location` (PyGithub would take the redirect's body as the answer): follow it."""
+        for _ in range(MAX_REDIRECTS + 1):
+            headers, data = self._gh.requester.requestJsonAndCheck(verb, url, input=body)
+            location = {k.lower(): v for k, v in headers.items()}.get("location")
+            if location is None or not _is_redirect(data):
+                return data
+            log.info("%s %s moved to %s: following", verb, url, location)
+            url = location
+        raise GithubException(310, data, headers, f"{verb} {url}: too many redirects")
 
     @property
     def default_branch(self) -> str:
@@ -180,8 +198,8 @@ class PyGithubRepo:
                 number=number,
                 title=issue.title or "",
                 body=issue.body or "",
-                author=issue.user.login,
-                author_type=issue.user.type or "User",
+                author=_login(issue.user),
+                author_type=(issue.user.type if issue.user else None) or "User",
                 labels=[label.name for label in issue.labels],
                 is_pull_request=issue.pull_request is not None,
             )
@@ -195,8 +213,8 @@ class PyGithubRepo:
                 number=number,
                 title=pr.title or "",
                 body=pr.body or "",
-                author=pr.user.login,
-                author_type=pr.user.type or "User",
+                author=_login(pr.user),
+                author_type=(pr.user.type if pr.user else None) or "User",
                 labels=[label.name for label in pr.labels],
                 is_pull_request=True,
                 draft=bool(pr.draft),
@@ -248,14 +266,14 @@ class PyGithubRepo:
             "graphql closingIssuesReferences",
             lambda: self._gh.requester.graphql_query(CLOSING_QUERY, variables),
         )
-        pull = ((data.get("data") or {}).get("repository") or {}).get("pullRequest") or {}
-        nodes = (pull.get("closingIssuesReferences") or {}).get("nodes") or []
-        return [(n["repository"]["nameWithOwner"], int(n["number"])) for n in nodes]
+        return closing_refs_in(data)
 
     def list_comments(self, number: int) -> list[CommentData]:
         def fetch() -> list[CommentData]:
             comments = self._repo.get_issue(number).get_comments()
-            return [CommentData(id=c.id, body=c.body or "", author=c.user.login) for c in comments]
+            return [
+                CommentData(id=c.id, body=c.body or "", author=_login(c.user)) for c in comments
+            ]
 
         return self._call("list comments", fetch)
 
@@ -263,19 +281,20 @@ class PyGithubRepo:
         # Not retried here: a POST that timed out may have landed. The sticky comment retries
         # the whole find-then-create, which is idempotent.
         data = self._request("POST", f"{self._path}/issues/{number}/comments", {"body": body})
-        return CommentData(id=data["id"], body=data["body"], author=data["user"]["login"])
+        return _comment(data)
 
     def edit_comment(self, comment_id: int, body: str) -> CommentData:
         url = f"{self._path}/issues/comments/{comment_id}"
         data = self._call("edit comment", lambda: self._request("PATCH", url, {"body": body}))
-        return CommentData(id=data["id"], body=data["body"], author=data["user"]["login"])
+        return _comment(data)
 
     def label_names(self) -> set[str]:
         return self._call("list labels", lambda: {lab.name for lab in self._repo.get_labels()})
 
     def create_label(self, name: str, color: str, description: str) -> None:
         try:
-            self._call("create label", lambda: self._repo.create_label(name, color, description))
+            body = {"name": name, "color": color, "description": description}
+            self._call("create label", lambda: self._request("POST", f"{self._path}/labels", body))
         except GithubException as exc:
             if exc.status != 422:  # 422 = created meanwhile by a concurrent run: fine
                 raise
@@ -295,7 +314,9 @@ class PyGithubRepo:
     def git_http_header(self) -> str | None:
         """For cloning this repository with the session's own token (private repositories)."""
         auth = self._gh.requester.auth
-        return basic_git_header(auth.token) if isinstance(auth, Auth.Token) else None
+        if isinstance(auth, Auth.Token | InstallationAuth):
+            return basic_git_header(auth.token)
+        return None
 
     def label_events(self, number: int) -> list[LabelEvent]:
         """Oldest first. A deleted account shows as `ghost`, as on GitHub."""
@@ -329,13 +350,50 @@ class PyGithubRepo:
         def fetch() -> str | None:
             try:
                 content = self._repo.get_contents(path, ref=branch)
-            except UnknownObjectException:
-                return None
+            except GithubException as exc:
+                # Any 404: no such file, and also "This repository is empty." or "No commit
+                # found for the ref" (PyGithub raises those as a plain GithubException).
+                if exc.status == 404:
+                    return None
+                raise
             if isinstance(content, list):
                 return None  # a directory
             return content.decoded_content.decode("utf-8", errors="replace")
 
         return self._call("read file", fetch)
+
+
+MAX_REDIRECTS = 3
+
+
+def _is_redirect(data: Any) -> bool:
+    return isinstance(data, dict) and "id" not in data and "url" in data and "message" in data
+
+
+def _login(user: Any) -> str:
+    """A deleted account shows as `ghost`, as on GitHub (REST gives `user: null`)."""
+    return str(user.login) if user is not None and user.login else "ghost"
+
+
+def _comment(data: dict[str, Any]) -> CommentData:
+    return CommentData(
+        id=data["id"],
+        body=data.get("body") or "",
+        author=str((data.get("user") or {}).get("login") or "ghost"),
+    )
+
+
+def closing_refs_in(data: Any) -> list[tuple[str, int]]:
+    """`closingIssuesReferences` of a GraphQL answer; null nodes (issues this token may not
+    see) are skipped."""
+    root = data.get("data") if isinstance(data, dict) else None
+    pull = ((root or {}).get("repository") or {}).get("pullRequest") or {}
+    nodes = (pull.get("closingIssuesReferences") or {}).get("nodes") or []
+    return [
+        (str(n["repository"]["nameWithOwner"]), int(n["number"]))
+        for n in nodes
+        if isinstance(n, dict) and n.get("number") is not None and n.get("repository")
+    ]
 
 
 def basic_git_header(token: str) -> str:
@@ -378,15 +436,18 @@ def token_owner(gh: Github, policy: RetryPolicy) -> str | None:
 
 def session_factory(settings: Settings, policy: RetryPolicy | None = None) -> SessionFactory:
     """Installation id -> session: App auth when an App id is set, else the plain token."""
+    pacing = policy or policy_from_settings(settings)
     if settings.github_app_id is not None:
         creds = AppCredentials(settings)
 
         def app_session(installation_id: int | None) -> GitHubSession:
             if installation_id is None:
                 raise GitHubAuthError("the event has no installation id (App mode needs one)")
-            token = creds.installation_token(installation_id).token
+            # The token is asked for on every request (cached until shortly before it
+            # expires): a job may outlive the token it started with.
+            auth = InstallationAuth(creds, installation_id)
             login = settings.bot_login or creds.bot_login()
-            return PyGithubSession(token_github(token, settings, policy), login, policy)
+            return PyGithubSession(auth_github(auth, settings, pacing), login, pacing)
 
         return app_session
     if settings.github_token is None:
@@ -397,9 +458,9 @@ def session_factory(settings: Settings, policy: RetryPolicy | None = None) -> Se
     def token_session(_installation_id: int | None) -> GitHubSession:
         # Asked on first use, not at start-up: a worker must not need GitHub to boot.
         nonlocal login
-        gh = token_github(token, settings, policy)
+        gh = token_github(token, settings, pacing)
         if login is None:
-            login = token_owner(gh, policy or RetryPolicy()) or ACTION_BOT_LOGIN
-        return PyGithubSession(gh, login, policy)
+            login = token_owner(gh, pacing) or ACTION_BOT_LOGIN
+        return PyGithubSession(gh, login, pacing)
 
     return token_session

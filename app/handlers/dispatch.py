@@ -85,6 +85,8 @@ def handle_delivery(
     except GithubException as exc:
         out.errors.append(f"GitHub API error {exc.status}: {exc.message or exc.data}")
         out.retryable = is_retryable(exc) or isinstance(exc, RetryAfterTooLong)
+        if isinstance(exc, RetryAfterTooLong):
+            out.retry_after_s = exc.wait_s
     except requests.RequestException as exc:
         out.errors.append(f"GitHub unreachable: {type(exc).__name__}: {exc}")
         out.retryable = True

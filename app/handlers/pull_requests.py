@@ -62,7 +62,7 @@ def fetch_issues(repo: GitHubRepo, numbers: list[int], warnings: list[str]) -> l
         try:
             issues.append(repo.get_issue(n))
         except GithubException as exc:
-            if exc.status != 404:
+            if exc.status not in (404, 410):  # 410: the issue was deleted
                 raise
             warnings.append(f"linked issue #{n} not found")
     return [i for i in issues if not i.is_pull_request]

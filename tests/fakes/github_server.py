@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from tests.fakes import github_shapes as shapes
+from tests.fakes.github_failures import FailureShapes
 
 DOCS = "https://docs.github.com/rest"
 Json = dict[str, Any]
@@ -47,6 +48,9 @@ class Fault:
     path_contains: str | None = None
     after: bool = False
     """Apply the request, then fail: a reply lost on the way back."""
+    headers: dict[str, str] = field(default_factory=dict)
+    body: Any = None
+    """The answer's body instead of `{"message": message}` (e.g. GraphQL `errors`)."""
 
 
 @dataclass
@@ -69,12 +73,16 @@ class RepoState:
     pulls: dict[int, Json] = field(default_factory=dict)
     files: dict[int, list[Json]] = field(default_factory=dict)
     commits: dict[int, list[Json]] = field(default_factory=dict)
-    closing: dict[int, list[tuple[str, int]]] = field(default_factory=dict)
+    closing: dict[int, list[tuple[str, int] | None]] = field(default_factory=dict)
     labels: dict[str, Json] = field(default_factory=dict)
     permissions: dict[str, str] = field(default_factory=dict)
     contents: dict[tuple[str, str], str] = field(default_factory=dict)
     diffs: dict[int, str | None] = field(default_factory=dict)
     """Each PR's `.diff`; None: too large for GitHub to render (406)."""
+    empty_message: str | None = None
+    """Set: the repository has no commits; the contents API answers 404 with this."""
+    deleted: set[int] = field(default_factory=set)
+    """Issues deleted: 410 Gone."""
     events: dict[int, list[Json]] = field(default_factory=dict)
     """Issue events, oldest first: `labeled` and `unlabeled`, with their actor."""
 
@@ -83,7 +91,7 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-class FakeGitHub:
+class FakeGitHub(FailureShapes):
     """The server; use as a context manager."""
 
     def __init__(
@@ -103,6 +111,7 @@ class FakeGitHub:
         self.jwt_public_key: str | None = None
         """When set, installation-token requests must carry a JWT signed by the App's key."""
         self.repos: dict[str, RepoState] = {}
+        self.renamed: dict[str, str] = {}
         self.comments: dict[int, Json] = {}
         self.comment_repo: dict[int, tuple[str, int]] = {}
         self.reactions: list[Json] = []
@@ -266,7 +275,7 @@ class FakeGitHub:
         commits: list[str] | None = None,
         head_sha: str = "a" * 40,
         base_sha: str = "b" * 40,
-        closing: list[tuple[str, int]] | None = None,
+        closing: list[tuple[str, int] | None] | None = None,
     ) -> Json:
         """A PR (and its issue twin); `files` are `{filename, patch, status?}` dicts."""
         with self._lock:
@@ -350,10 +359,15 @@ class FakeGitHub:
         method: str | None = None,
         path_contains: str | None = None,
         after: bool = False,
+        headers: dict[str, str] | None = None,
+        body: Any = None,
     ) -> None:
         """The next `times` matching requests fail (`403` + message = secondary rate limit)."""
         with self._lock:
-            fault = Fault(status, times, retry_after, message, method, path_contains, after)
+            fault = Fault(
+                status, times, retry_after, message, method, path_contains, after, headers or {}
+            )
+            fault.body = body
             self.faults.append(fault)
 
     def fail_secondary_rate_limit(self, times: int = 1, retry_after: int = 1) -> None:
@@ -503,9 +517,9 @@ def _handler_class(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                 status, payload, *extra = route(fake, self.command, path, query, body, headers)
             if fault is not None:
                 retry = {"Retry-After": str(fault.retry_after)} if fault.retry_after else {}
-                error = {"message": fault.message, "documentation_url": DOCS}
+                error = fault.body or {"message": fault.message, "documentation_url": DOCS}
                 fake.observe(self.command, path, query, body, (fault.status, error))
-                self._send(fault.status, error, retry)
+                self._send(fault.status, error, retry | fault.headers)
                 return
             if status >= 400 and isinstance(payload, dict):
                 payload = {**payload, "documentation_url": payload.get("documentation_url", DOCS)}
