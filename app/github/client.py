@@ -21,7 +21,7 @@ from app.github.auth import (
     auth_github,
     token_github,
 )
-from app.github.retries import RetryPolicy, call_with_retries, is_retryable, policy_from_settings
+from app.github.retries import RetryPolicy, call_with_retries, is_transient, policy_from_settings
 from app.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -154,7 +154,7 @@ def complete_pull_diff(
     try:
         return full_diff(), []
     except GithubException as exc:
-        if is_retryable(exc):
+        if is_transient(exc):
             raise
         return pull_diff(files), missing
 

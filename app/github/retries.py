@@ -113,6 +113,11 @@ def is_retryable(exc: BaseException) -> bool:
     return isinstance(exc, requests.ConnectionError | requests.Timeout)
 
 
+def is_transient(exc: BaseException) -> bool:
+    """Worth trying again: now (`is_retryable`) or after the long wait GitHub asked for."""
+    return is_retryable(exc) or isinstance(exc, RetryAfterTooLong)
+
+
 def server_wait_s(exc: BaseException, limit_wait_s: float = SECONDARY_LIMIT_WAIT_S) -> float | None:
     """The wait GitHub asked for: `Retry-After`, the primary limit's reset time, or (a limit
     naming no wait) `limit_wait_s`, which GitHub wants to be at least a minute."""

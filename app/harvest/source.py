@@ -13,10 +13,9 @@ from pydantic import BaseModel
 
 from app.github.client import CLOSING_QUERY, PullFile, closing_refs_in
 from app.github.retries import (
-    RetryAfterTooLong,
     RetryPolicy,
     call_with_retries,
-    is_retryable,
+    is_transient,
     policy_from_settings,
 )
 from app.harvest.budget import RateBudget, budget_for
@@ -210,7 +209,7 @@ class GitHubHarvestSource:
         except GithubException as exc:
             # A rate limit (HTTP 200 with `errors` and no budget left) must stop here: taken
             # for "no links" the PR would be recorded unlinked and the cursor moved past it.
-            if is_retryable(exc) or isinstance(exc, RetryAfterTooLong):
+            if is_transient(exc):
                 raise
             if exc.status not in (400, 404):
                 raise

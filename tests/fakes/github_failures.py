@@ -97,11 +97,9 @@ class FailureShapes:
         self.fail_next(403, 1, retry_after, ABUSE, path_contains=path_contains)
 
     def ghost_author(self, repo: str, number: int) -> None:
-        """The author's account was deleted: REST gives `user: null`."""
-        state = self.repos[repo]
-        state.issues[number]["user"] = None
-        if number in state.pulls:
-            state.pulls[number]["user"] = None
+        """The author's account was deleted: the issues API gives `user: null` (the pulls
+        API and webhooks keep a user object, per GitHub's schemas)."""
+        self.repos[repo].issues[number]["user"] = None
 
 
 def redirect(fake: Any, method: str, path: str) -> tuple[int, Json, dict[str, str]] | None:

@@ -95,7 +95,7 @@ def payload(
         data["changes"] = extra.get("changes", {})
     if action == "synchronize":
         data["before"], data["after"] = "f" * 40, data["pull_request"]["head"]["sha"]
-    data["sender"] = gh.user(extra.get("author", issue["user"]["login"]))
+    data["sender"] = gh.user(extra.get("author") or (issue["user"] or {}).get("login") or "ghost")
     return assert_webhook_valid(event, data)
 
 
