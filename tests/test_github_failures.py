@@ -118,3 +118,27 @@ def test_long_lists_are_followed_page_by_page(live: LiveApp) -> None:
     assert live.gh.label_names(REPO, 7) == ["clarity: minor-gaps"]
     listings = [path for method, path in live.gh.requests if method == "GET"]
     assert listings.count(f"/repos/{REPO}/issues/7/comments") >= 4  # two pages, twice
+
+
+def test_healthz_metrics_and_logs_show_rate_limit_waits_and_failures_by_kind(
+    live: LiveApp, caplog: pytest.LogCaptureFixture
+) -> None:
+    live.gh.too_many_requests(path_contains="/comments")
+    live.gh.fail_next(502, path_contains="/labels")
+    opened(live)
+    live.run_scheduled()
+    health = live.client.get("/healthz").json()["github"]
+    assert health["failures"]["rate_limit_secondary"] >= 1
+    assert health["failures"]["server_error"] >= 1
+    assert health["rate_limit_waits"] == {"rate_limit_secondary/deferred": 1}
+    assert health["rate_limit_wait_s"] >= 60
+    scrape = live.client.get("/metrics").text
+    assert (
+        'spice_github_rate_limit_waits_total{kind="rate_limit_secondary",where="deferred"} 1.0'
+        in scrape
+    )
+    assert 'spice_github_failures_total{kind="server_error"}' in scrape
+    assert any(
+        "rate_limit_secondary" in r.getMessage() and "deferred" in r.getMessage()
+        for r in caplog.records
+    )

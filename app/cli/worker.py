@@ -10,7 +10,7 @@ import typer
 
 from app.cli.common import setup_logging
 from app.harvest.fanout import register_harvest_task, settings_contexts
-from app.metrics import build_metrics, use_multiprocess_dir
+from app.metrics import build_metrics, use_multiprocess_dir, watch_github
 from app.queue.consumer import run_consumer
 from app.queue.handler import DEFAULT_HANDLER, load_handler
 from app.queue.runner import JobRunner
@@ -37,9 +37,9 @@ def worker(
     engine = make_engine(database_url(settings))
     upgrade_to_head(engine)
     sessions = session_factory(engine)
-    runner = JobRunner(
-        sessions, load_handler(handler, settings), build_metrics(), secret_values(settings)
-    )
+    metrics = build_metrics()
+    watch_github(metrics)  # for the process's life: GitHub failures and waits in /metrics
+    runner = JobRunner(sessions, load_handler(handler, settings), metrics, secret_values(settings))
     queue = build_queue(settings, sessions, runner)
     register_harvest_task(queue.huey, settings_contexts(settings))  # `spice harvest --enqueue`
     recovered = queue.recover()

@@ -102,7 +102,7 @@ class JobRunner:
             log.warning("job error key=%s delivery=%s error=%s", run.key, run.delivery_id, error)
             if self._metrics:
                 self._metrics.errors.labels("job").inc()
-                self._metrics.jobs_finished.labels("error").inc()
+                self._metrics.jobs_finished.labels("deferred" if delay else "error").inc()
             if again or hopeless:
                 return again
             if delay is not None:
