@@ -11,7 +11,6 @@ from urllib.parse import quote
 from github import Auth, Github, GithubException
 from github.IssueEvent import IssueEvent
 from github.PaginatedList import PaginatedList
-from pydantic import BaseModel
 
 from app.github.auth import (
     ACTION_BOT_LOGIN,
@@ -21,7 +20,16 @@ from app.github.auth import (
     auth_github,
     token_github,
 )
-from app.github.retries import RetryPolicy, call_with_retries, is_transient, policy_from_settings
+from app.github.diffs import complete_pull_diff as complete_pull_diff
+from app.github.diffs import pull_diff as pull_diff
+from app.github.models import MAX_REDIRECTS, closing_refs_in, comment_data, is_redirect, login_of
+from app.github.models import CommentData as CommentData
+from app.github.models import CommitData as CommitData
+from app.github.models import IssueData as IssueData
+from app.github.models import LabelEvent as LabelEvent
+from app.github.models import PullData as PullData
+from app.github.models import PullFile as PullFile
+from app.github.retries import RetryPolicy, call_with_retries, policy_from_settings
 from app.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -34,54 +42,6 @@ query($owner: String!, $name: String!, $number: Int!) {
     }
   }
 }"""
-
-
-class IssueData(BaseModel):
-    number: int
-    title: str
-    body: str
-    author: str
-    author_type: str = "User"
-    labels: list[str] = []
-    is_pull_request: bool = False
-
-
-class PullData(IssueData):
-    draft: bool = False
-    base_sha: str
-    head_sha: str
-    base_ref: str
-    clone_url: str | None = None
-    """Of the base repository (where the base commit is)."""
-
-
-class PullFile(BaseModel):
-    filename: str
-    status: str
-    patch: str | None = None
-    """None for binary files, and for text diffs too large for GitHub's files API."""
-    previous_filename: str | None = None
-    changes: int = 0
-    """Lines added plus removed: a text file whose `patch` is missing has some."""
-
-
-class CommitData(BaseModel):
-    sha: str
-    message: str
-
-
-class CommentData(BaseModel):
-    id: int
-    body: str
-    author: str
-
-
-class LabelEvent(BaseModel):
-    """A label put on (`added`) or taken off an issue or PR, and by whom."""
-
-    label: str
-    actor: str
-    added: bool
 
 
 class GitHubRepo(Protocol):
@@ -119,46 +79,6 @@ class GitHubSession(Protocol):
     def repo(self, full_name: str) -> GitHubRepo: ...
 
 
-def pull_diff(files: list[PullFile]) -> str:
-    """A unified diff of a PR assembled from its files' patches (binary files have none)."""
-    parts: list[str] = []
-    for f in files:
-        if f.patch is None:
-            continue
-        old = f.previous_filename or f.filename
-        a = "/dev/null" if f.status == "added" else f"a/{old}"
-        b = "/dev/null" if f.status == "removed" else f"b/{f.filename}"
-        patch = f.patch if f.patch.endswith("\n") else f.patch + "\n"
-        header = f"diff --git a/{old} b/{f.filename}\n"
-        # unidiff refuses `+++ /dev/null` after a git header unless the deletion is declared.
-        if f.status == "removed":
-            header += "deleted file mode 100644\n"
-        elif old != f.filename:
-            header += f"rename from {old}\nrename to {f.filename}\n"
-        parts.append(f"{header}--- {a}\n+++ {b}\n{patch}")
-    return "".join(parts)
-
-
-def complete_pull_diff(
-    files: list[PullFile], full_diff: Callable[[], str]
-) -> tuple[str, list[str]]:
-    """A PR's diff from its files, and the text files it still lacks.
-
-    The files API leaves out the patch of a file too large to show; then `full_diff` (the
-    PR's `.diff`, which has every file) is asked for. When GitHub refuses that too (a very
-    large PR), the files' diff comes back with the names of the files missing from it.
-    """
-    missing = [f.filename for f in files if f.patch is None and f.changes > 0]
-    if not missing:
-        return pull_diff(files), []
-    try:
-        return full_diff(), []
-    except GithubException as exc:
-        if is_transient(exc):
-            raise
-        return pull_diff(files), missing
-
-
 class PyGithubRepo:
     """`GitHubRepo` over PyGithub; every call goes through the one retry policy."""
 
@@ -177,7 +97,7 @@ class PyGithubRepo:
         for _ in range(MAX_REDIRECTS + 1):
             headers, data = self._gh.requester.requestJsonAndCheck(verb, url, input=body)
             location = {k.lower(): v for k, v in headers.items()}.get("location")
-            if location is None or not _is_redirect(data):
+            if location is None or not is_redirect(data):
                 return data
             log.info("%s %s moved to %s: following", verb, url, location)
             url = location
@@ -198,7 +118,7 @@ class PyGithubRepo:
                 number=number,
                 title=issue.title or "",
                 body=issue.body or "",
-                author=_login(issue.user),
+                author=login_of(issue.user),
                 author_type=(issue.user.type if issue.user else None) or "User",
                 labels=[label.name for label in issue.labels],
                 is_pull_request=issue.pull_request is not None,
@@ -213,7 +133,7 @@ class PyGithubRepo:
                 number=number,
                 title=pr.title or "",
                 body=pr.body or "",
-                author=_login(pr.user),
+                author=login_of(pr.user),
                 author_type=(pr.user.type if pr.user else None) or "User",
                 labels=[label.name for label in pr.labels],
                 is_pull_request=True,
@@ -272,7 +192,7 @@ class PyGithubRepo:
         def fetch() -> list[CommentData]:
             comments = self._repo.get_issue(number).get_comments()
             return [
-                CommentData(id=c.id, body=c.body or "", author=_login(c.user)) for c in comments
+                CommentData(id=c.id, body=c.body or "", author=login_of(c.user)) for c in comments
             ]
 
         return self._call("list comments", fetch)
@@ -281,12 +201,12 @@ class PyGithubRepo:
         # Not retried here: a POST that timed out may have landed. The sticky comment retries
         # the whole find-then-create, which is idempotent.
         data = self._request("POST", f"{self._path}/issues/{number}/comments", {"body": body})
-        return _comment(data)
+        return comment_data(data)
 
     def edit_comment(self, comment_id: int, body: str) -> CommentData:
         url = f"{self._path}/issues/comments/{comment_id}"
         data = self._call("edit comment", lambda: self._request("PATCH", url, {"body": body}))
-        return _comment(data)
+        return comment_data(data)
 
     def label_names(self) -> set[str]:
         return self._call("list labels", lambda: {lab.name for lab in self._repo.get_labels()})
@@ -361,39 +281,6 @@ class PyGithubRepo:
             return content.decoded_content.decode("utf-8", errors="replace")
 
         return self._call("read file", fetch)
-
-
-MAX_REDIRECTS = 3
-
-
-def _is_redirect(data: Any) -> bool:
-    return isinstance(data, dict) and "id" not in data and "url" in data and "message" in data
-
-
-def _login(user: Any) -> str:
-    """A deleted account shows as `ghost`, as on GitHub (REST gives `user: null`)."""
-    return str(user.login) if user is not None and user.login else "ghost"
-
-
-def _comment(data: dict[str, Any]) -> CommentData:
-    return CommentData(
-        id=data["id"],
-        body=data.get("body") or "",
-        author=str((data.get("user") or {}).get("login") or "ghost"),
-    )
-
-
-def closing_refs_in(data: Any) -> list[tuple[str, int]]:
-    """`closingIssuesReferences` of a GraphQL answer; null nodes (issues this token may not
-    see) are skipped."""
-    root = data.get("data") if isinstance(data, dict) else None
-    pull = ((root or {}).get("repository") or {}).get("pullRequest") or {}
-    nodes = (pull.get("closingIssuesReferences") or {}).get("nodes") or []
-    return [
-        (str(n["repository"]["nameWithOwner"]), int(n["number"]))
-        for n in nodes
-        if isinstance(n, dict) and n.get("number") is not None and n.get("repository")
-    ]
 
 
 def basic_git_header(token: str) -> str:
