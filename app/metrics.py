@@ -34,6 +34,11 @@ class ServiceMetrics:
     llm_tokens: Counter
     llm_cost: Counter
     errors: Counter
+    github_failures: Counter
+    """Failed GitHub calls (each attempt) by kind: rate limits, 5xx, 401, 404, 410, ..."""
+    github_waits: Counter
+    """Rate-limit waits by kind and where: `in_job` (slept) or `deferred` (job requeued)."""
+    github_wait_seconds: Counter
 
 
 def build_metrics() -> ServiceMetrics:
@@ -61,7 +66,54 @@ def build_metrics() -> ServiceMetrics:
         ),
         llm_cost=Counter("spice_llm_cost_usd", "LLM cost in US dollars.", registry=registry),
         errors=Counter("spice_errors", "Errors by component.", ["component"], registry=registry),
+        github_failures=Counter(
+            "spice_github_failures", "Failed GitHub calls by kind.", ["kind"], registry=registry
+        ),
+        github_waits=Counter(
+            "spice_github_rate_limit_waits",
+            "GitHub rate-limit waits by kind and where they were waited (in_job, deferred).",
+            ["kind", "where"],
+            registry=registry,
+        ),
+        github_wait_seconds=Counter(
+            "spice_github_rate_limit_wait_seconds",
+            "Seconds GitHub asked us to wait, by kind.",
+            ["kind"],
+            registry=registry,
+        ),
     )
+
+
+def watch_github(metrics: ServiceMetrics) -> Callable[[], None]:
+    """Count this process's GitHub failures and rate-limit waits; returns the unsubscribe."""
+    from app.github.events import GitHubEvent, subscribe
+
+    def observe(event: GitHubEvent) -> None:
+        metrics.github_failures.labels(event.kind).inc()
+        if event.kind.startswith("rate_limit") and event.wait_s is not None:
+            where = "deferred" if event.deferred else "in_job"
+            metrics.github_waits.labels(event.kind, where).inc()
+            metrics.github_wait_seconds.labels(event.kind).inc(event.wait_s)
+
+    return subscribe(observe)
+
+
+def github_summary(registry: CollectorRegistry) -> dict[str, object]:
+    """What `/healthz` says of GitHub: failures by kind, rate-limit waits and their seconds."""
+    failures: dict[str, float] = {}
+    waits: dict[str, float] = {}
+    seconds = 0.0
+    for family in registry.collect():
+        for sample in family.samples:
+            if sample.name == "spice_github_failures_total":
+                kind = sample.labels["kind"]
+                failures[kind] = failures.get(kind, 0) + sample.value
+            elif sample.name == "spice_github_rate_limit_waits_total":
+                key = f"{sample.labels['kind']}/{sample.labels['where']}"
+                waits[key] = waits.get(key, 0) + sample.value
+            elif sample.name == "spice_github_rate_limit_wait_seconds_total":
+                seconds += sample.value
+    return {"failures": failures, "rate_limit_waits": waits, "rate_limit_wait_s": seconds}
 
 
 class JobStateCollector(Collector):

@@ -96,6 +96,12 @@ class Settings(BaseSettings):
     """Plain token auth (Action mode: GITHUB_TOKEN)."""
     bot_login: str | None = None
     """Our own login (e.g. `spice-triage[bot]`); found from the API when unset."""
+    github_max_wait_s: float = Field(default=60.0, ge=0)
+    """Longest wait a job sits through inside one run for GitHub (a rate limit's reset,
+    `Retry-After`); a longer one hands the job back to the queue, due after that wait."""
+    github_limit_wait_s: float = Field(default=60.0, ge=0)
+    """Wait after a rate limit that names none (429, or 403 without `Retry-After`): GitHub
+    asks for at least a minute."""
 
     @field_validator("allowed_models", mode="before")
     @classmethod

@@ -76,11 +76,31 @@ class AppCredentials:
         return f"{self._slug}[bot]"
 
 
+class InstallationAuth(Auth.Auth):
+    """An installation's token, asked of `AppCredentials` on every request (cached there until
+    `TOKEN_MARGIN_S` before expiry): a long job never sends a token that has expired."""
+
+    def __init__(self, creds: AppCredentials, installation_id: int) -> None:
+        self._creds, self._installation_id = creds, installation_id
+
+    @property
+    def token_type(self) -> str:
+        return "token"
+
+    @property
+    def token(self) -> str:
+        return self._creds.installation_token(self._installation_id).token
+
+
 def token_github(token: str, settings: Settings, policy: RetryPolicy | None = None) -> Github:
     """A PyGithub client on `settings.github_api_url`; retries are ours (see retries.py)."""
+    return auth_github(Auth.Token(token), settings, policy)
+
+
+def auth_github(auth: Auth.Auth, settings: Settings, policy: RetryPolicy | None = None) -> Github:
     pacing = policy or RetryPolicy()
     return Github(
-        auth=Auth.Token(token),
+        auth=auth,
         base_url=settings.github_api_url,
         retry=None,
         timeout=30,

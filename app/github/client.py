@@ -3,19 +3,36 @@
 from __future__ import annotations
 
 import base64
+import logging
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 from urllib.parse import quote
 
-from github import Auth, Github, GithubException, UnknownObjectException
+from github import Auth, Github, GithubException
 from github.IssueEvent import IssueEvent
 from github.PaginatedList import PaginatedList
-from pydantic import BaseModel
 
-from app.github.auth import ACTION_BOT_LOGIN, AppCredentials, GitHubAuthError, token_github
-from app.github.retries import RetryPolicy, call_with_retries, is_retryable
+from app.github.auth import (
+    ACTION_BOT_LOGIN,
+    AppCredentials,
+    GitHubAuthError,
+    InstallationAuth,
+    auth_github,
+    token_github,
+)
+from app.github.diffs import complete_pull_diff as complete_pull_diff
+from app.github.diffs import pull_diff as pull_diff
+from app.github.models import MAX_REDIRECTS, closing_refs_in, comment_data, is_redirect, login_of
+from app.github.models import CommentData as CommentData
+from app.github.models import CommitData as CommitData
+from app.github.models import IssueData as IssueData
+from app.github.models import LabelEvent as LabelEvent
+from app.github.models import PullData as PullData
+from app.github.models import PullFile as PullFile
+from app.github.retries import RetryPolicy, call_with_retries, policy_from_settings
 from app.settings import Settings
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 CLOSING_QUERY = """
 query($owner: String!, $name: String!, $number: Int!) {
@@ -25,54 +42,6 @@ query($owner: String!, $name: String!, $number: Int!) {
     }
   }
 }"""
-
-
-class IssueData(BaseModel):
-    number: int
-    title: str
-    body: str
-    author: str
-    author_type: str = "User"
-    labels: list[str] = []
-    is_pull_request: bool = False
-
-
-class PullData(IssueData):
-    draft: bool = False
-    base_sha: str
-    head_sha: str
-    base_ref: str
-    clone_url: str | None = None
-    """Of the base repository (where the base commit is)."""
-
-
-class PullFile(BaseModel):
-    filename: str
-    status: str
-    patch: str | None = None
-    """None for binary files, and for text diffs too large for GitHub's files API."""
-    previous_filename: str | None = None
-    changes: int = 0
-    """Lines added plus removed: a text file whose `patch` is missing has some."""
-
-
-class CommitData(BaseModel):
-    sha: str
-    message: str
-
-
-class CommentData(BaseModel):
-    id: int
-    body: str
-    author: str
-
-
-class LabelEvent(BaseModel):
-    """A label put on (`added`) or taken off an issue or PR, and by whom."""
-
-    label: str
-    actor: str
-    added: bool
 
 
 class GitHubRepo(Protocol):
@@ -110,46 +79,6 @@ class GitHubSession(Protocol):
     def repo(self, full_name: str) -> GitHubRepo: ...
 
 
-def pull_diff(files: list[PullFile]) -> str:
-    """A unified diff of a PR assembled from its files' patches (binary files have none)."""
-    parts: list[str] = []
-    for f in files:
-        if f.patch is None:
-            continue
-        old = f.previous_filename or f.filename
-        a = "/dev/null" if f.status == "added" else f"a/{old}"
-        b = "/dev/null" if f.status == "removed" else f"b/{f.filename}"
-        patch = f.patch if f.patch.endswith("\n") else f.patch + "\n"
-        header = f"diff --git a/{old} b/{f.filename}\n"
-        # unidiff refuses `+++ /dev/null` after a git header unless the deletion is declared.
-        if f.status == "removed":
-            header += "deleted file mode 100644\n"
-        elif old != f.filename:
-            header += f"rename from {old}\nrename to {f.filename}\n"
-        parts.append(f"{header}--- {a}\n+++ {b}\n{patch}")
-    return "".join(parts)
-
-
-def complete_pull_diff(
-    files: list[PullFile], full_diff: Callable[[], str]
-) -> tuple[str, list[str]]:
-    """A PR's diff from its files, and the text files it still lacks.
-
-    The files API leaves out the patch of a file too large to show; then `full_diff` (the
-    PR's `.diff`, which has every file) is asked for. When GitHub refuses that too (a very
-    large PR), the files' diff comes back with the names of the files missing from it.
-    """
-    missing = [f.filename for f in files if f.patch is None and f.changes > 0]
-    if not missing:
-        return pull_diff(files), []
-    try:
-        return full_diff(), []
-    except GithubException as exc:
-        if is_retryable(exc):
-            raise
-        return pull_diff(files), missing
-
-
 class PyGithubRepo:
     """`GitHubRepo` over PyGithub; every call goes through the one retry policy."""
 
@@ -163,7 +92,16 @@ class PyGithubRepo:
         return call_with_retries(self._policy, f"{what} {self.full_name}", func)
 
     def _request(self, verb: str, url: str, body: Any = None) -> Any:
-        return self._gh.requester.requestJsonAndCheck(verb, url, input=body)[1]
+        """A REST call. A renamed or transferred repository answers writes with 307 and a
+        `Location` (PyGithub would take the redirect's body as the answer): follow it."""
+        for _ in range(MAX_REDIRECTS + 1):
+            headers, data = self._gh.requester.requestJsonAndCheck(verb, url, input=body)
+            location = {k.lower(): v for k, v in headers.items()}.get("location")
+            if location is None or not is_redirect(data):
+                return data
+            log.info("%s %s moved to %s: following", verb, url, location)
+            url = location
+        raise GithubException(310, data, headers, f"{verb} {url}: too many redirects")
 
     @property
     def default_branch(self) -> str:
@@ -180,8 +118,8 @@ class PyGithubRepo:
                 number=number,
                 title=issue.title or "",
                 body=issue.body or "",
-                author=issue.user.login,
-                author_type=issue.user.type or "User",
+                author=login_of(issue.user),
+                author_type=(issue.user.type if issue.user else None) or "User",
                 labels=[label.name for label in issue.labels],
                 is_pull_request=issue.pull_request is not None,
             )
@@ -195,8 +133,8 @@ class PyGithubRepo:
                 number=number,
                 title=pr.title or "",
                 body=pr.body or "",
-                author=pr.user.login,
-                author_type=pr.user.type or "User",
+                author=login_of(pr.user),
+                author_type=(pr.user.type if pr.user else None) or "User",
                 labels=[label.name for label in pr.labels],
                 is_pull_request=True,
                 draft=bool(pr.draft),
@@ -248,14 +186,14 @@ class PyGithubRepo:
             "graphql closingIssuesReferences",
             lambda: self._gh.requester.graphql_query(CLOSING_QUERY, variables),
         )
-        pull = ((data.get("data") or {}).get("repository") or {}).get("pullRequest") or {}
-        nodes = (pull.get("closingIssuesReferences") or {}).get("nodes") or []
-        return [(n["repository"]["nameWithOwner"], int(n["number"])) for n in nodes]
+        return closing_refs_in(data)
 
     def list_comments(self, number: int) -> list[CommentData]:
         def fetch() -> list[CommentData]:
             comments = self._repo.get_issue(number).get_comments()
-            return [CommentData(id=c.id, body=c.body or "", author=c.user.login) for c in comments]
+            return [
+                CommentData(id=c.id, body=c.body or "", author=login_of(c.user)) for c in comments
+            ]
 
         return self._call("list comments", fetch)
 
@@ -263,19 +201,20 @@ class PyGithubRepo:
         # Not retried here: a POST that timed out may have landed. The sticky comment retries
         # the whole find-then-create, which is idempotent.
         data = self._request("POST", f"{self._path}/issues/{number}/comments", {"body": body})
-        return CommentData(id=data["id"], body=data["body"], author=data["user"]["login"])
+        return comment_data(data)
 
     def edit_comment(self, comment_id: int, body: str) -> CommentData:
         url = f"{self._path}/issues/comments/{comment_id}"
         data = self._call("edit comment", lambda: self._request("PATCH", url, {"body": body}))
-        return CommentData(id=data["id"], body=data["body"], author=data["user"]["login"])
+        return comment_data(data)
 
     def label_names(self) -> set[str]:
         return self._call("list labels", lambda: {lab.name for lab in self._repo.get_labels()})
 
     def create_label(self, name: str, color: str, description: str) -> None:
         try:
-            self._call("create label", lambda: self._repo.create_label(name, color, description))
+            body = {"name": name, "color": color, "description": description}
+            self._call("create label", lambda: self._request("POST", f"{self._path}/labels", body))
         except GithubException as exc:
             if exc.status != 422:  # 422 = created meanwhile by a concurrent run: fine
                 raise
@@ -295,7 +234,9 @@ class PyGithubRepo:
     def git_http_header(self) -> str | None:
         """For cloning this repository with the session's own token (private repositories)."""
         auth = self._gh.requester.auth
-        return basic_git_header(auth.token) if isinstance(auth, Auth.Token) else None
+        if isinstance(auth, Auth.Token | InstallationAuth):
+            return basic_git_header(auth.token)
+        return None
 
     def label_events(self, number: int) -> list[LabelEvent]:
         """Oldest first. A deleted account shows as `ghost`, as on GitHub."""
@@ -329,8 +270,12 @@ class PyGithubRepo:
         def fetch() -> str | None:
             try:
                 content = self._repo.get_contents(path, ref=branch)
-            except UnknownObjectException:
-                return None
+            except GithubException as exc:
+                # Any 404: no such file, and also "This repository is empty." or "No commit
+                # found for the ref" (PyGithub raises those as a plain GithubException).
+                if exc.status == 404:
+                    return None
+                raise
             if isinstance(content, list):
                 return None  # a directory
             return content.decoded_content.decode("utf-8", errors="replace")
@@ -378,15 +323,18 @@ def token_owner(gh: Github, policy: RetryPolicy) -> str | None:
 
 def session_factory(settings: Settings, policy: RetryPolicy | None = None) -> SessionFactory:
     """Installation id -> session: App auth when an App id is set, else the plain token."""
+    pacing = policy or policy_from_settings(settings)
     if settings.github_app_id is not None:
         creds = AppCredentials(settings)
 
         def app_session(installation_id: int | None) -> GitHubSession:
             if installation_id is None:
                 raise GitHubAuthError("the event has no installation id (App mode needs one)")
-            token = creds.installation_token(installation_id).token
+            # The token is asked for on every request (cached until shortly before it
+            # expires): a job may outlive the token it started with.
+            auth = InstallationAuth(creds, installation_id)
             login = settings.bot_login or creds.bot_login()
-            return PyGithubSession(token_github(token, settings, policy), login, policy)
+            return PyGithubSession(auth_github(auth, settings, pacing), login, pacing)
 
         return app_session
     if settings.github_token is None:
@@ -397,9 +345,9 @@ def session_factory(settings: Settings, policy: RetryPolicy | None = None) -> Se
     def token_session(_installation_id: int | None) -> GitHubSession:
         # Asked on first use, not at start-up: a worker must not need GitHub to boot.
         nonlocal login
-        gh = token_github(token, settings, policy)
+        gh = token_github(token, settings, pacing)
         if login is None:
-            login = token_owner(gh, policy or RetryPolicy()) or ACTION_BOT_LOGIN
-        return PyGithubSession(gh, login, policy)
+            login = token_owner(gh, pacing) or ACTION_BOT_LOGIN
+        return PyGithubSession(gh, login, pacing)
 
     return token_session

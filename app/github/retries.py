@@ -2,7 +2,8 @@
 
 PyGithub's own urllib3 `retry` is switched off (`retry=None`) so that there is exactly one
 policy: it is visible in our logs, bounded, and a wait longer than `max_wait_s` fails loudly
-instead of blocking a worker for minutes.
+(`RetryAfterTooLong`, carrying the wait) instead of blocking a worker for minutes: the job
+goes back to the queue for that long.
 """
 
 from __future__ import annotations
@@ -10,12 +11,15 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import requests  # type: ignore[import-untyped]
 from github import GithubException, RateLimitExceededException
 from pydantic import BaseModel, Field
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+
+from app.github.events import GitHubEvent, report
+from app.settings import Settings
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -32,13 +36,27 @@ class RetryPolicy(BaseModel):
     """First wait after a 5xx; doubles per attempt."""
     max_wait_s: float = Field(default=60.0, ge=0)
     """A server asking for a longer wait makes the call fail instead of blocking."""
+    limit_wait_s: float = Field(default=SECONDARY_LIMIT_WAIT_S, ge=0)
+    """The wait after a rate limit that names none (429 or 403 without `Retry-After`)."""
     seconds_between_requests: float = Field(default=0.25, ge=0)
     """PyGithub's pacing, which GitHub asks of integrations to avoid secondary rate limits."""
     seconds_between_writes: float = Field(default=1.0, ge=0)
 
 
+def policy_from_settings(settings: Settings) -> RetryPolicy:
+    return RetryPolicy(
+        max_wait_s=settings.github_max_wait_s, limit_wait_s=settings.github_limit_wait_s
+    )
+
+
 class RetryAfterTooLong(GithubException):
-    """GitHub asked for a wait longer than the policy allows."""
+    """GitHub asked for a wait longer than the policy allows; `wait_s` is that wait."""
+
+    def __init__(self, exc: GithubException, what: str, wait_s: float) -> None:
+        super().__init__(
+            exc.status, exc.data, exc.headers, f"{what}: GitHub asked to wait {wait_s:.0f}s"
+        )
+        self.wait_s = wait_s
 
 
 def _header(exc: GithubException, name: str) -> str | None:
@@ -46,19 +64,63 @@ def _header(exc: GithubException, name: str) -> str | None:
     return headers.get(name.lower())
 
 
+def _graphql_error_types(data: Any) -> set[str]:
+    errors = data.get("errors") if isinstance(data, dict) else None
+    return {str(e.get("type")) for e in errors or [] if isinstance(e, dict)}
+
+
+def rate_limit_kind(exc: BaseException) -> str | None:
+    """`rate_limit_primary` (the hourly budget is spent, REST or GraphQL's HTTP 200 with
+    `errors`), `rate_limit_secondary` (429, or 403 with `Retry-After` or GitHub's
+    secondary/abuse message), or None."""
+    if not isinstance(exc, GithubException) or isinstance(exc, RetryAfterTooLong):
+        return None
+    if _header(exc, "X-RateLimit-Remaining") == "0" or "RATE_LIMITED" in _graphql_error_types(
+        exc.data
+    ):
+        return "rate_limit_primary"
+    message = str((exc.data or {}).get("message", "") if isinstance(exc.data, dict) else "")
+    secondary = "secondary rate limit" in message.lower() or "abuse" in message.lower()
+    if exc.status == 429 or (exc.status == 403 and (secondary or _header(exc, "Retry-After"))):
+        return "rate_limit_secondary"
+    if isinstance(exc, RateLimitExceededException):
+        return "rate_limit_secondary"
+    return None
+
+
+def failure_kind(exc: BaseException) -> str:
+    limit = rate_limit_kind(exc)
+    if limit:
+        return limit
+    if isinstance(exc, GithubException):
+        kinds = {401: "unauthorized", 404: "not_found", 410: "gone"}
+        if exc.status >= 500:
+            return "server_error"
+        if 300 <= exc.status < 400:
+            return "redirect"
+        return kinds.get(exc.status, "other")
+    return "network" if isinstance(exc, requests.RequestException) else "other"
+
+
 def is_retryable(exc: BaseException) -> bool:
     """5xx, rate limits (primary and secondary), dropped connections."""
     if isinstance(exc, RetryAfterTooLong):
         return False
-    if isinstance(exc, RateLimitExceededException):
+    if rate_limit_kind(exc):
         return True
     if isinstance(exc, GithubException):
-        return exc.status >= 500 or exc.status == 429 or _header(exc, "Retry-After") is not None
+        return exc.status >= 500 or _header(exc, "Retry-After") is not None
     return isinstance(exc, requests.ConnectionError | requests.Timeout)
 
 
-def server_wait_s(exc: BaseException) -> float | None:
-    """The wait GitHub asked for: `Retry-After`, or the primary limit's reset time."""
+def is_transient(exc: BaseException) -> bool:
+    """Worth trying again: now (`is_retryable`) or after the long wait GitHub asked for."""
+    return is_retryable(exc) or isinstance(exc, RetryAfterTooLong)
+
+
+def server_wait_s(exc: BaseException, limit_wait_s: float = SECONDARY_LIMIT_WAIT_S) -> float | None:
+    """The wait GitHub asked for: `Retry-After`, the primary limit's reset time, or (a limit
+    naming no wait) `limit_wait_s`, which GitHub wants to be at least a minute."""
     if not isinstance(exc, GithubException):
         return None
     retry_after = _header(exc, "Retry-After")
@@ -68,8 +130,8 @@ def server_wait_s(exc: BaseException) -> float | None:
         reset = _header(exc, "X-RateLimit-Reset")
         if reset and reset.isdigit():
             return max(0.0, float(reset) - time.time())
-    if isinstance(exc, RateLimitExceededException):
-        return SECONDARY_LIMIT_WAIT_S
+    if rate_limit_kind(exc):
+        return limit_wait_s
     return None
 
 
@@ -80,22 +142,25 @@ def call_with_retries(
 
     def wait(state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
-        asked = server_wait_s(exc) if exc else None
+        asked = server_wait_s(exc, policy.limit_wait_s) if exc else None
         backoff = policy.backoff_s * 2 ** (state.attempt_number - 1)
         chosen = asked if asked is not None else backoff
+        kind = failure_kind(exc) if exc else "other"
         if chosen > policy.max_wait_s:
             assert isinstance(exc, GithubException)
-            raise RetryAfterTooLong(
-                exc.status, exc.data, exc.headers, f"{what}: GitHub asked to wait {chosen:.0f}s"
-            ) from exc
+            log.warning("github %s on %s: GitHub asks %.0fs; job deferred", kind, what, chosen)
+            report(GitHubEvent(kind, what, chosen, deferred=True))
+            raise RetryAfterTooLong(exc, what, chosen) from exc
         if state.attempt_number < policy.attempts:  # tenacity asks for the wait before `stop`
             log.warning(
-                "github call %s failed (%s); retry %d in %.1fs",
+                "github call %s failed (%s: %s); retry %d in %.1fs",
                 what,
+                kind,
                 exc,
                 state.attempt_number,
                 chosen,
             )
+            report(GitHubEvent(kind, what, chosen))
         return chosen
 
     retrying = Retrying(
@@ -104,4 +169,9 @@ def call_with_retries(
         retry=retry_if_exception(is_retryable),
         reraise=True,
     )
-    return retrying(func, *args, **kwargs)
+    try:
+        return retrying(func, *args, **kwargs)
+    except Exception as exc:
+        if not isinstance(exc, RetryAfterTooLong):
+            report(GitHubEvent(failure_kind(exc), what))
+        raise

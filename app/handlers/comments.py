@@ -54,8 +54,12 @@ def handle_comment(ctx: RunContext, payload: dict[str, Any]) -> None:
     """Run a maintainer's command; refuse (silently, logged) anyone without write access."""
     out = ctx.outcome
     comment, issue = payload["comment"], payload["issue"]
-    author = comment["user"]["login"]
-    if author == ctx.bot or comment["user"].get("type") == "Bot":
+    user = comment.get("user") or {}  # null: a deleted account, who may command nothing
+    author = user.get("login")
+    if not author:
+        out.skipped = "comment by a deleted account"
+        return
+    if author == ctx.bot or user.get("type") == "Bot":
         out.skipped = "comment by a bot"
         return
     command = parse_command(comment.get("body") or "")

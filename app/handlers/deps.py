@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from app.github.client import SessionFactory, session_factory
 from app.github.repo_config import ConfigCache
-from app.github.retries import RetryPolicy
+from app.github.retries import RetryPolicy, policy_from_settings
 from app.redaction import secret_values
 from app.settings import Settings
 from spice_engine.pr.checkout import CheckoutConfig, CheckoutManager
@@ -61,9 +61,11 @@ def default_deps(settings: Settings, dry_run: bool = False) -> HandlerDeps:
         if settings.repo_context
         else None
     )
+    policy = policy_from_settings(settings)
     return HandlerDeps(
         settings=settings,
-        github=session_factory(settings),
+        github=session_factory(settings, policy),
+        retry_policy=policy,
         chat=lambda model: LiteLLMChat(settings.model_config_for(model)),
         checkouts=checkouts,
         dry_run=dry_run,
@@ -102,6 +104,8 @@ class HandlerOutcome(BaseModel):
     errors: list[str] = Field(default_factory=list)
     retryable: bool = False
     """True when the errors were transient (GitHub or the model down): try the job again."""
+    retry_after_s: float | None = None
+    """GitHub asked for this long a wait (a rate limit): the job is due again after it."""
 
     @property
     def ok(self) -> bool:

@@ -9,7 +9,7 @@ import requests  # type: ignore[import-untyped]
 from github import GithubException
 
 from app.github.auth import GitHubAuthError
-from app.github.retries import RetryAfterTooLong, is_retryable
+from app.github.retries import RetryAfterTooLong, is_transient
 from app.handlers.comments import handle_comment, may_command, parse_command
 from app.handlers.deps import HandlerDeps, HandlerOutcome
 from app.handlers.issues import handle_issue
@@ -84,7 +84,9 @@ def handle_delivery(
         _run(route, ctx, payload, out.number)
     except GithubException as exc:
         out.errors.append(f"GitHub API error {exc.status}: {exc.message or exc.data}")
-        out.retryable = is_retryable(exc) or isinstance(exc, RetryAfterTooLong)
+        out.retryable = is_transient(exc)
+        if isinstance(exc, RetryAfterTooLong):
+            out.retry_after_s = exc.wait_s
     except requests.RequestException as exc:
         out.errors.append(f"GitHub unreachable: {type(exc).__name__}: {exc}")
         out.retryable = True

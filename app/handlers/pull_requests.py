@@ -21,7 +21,7 @@ from app.github.labels import (
     label_name,
     scored_label,
 )
-from app.github.retries import is_retryable
+from app.github.retries import is_transient
 from app.github.sticky_comment import StickyState
 from app.github.untrusted_text import neutralise
 from app.handlers.run_context import RunContext, input_key
@@ -44,7 +44,7 @@ def linked_issue_numbers(
     try:
         refs = repo.closing_issue_refs(number)
     except GithubException as exc:
-        if is_retryable(exc):
+        if is_transient(exc):  # a rate limit must not pass for "no links": wait for it
             raise
         # The keywords still count; GraphQL may be unavailable to this token.
         warnings.append(f"closingIssuesReferences unavailable ({exc.status}): keywords only")
@@ -62,7 +62,7 @@ def fetch_issues(repo: GitHubRepo, numbers: list[int], warnings: list[str]) -> l
         try:
             issues.append(repo.get_issue(n))
         except GithubException as exc:
-            if exc.status != 404:
+            if exc.status not in (404, 410):  # 410: the issue was deleted
                 raise
             warnings.append(f"linked issue #{n} not found")
     return [i for i in issues if not i.is_pull_request]

@@ -11,8 +11,13 @@ from typing import Any, Protocol
 from github import Auth, Github, GithubException
 from pydantic import BaseModel
 
-from app.github.client import CLOSING_QUERY, PullFile
-from app.github.retries import RetryPolicy, call_with_retries
+from app.github.client import CLOSING_QUERY, PullFile, closing_refs_in
+from app.github.retries import (
+    RetryPolicy,
+    call_with_retries,
+    is_transient,
+    policy_from_settings,
+)
 from app.harvest.budget import RateBudget, budget_for
 from app.settings import Settings
 
@@ -66,6 +71,12 @@ class HarvestSource(Protocol):
     def closing_refs(self, repo: str, number: int) -> list[tuple[str, int]]: ...
     def issue(self, repo: str, number: int) -> IssueInfo | None: ...
     def issue_comments(self, repo: str, number: int) -> list[CommentInfo]: ...
+
+
+def _commit_date(commit: dict[str, Any]) -> str:
+    """Author date, else committer date: GitHub may give either person as null."""
+    person = commit.get("author") or commit.get("committer") or {}
+    return str(person.get("date") or "")
 
 
 def _is_merged(pull: dict[str, Any]) -> bool:
@@ -152,7 +163,7 @@ class GitHubHarvestSource:
                     CommitInfo(
                         sha=c["sha"],
                         message=c["commit"]["message"],
-                        date=c["commit"]["author"]["date"],
+                        date=_commit_date(c["commit"]),
                     )
                 )
         return commits
@@ -196,15 +207,17 @@ class GitHubHarvestSource:
         try:
             data = call_with_retries(self._policy, f"graphql closing refs {repo}#{number}", call)
         except GithubException as exc:
-            if exc.status != 400:
+            # A rate limit (HTTP 200 with `errors` and no budget left) must stop here: taken
+            # for "no links" the PR would be recorded unlinked and the cursor moved past it.
+            if is_transient(exc):
                 raise
-            # GraphQL refused the query (old GitHub Enterprise, a PR GraphQL cannot see): the
-            # keyword parser still links issues, so go on without GitHub's own links.
+            if exc.status not in (400, 404):
+                raise
+            # GraphQL refused the query or cannot see the PR (old GitHub Enterprise,
+            # `NOT_FOUND`): the keyword parser still links issues; go on without GitHub's.
             log.warning("closingIssuesReferences unavailable for %s#%s: %s", repo, number, exc)
             return []
-        pull = ((data.get("data") or {}).get("repository") or {}).get("pullRequest") or {}
-        nodes = (pull.get("closingIssuesReferences") or {}).get("nodes") or []
-        return [(n["repository"]["nameWithOwner"], int(n["number"])) for n in nodes]
+        return closing_refs_in(data)
 
     def issue(self, repo: str, number: int) -> IssueInfo | None:
         try:
@@ -250,10 +263,14 @@ def source_from_settings(
             lambda: creds.installation_token(inst).token,
             settings.github_api_url,
             budget_for(f"installation:{inst}", per_hour, settings.redis_url),
+            policy_from_settings(settings),
         )
     if settings.github_token is None:
         raise ValueError("set SPICE_GITHUB_TOKEN, or SPICE_GITHUB_APP_ID with its private key")
     secret = settings.github_token.get_secret_value()
     return GitHubHarvestSource(
-        lambda: secret, settings.github_api_url, budget_for("token", per_hour)
+        lambda: secret,
+        settings.github_api_url,
+        budget_for("token", per_hour),
+        policy_from_settings(settings),
     )

@@ -44,11 +44,22 @@ def load_handler(spec: str, settings: Settings) -> DeliveryHandler:
 
 
 class DeliveryFailed(Exception):
-    """A handler reported failure; `retryable` says whether trying again can help."""
+    """A handler reported failure; `retryable` says whether trying again can help, and
+    `retry_after_s` how long to wait first when GitHub said so (a rate limit)."""
 
-    def __init__(self, message: str, retryable: bool) -> None:
+    def __init__(self, message: str, retryable: bool, retry_after_s: float | None = None) -> None:
         super().__init__(message)
         self.retryable = retryable
+        self.retry_after_s = retry_after_s
+
+
+class JobDeferred(Exception):
+    """The job waits `delay_s` for GitHub (a rate limit) before running again: not a failure,
+    so it uses up none of the job's retries."""
+
+    def __init__(self, message: str, delay_s: float) -> None:
+        super().__init__(message)
+        self.delay_s = delay_s
 
 
 @dataclass(frozen=True)
@@ -88,7 +99,11 @@ def handler_for(deps: HandlerDeps) -> DeliveryHandler:
         outcome = handle_delivery(event, payload, delivery_id, deps)
         if not outcome.ok:
             problems = outcome.errors or [f"config: {outcome.config_error}"]
-            raise DeliveryFailed("; ".join(problems), retryable=outcome.retryable)
+            raise DeliveryFailed(
+                "; ".join(problems),
+                retryable=outcome.retryable,
+                retry_after_s=outcome.retry_after_s if outcome.retryable else None,
+            )
         if outcome.repo is None or outcome.number is None:
             return StoredOutcome([])
         labels = sorted(outcome.labels_wanted)

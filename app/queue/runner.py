@@ -10,7 +10,7 @@ import orjson
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.metrics import ServiceMetrics
-from app.queue.handler import DeliveryFailed, DeliveryHandler, ReportsAssessments
+from app.queue.handler import DeliveryFailed, DeliveryHandler, JobDeferred, ReportsAssessments
 from app.redaction import redact
 from app.store.assessments import AssessmentRecord, save_assessment
 from app.store.deliveries import delivery_body, get_delivery, set_delivery_status
@@ -100,14 +100,18 @@ class JobRunner:
             hopeless = isinstance(exc, UNREADABLE) or (
                 isinstance(exc, DeliveryFailed) and not exc.retryable
             )
+            delay = exc.retry_after_s if isinstance(exc, DeliveryFailed) else None
             error = redact(f"{type(exc).__name__}: {exc}", self._secrets)
-            again = self._close(run, error=error, final=final or hopeless)
+            # A rate limit is not the job's failure: it waits, however many retries are left.
+            again = self._close(run, error=error, final=(final or hopeless) and delay is None)
             log.warning("job error key=%s delivery=%s error=%s", run.key, run.delivery_id, error)
             if self._metrics:
                 self._metrics.errors.labels("job").inc()
-                self._metrics.jobs_finished.labels("error").inc()
+                self._metrics.jobs_finished.labels("deferred" if delay else "error").inc()
             if again or hopeless:
                 return again
+            if delay is not None:
+                raise JobDeferred(error, delay) from exc
             raise
         records = list(outcome.assessments) if isinstance(outcome, ReportsAssessments) else []
         again = self._close(run, records=records)

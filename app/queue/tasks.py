@@ -8,9 +8,11 @@ from dataclasses import dataclass
 
 from huey import Huey, crontab
 from huey.api import Task
+from huey.exceptions import RetryTask
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.queue.factory import make_huey
+from app.queue.handler import JobDeferred
 from app.queue.runner import JobRunner
 from app.settings import Settings
 from app.store.jobs import recover_stale
@@ -44,7 +46,11 @@ def build_queue(
     def process_delivery(delivery_id: str, task: Task) -> None:
         if runner is None:
             raise RuntimeError("this process only enqueues jobs; run them with `spice worker`")
-        runner.run(delivery_id, final=task.retries == 0)
+        try:
+            runner.run(delivery_id, final=task.retries == 0)
+        except JobDeferred as exc:
+            log.warning("job delivery=%s deferred %.0fs: %s", delivery_id, exc.delay_s, exc)
+            raise RetryTask(str(exc), delay=exc.delay_s) from exc
 
     def recover() -> list[str]:
         with sessions.begin() as session:

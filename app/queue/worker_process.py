@@ -8,7 +8,7 @@ import os
 from app.harvest.fanout import register_harvest_task, settings_contexts
 from app.healthcheck import heartbeat_path
 from app.logging_setup import configure_logging
-from app.metrics import build_metrics, use_multiprocess_dir
+from app.metrics import build_metrics, use_multiprocess_dir, watch_github
 from app.queue.consumer import run_consumer
 from app.queue.handler import DEFAULT_HANDLER, load_handler
 from app.queue.runner import JobRunner
@@ -33,10 +33,12 @@ def run_worker(threads: int, handler: str | None = None) -> None:
     engine = make_engine(database_url(settings))
     upgrade_to_head(engine)
     sessions = session_factory(engine)
+    metrics = build_metrics()
+    watch_github(metrics)  # for the process's life: GitHub failures and waits in /metrics
     runner = JobRunner(
         sessions,
         load_handler(handler or DEFAULT_HANDLER, settings),
-        build_metrics(),
+        metrics,
         secret_values(settings),
     )
     queue = build_queue(settings, sessions, runner)

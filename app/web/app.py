@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from app.metrics import build_metrics
+from app.metrics import build_metrics, watch_github
 from app.queue.tasks import JobQueue, build_queue
 from app.settings import Settings
 from app.store.engine import database_url, make_engine, session_factory
@@ -45,12 +45,16 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        # Jobs run in this process too when no separate worker does (and in tests); workers
+        # count their own, summed by `/metrics` through the multiprocess directory.
+        unwatch = watch_github(services.metrics)
         log.info(
             "service up database=%s queue=%s",
             engine.dialect.name,
             type(services.queue.huey).__name__,
         )
         yield
+        unwatch()
         engine.dispose()
 
     app = FastAPI(title="SPICE Triage", lifespan=lifespan)

@@ -12,6 +12,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
+from app.metrics import github_summary, scrape_registry
 from app.web.services import WebServices, get_services
 
 log = logging.getLogger(__name__)
@@ -39,10 +40,13 @@ async def healthz(services: Annotated[WebServices, Depends(get_services)]) -> JS
         services.metrics.errors.labels("database").inc()
         log.error("healthz: database unreachable: %s", type(exc).__name__)
         report |= {"status": "error", "database": "unreachable"}
+    # Rate limits and GitHub failures are reported, not failed on: GitHub's state, not ours.
+    github = github_summary(scrape_registry(services.metrics, lambda: None))
     free = await run_in_threadpool(free_disk_mb, services)
     report["disk_free_mb"] = round(free, 1)
     if free < services.settings.min_free_disk_mb:
         # A full disk fails every write: deliveries would be answered 503 one by one.
         log.error("healthz: %.0f MB free in the data directory", free)
         report |= {"status": "error", "disk": "low"}
-    return JSONResponse(report, status_code=200 if report["status"] == "ok" else 503)
+    body: dict[str, object] = {**report, "github": github}
+    return JSONResponse(body, status_code=200 if report["status"] == "ok" else 503)

@@ -18,7 +18,9 @@ from app.github.retries import RetryPolicy
 from app.handlers.deps import HandlerDeps
 from app.settings import Settings
 from spice_engine.llm.litellm_chat import LiteLLMChat
-from tests.fakes.github_server import WEBHOOKS, FakeGitHub
+from tests.contract.webhooks import assert_webhook_valid
+from tests.fakes import github_shapes as shapes
+from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI, Reply, request_schema
 
 REPO = "octo-org/widgets"
@@ -72,14 +74,13 @@ def handler_deps_fixture(fake_github: FakeGitHub, fake_openai: FakeOpenAI) -> Ha
 def payload(
     gh: FakeGitHub, event: str, action: str, repo: str, number: int, **extra: Any
 ) -> dict[str, Any]:
-    """A webhook payload in the real shape (octokit examples) describing the fake's state."""
-    name = {"issue_comment": "created.with-installation.payload.json"}.get(
-        event, "opened.payload.json"
-    )
-    data = json.loads((WEBHOOKS / event / name).read_text())
-    data["action"] = action
-    data["repository"] = copy.deepcopy(gh.repos[repo].data)
-    data["installation"] = {"id": 1, "node_id": "x"}
+    """A webhook payload describing the fake's state, checked against GitHub's webhook schema
+    (so a test cannot send what GitHub never would)."""
+    data: dict[str, Any] = {
+        "action": action,
+        "repository": copy.deepcopy(gh.repos[repo].data),
+        "installation": {"id": 1, "node_id": "x"},
+    }
     issue = gh.repos[repo].issues[number]
     if event == "pull_request":
         data["number"] = number
@@ -87,13 +88,15 @@ def payload(
     else:
         data["issue"] = copy.deepcopy(issue)
     if event == "issue_comment":
-        data["comment"] = {
-            "id": extra.get("comment_id", 1),
-            "body": extra["body"],
-            "user": gh.user(extra["author"]),
-        }
-    data["sender"] = gh.user(extra.get("author", issue["user"]["login"]))
-    return data
+        author = gh.user(extra["author"])
+        cid = extra.get("comment_id", 1)
+        data["comment"] = shapes.comment(gh.base_url, cid, repo, number, extra["body"], author)
+    if action == "edited":
+        data["changes"] = extra.get("changes", {})
+    if action == "synchronize":
+        data["before"], data["after"] = "f" * 40, data["pull_request"]["head"]["sha"]
+    data["sender"] = gh.user(extra.get("author") or (issue["user"] or {}).get("login") or "ghost")
+    return assert_webhook_valid(event, data)
 
 
 _ISSUE = re.compile(r"<issue>(.*)</issue>", re.DOTALL)

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import jwt
 
+from tests.fakes.github_failures import paginate, redirect
+
 if TYPE_CHECKING:
     from tests.fakes.github_server import FakeGitHub, Json, RepoState
 
@@ -53,7 +55,13 @@ class Request:
 def _user(req: Request) -> Answer:
     if req.actor.endswith("[bot]"):  # installation tokens and GITHUB_TOKEN
         return 403, {"message": "Resource not accessible by integration"}
-    return 200, req.fake.user(req.actor)
+    profile = dict.fromkeys(("bio", "blog", "company", "email", "hireable", "location"))
+    profile |= dict.fromkeys(("followers", "following", "public_gists", "public_repos"), 0)
+    stamps = {"created_at": "2020-01-01T00:00:00Z", "updated_at": "2020-01-01T00:00:00Z"}
+    return 200, req.fake.user(req.actor) | profile | stamps | {
+        "name": req.actor,
+        "user_view_type": "public",
+    }
 
 
 def _repo(req: Request) -> Answer:
@@ -61,6 +69,8 @@ def _repo(req: Request) -> Answer:
 
 
 def _issue(req: Request) -> Answer:
+    if req.repo is not None and int(req.arg("n")) in req.repo.deleted:
+        return 410, {"message": "This issue was deleted"}
     issue = req.repo.issues.get(int(req.arg("n"))) if req.repo else None
     return (200, issue) if issue else NOT_FOUND
 
@@ -141,6 +151,7 @@ def _get_comment(req: Request) -> Answer:
 def _reaction(req: Request) -> Answer:
     reaction = {
         "id": len(req.fake.reactions) + 1,
+        "node_id": f"REA_{len(req.fake.reactions) + 1}",
         "content": req.body["content"],
         "user": req.fake.user(req.actor),
         "subject": req.match.group(0),
@@ -212,7 +223,7 @@ def _permission(req: Request) -> Answer:
     if req.repo is None:
         return NOT_FOUND
     permission = req.repo.permissions.get(req.arg("user"), "read")
-    user = req.fake.user(req.arg("user"))
+    user = req.fake.user(req.arg("user")) | {"role_name": permission}
     return 200, {"permission": permission, "role_name": permission, "user": user}
 
 
@@ -221,6 +232,8 @@ def _contents(req: Request) -> Answer:
 
     if req.repo is None:
         return NOT_FOUND
+    if req.repo.empty_message is not None:
+        return 404, {"message": req.repo.empty_message}
     ref = req.query.get("ref") or req.repo.data["default_branch"]
     text = req.repo.contents.get((ref, req.arg("path")))
     if text is None:
@@ -237,8 +250,9 @@ def _graphql(req: Request) -> Answer:
     number = int(variables.get("number", 0))
     if repo is None or number not in repo.pulls:
         return 200, {"data": {"repository": None}, "errors": [{"message": "not found"}]}
-    nodes = [
-        {"number": n, "repository": {"nameWithOwner": full}} for full, n in repo.closing[number]
+    nodes = [  # None: an issue this token may not see, which GitHub gives as null
+        {"number": ref[1], "repository": {"nameWithOwner": ref[0]}} if ref else None
+        for ref in repo.closing[number]
     ]
     pull = {"closingIssuesReferences": {"nodes": nodes}}
     return 200, {"data": {"repository": {"pullRequest": pull}}}
@@ -337,11 +351,17 @@ def route(
     actor = fake.actor(authorization)
     if actor is None:
         return 401, {"message": "Bad credentials"}
+    moved = redirect(fake, method, path)
+    if moved is not None:
+        return moved
     for verb, pattern, func, writes in ROUTES:
         match = pattern.match(path)
         if verb == method and match:
             with fake._lock:
                 answer = func(Request(fake, actor, match, query, body, headers))
+                # Every list GitHub pages (the PR listing pages itself, with its own `Link`).
+                if method == "GET" and answer[0] == 200 and isinstance(answer[1], list):
+                    answer = paginate(fake, path, query, answer[1]) if len(answer) == 2 else answer
                 if writes and answer[0] < 300:
                     from tests.fakes.github_server import Write
 

@@ -25,9 +25,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-WEBHOOKS = Path(__file__).resolve().parents[3] / "shared" / "data" / "webhooks"
-PUBLIC_API = "https://api.github.com"
+from tests.fakes import github_shapes as shapes
+from tests.fakes.github_failures import FailureShapes
+
+DOCS = "https://docs.github.com/rest"
 Json = dict[str, Any]
+
+
+class ContractViolation(AssertionError):
+    """The code sent, or the fake answered, something GitHub's description does not allow."""
 
 
 @dataclass
@@ -42,6 +48,9 @@ class Fault:
     path_contains: str | None = None
     after: bool = False
     """Apply the request, then fail: a reply lost on the way back."""
+    headers: dict[str, str] = field(default_factory=dict)
+    body: Any = None
+    """The answer's body instead of `{"message": message}` (e.g. GraphQL `errors`)."""
 
 
 @dataclass
@@ -64,32 +73,37 @@ class RepoState:
     pulls: dict[int, Json] = field(default_factory=dict)
     files: dict[int, list[Json]] = field(default_factory=dict)
     commits: dict[int, list[Json]] = field(default_factory=dict)
-    closing: dict[int, list[tuple[str, int]]] = field(default_factory=dict)
+    closing: dict[int, list[tuple[str, int] | None]] = field(default_factory=dict)
     labels: dict[str, Json] = field(default_factory=dict)
     permissions: dict[str, str] = field(default_factory=dict)
     contents: dict[tuple[str, str], str] = field(default_factory=dict)
     diffs: dict[int, str | None] = field(default_factory=dict)
     """Each PR's `.diff`; None: too large for GitHub to render (406)."""
+    empty_message: str | None = None
+    """Set: the repository has no commits; the contents API answers 404 with this."""
+    deleted: set[int] = field(default_factory=set)
+    """Issues deleted: 410 Gone."""
     events: dict[int, list[Json]] = field(default_factory=dict)
     """Issue events, oldest first: `labeled` and `unlabeled`, with their actor."""
-
-
-def _template(event: str, name: str) -> Json:
-    path = WEBHOOKS / event / name
-    if path.is_file():
-        return dict(json.loads(path.read_text()))
-    return {}
 
 
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-class FakeGitHub:
+class FakeGitHub(FailureShapes):
     """The server; use as a context manager."""
 
-    def __init__(self, bot_login: str = "spice-triage[bot]", app_slug: str = "spice-triage"):
+    def __init__(
+        self,
+        bot_login: str = "spice-triage[bot]",
+        app_slug: str = "spice-triage",
+        check_contract: bool = True,
+    ):
         self.bot_login = bot_login
+        self.check_contract = check_contract
+        """Every exchange is checked against GitHub's description; drifts fail at exit."""
+        self.violations: list[str] = []
         self.app_slug = app_slug
         self.app_id = 4242
         self.bot_token = "ghs_bot_token"
@@ -97,6 +111,7 @@ class FakeGitHub:
         self.jwt_public_key: str | None = None
         """When set, installation-token requests must carry a JWT signed by the App's key."""
         self.repos: dict[str, RepoState] = {}
+        self.renamed: dict[str, str] = {}
         self.comments: dict[int, Json] = {}
         self.comment_repo: dict[int, tuple[str, int]] = {}
         self.reactions: list[Json] = []
@@ -129,37 +144,44 @@ class FakeGitHub:
     def __exit__(self, *exc: object) -> None:
         self._server.shutdown()
         self._server.server_close()
+        if self.check_contract and self.violations and exc[0] is None:
+            raise ContractViolation(
+                "the fake GitHub saw exchanges GitHub's description rejects:\n"
+                + "\n".join(dict.fromkeys(self.violations))
+            )
+
+    def observe(
+        self, method: str, path: str, query: dict[str, str], body: Any, answer: tuple[int, Any]
+    ) -> None:
+        """Check one exchange against GitHub's published contract (see tests/contract/)."""
+        if not self.check_contract:
+            return
+        from tests.contract.graphql_check import graphql_problems
+        from tests.contract.rest import rest_contract
+
+        status, payload = answer
+        if path == "/graphql" and method == "POST":
+            found = graphql_problems(
+                str((body or {}).get("query", "")), (body or {}).get("variables") or {}, payload
+            )
+        else:
+            contract = rest_contract()
+            found = contract.check_request(method, path, query, body)
+            found += contract.check_response(method, path, status, payload)
+        with self._lock:
+            self.violations += found
 
     # ---- seeding ---------------------------------------------------------------------------
     def user(self, login: str, kind: str | None = None) -> Json:
-        kind = kind or ("Bot" if login.endswith("[bot]") else "User")
-        return {
-            "login": login,
-            "id": abs(hash(login)) % 10**8,
-            "node_id": f"U_{login}",
-            "type": kind,
-            "url": f"{self.base_url}/users/{quote(login)}",
-            "html_url": f"https://github.com/{quote(login)}",
-            "site_admin": False,
-        }
+        return shapes.user(self.base_url, login, kind)
 
     def add_repo(self, full_name: str, default_branch: str = "main") -> RepoState:
         with self._lock:
             if full_name in self.repos:
                 return self.repos[full_name]
-            data = self._rebase(_template("issues", "opened.payload.json").get("repository", {}))
-            owner, name = full_name.split("/", 1)
-            data.update(
-                id=next(self._ids),
-                name=name,
-                full_name=full_name,
-                owner=self.user(owner),
-                default_branch=default_branch,
-                url=f"{self.base_url}/repos/{full_name}",
-                html_url=f"https://github.com/{full_name}",
-                # Never github.com: a clone of a repository with no `use_git_repo` fails at
-                # once, here, without the network.
-                clone_url=f"/nonexistent/fake-github/{full_name}.git",
+            owner = full_name.split("/", 1)[0]
+            data = shapes.repository(
+                self.base_url, next(self._ids), full_name, self.user(owner), default_branch
             )
             self.repos[full_name] = RepoState(data=data)
             return self.repos[full_name]
@@ -176,23 +198,8 @@ class FakeGitHub:
     ) -> Json:
         with self._lock:
             state = self.add_repo(repo)
-            issue = self._rebase(_template("issues", "opened.payload.json").get("issue", {}))
-            url = f"{self.base_url}/repos/{repo}/issues/{number}"
-            issue.update(
-                id=next(self._ids),
-                number=number,
-                title=title,
-                body=body,
-                user=self.user(author),
-                labels=[],
-                state="open",
-                comments=0,
-                url=url,
-                repository_url=f"{self.base_url}/repos/{repo}",
-                comments_url=f"{url}/comments",
-                labels_url=f"{url}/labels{{/name}}",
-                html_url=f"https://github.com/{repo}/issues/{number}",
-            )
+            issue = shapes.issue(self.base_url, next(self._ids), repo, number, self.user(author))
+            issue.update(title=title, body=body)
             issue.pop("pull_request", None)
             state.issues[number] = issue
             for name in labels or []:
@@ -235,9 +242,15 @@ class FakeGitHub:
         self, state: RepoState, number: int, name: str, login: str, added: bool
     ) -> None:
         label = state.labels.get(name.lower()) or {"name": name}
+        event_id = next(self._ids)
         state.events.setdefault(number, []).append(
             {
-                "id": next(self._ids),
+                "id": event_id,
+                "node_id": f"LE_{event_id}",
+                "url": f"{state.data['url']}/issues/events/{event_id}",
+                "commit_id": None,
+                "commit_url": None,
+                "performed_via_github_app": None,
                 "event": "labeled" if added else "unlabeled",
                 "actor": self.user(login),
                 "label": {"name": label["name"], "color": label.get("color", "ededed")},
@@ -262,34 +275,35 @@ class FakeGitHub:
         commits: list[str] | None = None,
         head_sha: str = "a" * 40,
         base_sha: str = "b" * 40,
-        closing: list[tuple[str, int]] | None = None,
+        closing: list[tuple[str, int] | None] | None = None,
     ) -> Json:
         """A PR (and its issue twin); `files` are `{filename, patch, status?}` dicts."""
         with self._lock:
             state = self.add_repo(repo)
             issue = self.add_issue(repo, number, title, body, author)
             pr_url = f"{self.base_url}/repos/{repo}/pulls/{number}"
-            issue["pull_request"] = {"url": pr_url, "html_url": issue["html_url"]}
-            pull = self._rebase(
-                _template("pull_request", "opened.payload.json").get("pull_request", {})
+            html = issue["html_url"]
+            issue["pull_request"] = {
+                "url": pr_url,
+                "html_url": html,
+                "diff_url": f"{html}.diff",
+                "patch_url": f"{html}.patch",
+                "merged_at": None,
+            }
+            pull = shapes.pull(
+                self.base_url, next(self._ids), state.data, number, self.user(author)
             )
-            pull.update(
-                id=next(self._ids),
-                number=number,
-                title=title,
-                body=body,
-                user=self.user(author),
-                labels=[],
-                state="open",
-                draft=False,
-                merged=False,
-                url=pr_url,
-                issue_url=issue["url"],
-                html_url=f"https://github.com/{repo}/pull/{number}",
+            pull.update(title=title, body=body)
+            owner = state.data["owner"]["login"]
+            pull["head"] = shapes.branch(
+                f"{owner}:topic-{number}", f"topic-{number}", head_sha, state.data
             )
-            pull["head"] = {**pull.get("head", {}), "sha": head_sha, "repo": state.data}
-            pull["base"] = {**pull.get("base", {}), "sha": base_sha, "repo": state.data}
-            pull["base"]["ref"] = state.data["default_branch"]
+            pull["base"] = shapes.branch(
+                f"{owner}:{state.data['default_branch']}",
+                state.data["default_branch"],
+                base_sha,
+                state.data,
+            )
             state.pulls[number] = pull
             self.set_pull_files(repo, number, files or [])
             state.commits[number] = [self._commit(m) for m in commits or []]
@@ -345,10 +359,15 @@ class FakeGitHub:
         method: str | None = None,
         path_contains: str | None = None,
         after: bool = False,
+        headers: dict[str, str] | None = None,
+        body: Any = None,
     ) -> None:
         """The next `times` matching requests fail (`403` + message = secondary rate limit)."""
         with self._lock:
-            fault = Fault(status, times, retry_after, message, method, path_contains, after)
+            fault = Fault(
+                status, times, retry_after, message, method, path_contains, after, headers or {}
+            )
+            fault.body = body
             self.faults.append(fault)
 
     def fail_secondary_rate_limit(self, times: int = 1, retry_after: int = 1) -> None:
@@ -371,9 +390,6 @@ class FakeGitHub:
         return [w for w in self.writes if w.method == method and path_part in w.path]
 
     # ---- internals -------------------------------------------------------------------------
-    def _rebase(self, data: Json) -> Json:
-        return dict(json.loads(json.dumps(data).replace(PUBLIC_API, self.base_url)))
-
     def _label(self, state: RepoState, name: str, color: str, description: str | None) -> Json:
         if name.lower() not in state.labels:
             state.labels[name.lower()] = {
@@ -428,11 +444,21 @@ class FakeGitHub:
     def _commit(self, message: str) -> Json:
         sha = f"{next(self._ids):040x}"
         person = {"name": "dev", "email": "dev@example.com", "date": _now()}
+        tree = {"sha": "e" * 40, "url": f"{self.base_url}/git/trees/{'e' * 40}"}
         return {
             "sha": sha,
+            "node_id": f"C_{sha[-8:]}",
             "url": f"{self.base_url}/commits/{sha}",
             "html_url": "",
-            "commit": {"message": message, "author": person, "committer": person},
+            "comments_url": f"{self.base_url}/commits/{sha}/comments",
+            "commit": {
+                "message": message,
+                "author": person,
+                "committer": person,
+                "comment_count": 0,
+                "tree": tree,
+                "url": f"{self.base_url}/git/commits/{sha}",
+            },
             "author": None,
             "committer": None,
             "parents": [],
@@ -440,18 +466,8 @@ class FakeGitHub:
 
     def _create_comment(self, repo: str, number: int, body: str, author: str) -> Json:
         cid = next(self._ids)
-        comment = {
-            "id": cid,
-            "node_id": f"IC_{cid}",
-            "url": f"{self.base_url}/repos/{repo}/issues/comments/{cid}",
-            "html_url": f"https://github.com/{repo}/issues/{number}#issuecomment-{cid}",
-            "issue_url": f"{self.base_url}/repos/{repo}/issues/{number}",
-            "body": body,
-            "user": self.user(author),
-            "created_at": _now(),
-            "updated_at": _now(),
-            "author_association": "NONE",
-        }
+        comment = shapes.comment(self.base_url, cid, repo, number, body, self.user(author))
+        comment["created_at"] = comment["updated_at"] = _now()
         self.comments[cid] = comment
         self.comment_repo[cid] = (repo, number)
         self.repos[repo].issues[number]["comments"] += 1
@@ -494,15 +510,20 @@ def _handler_class(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             path = unquote(parts.path)
             fake.requests.append((self.command, path))
             fault = fake.take_fault(self.command, path)
+            body = json.loads(raw) if raw else None
+            query = {k: v[0] for k, v in parse_qs(parts.query).items()}
             if fault is None or fault.after:
-                body = json.loads(raw) if raw else None
-                query = {k: v[0] for k, v in parse_qs(parts.query).items()}
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 status, payload, *extra = route(fake, self.command, path, query, body, headers)
             if fault is not None:
                 retry = {"Retry-After": str(fault.retry_after)} if fault.retry_after else {}
-                self._send(fault.status, {"message": fault.message}, retry)
+                error = fault.body or {"message": fault.message, "documentation_url": DOCS}
+                fake.observe(self.command, path, query, body, (fault.status, error))
+                self._send(fault.status, error, retry | fault.headers)
                 return
+            if status >= 400 and isinstance(payload, dict):
+                payload = {**payload, "documentation_url": payload.get("documentation_url", DOCS)}
+            fake.observe(self.command, path, query, body, (status, payload))
             if fake.latency_s:
                 time.sleep(fake.latency_s)
             self._send(status, payload, *extra)
@@ -539,4 +560,9 @@ def content_entry(fake: FakeGitHub, repo: str, path: str, text: str) -> Json:
         "git_url": None,
         "html_url": None,
         "download_url": None,
+        "_links": {
+            "self": f"{fake.base_url}/repos/{repo}/contents/{path}",
+            "git": None,
+            "html": None,
+        },
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from app.github.client import session_factory
+from app.github.retries import policy_from_settings
 from app.handlers.deps import HandlerDeps
 from app.queue.handler import DeliveryHandler, handler_for, store_lookup
 from app.settings import Settings
@@ -11,11 +12,21 @@ from tests.fakes.github_fixtures import FAST_RETRIES
 
 
 def make_handler(settings: Settings) -> DeliveryHandler:
+    # The waits GitHub asks for come from the settings (tests make the cap small); only the
+    # backoff between 5xx retries and PyGithub's pacing are cut.
+    policy = policy_from_settings(settings).model_copy(
+        update={
+            "attempts": FAST_RETRIES.attempts,
+            "backoff_s": FAST_RETRIES.backoff_s,
+            "seconds_between_requests": 0,
+            "seconds_between_writes": 0,
+        }
+    )
     deps = HandlerDeps(
         settings=settings,
-        github=session_factory(settings, FAST_RETRIES),
+        github=session_factory(settings, policy),
         chat=lambda model: LiteLLMChat(settings.model_config_for(model)),
-        retry_policy=FAST_RETRIES,
+        retry_policy=policy,
         assessed_before=store_lookup(settings),
     )
     return handler_for(deps)

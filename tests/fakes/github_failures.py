@@ -1,0 +1,129 @@
+"""GitHub's answers when things go wrong, as scriptable behaviours of the fake GitHub.
+
+Each shape is one GitHub documents (or is known to send) and a happy-path fake never does:
+an empty repository's 404, a deleted issue's 410, a renamed repository's redirects, GraphQL
+rate limits as HTTP 200 with `errors`, 429 without `Retry-After`, abuse-detection waits,
+5xx, null users. Mixed into `FakeGitHub`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tests.fakes.github_server import RepoState
+
+Json = dict[str, Any]
+EMPTY_REPOSITORY = "This repository is empty."
+SECONDARY = (
+    "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+)
+ABUSE = "You have triggered an abuse detection mechanism. Please wait a few minutes before you try again."
+
+
+class FailureShapes:
+    repos: dict[str, RepoState]
+    renamed: dict[str, str]
+
+    def fail_next(self, *args: Any, **kwargs: Any) -> None:  # defined by FakeGitHub
+        raise NotImplementedError
+
+    def empty_repository(self, repo: str, message: str = EMPTY_REPOSITORY) -> None:
+        """The contents API answers 404 with `message` (also "No commit found for the ref
+        main"): PyGithub raises a plain GithubException for it, not UnknownObjectException."""
+        self.repos[repo].empty_message = message
+
+    def delete_issue(self, repo: str, number: int) -> None:
+        """The issue answers 410 Gone."""
+        self.repos[repo].deleted.add(number)
+
+    def rename_repository(self, old: str, new: str) -> None:
+        """Requests to `old` are redirected: 301 for reads (PyGithub follows), 307 for
+        writes (PyGithub does not: it takes the redirect's body for the answer)."""
+        state = self.repos.pop(old)
+        state.data.update(full_name=new, name=new.split("/", 1)[1])
+        state.data["url"] = state.data["url"].replace(f"/repos/{old}", f"/repos/{new}")
+        self.repos[new] = state
+        self.renamed[old] = new
+
+    def graphql_rate_limit(self, times: int = 1, reset_in_s: int = 3600) -> None:
+        """GraphQL's primary limit: HTTP 200, `errors` of type RATE_LIMITED, no budget left."""
+        self.fail_next(
+            200,
+            times,
+            path_contains="/graphql",
+            headers={
+                "X-RateLimit-Limit": "5000",
+                "X-RateLimit-Remaining": "0",
+                "X-RateLimit-Used": "5000",
+                "X-RateLimit-Reset": str(int(time.time()) + reset_in_s),
+                "X-RateLimit-Resource": "graphql",
+            },
+            body={
+                "errors": [
+                    {
+                        "type": "RATE_LIMITED",
+                        "message": "API rate limit already exceeded for installation ID 1.",
+                    }
+                ]
+            },
+        )
+
+    def graphql_not_found(self, times: int = 1) -> None:
+        """GraphQL's NOT_FOUND as GitHub shapes it: `data` with a null and an error `type`."""
+        self.fail_next(
+            200,
+            times,
+            path_contains="/graphql",
+            body={
+                "data": {"repository": None},
+                "errors": [
+                    {
+                        "type": "NOT_FOUND",
+                        "path": ["repository"],
+                        "locations": [{"line": 3, "column": 3}],
+                        "message": "Could not resolve to a Repository with the name 'x'.",
+                    }
+                ],
+            },
+        )
+
+    def too_many_requests(self, times: int = 1, path_contains: str | None = None) -> None:
+        """429 with no `Retry-After`: GitHub wants at least a minute before the next try."""
+        self.fail_next(429, times, message=SECONDARY, path_contains=path_contains)
+
+    def abuse_limit(self, retry_after: int = 90, path_contains: str | None = None) -> None:
+        self.fail_next(403, 1, retry_after, ABUSE, path_contains=path_contains)
+
+    def ghost_author(self, repo: str, number: int) -> None:
+        """The author's account was deleted: the issues API gives `user: null` (the pulls
+        API and webhooks keep a user object, per GitHub's schemas)."""
+        self.repos[repo].issues[number]["user"] = None
+
+
+def redirect(fake: Any, method: str, path: str) -> tuple[int, Json, dict[str, str]] | None:
+    """The redirect a renamed repository's old path answers, or None."""
+    for old, new in fake.renamed.items():
+        prefix = f"/repos/{old}"
+        if path == prefix or path.startswith(prefix + "/"):
+            location = f"{fake.base_url}/repos/{new}{path[len(prefix) :]}"
+            status = 301 if method == "GET" else 307
+            body = {"message": "Moved Permanently", "url": location, "documentation_url": ""}
+            return status, body, {"Location": location}
+    return None
+
+
+def paginate(
+    fake: Any, path: str, query: dict[str, str], items: list[Any]
+) -> tuple[int, list[Any], dict[str, str]]:
+    """A page of a list answer with GitHub's `Link` header (30 a page unless `per_page`)."""
+    per_page = int(query.get("per_page") or 30)
+    page = int(query.get("page") or 1)
+    chunk = items[(page - 1) * per_page : page * per_page]
+    last = max(1, -(-len(items) // per_page))
+    rest = "".join(f"&{k}={v}" for k, v in query.items() if k not in ("page", "per_page"))
+    base = f"{fake.base_url}{path}?per_page={per_page}{rest}"
+    links = [f'<{base}&page={page + 1}>; rel="next"'] if page < last else []
+    links.append(f'<{base}&page={last}>; rel="last"')
+    return 200, chunk, {"Link": ", ".join(links)}
