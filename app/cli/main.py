@@ -19,6 +19,7 @@ from app.cli import pr_signals as pr_signals_cli
 from app.cli import serve as serve_cli
 from app.cli import signals as signals_cli
 from app.cli import split_diff as split_diff_cli
+from app.cli import validate as validate_cli
 from app.cli import worker as worker_cli
 
 cli = typer.Typer(
@@ -47,6 +48,7 @@ cli.command("label-instance")(label_instance_cli.label_instance)
 cli.command("harvest")(harvest_cli.harvest)
 cli.command("export")(export_cli.export)
 cli.command("pr-signals")(pr_signals_cli.pr_signals)
+cli.command("validate")(validate_cli.validate_cmd)
 
 
 def run() -> None:
