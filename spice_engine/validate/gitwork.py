@@ -14,7 +14,9 @@ from pathlib import Path
 from spice_engine.errors import InputError
 
 GIT_TIMEOUT_S = 300
-_RELEASE = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)*$")
+# A release, or the `X.Y.0.dev0`-style tag some projects put on their main branch when the
+# previous release branched off (their main is already the next version).
+_RELEASE = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)*(?:[.-]?(?:dev|rc|a|b)\d*)?$")
 
 
 class GitError(InputError):
