@@ -75,10 +75,12 @@ def test_harvest_reproduces_the_expected_set_exactly(
     assert sorted(got) == sorted(want)
     for iid, inst in want.items():
         assert got[iid] == inst, iid
-    # Hints: written before the first commit (one of them edited later) count, later ones not.
+    # Hints: SWE-bench's rule, a comment counts only if last updated before the first commit;
+    # one written before it but edited after (its text may now carry the fix) does not.
     multi = next(p for p in history.kept if len(p.issues) == 3)
     hints = got[f"acme__widgets-{multi.number}"]["hints_text"]
-    assert hints.count("(edited)") == 3 and "thanks!" not in hints
+    assert hints.count("I can reproduce") == 3
+    assert "(edited)" not in hints and "thanks!" not in hints
     assert report.skipped["no_linked_issue"] > 0 and report.skipped["not_merged"] > 0
     assert report.skipped["no_test_change"] > 0 and report.skipped["no_source_change"] > 0
     assert report.cursor.last_number == max(p.number for p in history.prs)
@@ -129,7 +131,7 @@ def test_crash_midway_keeps_the_cursor_before_the_failed_pr(
     gh, history = seeded
     store = sqlite_store(tmp_path)
     victim = history.kept[len(history.kept) // 2].number
-    gh.fail_next(500, times=1, path_contains=f"/pulls/{victim}/files")
+    gh.fail_next(500, times=1, path_contains=f"/pulls/{victim}/commits")
     with pytest.raises(GithubException):
         run(gh, store, history.repo, attempts=1)
     assert store.cursor(history.repo).last_number < victim

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from app.cli.main import cli
 from app.harvest.decontam import PUBLIC_IDS, known_ids, parse_date, read_ids
-from app.harvest.export import ExportFilter, select_records, write
+from app.harvest.export import NOT_VALIDATED, ExportFilter, select_records, write
 from app.harvest.label import make_labeller
 from app.harvest.runner import HarvestContext, harvest_repo, thread_dispatch
 from app.harvest.store import HarvestStore, StoredInstance
@@ -98,14 +98,17 @@ def test_jsonl_has_swebench_fields_and_loads_with_datasets(
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     store, history = labelled
     out = tmp_path / "out.jsonl"
-    records = select_records(store.instances(), ExportFilter())
+    assert select_records(store.instances(), ExportFilter()) == []  # none validated yet
+    records = select_records(store.instances(), ExportFilter(include_unvalidated=True))
     write(records, out, "swebench-jsonl")
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == len(history.kept)
     for row in rows:
         assert list(row)[: len(SWEBENCH_STR_FIELDS)] == SWEBENCH_STR_FIELDS
         assert all(isinstance(row[f], str) for f in SWEBENCH_STR_FIELDS)
-        assert json.loads(row["FAIL_TO_PASS"]) == []
+        # Unvalidated: a fail-to-pass test no log can pass, so it never grades as resolved.
+        assert json.loads(row["FAIL_TO_PASS"]) == [NOT_VALIDATED]
+        assert row["spice"]["validation"] is None
         spice = row["spice"]
         assert spice["labelled"] is True, spice["errors"]
         for dim in ("clarity", "tests", "difficulty"):
@@ -143,7 +146,7 @@ def test_parquet_loads_with_pyarrow(labelled: tuple[HarvestStore, History], tmp_
     pq = _arrow()
     store, history = labelled
     out = tmp_path / "out.parquet"
-    write(select_records(store.instances(), ExportFilter()), out, "parquet")
+    write(select_records(store.instances(), ExportFilter(include_unvalidated=True)), out, "parquet")
     table = pq.read_table(out)
     assert table.num_rows == len(history.kept)
     assert set(SWEBENCH_STR_FIELDS) <= set(table.column_names)
@@ -151,15 +154,20 @@ def test_parquet_loads_with_pyarrow(labelled: tuple[HarvestStore, History], tmp_
     assert table.column("spice").to_pylist()[0]["difficulty"]["score"] in (0, 1, 2, 3)
 
 
+VALID = {"status": "valid", "python": "3.11"}
+F2P = json.dumps(["tests/test_a.py::test_fix"])
+
+
 def _row(iid: str, created: str, clarity: int, tests: int, agreement: str) -> StoredInstance:
     dim = {"score": 0, "agreement": agreement, "votes": [0, 0, 0]}
     return StoredInstance(
-        {"instance_id": iid, "created_at": created},
+        {"instance_id": iid, "created_at": created, "FAIL_TO_PASS": F2P},
         {
             "labelled": True,
             "clarity": dim | {"score": clarity},
             "tests": dim | {"score": tests},
-            "difficulty": dim,
+            "difficulty": dim | {"score": 2},
+            "validation": VALID,
         },
     )
 
@@ -171,7 +179,10 @@ def test_filters_verified_like_agreement_and_after() -> None:
         _row("a__b-3", "2024-06-01T00:00:00Z", 1, 3, "unanimous"),
         _row("a__b-4", "2024-07-01T00:00:00Z", 1, 1, "split"),
         _row("a__b-5", "2024-08-01T00:00:00Z", 0, 0, "majority"),
-        StoredInstance({"instance_id": "a__b-6", "created_at": "2024-09-01T00:00:00Z"}, {}),
+        StoredInstance(
+            {"instance_id": "a__b-6", "created_at": "2024-09-01T00:00:00Z", "FAIL_TO_PASS": F2P},
+            {"validation": VALID},
+        ),
     ]
 
     def ids(**kw: Any) -> list[str]:
@@ -185,6 +196,41 @@ def test_filters_verified_like_agreement_and_after() -> None:
     assert ids(exclude_ids={"a__b-5"}, verified_like=True) == ["a__b-1", "a__b-4"]
     unlabelled = select_records(rows[-1:], ExportFilter())[0]["spice"]
     assert unlabelled["labelled"] is False and unlabelled["clarity"]["score"] is None
+    verified = select_records(rows, ExportFilter(verified_like=True))
+    assert {r["difficulty"] for r in verified} == {"1-4 hours"}  # SWE-bench Verified's string
+    assert verified[0]["spice"]["validation"]["status"] == "valid"
+
+
+def test_only_validated_rows_with_a_fail_to_pass_test_are_exported() -> None:
+    base = _row("a__b-1", "2024-01-01T00:00:00Z", 0, 0, "unanimous")
+    failed = StoredInstance(
+        {**base.instance, "instance_id": "a__b-2"},
+        {**base.labels, "validation": {"status": "environment_failed"}},
+    )
+    empty = StoredInstance(
+        {**base.instance, "instance_id": "a__b-3", "FAIL_TO_PASS": "[]"}, base.labels
+    )
+    never = StoredInstance({**base.instance, "instance_id": "a__b-4"}, {"labelled": True})
+    rows = [base, failed, empty, never]
+    assert [r["instance_id"] for r in select_records(rows, ExportFilter())] == ["a__b-1"]
+    every = select_records(rows, ExportFilter(include_unvalidated=True))
+    assert len(every) == 4
+    for record in every:
+        assert json.loads(record["FAIL_TO_PASS"]) != []  # never an empty list
+    assert json.loads(every[0]["FAIL_TO_PASS"]) == ["tests/test_a.py::test_fix"]
+
+
+def test_json_out_is_one_array_and_parquet_to_json_is_refused(tmp_path: Path) -> None:
+    rows = [_row("a__b-1", "2024-01-01T00:00:00Z", 0, 0, "unanimous")]
+    out = tmp_path / "x.json"
+    write(select_records(rows, ExportFilter()), out, "swebench-jsonl")
+    assert [r["instance_id"] for r in json.loads(out.read_text())] == ["a__b-1"]
+    done = CliRunner().invoke(
+        cli, ["export", "--out", str(tmp_path / "y.json"), "--format", "parquet"],
+        env={"SPICE_DATA_DIR": str(tmp_path / "d")},
+    )  # fmt: skip
+    assert done.exit_code == 1 and "parquet" in done.output
+    assert not (tmp_path / "y.json").exists()
 
 
 def test_public_ids_list_matches_the_shared_instances(
@@ -220,6 +266,8 @@ def test_cli_harvest_then_export(tmp_path: Path, fake_openai: FakeOpenAI) -> Non
     kept = sorted(f"acme__widgets-{p.number}" for p in history.kept)
     out = tmp_path / "all.jsonl"
     done = runner.invoke(cli, ["export", "--out", str(out)], env=env)
+    assert done.exit_code == 0 and out.read_text() == "", done.output  # nothing validated
+    done = runner.invoke(cli, ["export", "--out", str(out), "--include-unvalidated"], env=env)
     assert done.exit_code == 0, done.output
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert sorted(r["instance_id"] for r in rows) == kept
@@ -231,9 +279,11 @@ def test_cli_harvest_then_export(tmp_path: Path, fake_openai: FakeOpenAI) -> Non
     }
     assert labelled and len(labelled) < len(rows)
     verified = tmp_path / "v.jsonl"
-    done = runner.invoke(cli, ["export", "--out", str(verified), "--verified-like"], env=env)
+    args = ["export", "--out", str(verified), "--verified-like", "--include-unvalidated"]
+    done = runner.invoke(cli, args, env=env)
     assert done.exit_code == 0, done.output
     for line in verified.read_text().splitlines():
+        assert json.loads(line)["difficulty"] in ("<15 min fix", "15 min - 1 hour", "1-4 hours")
         spice = json.loads(line)["spice"]
         assert spice["clarity"]["score"] < 2 and spice["tests"]["score"] < 2
 

@@ -31,6 +31,13 @@ def export(
     exclude_ids: Annotated[
         list[Path] | None, typer.Option(help="File of instance ids to leave out (repeatable).")
     ] = None,
+    include_unvalidated: Annotated[
+        bool,
+        typer.Option(
+            "--include-unvalidated",
+            help="Also write instances `spice validate` did not pass (they never grade resolved).",
+        ),
+    ] = False,
     keep_public: Annotated[
         bool,
         typer.Option(
@@ -47,6 +54,10 @@ def export(
 
     if fmt not in ("swebench-jsonl", "parquet"):
         fail(f"--format must be swebench-jsonl or parquet, not {fmt!r}")
+    if fmt == "parquet" and out.suffix in (".json", ".jsonl"):
+        fail(f"--format parquet cannot write {out.name}: use a .parquet file")
+    if fmt == "swebench-jsonl" and out.suffix not in (".json", ".jsonl"):
+        fail(f"--out {out.name}: swebench-jsonl writes .jsonl (lines) or .json (one array)")
     if min_agreement not in (None, "majority", "unanimous"):
         fail(f"--min-agreement must be majority or unanimous, not {min_agreement!r}")
     try:
@@ -55,6 +66,7 @@ def export(
             min_agreement=_agreement(min_agreement),
             after=parse_date(after) if after else None,
             exclude_ids=known_ids(exclude_ids or [], public=not keep_public),
+            include_unvalidated=include_unvalidated,
         )
     except (ValueError, OSError, KeyError) as exc:
         fail(f"bad filter: {exc}")

@@ -42,6 +42,11 @@ COMMANDS = {
         "app.cli.export:export",
         "Write the stored instances with SWE-bench's fields and a `spice` block of our labels.",
     ),
+    "validate": LazyCommand(
+        "app.cli.validate:validate_cmd",
+        "Compute FAIL_TO_PASS, PASS_TO_PASS, version and environment_setup_commit by running "
+        "tests.",
+    ),
     "eval": LazyCommand(
         "app.cli.evaluate:evaluate_cmd",
         "Agreement of predictions with human labels: accuracy, kappa, alpha, F1, CIs, per repo.",

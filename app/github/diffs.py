@@ -21,8 +21,11 @@ def pull_diff(files: list[PullFile]) -> str:
         b = "/dev/null" if f.status == "removed" else f"b/{f.filename}"
         patch = f.patch if f.patch.endswith("\n") else f.patch + "\n"
         header = f"diff --git a/{old} b/{f.filename}\n"
-        # unidiff refuses `+++ /dev/null` after a git header unless the deletion is declared.
-        if f.status == "removed":
+        # git apply needs the creation or deletion declared (it reads `/dev/null` as a path
+        # otherwise); the files API does not give modes, and 100644 is by far the commonest.
+        if f.status == "added":
+            header += "new file mode 100644\n"
+        elif f.status == "removed":
             header += "deleted file mode 100644\n"
         elif old != f.filename:
             header += f"rename from {old}\nrename to {f.filename}\n"
@@ -48,3 +51,23 @@ def complete_pull_diff(
         if is_transient(exc):
             raise
         return pull_diff(files), missing
+
+
+def exact_pull_diff(
+    full_diff: Callable[[], str], files: Callable[[], list[PullFile]]
+) -> tuple[str, list[str]]:
+    """A PR's diff in git's own format, and the files it lacks.
+
+    The PR's `.diff` is git's own output (new, deleted, renamed and mode-changed files declared
+    as `git apply` needs them), so it is asked for first. Only when GitHub refuses it (a very
+    large PR) is the diff rebuilt from the files API, where binary and oversized files have no
+    patch: those come back as missing.
+    """
+    try:
+        return full_diff(), []
+    except GithubException as exc:
+        if is_transient(exc):
+            raise
+    listed = files()
+    missing = [f.filename for f in listed if f.patch is None and f.status != "renamed"]
+    return pull_diff(listed), missing

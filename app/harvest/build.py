@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from app.github.client import complete_pull_diff
+from app.github.diffs import exact_pull_diff
 from app.harvest.source import CommentInfo, HarvestSource, IssueInfo, PullSummary
 from spice_engine.errors import InputError
 from spice_engine.pr.diff_split import SplitRules, split_diff
@@ -86,11 +86,15 @@ def problem_statement(issues: list[IssueInfo]) -> str:
 
 
 def hints_text(comments: list[CommentInfo], first_commit_at: str | None) -> str:
-    """Comments written before the PR's first commit: what a solver could have read."""
+    """Comments whose last update precedes the PR's first commit (SWE-bench's rule).
+
+    The API gives only a comment's current text: one edited after the fix began may carry
+    the fix, so its last update, not its creation, must come before the cutoff.
+    """
     if first_commit_at is None:
         return ""
     cutoff = _when(first_commit_at)
-    return "\n".join(c.body for c in comments if _when(c.created_at) < cutoff)
+    return "\n".join(c.body for c in comments if _when(c.updated_at) < cutoff)
 
 
 def build_instance(
@@ -105,8 +109,10 @@ def build_instance(
     issues = [i for i in (source.issue(repo, n) for n in numbers) if i and not i.is_pull_request]
     if not issues:
         return Skipped(pr_number=pull.number, reason="no_linked_issue")
-    files = source.pull_files(repo, pull.number)
-    diff, missing = complete_pull_diff(files, lambda: source.pull_full_diff(repo, pull.number))
+    diff, missing = exact_pull_diff(
+        lambda: source.pull_full_diff(repo, pull.number),
+        lambda: source.pull_files(repo, pull.number),
+    )
     if missing:  # a gold or test patch without some of its files would not be the PR's
         return Skipped(pr_number=pull.number, reason="diff_too_large")
     try:

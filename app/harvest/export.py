@@ -29,6 +29,8 @@ class ExportFilter(BaseModel):
     """Every voted dimension at least this agreed (unlabelled rows are dropped)."""
     after: datetime | None = None
     exclude_ids: set[str] = Field(default_factory=set)
+    include_unvalidated: bool = False
+    """Also write instances without a passing validation (their FAIL_TO_PASS never passes)."""
 
 
 def _score(labels: dict[str, Any], dim: str) -> int | None:
@@ -36,9 +38,24 @@ def _score(labels: dict[str, Any], dim: str) -> int | None:
     return int(value) if value is not None else None
 
 
+# SWE-bench grades an instance with empty FAIL_TO_PASS and PASS_TO_PASS as resolved by any
+# patch that applies. An unvalidated row written on request names this test instead, which
+# no log ever reports as passed: it grades as not resolved, never as silently resolved.
+NOT_VALIDATED = "spice::not-validated"
+# SWE-bench Verified's `difficulty` strings, by our difficulty score (0 = easiest).
+DIFFICULTY = ("<15 min fix", "15 min - 1 hour", "1-4 hours", ">4 hours")
+
+
+def is_validated(row: StoredInstance) -> bool:
+    status = ((row.labels.get("validation") or {}).get("status")) or ""
+    return status == "valid" and json.loads(row.instance.get("FAIL_TO_PASS") or "[]") != []
+
+
 def keep(row: StoredInstance, flt: ExportFilter) -> bool:
     labels = row.labels
     if row.instance["instance_id"] in flt.exclude_ids:
+        return False
+    if not flt.include_unvalidated and not is_validated(row):
         return False
     if not created_after(row.instance["created_at"], flt.after):
         return False
@@ -54,20 +71,29 @@ def keep(row: StoredInstance, flt: ExportFilter) -> bool:
     return True
 
 
-def to_record(row: StoredInstance) -> dict[str, Any]:
-    """SWE-bench's fields in SWE-bench's order, then `spice`."""
+def to_record(row: StoredInstance, difficulty: bool = False) -> dict[str, Any]:
+    """SWE-bench's fields in SWE-bench's order (then Verified's `difficulty`), then `spice`."""
     record = {name: row.instance.get(name, "") for name in SWEBENCH_FIELDS}
+    if not is_validated(row):
+        record["FAIL_TO_PASS"] = json.dumps([NOT_VALIDATED])
+    if difficulty:
+        score = _score(row.labels, "difficulty")
+        record["difficulty"] = DIFFICULTY[score] if score is not None else ""
     # Validated into the fixed shape: every row gets the same columns, whatever its age.
     record["spice"] = SpiceLabels.model_validate(row.labels).model_dump()
     return record
 
 
 def select_records(rows: Iterable[StoredInstance], flt: ExportFilter) -> list[dict[str, Any]]:
-    return [to_record(r) for r in rows if keep(r, flt)]
+    return [to_record(r, flt.verified_like) for r in rows if keep(r, flt)]
 
 
 def write(records: list[dict[str, Any]], path: Path, fmt: Format) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "swebench-jsonl" and path.suffix == ".json":
+        # SWE-bench's loader reads `.json` as one JSON array, `.jsonl` as lines.
+        path.write_text(json.dumps(records, ensure_ascii=False, indent=1), encoding="utf-8")
+        return
     if fmt == "swebench-jsonl":
         with path.open("w", encoding="utf-8") as out:
             for record in records:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -50,6 +51,8 @@ class SpiceLabels(BaseModel):
     tokens_in: int = 0
     tokens_out: int = 0
     errors: list[str] = Field(default_factory=list)
+    validation: dict[str, Any] | None = None
+    """`spice validate`'s record (status, Python, durations, flaky tests, recipe); None: not run."""
 
 
 Labeller = Callable[[dict[str, object], list[int]], SpiceLabels]

@@ -427,19 +427,14 @@ class FakeGitHub(FailureShapes):
 
     @staticmethod
     def _diff_text(specs: list[Json]) -> str:
-        """The PR as `application/vnd.github.diff`: every file's hunks, none left out."""
-        parts = []
-        for spec in specs:
-            name, status = spec["filename"], spec.get("status", "modified")
-            a = "/dev/null" if status == "added" else f"a/{name}"
-            b = "/dev/null" if status == "removed" else f"b/{name}"
-            mode = {"added": "new file mode 100644\n", "removed": "deleted file mode 100644\n"}
-            patch = spec.get("patch", "")
-            parts.append(
-                f"diff --git a/{name} b/{name}\n{mode.get(status, '')}--- {a}\n+++ {b}\n"
-                + (patch if patch.endswith("\n") else patch + "\n")
-            )
-        return "".join(parts)
+        """The PR as `application/vnd.github.diff`, in git's own format.
+
+        A spec may carry `git_diff`, the exact text `git diff` printed for the file (tests make
+        it with real git); otherwise the header is written as git writes it for the status:
+        `new file mode`, `deleted file mode`, `rename from/to`, and binary files as
+        `Binary files ... differ`, as GitHub's .diff shows them.
+        """
+        return "".join(spec.get("git_diff") or _git_file_diff(spec) for spec in specs)
 
     def _commit(self, message: str) -> Json:
         sha = f"{next(self._ids):040x}"
@@ -566,3 +561,23 @@ def content_entry(fake: FakeGitHub, repo: str, path: str, text: str) -> Json:
             "html": None,
         },
     }
+
+
+def _git_file_diff(spec: Json) -> str:
+    name, status = spec["filename"], spec.get("status", "modified")
+    old = spec.get("previous_filename") or name
+    head = f"diff --git a/{old} b/{name}\n"
+    if status == "added":
+        head += "new file mode 100644\n"
+    elif status == "removed":
+        head += "deleted file mode 100644\n"
+    elif old != name:
+        head += f"similarity index 90%\nrename from {old}\nrename to {name}\n"
+    a = "/dev/null" if status == "added" else f"a/{old}"
+    b = "/dev/null" if status == "removed" else f"b/{name}"
+    if spec.get("binary"):
+        return head + f"Binary files {a} and {b} differ\n"
+    patch = spec.get("patch", "")
+    if not patch:
+        return head
+    return head + f"--- {a}\n+++ {b}\n" + (patch if patch.endswith("\n") else patch + "\n")

@@ -42,7 +42,7 @@ class History:
     prs: list[SeededPR] = field(default_factory=list)
     issues: dict[int, tuple[str, str]] = field(default_factory=dict)
     comments: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
-    """Issue number -> (created_at, body) of each comment, in order."""
+    """Issue number -> (updated_at, body) of each comment, in order."""
 
     @property
     def kept(self) -> list[SeededPR]:
@@ -58,8 +58,10 @@ def _new_file(k: int) -> str:
 
 
 def _git(path: str, patch: str, added: bool = False) -> str:
-    old = "/dev/null" if added else f"a/{path}"
-    return f"diff --git a/{path} b/{path}\n--- {old}\n+++ b/{path}\n{patch}"
+    """The file's part of the PR's diff as git writes it (an added file declares its mode)."""
+    if added:
+        return f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n{patch}"
+    return f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n{patch}"
 
 
 # scenario -> (kept, how many same-repo issues it resolves)
@@ -103,7 +105,8 @@ class _Seeder:
         self.history.issues[number] = (title, body)
         notes = [
             (first_commit - timedelta(hours=5), f"I can reproduce #{number} too."),
-            # Written before the first commit, edited after it: still a hint, in its last text.
+            # Written before the first commit, edited after it: its text may carry the fix, so
+            # SWE-bench's rule (last update before the first commit) leaves it out.
             (first_commit - timedelta(hours=2), f"Workaround for {number}: pin LIMIT (edited)"),
             (first_commit + timedelta(minutes=30), f"Fixed in the PR for {number}, thanks!"),
         ]
@@ -112,7 +115,9 @@ class _Seeder:
             comment["created_at"] = stamp(when)
             edited = when + timedelta(hours=4) if "(edited)" in text else when
             comment["updated_at"] = stamp(edited)
-        self.history.comments[number] = [(stamp(w), t) for w, t in notes]
+        self.history.comments[number] = [
+            (stamp(w + timedelta(hours=4) if "(edited)" in t else w), t) for w, t in notes
+        ]
         return number
 
     def pull(self, k: int, scenario: str, kept: bool) -> SeededPR:
@@ -241,8 +246,8 @@ def expected_instance(history: History, pr: SeededPR) -> dict[str, str]:
     hints = [
         body
         for n in sorted(pr.issues)
-        for created, body in history.comments[n]
-        if created < pr.first_commit_at
+        for updated, body in history.comments[n]
+        if updated < pr.first_commit_at
     ]
     return {
         "instance_id": f"{owner}__{name}-{pr.number}",

@@ -1,0 +1,91 @@
+"""`spice validate`: run each instance's tests before and after its gold patch."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from tqdm import tqdm  # type: ignore[import-untyped]
+
+from app.cli.common import emit_json, fail, settings_with
+from spice_engine.errors import InputError
+from spice_engine.validate.batch import validate_rows
+from spice_engine.validate.gitwork import clone_from_github, open_repository
+from spice_engine.validate.local import LocalExecutor
+
+
+def _read_rows(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            fail(f"{path}:{n}: not JSON ({exc.msg})")
+        if not isinstance(row, dict) or not {"instance_id", "repo", "base_commit"} <= set(row):
+            fail(f"{path}:{n}: needs instance_id, repo and base_commit")
+        rows.append(row)
+    return rows
+
+
+def _repo_map(specs: list[str], cache: Path, rows: list[dict[str, Any]]) -> dict[str, Path]:
+    git_dirs: dict[str, Path] = {}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or "/" not in name or not path:
+            fail(f"--repo must be OWNER/NAME=PATH, got {spec!r}")
+        try:
+            git_dirs[name] = open_repository(Path(path).expanduser(), cache)
+        except InputError as exc:
+            fail(str(exc))
+    if not specs:  # no local copies: clone each repository the rows name
+        for name in sorted({str(r["repo"]) for r in rows}):
+            try:
+                git_dirs[name] = clone_from_github(name, cache)
+            except InputError as exc:
+                typer.echo(f"warning: {exc}", err=True)
+    return git_dirs
+
+
+def validate_cmd(
+    instances: Annotated[Path, typer.Argument(help="SWE-bench JSONL to validate.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="JSONL to write.")],
+    repo: Annotated[
+        list[str] | None,
+        typer.Option("--repo", help="OWNER/NAME=PATH (a git repository or bundle); repeatable."),
+    ] = None,
+    workers: Annotated[int, typer.Option(min=1, help="Instances validated at once.")] = 1,
+    timeout: Annotated[float, typer.Option(min=1, help="Seconds per test run.")] = 900.0,
+    reruns: Annotated[
+        int, typer.Option(min=0, max=5, help="Reruns of fail-to-pass tests to drop flaky ones.")
+    ] = 1,
+) -> None:
+    """Compute FAIL_TO_PASS, PASS_TO_PASS, version and environment_setup_commit by running tests."""
+    settings = settings_with()
+    rows = _read_rows(instances)
+    data = settings.data_dir.resolve()
+    git_dirs = _repo_map(repo or [], data / "repos", rows)
+    executor = LocalExecutor(data / "envs")
+    bar = tqdm(total=len(rows), unit="instance", desc="validate", disable=None, dynamic_ncols=True)
+    statuses: Counter[str] = Counter()
+
+    def done(row: dict[str, Any]) -> None:
+        statuses[row["spice"]["validation"]["status"]] += 1
+        bar.update(1)
+        bar.set_postfix(valid=statuses["valid"], refresh=False)
+
+    try:
+        results = validate_rows(
+            rows, git_dirs, executor, data / "tmp", workers, timeout, reruns, on_done=done
+        )
+    finally:
+        bar.close()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", encoding="utf-8") as fh:
+        for row in results:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    emit_json({"instances": len(rows), "statuses": dict(statuses), "out": str(out)})

@@ -1,0 +1,64 @@
+"""Validation speed on real pytest instances (../shared/data/validation).
+
+Prints, per instance: cold (shared environment built) and warm (reused) seconds, and the
+warm validation's overhead over the two bare test runs it contains (target <= 1.5x); then
+throughput (instances per minute, warm) with 1 and 2 workers.
+
+    .venv/bin/python benchmarks/validate.py [--ids ID,ID,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from spice_engine.validate.batch import validate_rows
+from spice_engine.validate.gitwork import open_repository
+from spice_engine.validate.local import LocalExecutor
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "validation"
+DEFAULT = "pytest-dev__pytest-5808,pytest-dev__pytest-5840,pytest-dev__pytest-8987,pytest-dev__pytest-9249"
+
+
+def run(rows: list[dict[str, Any]], data: Path, workers: int) -> tuple[list[dict[str, Any]], float]:
+    git_dirs = {"pytest-dev/pytest": open_repository(DATA / "pytest.bundle", data / "repos")}
+    started = time.monotonic()
+    out = validate_rows(rows, git_dirs, LocalExecutor(data / "envs"), data / "tmp", workers)
+    return out, time.monotonic() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ids", default=DEFAULT)
+    ids = parser.parse_args().ids.split(",")
+    rows = [json.loads(line) for line in (DATA / "instances.jsonl").read_text().splitlines()]
+    rows = [r for r in rows if r["instance_id"] in ids]
+    with tempfile.TemporaryDirectory(prefix="spice-bench-") as tmp:
+        data = Path(tmp)
+        cold, _ = run(rows, data, 1)
+        warm, warm1 = run(rows, data, 1)
+        _, warm2 = run(rows, data, 2)
+    ratios = []
+    print(f"{'instance':28} {'cold s':>7} {'env s':>6} {'warm s':>7} {'bare s':>7} {'overhead':>8}")
+    for c, w in zip(cold, warm, strict=True):
+        cd, wd = c["spice"]["validation"]["durations"], w["spice"]["validation"]["durations"]
+        bare = wd["before"] + wd["after"]
+        ratios.append(wd["total"] / bare)
+        print(
+            f"{c['instance_id']:28} {cd['total']:7.1f} {cd['environment']:6.1f} "
+            f"{wd['total']:7.1f} {bare:7.1f} {ratios[-1]:7.2f}x"
+        )
+    print(f"median warm overhead over the two bare runs: {statistics.median(ratios):.2f}x")
+    n = len(rows)
+    print(f"throughput warm, 1 worker: {n / warm1 * 60:.1f}/min ({warm1:.1f} s for {n})")
+    print(f"throughput warm, 2 workers: {n / warm2 * 60:.1f}/min ({warm2:.1f} s for {n})")
+
+
+if __name__ == "__main__":
+    main()

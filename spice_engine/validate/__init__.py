@@ -1,0 +1,1 @@
+"""Execution-based validation of task instances (FAIL_TO_PASS / PASS_TO_PASS)."""

@@ -1,0 +1,93 @@
+"""Validate many instances: plan their groups, run jobs on N workers, fill in the fields."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from spice_engine.validate.executor import Executor
+from spice_engine.validate.plan import plan_groups
+from spice_engine.validate.pythons import find_pythons
+from spice_engine.validate.validator import Job, Validated, Validation, validate
+
+COMPUTED = ("FAIL_TO_PASS", "PASS_TO_PASS", "version", "environment_setup_commit")
+
+
+def validate_rows(
+    rows: list[dict[str, Any]],
+    git_dirs: dict[str, Path],
+    executor: Executor,
+    scratch: Path,
+    workers: int = 1,
+    timeout_s: float = 900.0,
+    reruns: int = 1,
+    on_done: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Each row with the four computed fields and `spice.validation`, in input order."""
+    groups = plan_groups(rows, git_dirs, sorted(find_pythons()))
+
+    def one(row: dict[str, Any]) -> dict[str, Any]:
+        iid = str(row.get("instance_id"))
+        group = groups.get(iid)
+        if str(row.get("repo")) not in git_dirs:
+            result = _failed("error", f"no repository given for {row.get('repo')!r} (--repo)")
+        elif group is None:
+            result = validate(
+                _job(row, git_dirs, "0.0", None, timeout_s, reruns), executor, scratch
+            )
+        elif group.recipe is None:
+            result = _failed("missing_python", group.error)
+        else:
+            job = _job(row, git_dirs, group.version, group.recipe, timeout_s, reruns)
+            result = validate(job, executor, scratch)
+        out = merge(
+            row, result, group.version if group else "", group.setup_commit if group else ""
+        )
+        if on_done:
+            on_done(out)
+        return out
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return list(pool.map(one, rows))
+
+
+def _job(
+    row: dict[str, Any],
+    git_dirs: dict[str, Path],
+    version: str,
+    recipe: Any,
+    timeout_s: float,
+    reruns: int,
+) -> Job:
+    from spice_engine.validate.recipe import Recipe
+
+    return Job(
+        instance=row,
+        git_dir=git_dirs[str(row["repo"])],
+        version=version,
+        recipe=recipe or Recipe(python="3"),
+        timeout_s=timeout_s,
+        reruns=reruns,
+    )
+
+
+def _failed(status: Any, detail: str) -> Validated:
+    return Validated(validation=Validation(status=status, detail=detail))
+
+
+def merge(
+    row: dict[str, Any], result: Validated, version: str, setup_commit: str
+) -> dict[str, Any]:
+    """The input row with the computed fields (never the input's own) and `spice.validation`."""
+    out = {k: v for k, v in row.items() if k not in COMPUTED}
+    out["version"] = version
+    out["environment_setup_commit"] = setup_commit
+    out["FAIL_TO_PASS"] = json.dumps(result.fail_to_pass)
+    out["PASS_TO_PASS"] = json.dumps(result.pass_to_pass)
+    spice = dict(row.get("spice") or {})
+    spice["validation"] = result.validation.model_dump(mode="json")
+    out["spice"] = spice
+    return out

@@ -1,0 +1,151 @@
+"""Git for validation: repositories from a path or bundle, scratch worktrees, patch checks."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+from spice_engine.errors import InputError
+
+GIT_TIMEOUT_S = 300
+# A release, or the `X.Y.0.dev0`-style tag some projects put on their main branch when the
+# previous release branched off (their main is already the next version).
+_RELEASE = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)*(?:[.-]?(?:dev|rc|a|b)\d*)?$")
+
+
+class GitError(InputError):
+    """A git command failed; the message is git's own."""
+
+
+def git(repo: Path, *args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> str:
+    """Run git in `repo`; hooks and prompts off (a repository is data, not code we trust)."""
+    cmd = ["git", "-c", "core.hooksPath=/dev/null", "-c", "advice.detachedHead=false", *args]
+    full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", **(env or {})}
+    done = subprocess.run(
+        cmd,
+        cwd=repo,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=GIT_TIMEOUT_S,
+        env=full_env,
+    )
+    if done.returncode != 0:
+        raise GitError(f"git {args[0]}: {done.stderr.strip() or done.stdout.strip()}")
+    return done.stdout
+
+
+def open_repository(path: Path, cache: Path) -> Path:
+    """A git directory for `path`: the repository itself, or a bare clone of a bundle."""
+    if path.is_dir():
+        return path
+    if not path.is_file():
+        raise InputError(f"no repository or bundle at {path}")
+    target = cache / f"{path.stem}-{path.stat().st_size}.git"
+    if not target.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        partial = Path(tempfile.mkdtemp(dir=cache, prefix=".clone-"))
+        try:
+            git(cache, "clone", "--quiet", "--bare", str(path.resolve()), str(partial / "r.git"))
+            (partial / "r.git").rename(target)
+        except FileExistsError:
+            pass  # another worker finished the same clone first
+        finally:
+            shutil.rmtree(partial, ignore_errors=True)
+    return target
+
+
+def has_commit(repo: Path, commit: str) -> bool:
+    try:
+        git(repo, "cat-file", "-e", f"{commit}^{{commit}}")
+    except GitError:
+        return False
+    return True
+
+
+@contextmanager
+def worktree(repo: Path, commit: str, scratch: Path) -> Iterator[Path]:
+    """A detached worktree of `commit` under `scratch`, removed (and pruned) afterwards."""
+    where = Path(tempfile.mkdtemp(dir=scratch, prefix="wt-"))
+    path = where / "repo"
+    try:
+        git(repo, "worktree", "add", "--quiet", "--detach", "--force", str(path), commit)
+        yield path
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+        with suppress(GitError):
+            git(repo, "worktree", "prune")
+
+
+def apply_problem(repo: Path, commit: str, patches: list[str]) -> str | None:
+    """Why `patches`, applied in order at `commit`, would not apply (None: they do).
+
+    Checked against a throw-away index of `commit`, so no checkout is needed and the real
+    index is untouched; each patch but the last is applied to that index for the next.
+    """
+    with tempfile.TemporaryDirectory(prefix="spice-index-") as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        git(repo, "read-tree", commit, env=env)
+        for i, patch in enumerate(patches):
+            last = i == len(patches) - 1
+            args = ["apply", "--cached", "--check"] if last else ["apply", "--cached"]
+            try:
+                git(repo, *args, "-", stdin=patch, env=env)
+            except GitError as exc:
+                return str(exc)
+    return None
+
+
+def apply(tree: Path, patch: str, reverse: bool = False) -> None:
+    git(tree, "apply", *(["-R"] if reverse else []), "-", stdin=patch)
+
+
+def commit_date(repo: Path, commit: str) -> str:
+    """Committer date as ISO 8601 UTC (`2019-05-30T17:27:52Z`)."""
+    stamp = git(repo, "show", "-s", "--format=%ct", commit).strip()
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(int(stamp), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def release_version(repo: Path, commit: str) -> str | None:
+    """`major.minor` of the newest release tag reachable from `commit` (None: no such tag)."""
+    best: tuple[int, int] | None = None
+    for tag in git(repo, "tag", "--merged", commit).split():
+        if m := _RELEASE.match(tag):
+            found = (int(m.group(1)), int(m.group(2)))
+            best = found if best is None or found > best else best
+    return f"{best[0]}.{best[1]}" if best else None
+
+
+def export_files(repo: Path, commit: str, dest: Path, wanted: Callable[[str], bool]) -> None:
+    """Copy the files of `commit` whose paths `wanted` accepts into `dest` (no checkout)."""
+    for name in git(repo, "ls-tree", "-r", "--name-only", commit).splitlines():
+        if wanted(name):
+            target = dest / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            blob = subprocess.run(
+                ["git", "show", f"{commit}:{name}"],
+                cwd=repo,
+                capture_output=True,
+                timeout=GIT_TIMEOUT_S,
+            )
+            if blob.returncode == 0:
+                target.write_bytes(blob.stdout)
+
+
+def clone_from_github(repo: str, cache: Path) -> Path:
+    """A bare clone of `owner/name` from GitHub, kept in `cache` and fetched on reuse."""
+    target = cache / f"{repo.replace('/', '+')}.git"
+    cache.mkdir(parents=True, exist_ok=True)
+    if target.exists():
+        git(target, "fetch", "--quiet", "--tags", "origin")
+        return target
+    git(cache, "clone", "--quiet", "--bare", f"https://github.com/{repo}.git", str(target))
+    return target

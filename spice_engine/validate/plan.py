@@ -1,0 +1,86 @@
+"""Work out, for a set of instances, each one's version, environment setup commit and recipe.
+
+As SWE-bench does, instances of one repository are grouped by `version` (the release series
+at their base commit) and each group's environment is built from its newest base commit: its
+`environment_setup_commit`.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from spice_engine.validate import gitwork
+from spice_engine.validate.recipe import REQUIREMENT_FILES, Recipe, infer_recipe
+from spice_engine.validate.swebench_specs import published_recipe
+
+_META = {"setup.py", "setup.cfg", "pyproject.toml", "tox.ini", *REQUIREMENT_FILES}
+_VERSION_LINE = re.compile(r"""^\s*version\s*=\s*["']?(\d+)\.(\d+)""", re.MULTILINE)
+
+
+def _metadata_file(name: str) -> bool:
+    return name in _META or (
+        name.startswith(".github/workflows/") and name.endswith(("yml", "yaml"))
+    )
+
+
+def instance_version(git_dir: Path, commit: str) -> str:
+    """`major.minor` from the newest release tag, else the project metadata, else `0.0`."""
+    if found := gitwork.release_version(git_dir, commit):
+        return found
+    for name in ("pyproject.toml", "setup.cfg", "setup.py"):
+        try:
+            text = gitwork.git(git_dir, "show", f"{commit}:{name}")
+        except gitwork.GitError:
+            continue
+        if m := _VERSION_LINE.search(text):
+            return f"{m.group(1)}.{m.group(2)}"
+    return "0.0"
+
+
+class Group:
+    def __init__(
+        self, repo: str, version: str, setup_commit: str, recipe: Recipe | None, error: str = ""
+    ) -> None:
+        self.repo, self.version, self.setup_commit = repo, version, setup_commit
+        self.recipe, self.error = recipe, error
+
+
+def plan_groups(
+    rows: Iterable[dict[str, Any]], git_dirs: dict[str, Path], pythons: list[str]
+) -> dict[str, Group]:
+    """instance_id -> its group, for every row whose repository and base commit are known."""
+    members: dict[tuple[str, str], list[tuple[str, str, str]]] = defaultdict(list)
+    for row in rows:
+        repo, base = str(row.get("repo")), str(row.get("base_commit") or "")
+        git_dir = git_dirs.get(repo)
+        if git_dir is None or not base or not gitwork.has_commit(git_dir, base):
+            continue
+        version = instance_version(git_dir, base)
+        date = gitwork.commit_date(git_dir, base)
+        members[(repo, version)].append((date, base, str(row["instance_id"])))
+    groups: dict[str, Group] = {}
+    for (repo, version), found in members.items():
+        date, setup, _ = max(found)
+        group = _group(git_dirs[repo], repo, version, setup, date, pythons)
+        groups.update({iid: group for _, _, iid in found})
+    return groups
+
+
+def _group(
+    git_dir: Path, repo: str, version: str, setup: str, date: str, pythons: list[str]
+) -> Group:
+    recipe = published_recipe(repo, version, date)
+    if recipe is not None:
+        return Group(repo, version, setup, recipe)
+    with tempfile.TemporaryDirectory(prefix="spice-meta-") as tmp:
+        gitwork.export_files(git_dir, setup, Path(tmp), _metadata_file)
+        try:
+            recipe = infer_recipe(Path(tmp), date, pythons, version)
+        except LookupError as exc:
+            return Group(repo, version, setup, None, str(exc))
+    return Group(repo, version, setup, recipe)

@@ -1,0 +1,147 @@
+"""How to build a repository's test environment at a commit, inferred from the repository.
+
+Python: the newest version the project itself claims (trove classifiers, tox/CI envs) that
+its `requires-python` allows and that was released before the commit. Dependencies: the
+project with its test extras and test requirement files, resolved as the package index stood
+on the commit's date, so an old commit gets the libraries it was written against.
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+from pathlib import Path
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from pydantic import BaseModel, Field
+
+# First release of each CPython minor version: a commit cannot have targeted a later one.
+PYTHON_RELEASES = {
+    "3.6": "2016-12-23",
+    "3.7": "2018-06-27",
+    "3.8": "2019-10-14",
+    "3.9": "2020-10-05",
+    "3.10": "2021-10-04",
+    "3.11": "2022-10-24",
+    "3.12": "2023-10-02",
+    "3.13": "2024-10-07",
+}
+TEST_EXTRAS = ("test", "tests", "testing", "dev")
+REQUIREMENT_FILES = (
+    "requirements-test.txt",
+    "requirements-tests.txt",
+    "requirements-testing.txt",
+    "test-requirements.txt",
+    "requirements/test.txt",
+    "requirements/tests.txt",
+    "requirements/testing.txt",
+)
+_CLASSIFIER = re.compile(r"Programming Language :: Python :: (3\.\d+)\b")
+_TOX_ENV = re.compile(r"\bpy3(\d{1,2})\b")
+_REQUIRES = re.compile(r"""(?:python_requires|requires-python)\s*=\s*["']?([^"'\n]+)""")
+TEST_CMD = "python -m pytest -rA"
+
+
+class Recipe(BaseModel):
+    """Everything needed to rebuild the environment and rerun the tests by hand."""
+
+    python: str
+    extras: list[str] = Field(default_factory=list)
+    requirement_files: list[str] = Field(default_factory=list)
+    extra_packages: list[str] = Field(default_factory=list)
+    """Installed besides the project (pytest when the project does not declare it)."""
+    resolve_before: str | None = None
+    """Dependencies resolved as the index stood at this time (the base commit's date)."""
+    env: dict[str, str] = Field(default_factory=dict)
+    test_cmd: str = TEST_CMD
+    source: str = "inferred"
+    """`inferred` from the repository, or `swebench` when its published spec was used."""
+
+    def install_cmds(self) -> list[str]:
+        """The install as shell commands (for the record; the executor runs the same)."""
+        target = "." + (f"[{','.join(self.extras)}]" if self.extras else "")
+        dated = f" --exclude-newer {self.resolve_before}" if self.resolve_before else ""
+        cmds = ["uv pip install setuptools wheel setuptools_scm"]
+        reqs = "".join(f" -r {r}" for r in self.requirement_files)
+        more = "".join(f" {p}" for p in self.extra_packages)
+        cmds.append(f"uv pip install --no-build-isolation{dated} -e '{target}'{reqs}{more}")
+        return cmds
+
+
+def _read(tree: Path, name: str) -> str:
+    path = tree / name
+    try:
+        return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    except OSError:
+        return ""
+
+
+def _metadata_text(tree: Path) -> str:
+    return "".join(_read(tree, n) for n in ("setup.py", "setup.cfg", "pyproject.toml"))
+
+
+def _claimed(tree: Path) -> set[str]:
+    """Python versions the project lists: classifiers first, else tox and CI envs."""
+    claimed = set(_CLASSIFIER.findall(_metadata_text(tree)))
+    if claimed:
+        return claimed
+    ci = _read(tree, "tox.ini") + "".join(
+        p.read_text(encoding="utf-8", errors="replace")
+        for p in sorted((tree / ".github" / "workflows").glob("*.y*ml"))
+    )
+    claimed = {f"3.{m}" for m in _TOX_ENV.findall(ci)}
+    claimed |= set(re.findall(r"""["' \[]?(3\.\d{1,2})["',\]]""", ci))
+    return claimed
+
+
+def _requires(tree: Path) -> SpecifierSet:
+    m = _REQUIRES.search(_metadata_text(tree))
+    try:
+        return SpecifierSet(m.group(1).strip().rstrip(",")) if m else SpecifierSet()
+    except InvalidSpecifier:
+        return SpecifierSet()
+
+
+def choose_python(tree: Path, commit_date: str, available: list[str]) -> str | None:
+    """The best Python among `available` for the tree; None when none fits."""
+    released = [
+        v for v in available if PYTHON_RELEASES.get(v, "9999") <= commit_date[:10]
+    ] or available
+    allowed = [v for v in released if _requires(tree).contains(f"{v}.0", prereleases=True)]
+    if not allowed:
+        return None
+    claimed = [v for v in allowed if v in _claimed(tree)]
+    key = lambda v: tuple(int(x) for x in v.split("."))  # noqa: E731
+    return max(claimed or allowed, key=key)
+
+
+def declared_extras(tree: Path) -> list[str]:
+    """Test extras the project declares (setup.cfg, pyproject, or setup.py's extras_require)."""
+    text = _metadata_text(tree)
+    found = []
+    for extra in TEST_EXTRAS:
+        if re.search(rf"""(^|[\s"'\[{{,]){extra}\s*["']?\s*[=:]""", text, re.MULTILINE):
+            found.append(extra)
+    cfg = configparser.ConfigParser(strict=False)
+    try:
+        cfg.read_string(_read(tree, "setup.cfg"))
+        found += [e for e in cfg["options.extras_require"] if e in TEST_EXTRAS]
+    except (configparser.Error, KeyError):
+        pass
+    return sorted(set(found))
+
+
+def infer_recipe(tree: Path, commit_date: str, available: list[str], version: str) -> Recipe:
+    """A recipe from the repository's own files; raises LookupError when no Python fits."""
+    python = choose_python(tree, commit_date, available)
+    if python is None:
+        raise LookupError(f"no installed Python satisfies requires-python {_requires(tree)}")
+    return Recipe(
+        python=python,
+        extras=declared_extras(tree),
+        requirement_files=[r for r in REQUIREMENT_FILES if (tree / r).is_file()],
+        # The runner; when the project declares pytest (or is pytest) this adds nothing.
+        extra_packages=["pytest"],
+        resolve_before=commit_date,
+        env={"SETUPTOOLS_SCM_PRETEND_VERSION": f"{version}.0" if version else "0.0.0"},
+    )

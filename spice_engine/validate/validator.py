@@ -1,0 +1,174 @@
+"""Validate one instance: apply checks, environment, the tests before and after the gold patch."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from spice_engine.errors import InputError
+from spice_engine.validate import gitwork
+from spice_engine.validate.executor import EnvBuildError, Executor, Prepared, RunResult
+from spice_engine.validate.outcomes import compute_lists, parse_pytest_log
+from spice_engine.validate.pythons import MissingPython
+from spice_engine.validate.recipe import Recipe
+
+Status = Literal[
+    "valid",
+    "no_fail_to_pass",
+    "patch_does_not_apply",
+    "missing_commit",
+    "missing_python",
+    "environment_failed",
+    "tests_did_not_run",
+    "timeout",
+    "error",
+]
+FLAKY_RERUNS = 1
+
+
+class Validation(BaseModel):
+    """What `spice.validation` records for an instance."""
+
+    status: Status
+    detail: str = ""
+    python: str | None = None
+    recipe: dict[str, object] | None = None
+    environment: str | None = None
+    environment_built: bool = False
+    durations: dict[str, float] = Field(default_factory=dict)
+    flaky: list[str] = Field(default_factory=list)
+    test_files: list[str] = Field(default_factory=list)
+
+
+class Validated(BaseModel):
+    fail_to_pass: list[str] = Field(default_factory=list)
+    pass_to_pass: list[str] = Field(default_factory=list)
+    validation: Validation
+
+
+class Job(BaseModel):
+    """One instance to validate, with what the whole run worked out for its group."""
+
+    instance: dict[str, object]
+    git_dir: Path
+    version: str
+    recipe: Recipe
+    timeout_s: float = 900.0
+    reruns: int = FLAKY_RERUNS
+
+
+def test_files(test_patch: str) -> list[str]:
+    """The Python files the test patch leaves in place (SWE-bench runs the files it touches)."""
+    from unidiff import PatchSet
+
+    return [
+        f.path for f in PatchSet(test_patch) if not f.is_removed_file and f.path.endswith(".py")
+    ]
+
+
+def _patch_problem(job: Job) -> str | None:
+    base, inst = str(job.instance["base_commit"]), job.instance
+    test, gold = str(inst.get("test_patch") or ""), str(inst.get("patch") or "")
+    for name, patches in (("test_patch", [test]), ("patch", [gold]), ("both", [test, gold])):
+        if problem := gitwork.apply_problem(job.git_dir, base, patches):
+            return f"{name} does not apply at base_commit: {problem}"
+    return None
+
+
+def validate(job: Job, executor: Executor, scratch: Path) -> Validated:
+    """Never raises for a problem of the instance or its environment: that is a status."""
+    started = time.monotonic()
+    base = str(job.instance.get("base_commit") or "")
+    record = Validation(status="error", python=job.recipe.python)
+    record.recipe = {**job.recipe.model_dump(), "install_cmds": job.recipe.install_cmds()}
+    try:
+        if not base or not gitwork.has_commit(job.git_dir, base):
+            record.status, record.detail = "missing_commit", f"base_commit {base!r} not in repo"
+            return Validated(validation=record)
+        t0 = time.monotonic()
+        problem = _patch_problem(job)
+        record.durations["apply_check"] = round(time.monotonic() - t0, 3)
+        if problem:
+            record.status, record.detail = "patch_does_not_apply", problem
+            return Validated(validation=record)
+        scratch.mkdir(parents=True, exist_ok=True)
+        job_dir = Path(tempfile.mkdtemp(dir=scratch, prefix="job-"))
+        try:
+            return _run_tests(job, executor, job_dir, record)
+        finally:
+            shutil.rmtree(job_dir, ignore_errors=True)
+    except (InputError, OSError) as exc:
+        record.status, record.detail = "error", str(exc)[-2000:]
+        return Validated(validation=record)
+    finally:
+        record.durations["total"] = round(time.monotonic() - started, 3)
+
+
+def _run_tests(job: Job, executor: Executor, job_dir: Path, record: Validation) -> Validated:
+    inst = job.instance
+    test, gold = str(inst.get("test_patch") or ""), str(inst.get("patch") or "")
+    files = test_files(test)
+    record.test_files = files
+    with gitwork.worktree(job.git_dir, str(inst["base_commit"]), job_dir) as tree:
+        try:
+            prepared = executor.prepare(
+                str(inst.get("repo")), job.version, job.recipe, tree, job_dir
+            )
+        except MissingPython as exc:
+            record.status, record.detail = "missing_python", str(exc)
+            return Validated(validation=record)
+        except EnvBuildError as exc:
+            record.status, record.detail = "environment_failed", str(exc)[-4000:]
+            return Validated(validation=record)
+        record.environment, record.environment_built = prepared.key, prepared.built
+        record.durations["environment"] = prepared.seconds
+        gitwork.apply(tree, test)
+        runs = _Runs(executor, prepared, tree, job.timeout_s, record)
+        before = runs.go("before", files)
+        if before is None:
+            return Validated(validation=record)
+        gitwork.apply(tree, gold)
+        after = runs.go("after", files)
+        if after is None:
+            return Validated(validation=record)
+        if not before and not after:
+            record.status, record.detail = "tests_did_not_run", runs.last_log[-4000:]
+            return Validated(validation=record)
+        first = compute_lists(before, after)
+        candidates = [t for t in first.fail_to_pass if " " not in t]
+        after_again = before_again = None
+        if job.reruns and candidates:
+            # A fail-to-pass test must show both outcomes again: rerun it after, then before.
+            after_again = runs.go("rerun_after", candidates)
+            gitwork.apply(tree, gold, reverse=True)
+            before_again = runs.go("rerun_before", candidates)
+        lists = compute_lists(before, after, before_again, after_again)
+    record.flaky = lists.flaky
+    record.status = "valid" if lists.fail_to_pass else "no_fail_to_pass"
+    return Validated(
+        fail_to_pass=lists.fail_to_pass, pass_to_pass=lists.pass_to_pass, validation=record
+    )
+
+
+class _Runs:
+    def __init__(
+        self, executor: Executor, prepared: Prepared, tree: Path, timeout: float, record: Validation
+    ) -> None:
+        self.executor, self.prepared, self.tree = executor, prepared, tree
+        self.timeout, self.record, self.last_log = timeout, record, ""
+
+    def go(self, name: str, args: list[str]) -> dict[str, str] | None:
+        """Outcomes of one run; None (and a `timeout` status) when it ran out of time."""
+        done: RunResult = self.executor.run(self.prepared, self.tree, args, self.timeout)
+        self.record.durations[name] = done.seconds
+        self.last_log = done.log
+        if done.timed_out:
+            self.record.status = "timeout"
+            self.record.detail = f"{name} run passed {self.timeout:.0f} s"
+            return None
+        return parse_pytest_log(done.log)

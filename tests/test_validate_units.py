@@ -1,0 +1,74 @@
+"""Validation's pure parts: log parsing, the lists, flaky tests, Python choice, versions."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from spice_engine.validate.gitwork import release_version
+from spice_engine.validate.outcomes import compute_lists, parse_pytest_log
+from spice_engine.validate.recipe import choose_python, declared_extras
+
+LOG = """\
+============ short test summary info ============
+PASSED tests/test_a.py::test_ok
+PASSED tests/test_a.py::test_param[a b]
+FAILED tests/test_a.py::test_fix - AssertionError: boom
+ERROR tests/test_b.py::test_setup
+SKIPPED [2] tests/test_a.py:10: no network
+XFAIL tests/test_a.py::test_known
+"""
+
+
+def test_log_names_are_read_as_swebench_reads_them() -> None:
+    got = parse_pytest_log(LOG)
+    assert got == {
+        "tests/test_a.py::test_ok": "PASSED",
+        "tests/test_a.py::test_param[a": "PASSED",  # SWE-bench splits on whitespace too
+        "tests/test_a.py::test_fix": "FAILED",
+        "tests/test_b.py::test_setup": "ERROR",
+        "tests/test_a.py::test_known": "XFAIL",
+    }
+
+
+def test_lists_and_flaky_tests() -> None:
+    before = {"t::ok": "PASSED", "t::fix": "FAILED", "t::err": "ERROR", "t::flip": "FAILED"}
+    after = {"t::ok": "PASSED", "t::fix": "PASSED", "t::err": "PASSED", "t::flip": "PASSED"}
+    after |= {"t::new": "PASSED", "t::still": "FAILED"}
+    lists = compute_lists(before, after, {"t::flip": "PASSED"}, {"t::flip": "PASSED"})
+    assert lists.fail_to_pass == ["t::err", "t::fix", "t::new"]  # t::new: module did not import
+    assert lists.pass_to_pass == ["t::ok"]
+    assert lists.flaky == ["t::flip"]
+
+
+def test_python_choice_follows_classifiers_requires_python_and_the_date(tmp_path: Path) -> None:
+    (tmp_path / "setup.cfg").write_text(
+        "[metadata]\nclassifiers =\n    Programming Language :: Python :: 3.7\n"
+        "    Programming Language :: Python :: 3.8\n[options]\npython_requires = >=3.6\n"
+        "[options.extras_require]\ntesting =\n    hypothesis\n"
+    )
+    have = ["3.6", "3.7", "3.8", "3.9", "3.12"]
+    assert choose_python(tmp_path, "2020-01-01T00:00:00Z", have) == "3.8"
+    assert choose_python(tmp_path, "2019-01-01T00:00:00Z", have) == "3.7"  # 3.8 not out yet
+    assert choose_python(tmp_path, "2019-01-01T00:00:00Z", ["3.12"]) == "3.12"
+    assert declared_extras(tmp_path) == ["testing"]
+    (tmp_path / "setup.cfg").write_text("[options]\npython_requires = >=3.13\n")
+    assert choose_python(tmp_path, "2020-01-01T00:00:00Z", have) is None
+
+
+def test_version_from_release_and_dev_tags(tmp_path: Path) -> None:
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@e", *args],
+            cwd=tmp_path, check=True, capture_output=True, text=True,
+        ).stdout.strip()  # fmt: skip
+
+    git("init", "-q")
+    git("commit", "-q", "--allow-empty", "-m", "one")
+    assert release_version(tmp_path, "HEAD") is None
+    git("tag", "4.5.0")
+    git("tag", "c-deadbeef")  # not a release
+    git("commit", "-q", "--allow-empty", "-m", "two")
+    assert release_version(tmp_path, "HEAD") == "4.5"
+    git("tag", "4.6.0.dev0")
+    assert release_version(tmp_path, "HEAD") == "4.6"
