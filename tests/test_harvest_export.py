@@ -244,17 +244,23 @@ def test_public_ids_list_matches_the_shared_instances(
     assert known_ids([user], public=False) == {"acme__widgets-2"}
 
 
+def harvest_env(gh: FakeGitHub, tmp_path: Path, **extra: str) -> dict[str, str]:
+    """What `spice harvest` and `spice export` read: the fake GitHub, a data dir, JSON mode."""
+    return {
+        "SPICE_GITHUB_API_URL": gh.base_url,
+        "SPICE_GITHUB_TOKEN": gh.bot_token,
+        "SPICE_DATA_DIR": str(tmp_path / "data"),
+        "SPICE_OUTPUT_MODE": "json_object",
+        **extra,
+    }
+
+
 def test_cli_harvest_then_export(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
     with FakeGitHub() as gh:
         history = seed_history(gh, n_prs=16)
-        env = {
-            "SPICE_GITHUB_API_URL": gh.base_url,
-            "SPICE_GITHUB_TOKEN": gh.bot_token,
-            "SPICE_DATA_DIR": str(tmp_path / "data"),
-            "SPICE_MODEL": "openai/fake",
-            "SPICE_API_BASE": fake_openai.api_base,
-            "SPICE_OUTPUT_MODE": "json_object",
-        }
+        env = harvest_env(
+            gh, tmp_path, SPICE_MODEL="openai/fake", SPICE_API_BASE=fake_openai.api_base
+        )
         runner = CliRunner()
         first = runner.invoke(cli, ["harvest", history.repo, "--no-label", "--max", "5"], env=env)
         assert first.exit_code == 0, first.output
@@ -294,12 +300,7 @@ def test_cli_harvest_where_every_label_fails_exits_non_zero(
     fake_openai.responder = lambda r: Reply(status=401, error="Incorrect API key provided")
     with FakeGitHub() as gh:
         history = seed_history(gh, n_prs=6)
-        env = {
-            "SPICE_GITHUB_API_URL": gh.base_url,
-            "SPICE_GITHUB_TOKEN": gh.bot_token,
-            "SPICE_DATA_DIR": str(tmp_path / "data"),
-            "SPICE_OUTPUT_MODE": "json_object",
-        }
+        env = harvest_env(gh, tmp_path)
         args = ["harvest", history.repo, "--model", "openai/fake"]
         done = CliRunner().invoke(cli, [*args, "--api-base", fake_openai.api_base], env=env)
     assert done.exit_code == 1, done.output

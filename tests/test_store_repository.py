@@ -21,7 +21,6 @@ from app.store.intake import Intake, store_delivery
 from app.store.jobs import claim_run, finish_run, get_job, request_run
 from app.store.migrate import alembic_config, upgrade_to_head
 from app.store.models import Delivery, utcnow
-from app.store.task_instances import get_task_instance, upsert_task_instance
 from tests.service.backends import throwaway_postgres
 
 TABLES = {"alembic_version", "deliveries", "jobs", "assessments", "task_instances"}
@@ -181,15 +180,6 @@ def test_assessment_upsert_is_idempotent_per_input(sessions: sessionmaker[Sessio
         ("h2", ["z"], "c"),
     ]
     assert rows[0].result == {"clarity": 1, "nested": {"ok": True}}
-
-
-def test_task_instance_upsert(sessions: sessionmaker[Session]) -> None:
-    with sessions.begin() as session:
-        upsert_task_instance(session, "o__r-1", "o/r", 1, {"patch": "a"}, {"clarity": 1})
-        upsert_task_instance(session, "o__r-1", "o/r", 1, {"patch": "b"}, {"clarity": 0})
-    with sessions() as session:
-        row = get_task_instance(session, "o__r-1")
-    assert row is not None and (row.instance, row.labels) == ({"patch": "b"}, {"clarity": 0})
 
 
 def test_sqlite_runs_in_wal_mode(tmp_path: Path) -> None:
