@@ -14,6 +14,10 @@ COMMANDS = {
         "app.cli.label_issue:label_issue",
         "Label an issue for clarity (0-3) and candidate solution with k model votes.",
     ),
+    "label-issues": LazyCommand(
+        "app.cli.label_issues:label_issues",
+        "Label a JSONL file of issues for clarity and candidate solution, concurrently.",
+    ),
     "label-pr": LazyCommand(
         "app.cli.label_pr:label_pr",
         "Label a pull request's test adequacy (with counter-examples) and difficulty.",

@@ -1,0 +1,85 @@
+"""`spice label-issues`: a file of issues labelled concurrently, resumable, failures counted."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.openai_server import FakeOpenAI, Reply
+
+ROOT = Path(__file__).resolve().parents[1]
+SPICE = str(Path(sys.executable).parent / "spice")
+
+
+def spice(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SPICE_", "OPENAI_"))}
+    return subprocess.run(
+        [SPICE, *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120
+    )
+
+
+def instances(tmp_path: Path, n: int) -> Path:
+    path = tmp_path / "issues.jsonl"
+    rows = [
+        {
+            "instance_id": f"acme__widgets-{i}",
+            "repo": "acme/widgets",
+            "problem_statement": f"parse() fails on input {i}\nIt raises KeyError for '{i}'.",
+        }
+        for i in range(1, n + 1)
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def model(server: FakeOpenAI) -> list[str]:
+    return ["--model", "openai/fake", "--api-base", server.api_base, "--votes", "3"]
+
+
+def test_a_file_is_labelled_concurrently_and_a_rerun_resumes(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    out = tmp_path / "labels.jsonl"
+    done = spice(
+        "label-issues",
+        str(instances(tmp_path, 5)),
+        "--out",
+        str(out),
+        "--workers",
+        "3",
+        *model(fake_openai),
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(r["instance_id"] for r in rows) == [f"acme__widgets-{i}" for i in range(1, 6)]
+    assert all(r["clarity"]["score"] in (0, 1, 2, 3) for r in rows)
+    assert "labelled 5 of 5" in done.stderr
+    asked = len(fake_openai.requests)
+
+    # An interrupted run left half a line: it is dropped and that issue labelled again.
+    out.write_text(out.read_text() + '{"instance_id": "acme__wid')
+    more = instances(tmp_path, 6)
+    done = spice("label-issues", str(more), "--out", str(out), *model(fake_openai))
+    assert done.returncode == 0, done.stderr
+    assert "labelled 1 of 1" in done.stderr
+    assert len(fake_openai.requests) > asked
+    ids = [json.loads(line)["instance_id"] for line in out.read_text().splitlines()]
+    assert sorted(ids) == sorted(f"acme__widgets-{i}" for i in range(1, 7))
+
+
+def test_every_issue_failing_is_an_error(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
+    def refuse(_request: dict[str, Any]) -> Reply:
+        return Reply(status=401, error="Incorrect API key provided")
+
+    fake_openai.responder = refuse
+    out = tmp_path / "labels.jsonl"
+    done = spice(
+        "label-issues", str(instances(tmp_path, 3)), "--out", str(out), *model(fake_openai)
+    )
+    assert done.returncode == 1
+    assert "every issue failed" in done.stderr and "Traceback" not in done.stderr
+    assert out.read_text() == ""
