@@ -1,4 +1,4 @@
-"""Signed webhook deliveries built from the shared octokit payload examples."""
+"""Signed webhook deliveries built from octokit payload examples (tests/data/webhooks)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 from app.web.signature import sign
 
-WEBHOOKS = Path(__file__).resolve().parents[3] / "shared" / "data" / "webhooks"
+WEBHOOKS = Path(__file__).resolve().parents[1] / "data" / "webhooks"
 SECRET = b"test-webhook-secret"
 
 
