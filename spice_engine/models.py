@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import IntEnum, StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 
 class Issue(BaseModel):
@@ -79,9 +79,23 @@ class Usage(BaseModel):
     input: int = 0
     output: int = 0
     cost_usd: float = 0.0
+    """Written as null when not `cost_known`: an unknown cost is not a free one."""
     cost_known: bool = True
     """False when the model is not in litellm's price table."""
     requests: int = 0
+
+    @field_validator("cost_usd", mode="before")
+    @classmethod
+    def _unknown_reads_as_zero(cls, value: object) -> object:
+        return 0.0 if value is None else value
+
+    @field_serializer("cost_usd")
+    def _unknown_writes_as_null(self, value: float) -> float | None:
+        return value if self.cost_known else None
+
+    def cost_text(self, digits: int = 5) -> str:
+        """The cost as people read it, the same in every command and comment."""
+        return f"${self.cost_usd:.{digits}f}" if self.cost_known else "cost unknown"
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(

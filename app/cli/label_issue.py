@@ -35,7 +35,7 @@ def assessment_json(result: IssueAssessment) -> dict[str, object]:
     data["prompt_id"] = result.prompt.id
     data["prompt_version"] = result.prompt.version
     data["tokens"] = {"input": result.usage.input, "output": result.usage.output}
-    data["cost_usd"] = result.usage.cost_usd
+    data["cost_usd"] = result.usage.cost_usd if result.usage.cost_known else None
     return data
 
 
@@ -67,10 +67,9 @@ def summary(result: IssueAssessment) -> str:
     for err in c.errors:
         lines.append(f"dropped: {err}")
     u = result.usage
-    cost = f"${u.cost_usd:.5f}" if u.cost_known else "unknown cost"
     lines.append(
         f"model {result.model} · prompt {result.prompt.id} v{result.prompt.version} · "
-        f"{u.input} in / {u.output} out tokens · {cost}"
+        f"{u.input} in / {u.output} out tokens · {u.cost_text()}"
         + (" · issue truncated" if result.truncated else "")
     )
     return "\n".join(lines)

@@ -87,7 +87,7 @@ def summary(result: PRAssessment) -> str:
     )
     lines += [f"note: {n}" for n in result.notes]
     u = result.usage
-    lines.append(f"model {result.model} · {u.input} in / {u.output} out tokens · ${u.cost_usd:.5f}")
+    lines.append(f"model {result.model} · {u.input} in / {u.output} out tokens · {u.cost_text()}")
     return "\n".join(lines)
 
 

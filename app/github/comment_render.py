@@ -118,7 +118,7 @@ def issue_view(
 
 def render_view(view: CommentView, state: StickyState, kind: str) -> str:
     u = view.usage
-    cost = f"${u.cost_usd:.4f}" if u.cost_known else "cost unknown"
+    cost = u.cost_text(4)
     body = (
         _environment()
         .get_template("assessment.md.j2")
