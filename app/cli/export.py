@@ -13,37 +13,44 @@ if TYPE_CHECKING:
     from app.harvest.export import Agreement, Format
 
 
+OutOption = Annotated[Path, typer.Option("--out", "-o", help="File to write.")]
+FormatOption = Annotated[str, typer.Option("--format", help="swebench-jsonl or parquet.")]
+RepoOption = Annotated[str | None, typer.Option(help="Only this owner/name.")]
+VerifiedFlag = Annotated[
+    bool, typer.Option("--verified-like", help="Keep clarity < 2 and tests < 2.")
+]
+AgreementOption = Annotated[
+    str | None, typer.Option(help="majority or unanimous, on every voted dimension.")
+]
+AfterOption = Annotated[
+    str | None, typer.Option(help="Only instances created after this date (a cutoff).")
+]
+ExcludeOption = Annotated[
+    list[Path] | None, typer.Option(help="File of instance ids to leave out (repeatable).")
+]
+UnvalidatedFlag = Annotated[
+    bool,
+    typer.Option(
+        "--include-unvalidated",
+        help="Also write instances `spice validate` did not pass (they never grade resolved).",
+    ),
+]
+PublicFlag = Annotated[
+    bool,
+    typer.Option("--keep-public", help="Keep instances whose ids are already public in SWE-bench."),
+]
+
+
 def export(
-    out: Annotated[Path, typer.Option("--out", "-o", help="File to write.")],
-    fmt: Annotated[
-        str, typer.Option("--format", help="swebench-jsonl or parquet.")
-    ] = "swebench-jsonl",
-    repo: Annotated[str | None, typer.Option(help="Only this owner/name.")] = None,
-    verified_like: Annotated[
-        bool, typer.Option("--verified-like", help="Keep clarity < 2 and tests < 2.")
-    ] = False,
-    min_agreement: Annotated[
-        str | None, typer.Option(help="majority or unanimous, on every voted dimension.")
-    ] = None,
-    after: Annotated[
-        str | None, typer.Option(help="Only instances created after this date (a cutoff).")
-    ] = None,
-    exclude_ids: Annotated[
-        list[Path] | None, typer.Option(help="File of instance ids to leave out (repeatable).")
-    ] = None,
-    include_unvalidated: Annotated[
-        bool,
-        typer.Option(
-            "--include-unvalidated",
-            help="Also write instances `spice validate` did not pass (they never grade resolved).",
-        ),
-    ] = False,
-    keep_public: Annotated[
-        bool,
-        typer.Option(
-            "--keep-public", help="Keep instances whose ids are already public in SWE-bench."
-        ),
-    ] = False,
+    out: OutOption,
+    fmt: FormatOption = "swebench-jsonl",
+    repo: RepoOption = None,
+    verified_like: VerifiedFlag = False,
+    min_agreement: AgreementOption = None,
+    after: AfterOption = None,
+    exclude_ids: ExcludeOption = None,
+    include_unvalidated: UnvalidatedFlag = False,
+    keep_public: PublicFlag = False,
 ) -> None:
     """Write the stored instances with SWE-bench's fields and a `spice` block of our labels."""
     from app.harvest.decontam import known_ids, parse_date

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from tqdm import tqdm  # type: ignore[import-untyped]
 
 from app.cli.common import (
     ApiBaseOption,
@@ -167,13 +168,13 @@ def label_instance(
     samples: list[PromptSample] = []
     modes: dict[str, int] = {}
     failed: list[str] = []
-    for row in rows:
+    bar = tqdm(rows, unit="instance", desc="label", disable=None, dynamic_ncols=True)
+    for row in bar:
         notes: list[str] = []
         try:
             with instance_checkout(settings, repos_dir, row, notes) as path:
-                modes["repository" if path else "patches_only"] = (
-                    modes.get("repository" if path else "patches_only", 0) + 1
-                )
+                mode = "repository" if path else "patches_only"
+                modes[mode] = modes.get(mode, 0) + 1
                 if dry_run:
                     samples.append(_sample(row, path, opts, builder))
                     if not report:
@@ -183,20 +184,28 @@ def label_instance(
         except SpiceError as exc:
             # One bad instance must not cost the labels of the others: report it, go on.
             failed.append(str(row.get("instance_id", "?")))
-            typer.echo(f"error: {failed[-1]}: {exc}", err=True)
-            if as_json and not dry_run:
-                typer.echo(json.dumps({"instance_id": failed[-1], "error": str(exc)}))
+            _emit_failure(failed[-1], exc, as_json and not dry_run)
             continue
         result.notes += notes
-        if as_json:
-            typer.echo(result.model_dump_json())
-        else:
-            typer.echo(f"== {row.get('instance_id', '?')}\n{summary(result)}")
+        _emit_result(row, result, as_json)
     if dry_run and report:
         out = build_report(samples, [settings.model, *(cost_model or [])], modes)
         emit_json(out) if as_json else typer.echo(_report_text(out))
     if failed:
         fail(f"{len(failed)} of {len(rows)} instances failed: {', '.join(failed[:10])}")
+
+
+def _emit_failure(instance_id: str, exc: SpiceError, as_json: bool) -> None:
+    typer.echo(f"error: {instance_id}: {exc}", err=True)
+    if as_json:
+        typer.echo(json.dumps({"instance_id": instance_id, "error": str(exc)}))
+
+
+def _emit_result(row: dict[str, Any], result: Any, as_json: bool) -> None:
+    if as_json:
+        typer.echo(result.model_dump_json())
+    else:
+        typer.echo(f"== {row.get('instance_id', '?')}\n{summary(result)}")
 
 
 def _chat(settings: Settings) -> LiteLLMChat:
