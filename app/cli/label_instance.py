@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,25 +18,19 @@ from app.cli.common import (
     settings_with,
     setup_logging,
 )
-from app.cli.label_pr import checkout_at, pr_options, summary
+from app.cli.label_pr import pr_options, summary
+from app.local_repos import instance_checkout
 from app.settings import Settings
 from spice_engine.errors import SpiceError
 from spice_engine.llm.litellm_chat import LiteLLMChat
-from spice_engine.pr.checkout import CheckoutError
 from spice_engine.pr.cost_report import (
-    CostAssumptions,
+    SPICE_PUBLISHED_COST,
     PromptSample,
-    clarity_tokens,
-    cost_per_1000,
-    token_stats,
+    build_report,
+    prompt_sample,
 )
-from spice_engine.pr.models import PROptions
-from spice_engine.pr.pipeline import assess_instance, pr_from_instance, prepare_pr
+from spice_engine.pr.pipeline import assess_instance
 from spice_engine.pr.repo_context import RepoContextBuilder
-from spice_engine.pr.tokens import count_message_tokens
-
-SPICE_PUBLISHED_COST = 5.10
-"""SPICE's published labeling cost per 1,000 instances, for comparison."""
 
 
 def read_instances(path: Path, limit: int | None) -> list[dict[str, Any]]:
@@ -50,71 +42,6 @@ def read_instances(path: Path, limit: int | None) -> list[dict[str, Any]]:
             except json.JSONDecodeError as exc:
                 fail(f"{path}:{n} is not valid JSON: {exc.msg}")
     return rows[:limit] if limit else rows
-
-
-def repo_dir(repos_dir: Path | None, repo: str) -> Path | None:
-    """`DIR/owner__name`, `DIR/owner/name` or `DIR/name`, whichever is a git repository."""
-    if repos_dir is None or not repo:
-        return None
-    owner, _, name = repo.partition("/")
-    for candidate in (repos_dir / f"{owner}__{name}", repos_dir / owner / name, repos_dir / name):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
-
-
-def _sample(
-    row: dict[str, Any], path: Path | None, opts: PROptions, builder: RepoContextBuilder
-) -> PromptSample:
-    pr = pr_from_instance(row)
-    prepared = prepare_pr(pr, opts, repo_path=path, builder=builder)
-    tokens = dict(prepared.prompts.tokens)
-    tokens["clarity"] = clarity_tokens(pr.issues[0])
-    shared = count_message_tokens(next(iter(prepared.prompts.messages.values()))[:2])
-    return PromptSample(tokens=tokens, shared_prefix=shared)
-
-
-@contextmanager
-def instance_checkout(
-    settings: Settings, repos_dir: Path | None, row: dict[str, Any], notes: list[str]
-) -> Iterator[Path | None]:
-    """The instance's repository at its base commit when `--repos-dir` has it, else None."""
-    source = repo_dir(repos_dir, str(row.get("repo") or ""))
-    if source is None or not row.get("base_commit"):
-        yield None
-        return
-    try:
-        cm = checkout_at(settings, source, str(row["repo"]), str(row["base_commit"]))
-        path = cm.__enter__()
-    except CheckoutError as exc:
-        notes.append(f"checkout failed, patches only: {exc}")
-        yield None
-        return
-    try:
-        yield path
-    finally:
-        cm.__exit__(None, None, None)
-
-
-def build_report(
-    samples: list[PromptSample], models: list[str], modes: dict[str, int]
-) -> dict[str, Any]:
-    """The dry-run report: token percentiles per dimension and cost per 1,000 instances."""
-    assume = CostAssumptions()
-    stats = token_stats(samples)
-    report: dict[str, Any] = {d: s.model_dump() for d, s in stats.items()}
-    report["cost_per_1000_usd"] = {m: cost_per_1000(m, samples, assume) for m in models}
-    report["cost_per_1000_usd_with_prompt_cache"] = {
-        m: cost_per_1000(m, samples, assume, prompt_cache=True) for m in models
-    }
-    report["spice_published_cost_per_1000_usd"] = SPICE_PUBLISHED_COST
-    report["instances"] = len(samples)
-    report["context_modes"] = modes
-    report["assumptions"] = assume.model_dump() | {
-        "billing": "input billed once per n=k request where the provider supports n; "
-        "else once per vote"
-    }
-    return report
 
 
 def _report_text(report: dict[str, Any]) -> str:
@@ -176,7 +103,7 @@ def label_instance(
                 mode = "repository" if path else "patches_only"
                 modes[mode] = modes.get(mode, 0) + 1
                 if dry_run:
-                    samples.append(_sample(row, path, opts, builder))
+                    samples.append(prompt_sample(row, path, opts, builder))
                     if not report:
                         _emit_sample(row, samples[-1], as_json)
                     continue

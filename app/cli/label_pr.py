@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Annotated
 
@@ -21,29 +20,17 @@ from app.cli.common import (
     setup_logging,
 )
 from app.cli.issue_input import issue_from_file
+from app.local_repos import checkout_at
 from app.settings import Settings
 from spice_engine.errors import InputError, SpiceError
 from spice_engine.llm.litellm_chat import LiteLLMChat
 from spice_engine.models import Issue
-from spice_engine.pr.checkout import CheckoutConfig, CheckoutManager
 from spice_engine.pr.models import PRAssessment, PROptions, PullRequest
 from spice_engine.pr.pipeline import assess_pr
 from spice_engine.pr.repo_context import ContextOptions
 
 TEST_NAMES = ["complete", "good", "limited", "misaligned"]
 DIFFICULTY_NAMES = ["<15m", "15m-1h", "1-4h", ">4h"]
-
-
-def checkout_at(
-    settings: Settings, source: Path | None, key: str, sha: str | None
-) -> AbstractContextManager[Path | None]:
-    """A stable clone of `source` at `sha` under the data dir, or nothing without a repository."""
-    if source is None:
-        return nullcontext(None)
-    if not sha:
-        raise InputError("a repository checkout needs the base commit (--base)")
-    manager = CheckoutManager(CheckoutConfig(cache_dir=settings.data_dir / "checkouts"))
-    return manager.checkout(key, str(source.resolve()), sha)
 
 
 def read_issue(path: Path) -> Issue:

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import os
 import statistics
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from spice_engine.issue_clarity import IssueOptions, build_clarity_prompt
 from spice_engine.models import Issue
 from spice_engine.pr.tokens import count_message_tokens
+
+if TYPE_CHECKING:
+    from spice_engine.pr.models import PROptions
+    from spice_engine.pr.repo_context import RepoContextBuilder
 
 DIMENSIONS = ("clarity", "tests", "difficulty")
 
@@ -104,3 +109,42 @@ def cost_per_1000(
             out = assume.output_tokens_per_vote.get(dim, 300) * assume.votes * p_out
             total += cost_in * billed_inputs + out
     return round(total / len(samples) * 1000, 4)
+
+
+SPICE_PUBLISHED_COST = 5.10
+"""SPICE's published labeling cost per 1,000 instances, for comparison."""
+
+
+def prompt_sample(
+    row: dict[str, Any], path: Path | None, opts: PROptions, builder: RepoContextBuilder
+) -> PromptSample:
+    """What labelling the instance would send: tokens per dimension and the shared prefix."""
+    from spice_engine.pr.pipeline import pr_from_instance, prepare_pr
+
+    pr = pr_from_instance(row)
+    prepared = prepare_pr(pr, opts, repo_path=path, builder=builder)
+    tokens = dict(prepared.prompts.tokens)
+    tokens["clarity"] = clarity_tokens(pr.issues[0])
+    shared = count_message_tokens(next(iter(prepared.prompts.messages.values()))[:2])
+    return PromptSample(tokens=tokens, shared_prefix=shared)
+
+
+def build_report(
+    samples: list[PromptSample], models: list[str], modes: dict[str, int]
+) -> dict[str, Any]:
+    """The dry-run report: token percentiles per dimension and cost per 1,000 instances."""
+    assume = CostAssumptions()
+    stats = token_stats(samples)
+    report: dict[str, Any] = {d: s.model_dump() for d, s in stats.items()}
+    report["cost_per_1000_usd"] = {m: cost_per_1000(m, samples, assume) for m in models}
+    report["cost_per_1000_usd_with_prompt_cache"] = {
+        m: cost_per_1000(m, samples, assume, prompt_cache=True) for m in models
+    }
+    report["spice_published_cost_per_1000_usd"] = SPICE_PUBLISHED_COST
+    report["instances"] = len(samples)
+    report["context_modes"] = modes
+    report["assumptions"] = assume.model_dump() | {
+        "billing": "input billed once per n=k request where the provider supports n; "
+        "else once per vote"
+    }
+    return report
