@@ -24,7 +24,9 @@ class ConfigError(ValueError):
 class Settings(BaseSettings):
     """Process-wide configuration, read once at start-up."""
 
-    model_config = SettingsConfigDict(env_prefix="SPICE_", env_file=None, extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="SPICE_", env_file=None, extra="ignore", use_attribute_docstrings=True
+    )
 
     model: str = "gpt-4o-mini"
     """Default litellm model string for every pipeline."""
@@ -33,7 +35,10 @@ class Settings(BaseSettings):
     api_key: SecretStr | None = None
     """Model key; falls back to OPENAI_API_KEY, or a placeholder when api_base is local."""
     votes: int = Field(default=3, ge=1, le=15)
+    """Votes per label (k); a repository may only lower it."""
     output_mode: OutputMode = "auto"
+    """How answers are constrained: `json_schema`, `json_object` (+ schema for local servers),
+    `text`; `auto` picks from what litellm knows of the model."""
     timeout_s: float = Field(default=60.0, gt=0)
     """Longest wait for one model answer (one attempt)."""
     connect_timeout_s: float = Field(default=10.0, gt=0)
@@ -41,6 +46,7 @@ class Settings(BaseSettings):
     deadline_s: float = Field(default=90.0, gt=0)
     """Most one model request may take, retries included: a hung server fails in this."""
     max_attempts: int = Field(default=3, ge=1, le=10)
+    """Attempts per model request on timeouts, 429, 5xx and connection errors."""
     cost_cap_usd: float | None = Field(default=None, gt=0)
     """Most an item may spend; a repository's `.github/spice.yml` can only lower it."""
     allowed_models: Annotated[list[str], NoDecode] = Field(default_factory=list)
@@ -57,6 +63,7 @@ class Settings(BaseSettings):
     checkout_disk_mb: float = Field(default=20_000, gt=0)
     """Least recently used clones are removed past this much disk."""
     log_level: str = "INFO"
+    """DEBUG, INFO, WARNING or ERROR."""
     log_format: LogFormat = "text"
     """`json`: one JSON object per log line, for log pipelines."""
 
@@ -80,6 +87,7 @@ class Settings(BaseSettings):
     job_retries: int = Field(default=3, ge=0)
     """Retries of a failed job, with exponential backoff from job_retry_delay_s."""
     job_retry_delay_s: float = Field(default=10.0, ge=0)
+    """First wait before a failed job runs again; doubles per retry."""
     job_lease_s: float = Field(default=900.0, gt=0)
     """A running job silent this long is presumed crashed and runs again."""
     test_mode: bool = False
@@ -89,9 +97,11 @@ class Settings(BaseSettings):
     github_api_url: str = "https://api.github.com"
     """REST base URL (tests point it at the fake GitHub on 127.0.0.1)."""
     github_app_id: int | None = None
+    """The GitHub App's id (App mode, with its private key)."""
     github_private_key: SecretStr | None = None
     """PEM text of the App's private key."""
     github_private_key_path: Path | None = None
+    """A file holding that key, instead of the PEM text."""
     github_token: SecretStr | None = None
     """Plain token auth (Action mode: GITHUB_TOKEN)."""
     bot_login: str | None = None
