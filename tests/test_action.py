@@ -122,3 +122,19 @@ def test_action_yml_runs_spice_action_with_the_documented_inputs() -> None:
     assert "json" in spec["outputs"] and spec["runs"]["using"] == "composite"
     script = "\n".join(step.get("run", "") for step in spec["runs"]["steps"])
     assert "spice action" in script
+
+
+def test_a_pull_request_from_a_fork_is_skipped_with_a_notice(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, tmp_path: Path
+) -> None:
+    fake_github.add_pull(REPO, 3, "Fix the crash", "Fixes #1")
+    env = _env(fake_github, fake_openai, tmp_path, event="pull_request")
+    event = json.loads(Path(env["GITHUB_EVENT_PATH"]).read_text())
+    event["pull_request"]["head"]["repo"]["full_name"] = "stranger/widgets"
+    Path(env["GITHUB_EVENT_PATH"]).write_text(json.dumps(event))
+    result = CliRunner().invoke(cli, ["action", "--model", "openai/fake"], env=env)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("::notice title=SPICE Triage skipped::")
+    assert "stranger/widgets" in result.stdout
+    assert json.loads((tmp_path / "output").read_text().splitlines()[1])["skipped"]
+    assert fake_github.writes == [] and fake_openai.requests == []

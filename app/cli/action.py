@@ -20,6 +20,27 @@ def _required_env(name: str) -> str:
     return value
 
 
+def _fork_of(event: str, payload: dict[str, Any]) -> str | None:
+    """The fork a `pull_request` run comes from, if any (`pull_request_target` runs in the
+    base repository with its token and secrets, so it is not skipped)."""
+    if event != "pull_request":
+        return None
+    base = (payload.get("repository") or {}).get("full_name")
+    head = ((payload.get("pull_request") or {}).get("head") or {}).get("repo")
+    if head is None:
+        return "a deleted fork"
+    name = head.get("full_name")
+    return str(name) if name and name != base else None
+
+
+def _skip(reason: str) -> None:
+    """A notice on the run's summary instead of a red check, and the reason as the output."""
+    typer.echo(f"::notice title=SPICE Triage skipped::{reason}")
+    text = json.dumps({"ok": True, "skipped": reason})
+    if os.environ.get("GITHUB_OUTPUT"):
+        write_output(os.environ["GITHUB_OUTPUT"], "json", text)
+
+
 def write_output(path: str, name: str, value: str) -> None:
     """Append a (multi-line) step output to $GITHUB_OUTPUT with a delimiter no value contains."""
     delimiter = f"spice_{secrets.token_hex(8)}"
@@ -59,6 +80,13 @@ def action(
         payload: dict[str, Any] = json.loads(event_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         fail(f"cannot read the event payload {event_path}: {exc}", code=2)
+    fork = _fork_of(event, payload)
+    if fork:
+        _skip(
+            f"pull request from the fork {fork}: GitHub gives such runs a read-only token and "
+            "no secrets (see the Action's docs: pull_request_target)"
+        )
+        return
     delivery = f"action-{os.environ.get('GITHUB_RUN_ID', 'local')}-{os.environ.get('GITHUB_RUN_ATTEMPT', '1')}"
     try:
         deps = default_deps(settings, dry_run=dry_run)
