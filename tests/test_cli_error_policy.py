@@ -115,3 +115,17 @@ def test_an_unexpected_failure_is_one_line_and_a_log_file(tmp_path: Path) -> Non
     if "details in" in line:
         log = Path(line.rsplit("details in ", 1)[1].rstrip(")"))
         assert log.parent == tmp_path and "Traceback" in log.read_text()
+
+
+def test_validate_and_label_issues_bad_input(tmp_path: Path) -> None:
+    broken = tmp_path / "rows.jsonl"
+    broken.write_text('{"instance_id": "a"\n')
+    out = tmp_path / "out.jsonl"
+    assert_one_line_error(spice(tmp_path, "validate", str(broken), "--out", str(out)), "rows.jsonl")
+    assert_one_line_error(
+        spice(tmp_path, "label-issues", str(broken), "--out", str(out)), "rows.jsonl"
+    )
+    missing = tmp_path / "missing.jsonl"
+    assert_one_line_error(
+        spice(tmp_path, "label-issues", str(missing), "--out", str(out)), "missing.jsonl"
+    )
