@@ -13,9 +13,9 @@ from app.github.retries import RetryAfterTooLong, is_transient
 from app.handlers.comments import handle_comment, may_command, parse_command
 from app.handlers.deps import HandlerDeps, HandlerOutcome
 from app.handlers.issues import handle_issue
+from app.handlers.merges import handle_merge
 from app.handlers.pull_requests import handle_pull_request
 from app.handlers.run_context import RunContext
-from app.harvest.live import record_merge_in_run
 from app.routing import InvalidPayload, Kind, route_payload
 from spice_engine.errors import CostCapExceeded, ModelCallError, NoValidVotesError, SpiceError
 
@@ -28,7 +28,7 @@ def _run(kind: Kind, ctx: RunContext, payload: dict[str, Any], number: int) -> N
     elif kind == "pull_request":
         handle_pull_request(ctx, number)
     elif kind == "harvest":
-        record_merge_in_run(ctx, payload)
+        handle_merge(ctx, payload)
     else:
         handle_comment(ctx, payload)
 
