@@ -6,6 +6,7 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 
+from spice_engine.dimensions import dimension as dimension_of
 from spice_engine.models import Agreement, DimensionResult, Vote
 
 BINARY_BOUNDARY = 2
@@ -44,6 +45,10 @@ def aggregate_dimension(
 ) -> DimensionResult:
     """Build the dimension result from the valid votes (failed runs are already dropped)."""
     scores = [v.score for v in votes]
+    try:
+        boundary = dimension_of(dimension).boundary
+    except KeyError:
+        boundary = BINARY_BOUNDARY
     return DimensionResult(
         dimension=dimension,
         score=aggregate_scores(scores),
@@ -51,7 +56,7 @@ def aggregate_dimension(
         valid_votes=len(votes),
         requested_votes=requested,
         agreement=agreement_of(scores),
-        controversial=is_controversial(scores),
+        controversial=is_controversial(scores, boundary),
         max_score=max(scores) if scores else None,
         errors=list(errors or []),
     )

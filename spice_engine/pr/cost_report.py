@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from spice_engine.issue_clarity import IssueOptions, build_clarity_prompt
+from spice_engine.issue_clarity import clarity_messages
 from spice_engine.models import Issue
 from spice_engine.pr.tokens import count_message_tokens
 
@@ -40,7 +40,7 @@ class CostAssumptions(BaseModel):
 
 def clarity_tokens(issue: Issue) -> int:
     """Input tokens of the issue-clarity prompt exactly as the issue pipeline renders it."""
-    return count_message_tokens(build_clarity_prompt(issue, IssueOptions()).messages)
+    return count_message_tokens(clarity_messages(issue))
 
 
 def p90(values: list[int]) -> float:
