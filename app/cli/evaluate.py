@@ -78,7 +78,7 @@ def evaluate_cmd(
         typer.Option(help="Our JSONL output, or a JSON object / JSONL / CSV keyed by instance_id."),
     ],
     dimension: Annotated[
-        str | None, typer.Option(help="clarity | tests | difficulty (default: all present).")
+        str | None, typer.Option(help=f"{' | '.join(DIMENSIONS)} (default: all present).")
     ] = None,
     label_map: Annotated[
         str | None, typer.Option(help="JSON (inline or a file) mapping label names to 0-3.")

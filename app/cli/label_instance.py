@@ -25,6 +25,7 @@ from spice_engine.errors import SpiceError
 from spice_engine.llm.litellm_chat import LiteLLMChat
 from spice_engine.pr.checkout import CheckoutError
 from spice_engine.pr.cost_report import (
+    DIMENSIONS,
     CostAssumptions,
     PromptSample,
     clarity_tokens,
@@ -118,7 +119,7 @@ def build_report(
 
 def _report_text(report: dict[str, Any]) -> str:
     lines = [f"{report['instances']} instances, context modes {report['context_modes']}"]
-    for dim in ("clarity", "tests", "difficulty"):
+    for dim in DIMENSIONS:
         if dim in report:
             r = report[dim]
             lines.append(

@@ -12,13 +12,12 @@ from pydantic import BaseModel, Field
 
 from app.harvest.build import SweInstance
 from app.harvest.decontam import created_after
-from app.harvest.label import SpiceLabels
+from app.harvest.label import EXPORTED, SpiceLabels
 from app.harvest.store import StoredInstance
 
 Format = Literal["swebench-jsonl", "parquet"]
 Agreement = Literal["majority", "unanimous"]
 SWEBENCH_FIELDS = list(SweInstance.model_fields)
-DIMENSIONS = ("clarity", "tests", "difficulty")
 _ACCEPTED = {"majority": {"majority", "unanimous"}, "unanimous": {"unanimous"}}
 
 
@@ -47,7 +46,7 @@ def keep(row: StoredInstance, flt: ExportFilter) -> bool:
         if clarity is None or tests is None or clarity >= 2 or tests >= 2:
             return False
     if flt.min_agreement:
-        voted = [labels.get(d) or {} for d in DIMENSIONS if _score(labels, d) is not None]
+        voted = [labels.get(d) or {} for d in EXPORTED if _score(labels, d) is not None]
         accepted = _ACCEPTED[flt.min_agreement]
         if not voted or any(d.get("agreement") not in accepted for d in voted):
             return False

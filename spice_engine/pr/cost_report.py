@@ -8,11 +8,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from spice_engine.dimensions import REGISTRY
 from spice_engine.issue_clarity import clarity_messages
 from spice_engine.models import Issue
 from spice_engine.pr.tokens import count_message_tokens
 
-DIMENSIONS = ("clarity", "tests", "difficulty")
+DIMENSIONS = tuple(d.key for d in REGISTRY if d.prompt_id is not None)
+"""The dimensions voted on a prompt of their own: each costs k answers."""
 
 
 class PromptSample(BaseModel):
