@@ -112,7 +112,8 @@ def issue_input_hash(
 def _vote_dimension(
     dim: Dimension, prompts: IssuePrompts, model: ChatModel, opts: IssueOptions, budget: CostBudget
 ) -> tuple[DimensionResult, Usage]:
-    """k votes on a dimension with its own prompt (a yes/no label, say)."""
+    """k votes on a further dimension with its own prompt (a yes/no label, say). Without a
+    valid vote it has no label and says why; clarity still stands."""
     batch = collect_votes(
         model, prompts.messages[dim.key], dim.answer, opts.votes, opts.seed, budget=budget
     )
@@ -120,10 +121,7 @@ def _vote_dimension(
         Vote(score=dim.vote_of(a), rationale=str(getattr(a, "rationale", "")))
         for a in batch.answers
     ]
-    result = aggregate_dimension(dim.key, votes, opts.votes, batch.errors)
-    if result.score is None:
-        raise NoValidVotesError(dim.key, batch.errors)
-    return result, batch.usage
+    return aggregate_dimension(dim.key, votes, opts.votes, batch.errors), batch.usage
 
 
 def _clarity(

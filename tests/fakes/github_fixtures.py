@@ -136,6 +136,10 @@ def scripted(
                 }
             if "counter_example" in props:
                 answer["counter_example"] = f"Counter: {text}" if score > 0 else None
+            # A yes/no dimension (spice_engine.dimensions.yes_no): "yes" when the score is bad.
+            yes_no = {k: score >= 2 for k, v in props.items() if v.get("type") == "boolean"}
+            if "score" not in props:
+                answer = {"rationale": answer["rationale"]} | yes_no
             texts.append(json.dumps(answer))
         return Reply(texts=texts)
 
