@@ -6,6 +6,9 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 
+from pydantic import BaseModel
+
+from spice_engine.dimensions import Dimension, guests
 from spice_engine.dimensions import dimension as dimension_of
 from spice_engine.models import Agreement, DimensionResult, Vote
 
@@ -60,3 +63,13 @@ def aggregate_dimension(
         max_score=max(scores) if scores else None,
         errors=list(errors or []),
     )
+
+
+def aggregate_guests(
+    host: Dimension, answers: Sequence[BaseModel], requested: int
+) -> dict[str, DimensionResult]:
+    """The dimensions asked inside `host`'s prompt, each from its field of the same answers."""
+    return {
+        g.key: aggregate_dimension(g.key, [Vote(score=g.vote_of(a)) for a in answers], requested)
+        for g in guests(host)
+    }

@@ -8,9 +8,10 @@ issues is one prompt file and one `yes_no(...)` entry here (docs/adding-a-dimens
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, create_model
 
 from spice_engine.answers import (
     CandidateSolution,
@@ -49,6 +50,10 @@ class Dimension:
     """The field of `answer` that holds the vote (an int, a rank enum or a bool)."""
     prompt_id: str | None = None
     """Its own prompt (voted separately); None when another dimension's prompt asks for it."""
+    asked_in: str | None = None
+    """The key of the dimension whose prompt asks for it (its answer gains `answer_field`)."""
+    question: str = ""
+    """For a yes/no asked in another prompt: the field's description in the answer schema."""
     boundary: int = 2
     """Votes on both sides of it make the result controversial (a person should look)."""
     gold_column: str = ""
@@ -57,6 +62,8 @@ class Dimension:
     """Text values of the gold column, when it is not numeric."""
     aliases: tuple[str, ...] = ()
     """Other keys a predictions file may use for this dimension."""
+    evaluated: bool = True
+    """Scored against gold labels by `spice eval` (a derived summary is not)."""
     in_comment: bool = True
     """A row of its own in the sticky comment."""
     exported: bool = True
@@ -110,19 +117,28 @@ def scale(
 
 
 def yes_no(
-    key: str, title: str, label: str, color: str, description: str, subject: Subject = "issue"
+    key: str,
+    title: str,
+    label: str,
+    color: str,
+    question: str,
+    subject: Subject = "issue",
+    asked_in: str | None = "clarity",
 ) -> Dimension:
-    """A yes/no dimension with its own prompt `prompts/<key>/`: only "yes" carries a label."""
+    """A yes/no dimension: only "yes" carries a label. It is asked inside the `asked_in`
+    dimension's prompt (one more answer field, no more model calls), or, with
+    `asked_in=None`, on a prompt of its own, `prompts/<key>/`."""
     return Dimension(
         key=key,
         title=title,
         subject=subject,
-        levels=(Level("no", None), Level("yes", label, color, f"SPICE: {description}")),
+        levels=(Level("no", None), Level("yes", label, color, f"SPICE: {question}")),
         answer=yes_no_answer(key),
         answer_field=key,
-        prompt_id=key,
+        prompt_id=None if asked_in else key,
+        asked_in=asked_in,
+        question=question,
         boundary=1,
-        exported=True,
     )
 
 
@@ -160,6 +176,8 @@ CANDIDATE = Dimension(
     ),
     answer=ClarityAnswer,
     answer_field="candidate_solution",
+    asked_in="clarity",
+    evaluated=False,
     in_comment=False,
     exported=False,
     triage=False,
@@ -224,8 +242,37 @@ def voted_separately(subject: Subject) -> list[Dimension]:
 
 
 def scored(dim: Dimension) -> bool:
-    """A dimension with a gold column to evaluate against (all but the derived ones)."""
-    return dim.prompt_id is not None
+    """A dimension `spice eval` scores against a gold column."""
+    return dim.evaluated
+
+
+def guests(host: Dimension) -> list[Dimension]:
+    """The dimensions asked inside `host`'s prompt, in registry order."""
+    return [d for d in REGISTRY if d.asked_in == host.key]
+
+
+def answer_model(host: Dimension) -> type[BaseModel]:
+    """`host.answer` plus a yes/no field per guest it does not have already. A missing field is
+    "no": an older prompt version never asks for it."""
+    return _answer_model(host.key)
+
+
+@cache
+def _answer_model(key: str) -> type[BaseModel]:
+    host = dimension(key)
+    extra: dict[str, object] = {
+        g.answer_field: (bool, Field(default=False, description=g.question))
+        for g in guests(host)
+        if g.answer_field not in host.answer.model_fields
+    }
+    if not extra:
+        return host.answer
+    model: type[BaseModel] = create_model(
+        host.answer.__name__,
+        __base__=host.answer,
+        **extra,  # type: ignore[call-overload]
+    )
+    return model
 
 
 def label_families() -> dict[str, list[Level]]:

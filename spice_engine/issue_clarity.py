@@ -9,9 +9,16 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field
 
 from spice_engine import __version__
-from spice_engine.aggregation import aggregate_dimension
+from spice_engine.aggregation import aggregate_dimension, aggregate_guests
 from spice_engine.answers import CandidateSolution, ClarityAnswer
-from spice_engine.dimensions import CANDIDATE, CLARITY, Dimension, voted_separately
+from spice_engine.dimensions import (
+    CANDIDATE,
+    CLARITY,
+    Dimension,
+    answer_model,
+    guests,
+    voted_separately,
+)
 from spice_engine.errors import NoValidVotesError
 from spice_engine.issue_signals import extract_signals
 from spice_engine.llm.voting import CostBudget, collect_votes
@@ -86,7 +93,7 @@ def build_issue_prompts(
             "body": clean.text,
             "truncated": clean.truncated,
             "evidence": evidence_text,
-            "schema_json": json.dumps(dim.answer.model_json_schema()),
+            "schema_json": json.dumps(answer_model(dim).model_json_schema()),
         }
         version = opts.prompt_version if dim is CLARITY else None
         ref, messages = render_messages(dim.prompt_id, variables, version=version)
@@ -111,17 +118,18 @@ def issue_input_hash(
 
 def _vote_dimension(
     dim: Dimension, prompts: IssuePrompts, model: ChatModel, opts: IssueOptions, budget: CostBudget
-) -> tuple[DimensionResult, Usage]:
+) -> tuple[dict[str, DimensionResult], Usage]:
     """k votes on a further dimension with its own prompt (a yes/no label, say). Without a
     valid vote it has no label and says why; clarity still stands."""
     batch = collect_votes(
-        model, prompts.messages[dim.key], dim.answer, opts.votes, opts.seed, budget=budget
+        model, prompts.messages[dim.key], answer_model(dim), opts.votes, opts.seed, budget=budget
     )
     votes = [
         Vote(score=dim.vote_of(a), rationale=str(getattr(a, "rationale", "")))
         for a in batch.answers
     ]
-    return aggregate_dimension(dim.key, votes, opts.votes, batch.errors), batch.usage
+    results = {dim.key: aggregate_dimension(dim.key, votes, opts.votes, batch.errors)}
+    return results | aggregate_guests(dim, batch.answers, opts.votes), batch.usage
 
 
 def _clarity(
@@ -145,12 +153,6 @@ def _clarity(
     return clarity
 
 
-def _candidate(answers: list[ClarityAnswer], requested: int) -> DimensionResult:
-    """The candidate solution as a dimension: each vote's rank, majority else lower median."""
-    votes = [Vote(score=CANDIDATE.vote_of(a)) for a in answers]
-    return aggregate_dimension(CANDIDATE.key, votes, requested)
-
-
 def assess_issue(
     issue: Issue,
     model: ChatModel,
@@ -165,22 +167,30 @@ def assess_issue(
         return _nothing_to_assess(issue, model, prompts, digest)
     budget = CostBudget(model, opts.cost_cap_usd, opts.allow_unpriced)  # one cap per issue
     batch = collect_votes(
-        model, prompts.messages[CLARITY.key], ClarityAnswer, opts.votes, opts.seed, budget=budget
+        model,
+        prompts.messages[CLARITY.key],
+        answer_model(CLARITY),
+        opts.votes,
+        opts.seed,
+        budget=budget,
     )
-    clarity = _clarity(batch.answers, opts, batch.errors)
-    candidate = _candidate(batch.answers, opts.votes)
-    usage, more = batch.usage, {CANDIDATE.key: candidate}
+    answers = [a for a in batch.answers if isinstance(a, ClarityAnswer)]
+    clarity = _clarity(answers, opts, batch.errors)
+    more = aggregate_guests(CLARITY, answers, opts.votes)  # the candidate solution, yes/no's
+    usage = batch.usage
     for dim in voted_separately("issue"):
         if dim is not CLARITY:
-            more[dim.key], spent = _vote_dimension(dim, prompts, model, opts, budget)
+            found, spent = _vote_dimension(dim, prompts, model, opts, budget)
+            more |= found
             usage += spent
-    misleading = sum(a.candidate_misleading for a in batch.answers) * 2 > len(batch.answers)
+    misleading = sum(a.candidate_misleading for a in answers) * 2 > len(answers)
+    candidate = more[CANDIDATE.key]
     return IssueAssessment(
         issue=issue,
         clarity=clarity,
         candidate_solution=list(CandidateSolution)[candidate.score or 0],
         candidate_misleading=misleading,
-        questions=_questions(batch.answers, clarity.score, opts.max_questions),
+        questions=_questions(answers, clarity.score, opts.max_questions),
         dimensions=more,
         model=model.name,
         prompt=prompts.refs[CLARITY.key],
@@ -203,7 +213,7 @@ def _nothing_to_assess(
         clarity=aggregate_dimension(CLARITY.key, [vote], 1),
         candidate_solution=CandidateSolution.NONE,
         questions=["What problem did you run into, and what did you expect to happen instead?"],
-        dimensions={CANDIDATE.key: aggregate_dimension(CANDIDATE.key, [Vote(score=0)], 1)},
+        dimensions={g.key: aggregate_dimension(g.key, [Vote(score=0)], 1) for g in guests(CLARITY)},
         model=model.name,
         prompt=prompts.refs[CLARITY.key],
         prompts=list(prompts.refs.values()),

@@ -87,7 +87,7 @@ def test_labels_only_from_scores_and_only_our_siblings_change() -> None:
     assert change.added == ["clarity: well-specified"]
     assert sorted(change.removed) == ["Clarity: Ambiguous", "triage: needs human"]
     specs = spec_by_name("spice/")
-    assert "spice/difficulty: >4h" in specs and len(specs) == 14
+    assert "spice/difficulty: >4h" in specs and len(specs) >= 14
     assert all(re.fullmatch("[0-9a-f]{6}", s.color) and s.description for s in specs.values())
 
 

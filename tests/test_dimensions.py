@@ -15,7 +15,9 @@ from spice_engine.dimensions import (
     NEEDS_HUMAN,
     REGISTRY,
     TESTS,
+    answer_model,
     dimension,
+    guests,
     voted_separately,
     yes_no,
 )
@@ -37,7 +39,7 @@ def test_the_cli_and_the_labels_use_one_name_per_value() -> None:
 
 def test_the_label_allowlist_is_the_registry() -> None:
     labels = {lv.label for d in REGISTRY for lv in d.levels if lv.label} | {NEEDS_HUMAN.label}
-    assert set(spec_by_name("")) == labels and len(labels) == 14
+    assert set(spec_by_name("")) == labels
     assert set(spec_by_name("spice/")) == {f"spice/{name}" for name in labels}
     assert scored_label("clarity", 7) is None and scored_label("anything", 1) is None
 
@@ -51,11 +53,12 @@ def test_every_voted_dimension_has_a_prompt_on_disk() -> None:
 
 
 def test_evaluation_columns_and_keys_come_from_the_registry() -> None:
-    assert GOLD_COLUMNS == {
+    assert {k: GOLD_COLUMNS[k] for k in ("clarity", "tests", "difficulty")} == {
         "clarity": "underspecified",
         "tests": "false_negative",
         "difficulty": "difficulty",
     }
+    assert "candidate_solution" not in GOLD_COLUMNS  # derived: nothing to score it against
     assert parse_score("1-4 hours") == 2 and parse_score("2.0") == 2
     assert DIMENSION_KEYS["tests"] == ("tests", "test_adequacy", "false_negative")
     assert dimension("test_adequacy") is TESTS
@@ -64,7 +67,8 @@ def test_evaluation_columns_and_keys_come_from_the_registry() -> None:
 
 
 def test_the_export_block_has_a_column_per_exported_dimension() -> None:
-    assert EXPORTED == ("clarity", "tests", "difficulty")
+    assert {"clarity", "tests", "difficulty"} <= set(EXPORTED)
+    assert "candidate_solution" not in EXPORTED
     block = SpiceLabels().model_dump()
     assert all(block[key]["score"] is None for key in EXPORTED)
     # A stored row of any age reads back into the same shape; unknown keys are dropped.
@@ -91,11 +95,10 @@ def _issue(clarity: int, candidate: CandidateSolution, misleading: bool) -> Issu
 
 def test_label_plan_loops_over_the_subjects_dimensions() -> None:
     plan = plan_labels(_issue(2, CandidateSolution.EXACT_PATCH, False), "p/")
-    assert plan.desired == {
-        "clarity": "p/clarity: ambiguous",
-        "candidate_solution": "p/has candidate solution",
-        "triage": None,
-    }
+    assert set(plan.desired) == {d.key for d in REGISTRY if d.subject == "issue"} | {"triage"}
+    assert plan.desired["clarity"] == "p/clarity: ambiguous"
+    assert plan.desired["candidate_solution"] == "p/has candidate solution"
+    assert plan.desired["triage"] is None
     # A misleading candidate withholds its label; split candidate votes never ask a person.
     plan = plan_labels(_issue(0, CandidateSolution.COMPLETE, True), "")
     assert plan.desired["candidate_solution"] is None and plan.desired["triage"] is None
@@ -106,5 +109,14 @@ def test_a_yes_no_dimension_labels_only_yes_and_splits_at_one() -> None:
     answer = dim.answer.model_validate({"rationale": "r", "security_relevant": True})
     assert dim.vote_of(answer) == 1
     assert [dim.label_of(0), dim.label_of(1)] == [None, "security"]
-    assert dim.boundary == 1 and dim.prompt_id == "security_relevant"
+    assert dim.boundary == 1 and dim.asked_in == "clarity" and dim.prompt_id is None
     assert dim.answer.model_json_schema()["required"] == ["rationale", "security_relevant"]
+    alone = yes_no("x", "X", "x", "ededed", "x?", asked_in=None)
+    assert alone.prompt_id == "x" and alone.asked_in is None
+
+
+def test_the_clarity_answer_carries_every_field_asked_in_its_prompt() -> None:
+    fields = answer_model(CLARITY).model_fields
+    for guest in guests(CLARITY):
+        assert guest.answer_field in fields
+    assert CANDIDATE in guests(CLARITY)

@@ -73,7 +73,7 @@ def dimension_view(dim: DimensionResult, prefix: str, secrets: tuple[str, ...]) 
         votes=" · ".join(str(v.score) for v in dim.votes) or "no valid vote",
         agreement=dim.agreement.value if dim.agreement else "-",
         controversial=dim.controversial,
-        rationales=[neutralise(v.rationale, 1200, secrets) for v in dim.votes],
+        rationales=[neutralise(v.rationale, 1200, secrets) for v in dim.votes if v.rationale],
     )
 
 

@@ -11,9 +11,9 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from spice_engine import __version__
-from spice_engine.aggregation import aggregate_dimension
+from spice_engine.aggregation import aggregate_dimension, aggregate_guests
 from spice_engine.answers import TestAdequacyAnswer
-from spice_engine.dimensions import dimension, voted_separately
+from spice_engine.dimensions import answer_model, dimension, voted_separately
 from spice_engine.errors import InputError, NoValidVotesError
 from spice_engine.llm.voting import CostBudget, collect_votes
 from spice_engine.models import DimensionResult, Issue, Usage, Vote
@@ -129,7 +129,8 @@ def _vote(
 ) -> tuple[DimensionResult, list[BaseModel], Usage]:
     spec = dimension(dim)
     messages = prepared.prompts.messages[dim]
-    batch = collect_votes(model, messages, spec.answer, opts.votes, opts.seed, budget=budget)
+    schema = answer_model(spec)
+    batch = collect_votes(model, messages, schema, opts.votes, opts.seed, budget=budget)
     answers: list[BaseModel] = list(batch.answers)
     votes = [
         Vote(
@@ -196,6 +197,7 @@ def assess_prepared(
     budget = CostBudget(model, opts.cost_cap_usd, opts.allow_unpriced)  # one cap per PR
     for dim in prepared.prompts.messages:
         results[dim], answers, usage[dim] = _vote(dim, prepared, model, opts, budget)
+        results |= aggregate_guests(dimension(dim), answers, opts.votes)
         if dim == "tests":
             counter = _counter_examples(answers, results[dim].score)
     digest = pr_input_hash(pr, model.name, opts)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from spice_engine.dimensions import dimension
+from spice_engine.dimensions import answer_model, dimension
 from spice_engine.models import PromptRef
 from spice_engine.pr.repo_context import FileText
 from spice_engine.pr.tokens import (
@@ -64,7 +64,7 @@ def render(parts: PromptParts, dims: list[str], version: str | None) -> FittedPr
         spec = dimension(dim)
         assert spec.prompt_id is not None, f"{dim} has no prompt of its own"
         ref, messages = render_messages(
-            spec.prompt_id, parts.variables(spec.answer), version=version
+            spec.prompt_id, parts.variables(answer_model(spec)), version=version
         )
         fitted.messages[dim], fitted.refs[dim] = messages, ref
         fitted.tokens[dim] = count_message_tokens(messages)
