@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from spice_engine.prompts import latest_version
 from tests.clarity_script import clarity
 from tests.fakes.openai_server import FakeOpenAI, Reply
 
@@ -52,7 +53,7 @@ def test_json_contract(fake_openai: FakeOpenAI) -> None:
     assert out["candidate_solution"] == "none"
     assert out["questions"] == ["Which version?"]
     assert out["model"] == "openai/fake"
-    assert out["prompt_version"] == "1"
+    assert out["prompt_version"] == latest_version("issue_clarity")  # the newest on disk
     assert out["tokens"]["input"] > 0 and out["tokens"]["output"] > 0
     assert out["cost_usd"] == 0.0
     # With --api-base the key may be any string: none was set, a placeholder was sent.
