@@ -211,15 +211,7 @@ DIFFICULTY = Dimension(
     gold_values={"<15 min fix": 0, "15 min - 1 hour": 1, "1-4 hours": 2, ">4 hours": 3},
 )
 
-SECURITY = yes_no(
-    "security_relevant",
-    "Security relevant",
-    "security relevant",
-    "b60205",
-    "the issue may describe a vulnerability an attacker could use",
-)
-
-REGISTRY: tuple[Dimension, ...] = (CLARITY, CANDIDATE, SECURITY, TESTS, DIFFICULTY)
+REGISTRY: tuple[Dimension, ...] = (CLARITY, CANDIDATE, TESTS, DIFFICULTY)
 """Every dimension, in the order the comment, the CLI and the export show them."""
 
 NEEDS_HUMAN = Level(
