@@ -6,13 +6,13 @@ import json
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from app.harvest.build import SweInstance
 from app.harvest.decontam import created_after
-from app.harvest.label import EXPORTED, SpiceLabels
+from app.harvest.label import SpiceLabels
 from app.harvest.store import StoredInstance
 
 Format = Literal["swebench-jsonl", "parquet"]
@@ -30,42 +30,37 @@ class ExportFilter(BaseModel):
     exclude_ids: set[str] = Field(default_factory=set)
 
 
-def _score(labels: dict[str, Any], dim: str) -> int | None:
-    value = (labels.get(dim) or {}).get("score")
-    return int(value) if value is not None else None
-
-
 def keep(row: StoredInstance, flt: ExportFilter) -> bool:
-    labels = row.labels
     if row.instance["instance_id"] in flt.exclude_ids:
         return False
     if not created_after(row.instance["created_at"], flt.after):
         return False
+    spice = SpiceLabels.model_validate(row.labels)
     if flt.verified_like:
-        clarity, tests = _score(labels, "clarity"), _score(labels, "tests")
+        clarity, tests = spice.dimension("clarity").score, spice.dimension("tests").score
         if clarity is None or tests is None or clarity >= 2 or tests >= 2:
             return False
     if flt.min_agreement:
-        voted = [labels.get(d) or {} for d in EXPORTED if _score(labels, d) is not None]
+        voted = [d for d in spice.dimensions().values() if d.score is not None]
         accepted = _ACCEPTED[flt.min_agreement]
-        if not voted or any(d.get("agreement") not in accepted for d in voted):
+        if not voted or any(d.agreement not in accepted for d in voted):
             return False
     return True
 
 
-def to_record(row: StoredInstance) -> dict[str, Any]:
+def to_record(row: StoredInstance) -> dict[str, object]:
     """SWE-bench's fields in SWE-bench's order, then `spice`."""
-    record = {name: row.instance.get(name, "") for name in SWEBENCH_FIELDS}
+    record: dict[str, object] = {name: row.instance.get(name, "") for name in SWEBENCH_FIELDS}
     # Validated into the fixed shape: every row gets the same columns, whatever its age.
     record["spice"] = SpiceLabels.model_validate(row.labels).model_dump()
     return record
 
 
-def select_records(rows: Iterable[StoredInstance], flt: ExportFilter) -> list[dict[str, Any]]:
+def select_records(rows: Iterable[StoredInstance], flt: ExportFilter) -> list[dict[str, object]]:
     return [to_record(r) for r in rows if keep(r, flt)]
 
 
-def write(records: list[dict[str, Any]], path: Path, fmt: Format) -> None:
+def write(records: list[dict[str, object]], path: Path, fmt: Format) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "swebench-jsonl":
         with path.open("w", encoding="utf-8") as out:

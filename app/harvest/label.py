@@ -63,7 +63,12 @@ class SpiceLabels(BaseModel):
         return data
 
     def dimension(self, key: str) -> DimensionLabel:
-        return (self.__pydantic_extra__ or {})[key]
+        return self.dimensions()[key]
+
+    def dimensions(self) -> dict[str, DimensionLabel]:
+        """Every exported dimension's label, by key, in registry order."""
+        extra = self.__pydantic_extra__ or {}
+        return {key: extra[key] for key in EXPORTED}
 
     def set_dimension(self, key: str, label: DimensionLabel) -> None:
         if key in EXPORTED:

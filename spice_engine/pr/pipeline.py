@@ -46,7 +46,7 @@ class PreparedPR:
     judged_against: JudgedAgainst
     prompts: FittedPrompts
     report: ContextReport
-    evidence: dict[str, Any] = field(default_factory=dict)
+    evidence: dict[str, object] = field(default_factory=dict)
     """What goes into the result: the caller's evidence, or the computed PR evidence."""
 
 
@@ -81,7 +81,7 @@ def prepare_pr(
     pr: PullRequest,
     options: PROptions | None = None,
     repo_path: Path | None = None,
-    evidence: dict[str, Any] | None = None,
+    evidence: dict[str, object] | None = None,
     builder: RepoContextBuilder | None = None,
     split_rules: SplitRules | None = None,
 ) -> PreparedPR:
@@ -176,7 +176,7 @@ def assess_pr(
     model: ChatModel,
     options: PROptions | None = None,
     repo_path: Path | None = None,
-    evidence: dict[str, Any] | None = None,
+    evidence: dict[str, object] | None = None,
     builder: RepoContextBuilder | None = None,
     split_rules: SplitRules | None = None,
 ) -> PRAssessment:
@@ -248,7 +248,7 @@ def assess_instance(
     model: ChatModel,
     options: PROptions | None = None,
     repo_path: Path | None = None,
-    evidence: dict[str, Any] | None = None,
+    evidence: dict[str, object] | None = None,
     builder: RepoContextBuilder | None = None,
 ) -> PRAssessment:
     """Label a SWE-bench instance; without `repo_path` the context is issue + patches only."""
