@@ -14,6 +14,7 @@ from app.github.retries import is_retryable
 from app.handlers.run_context import RunContext
 from app.model_policy import choose
 from spice_engine.models import Issue
+from spice_engine.pr.models import PullRequest
 
 log = logging.getLogger(__name__)
 MAX_LINKED_ISSUES = 5
@@ -80,39 +81,21 @@ def base_checkout(ctx: RunContext, pr: PullData, warnings: list[str]) -> Iterato
         yield path
 
 
-def handle_pull_request(
-    ctx: RunContext, number: int, force: bool = False, explain: bool = False
-) -> None:
-    """Assess the PR's latest head against its linked issues and publish."""
-    out, settings, config = ctx.outcome, ctx.deps.settings, ctx.config
-    out.pipeline = "pull_requests"
-    if not config.pipelines.pull_requests:
-        out.skipped = "the pull-request pipeline is disabled in .github/spice.yml"
-        return
-    from spice_engine.pr.diff_split import SplitRules
-    from spice_engine.pr.models import PROptions, PullRequest
-    from spice_engine.pr.pipeline import assess_prepared, pr_input_hash, prepare_pr
-
-    pr = ctx.repo.get_pull(number)
-    if not force and (config.ignores(pr.author) or pr.author == ctx.bot):
-        out.skipped = f"author {pr.author!r} is ignored"
-        return
-    if pr.draft and not force:
-        out.skipped = "draft pull request: assessed when marked ready for review"
-        return
+def engine_pull_request(
+    ctx: RunContext, number: int, pr: PullData, warnings: list[str]
+) -> PullRequest:
+    """The PR as the engine sees it: its full diff, commit messages and linked issues' text."""
     files = ctx.repo.pull_files(number)
     diff, missing = complete_pull_diff(files, lambda: ctx.repo.pull_full_diff(number))
     if missing:
         shown = ", ".join(missing[:5]) + (
             f" and {len(missing) - 5} more" if len(missing) > 5 else ""
         )
-        out.warnings.append(f"GitHub gave no diff for {shown} (too large): judged without them")
+        warnings.append(f"GitHub gave no diff for {shown} (too large): judged without them")
     commits = [c.message for c in ctx.repo.pull_commits(number)]
-    linked = linked_issue_numbers(ctx.repo, number, pr.title, pr.body, commits, out.warnings)
-    issues = fetch_issues(ctx.repo, linked, out.warnings)
-    choice = choose(settings, config, "pull_requests")
-    chat = ctx.deps.chat(choice.model)
-    engine_pr = PullRequest(
+    linked = linked_issue_numbers(ctx.repo, number, pr.title, pr.body, commits, warnings)
+    issues = fetch_issues(ctx.repo, linked, warnings)
+    return PullRequest(
         repo=ctx.repo.full_name,
         number=number,
         title=pr.title,
@@ -125,6 +108,31 @@ def handle_pull_request(
             for i in issues
         ],
     )
+
+
+def handle_pull_request(
+    ctx: RunContext, number: int, force: bool = False, explain: bool = False
+) -> None:
+    """Assess the PR's latest head against its linked issues and publish."""
+    out, settings, config = ctx.outcome, ctx.deps.settings, ctx.config
+    out.pipeline = "pull_requests"
+    if not config.pipelines.pull_requests:
+        out.skipped = "the pull-request pipeline is disabled in .github/spice.yml"
+        return
+    from spice_engine.pr.diff_split import SplitRules
+    from spice_engine.pr.models import PROptions
+    from spice_engine.pr.pipeline import assess_prepared, pr_input_hash, prepare_pr
+
+    pr = ctx.repo.get_pull(number)
+    if not force and (config.ignores(pr.author) or pr.author == ctx.bot):
+        out.skipped = f"author {pr.author!r} is ignored"
+        return
+    if pr.draft and not force:
+        out.skipped = "draft pull request: assessed when marked ready for review"
+        return
+    engine_pr = engine_pull_request(ctx, number, pr, out.warnings)
+    choice = choose(settings, config, "pull_requests")
+    chat = ctx.deps.chat(choice.model)
     options = PROptions(
         votes=choice.votes, cost_cap_usd=choice.cost_cap_usd, allow_unpriced=choice.allow_unpriced
     )
