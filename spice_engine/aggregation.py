@@ -6,6 +6,10 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 
+from pydantic import BaseModel
+
+from spice_engine.dimensions import Dimension, guests
+from spice_engine.dimensions import dimension as dimension_of
 from spice_engine.models import Agreement, DimensionResult, Vote
 
 BINARY_BOUNDARY = 2
@@ -44,6 +48,10 @@ def aggregate_dimension(
 ) -> DimensionResult:
     """Build the dimension result from the valid votes (failed runs are already dropped)."""
     scores = [v.score for v in votes]
+    try:
+        boundary = dimension_of(dimension).boundary
+    except KeyError:
+        boundary = BINARY_BOUNDARY
     return DimensionResult(
         dimension=dimension,
         score=aggregate_scores(scores),
@@ -51,7 +59,17 @@ def aggregate_dimension(
         valid_votes=len(votes),
         requested_votes=requested,
         agreement=agreement_of(scores),
-        controversial=is_controversial(scores),
+        controversial=is_controversial(scores, boundary),
         max_score=max(scores) if scores else None,
         errors=list(errors or []),
     )
+
+
+def aggregate_guests(
+    host: Dimension, answers: Sequence[BaseModel], requested: int
+) -> dict[str, DimensionResult]:
+    """The dimensions asked inside `host`'s prompt, each from its field of the same answers."""
+    return {
+        g.key: aggregate_dimension(g.key, [Vote(score=g.vote_of(a)) for a in answers], requested)
+        for g in guests(host)
+    }

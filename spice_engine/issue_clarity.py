@@ -4,43 +4,31 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter
 from dataclasses import dataclass
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from spice_engine import __version__
-from spice_engine.aggregation import aggregate_dimension
+from spice_engine.aggregation import aggregate_dimension, aggregate_guests
+from spice_engine.answers import CandidateSolution, ClarityAnswer
+from spice_engine.dimensions import (
+    CANDIDATE,
+    CLARITY,
+    Dimension,
+    answer_model,
+    guests,
+    voted_separately,
+)
 from spice_engine.errors import NoValidVotesError
 from spice_engine.issue_signals import extract_signals
-from spice_engine.llm.voting import collect_votes
-from spice_engine.models import (
-    CANDIDATE_ORDER,
-    CandidateSolution,
-    Issue,
-    IssueAssessment,
-    PromptRef,
-    Usage,
-    Vote,
-)
+from spice_engine.llm.voting import CostBudget, collect_votes
+from spice_engine.models import DimensionResult, Issue, IssueAssessment, PromptRef, Usage, Vote
 from spice_engine.prompts import render_messages
 from spice_engine.protocols import ChatModel
 from spice_engine.text_cleaning import CleanText, clean_issue_text
 
 PROMPT_ID = "issue_clarity"
-
-
-class ClarityAnswer(BaseModel):
-    """What one model run must return for an issue."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    rationale: str
-    score: Literal[0, 1, 2, 3]
-    candidate_solution: CandidateSolution
-    candidate_misleading: bool
-    questions: list[str]
+__all__ = ["ClarityAnswer", "IssueOptions", "assess_issue", "issue_input_hash"]
 
 
 class IssueOptions(BaseModel):
@@ -59,22 +47,6 @@ class IssueOptions(BaseModel):
     max_questions: int = Field(default=3, ge=0, le=10)
 
 
-def input_hash(issue_text: str, prompt: PromptRef, model: str, votes: int) -> str:
-    """Identity of a labeling input: same hash, same question to the same model."""
-    payload = json.dumps([issue_text, prompt.id, prompt.version, model, votes])
-    return hashlib.sha256(payload.encode()).hexdigest()[:32]
-
-
-def _consensus_candidate(answers: list[ClarityAnswer]) -> tuple[CandidateSolution | None, bool]:
-    if not answers:
-        return None, False
-    ranks = sorted(CANDIDATE_ORDER.index(a.candidate_solution) for a in answers)
-    value, count = Counter(ranks).most_common(1)[0]
-    rank = value if count * 2 > len(ranks) else ranks[(len(ranks) - 1) // 2]
-    misleading = sum(a.candidate_misleading for a in answers) * 2 > len(answers)
-    return CANDIDATE_ORDER[rank], misleading
-
-
 def _questions(answers: list[ClarityAnswer], final: int | None, limit: int) -> list[str]:
     if final is None or final < 2:
         return []
@@ -89,21 +61,22 @@ def _questions(answers: list[ClarityAnswer], final: int | None, limit: int) -> l
 
 
 @dataclass
-class ClarityPrompt:
-    """The rendered clarity prompt and what went into it."""
+class IssuePrompts:
+    """The rendered prompt of every issue dimension voted on, and what went into them."""
 
-    ref: PromptRef
-    messages: list[dict[str, str]]
+    refs: dict[str, PromptRef]
+    """Dimension key -> its prompt (clarity first)."""
+    messages: dict[str, list[dict[str, str]]]
     title: str
     clean: CleanText
     evidence: dict[str, object]
     evidence_text: str
 
 
-def build_clarity_prompt(
+def build_issue_prompts(
     issue: Issue, opts: IssueOptions, evidence: dict[str, object] | None = None
-) -> ClarityPrompt:
-    """Clean the issue, compute its signals (unless given) and render the prompt."""
+) -> IssuePrompts:
+    """Clean the issue, compute its signals (unless given) and render each dimension's prompt."""
     clean = clean_issue_text(issue.body, opts.max_body_chars)
     title = clean_issue_text(issue.title, 500).text
     if evidence is None:
@@ -112,44 +85,56 @@ def build_clarity_prompt(
         evidence, evidence_text = signals.model_dump(mode="json"), signals.summary()
     else:
         evidence_text = json.dumps(evidence, indent=1, default=str) if evidence else ""
-    ref, messages = render_messages(
-        PROMPT_ID,
-        {
+    prompts = IssuePrompts({}, {}, title, clean, evidence, evidence_text)
+    for dim in voted_separately("issue"):
+        assert dim.prompt_id is not None
+        variables = {
             "title": title,
             "body": clean.text,
             "truncated": clean.truncated,
             "evidence": evidence_text,
-            "schema_json": json.dumps(ClarityAnswer.model_json_schema()),
-        },
-        version=opts.prompt_version,
-    )
-    return ClarityPrompt(ref, messages, title, clean, evidence, evidence_text)
+            "schema_json": json.dumps(answer_model(dim).model_json_schema()),
+        }
+        version = opts.prompt_version if dim is CLARITY else None
+        ref, messages = render_messages(dim.prompt_id, variables, version=version)
+        prompts.refs[dim.key], prompts.messages[dim.key] = ref, messages
+    return prompts
 
 
-def assess_issue(
-    issue: Issue,
-    model: ChatModel,
-    options: IssueOptions | None = None,
-    evidence: dict[str, object] | None = None,
-) -> IssueAssessment:
-    """Label an issue's clarity and candidate solution with k votes."""
-    opts = options or IssueOptions()
-    prompt = build_clarity_prompt(issue, opts, evidence)
-    ref, messages, title, clean = prompt.ref, prompt.messages, prompt.title, prompt.clean
-    evidence, evidence_text = prompt.evidence, prompt.evidence_text
-    digest = input_hash(f"{title}\n{clean.text}\n{evidence_text}", ref, model.name, opts.votes)
-    if not title.strip() and not clean.text.strip():
-        return _nothing_to_assess(issue, model, ref, digest, opts)
+def input_hash(prompts: IssuePrompts, model: str, votes: int) -> str:
+    """Identity of a labelling input: same hash, same questions to the same model."""
+    refs = [[key, ref.id, ref.version] for key, ref in prompts.refs.items()]
+    text = f"{prompts.title}\n{prompts.clean.text}\n{prompts.evidence_text}"
+    payload = json.dumps([text, refs, model, votes, __version__])
+    return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
+
+def issue_input_hash(
+    issue: Issue, model: str, options: IssueOptions, evidence: dict[str, object] | None = None
+) -> str:
+    """The `input_hash` `assess_issue` will report, known before any vote."""
+    return input_hash(build_issue_prompts(issue, options, evidence), model, options.votes)
+
+
+def _vote_dimension(
+    dim: Dimension, prompts: IssuePrompts, model: ChatModel, opts: IssueOptions, budget: CostBudget
+) -> tuple[dict[str, DimensionResult], Usage]:
+    """k votes on a further dimension with its own prompt (a yes/no label, say). Without a
+    valid vote it has no label and says why; clarity still stands."""
     batch = collect_votes(
-        model,
-        messages,
-        ClarityAnswer,
-        opts.votes,
-        seed=opts.seed,
-        cost_cap_usd=opts.cost_cap_usd,
-        allow_unpriced=opts.allow_unpriced,
+        model, prompts.messages[dim.key], answer_model(dim), opts.votes, opts.seed, budget=budget
     )
+    votes = [
+        Vote(score=dim.vote_of(a), rationale=str(getattr(a, "rationale", "")))
+        for a in batch.answers
+    ]
+    results = {dim.key: aggregate_dimension(dim.key, votes, opts.votes, batch.errors)}
+    return results | aggregate_guests(dim, batch.answers, opts.votes), batch.usage
+
+
+def _clarity(
+    answers: list[ClarityAnswer], opts: IssueOptions, errors: list[str]
+) -> DimensionResult:
     votes = [
         Vote(
             score=a.score,
@@ -160,43 +145,85 @@ def assess_issue(
                 "questions": a.questions[: opts.max_questions],
             },
         )
-        for a in batch.answers
+        for a in answers
     ]
-    clarity = aggregate_dimension("clarity", votes, opts.votes, batch.errors)
+    clarity = aggregate_dimension(CLARITY.key, votes, opts.votes, errors)
     if clarity.score is None:
-        raise NoValidVotesError("clarity", batch.errors)
-    candidate, misleading = _consensus_candidate(batch.answers)
+        raise NoValidVotesError(CLARITY.key, errors)
+    return clarity
+
+
+def assess_issue(
+    issue: Issue,
+    model: ChatModel,
+    options: IssueOptions | None = None,
+    evidence: dict[str, object] | None = None,
+) -> IssueAssessment:
+    """Label an issue's clarity, candidate solution and further issue dimensions with k votes."""
+    opts = options or IssueOptions()
+    prompts = build_issue_prompts(issue, opts, evidence)
+    digest = input_hash(prompts, model.name, opts.votes)
+    if not prompts.title.strip() and not prompts.clean.text.strip():
+        return _nothing_to_assess(issue, model, prompts, digest)
+    budget = CostBudget(model, opts.cost_cap_usd, opts.allow_unpriced)  # one cap per issue
+    batch = collect_votes(
+        model,
+        prompts.messages[CLARITY.key],
+        answer_model(CLARITY),
+        opts.votes,
+        opts.seed,
+        budget=budget,
+    )
+    answers = [a for a in batch.answers if isinstance(a, ClarityAnswer)]
+    clarity = _clarity(answers, opts, batch.errors)
+    more = aggregate_guests(CLARITY, answers, opts.votes)  # the candidate solution, yes/no's
+    usage = batch.usage
+    for dim in voted_separately("issue"):
+        if dim is not CLARITY:
+            found, spent = _vote_dimension(dim, prompts, model, opts, budget)
+            more |= found
+            usage += spent
+    misleading = sum(a.candidate_misleading for a in answers) * 2 > len(answers)
+    candidate = more[CANDIDATE.key]
     return IssueAssessment(
         issue=issue,
         clarity=clarity,
-        candidate_solution=candidate,
+        candidate_solution=list(CandidateSolution)[candidate.score or 0],
         candidate_misleading=misleading,
-        questions=_questions(batch.answers, clarity.score, opts.max_questions),
+        questions=_questions(answers, clarity.score, opts.max_questions),
+        dimensions=more,
         model=model.name,
-        prompt=ref,
+        prompt=prompts.refs[CLARITY.key],
+        prompts=list(prompts.refs.values()),
         engine_version=__version__,
-        usage=batch.usage,
+        usage=usage,
         input_hash=digest,
-        truncated=clean.truncated,
-        evidence=dict(evidence or {}),
+        truncated=prompts.clean.truncated,
+        evidence=dict(prompts.evidence or {}),
     )
 
 
 def _nothing_to_assess(
-    issue: Issue, model: ChatModel, ref: PromptRef, digest: str, opts: IssueOptions
+    issue: Issue, model: ChatModel, prompts: IssuePrompts, digest: str
 ) -> IssueAssessment:
     """An empty issue is poorly specified by definition: no model call is needed."""
     vote = Vote(score=3, rationale="The issue has no title and no body: nothing to assess.")
-    clarity = aggregate_dimension("clarity", [vote], 1)
     return IssueAssessment(
         issue=issue,
-        clarity=clarity,
+        clarity=aggregate_dimension(CLARITY.key, [vote], 1),
         candidate_solution=CandidateSolution.NONE,
         questions=["What problem did you run into, and what did you expect to happen instead?"],
+        dimensions={g.key: aggregate_dimension(g.key, [Vote(score=0)], 1) for g in guests(CLARITY)},
         model=model.name,
-        prompt=ref,
+        prompt=prompts.refs[CLARITY.key],
+        prompts=list(prompts.refs.values()),
         engine_version=__version__,
         usage=Usage(),
         input_hash=digest,
         nothing_to_assess=True,
     )
+
+
+def clarity_messages(issue: Issue, opts: IssueOptions | None = None) -> list[dict[str, str]]:
+    """The clarity prompt exactly as the pipeline renders it (for token counts)."""
+    return build_issue_prompts(issue, opts or IssueOptions()).messages[CLARITY.key]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from enum import IntEnum, StrEnum
-from typing import Literal
+from enum import StrEnum
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
+
+from spice_engine.answers import CandidateSolution
+from spice_engine.dimensions import REGISTRY, Subject
 
 
 class Issue(BaseModel):
@@ -17,52 +20,6 @@ class Issue(BaseModel):
     """`owner/name`, when known."""
     number: int | None = None
     url: str | None = None
-
-
-class Clarity(IntEnum):
-    """RUBRICS.md §1 issue clarity (SWE-bench Verified `underspecified`)."""
-
-    WELL_SPECIFIED = 0
-    MINOR_AMBIGUITY = 1
-    SIGNIFICANT_AMBIGUITY = 2
-    POORLY_SPECIFIED = 3
-
-
-class TestAdequacy(IntEnum):
-    """RUBRICS.md §3 test coverage adequacy (SWE-bench Verified `false_negative`)."""
-
-    __test__ = False  # not a pytest class
-
-    PERFECT = 0
-    GOOD = 1
-    LIMITED = 2
-    POORLY_SCOPED = 3
-
-
-class Difficulty(IntEnum):
-    """RUBRICS.md §4 time buckets."""
-
-    UNDER_15_MIN = 0
-    UP_TO_1_HOUR = 1
-    UP_TO_4_HOURS = 2
-    OVER_4_HOURS = 3
-
-
-class CandidateSolution(StrEnum):
-    """RUBRICS.md §1 candidate solution present in the issue."""
-
-    NONE = "none"
-    PARTIAL = "partial"
-    COMPLETE = "complete"
-    EXACT_PATCH = "exact_patch"
-
-
-CANDIDATE_ORDER = [
-    CandidateSolution.NONE,
-    CandidateSolution.PARTIAL,
-    CandidateSolution.COMPLETE,
-    CandidateSolution.EXACT_PATCH,
-]
 
 
 class Agreement(StrEnum):
@@ -141,11 +98,41 @@ class PromptRef(BaseModel):
     version: str
 
 
-class IssueAssessment(BaseModel):
+class Assessment(BaseModel):
+    """What every pipeline returns: its dimension results and how they were reached."""
+
+    subject: ClassVar[Subject]
+
+    model: str
+    engine_version: str
+    usage: Usage
+    input_hash: str
+    """Hash of the input as asked (text, prompt versions, model, votes, engine version): equal
+    hashes need no re-vote. The App keys its comment state and its store on it."""
+    evidence: dict[str, object] = Field(default_factory=dict)
+    """Deterministic signals, when computed."""
+    dimensions: dict[str, DimensionResult] = Field(default_factory=dict)
+    """Dimensions beyond the pipeline's fixed fields (spice_engine.dimensions), by key."""
+
+    def fixed_results(self) -> list[DimensionResult | None]:
+        return []
+
+    def results(self) -> dict[str, DimensionResult]:
+        """Every dimension result of this assessment, by dimension key, in registry order."""
+        found = {r.dimension: r for r in self.fixed_results() if r is not None}
+        found |= self.dimensions
+        return {d.key: found[d.key] for d in REGISTRY if d.key in found}
+
+    def prompt_refs(self) -> list[PromptRef]:
+        return []
+
+
+class IssueAssessment(Assessment):
     """Result of the issue pipeline."""
 
     model_config = ConfigDict(use_enum_values=False)
 
+    subject: ClassVar[Subject] = "issue"
     kind: Literal["issue"] = "issue"
     issue: Issue
     clarity: DimensionResult
@@ -153,13 +140,15 @@ class IssueAssessment(BaseModel):
     candidate_misleading: bool = False
     questions: list[str] = Field(default_factory=list)
     """Questions to the reporter, when the issue is underspecified."""
-    model: str
     prompt: PromptRef
-    engine_version: str
-    usage: Usage
-    input_hash: str
-    """Hash of the cleaned input, the prompt version and the model: equal hashes need no re-vote."""
+    """The clarity prompt."""
+    prompts: list[PromptRef] = Field(default_factory=list)
+    """Every prompt voted on (the clarity prompt first)."""
     truncated: bool = False
     nothing_to_assess: bool = False
-    evidence: dict[str, object] = Field(default_factory=dict)
-    """Deterministic signals (RUBRICS.md §2), when computed."""
+
+    def fixed_results(self) -> list[DimensionResult | None]:
+        return [self.clarity]
+
+    def prompt_refs(self) -> list[PromptRef]:
+        return self.prompts or [self.prompt]

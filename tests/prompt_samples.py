@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from spice_engine.pr.prompt_fit import DIMENSIONS, PromptParts
+from spice_engine.dimensions import voted_separately
+from spice_engine.pr.prompt_fit import PromptParts
 from spice_engine.pr.repo_context import FileText
 
 _PARTS = PromptParts(
@@ -18,5 +19,5 @@ _PARTS = PromptParts(
 )
 
 EXTRA_SAMPLES: dict[str, dict[str, object]] = {
-    prompt_id: _PARTS.variables(schema) for prompt_id, schema in DIMENSIONS.values()
+    str(d.prompt_id): _PARTS.variables(d.answer) for d in voted_separately("pull_request")
 }

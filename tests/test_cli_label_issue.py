@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from app.settings import Settings
+from spice_engine.prompts import latest_version
 from tests.clarity_script import clarity
 from tests.fakes.openai_server import FakeOpenAI, Reply
 
@@ -54,7 +55,7 @@ def test_json_contract(fake_openai: FakeOpenAI) -> None:
     assert out["candidate_solution"] == "none"
     assert out["questions"] == ["Which version?"]
     assert out["model"] == "openai/fake"
-    assert out["prompt_version"] == "1"
+    assert out["prompt_version"] == latest_version("issue_clarity")  # the newest on disk
     assert out["tokens"]["input"] > 0 and out["tokens"]["output"] > 0
     assert out["cost_usd"] is None  # openai/fake has no price: unknown, not free
     assert out["usage"]["cost_usd"] is None and out["usage"]["cost_known"] is False

@@ -122,26 +122,29 @@ def _label_injection(gh: FakeGitHub, model: FakeOpenAI, out: Any, body: str) -> 
 
 def _fake_json(gh: FakeGitHub, model: FakeOpenAI, out: Any, body: str) -> None:
     assert len(model.requests) > 1  # the parroted answers were refused and asked again
-    assert out.assessments[0]["clarity"]["score"] == 2
+    assert out.assessments[0].model_dump(mode="json")["clarity"]["score"] == 2
     assert "clarity: well-specified" not in gh.label_names(REPO, 1)
 
 
 def _huge(gh: FakeGitHub, model: FakeOpenAI, out: Any, body: str) -> None:
-    assert out.assessments[0]["truncated"] is True
+    assert out.assessments[0].model_dump(mode="json")["truncated"] is True
     prompt_chars = max(len(json.dumps(r["messages"])) for r in model.requests)
     assert prompt_chars < 40_000
-    assert out.assessments[0]["usage"]["input"] < 20_000
+    assert out.assessments[0].model_dump(mode="json")["usage"]["input"] < 20_000
     assert "shortened" in body
 
 
 def _empty(gh: FakeGitHub, model: FakeOpenAI, out: Any, body: str) -> None:
-    assert out.assessments[0]["nothing_to_assess"] is True and model.requests == []
+    assert (
+        out.assessments[0].model_dump(mode="json")["nothing_to_assess"] is True
+        and model.requests == []
+    )
     assert "clarity: underspecified" in gh.label_names(REPO, 1)
     assert "nothing to assess" in body
 
 
 def _link_only(gh: FakeGitHub, model: FakeOpenAI, out: Any, body: str) -> None:
-    assert out.assessments[0]["evidence"]["link_dependent"] is True
+    assert out.assessments[0].model_dump(mode="json")["evidence"]["link_dependent"] is True
     assert "link\\_dependent: True" in body
 
 

@@ -44,7 +44,7 @@ def test_opened_creates_labels_and_exactly_one_comment(
     assert len(comments) == 1
     assert comments[0]["user"]["login"] == fake_github.bot_login
     assert "3 · 3 · 2" in comments[0]["body"]
-    assert out.assessments[0]["clarity"]["score"] == 3
+    assert out.assessments[0].model_dump(mode="json")["clarity"]["score"] == 3
 
 
 def test_edited_with_unchanged_text_is_not_revoted(

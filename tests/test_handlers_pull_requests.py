@@ -71,7 +71,7 @@ def test_opened_labels_and_comments_against_linked_issues(
     }
     prompts = "\n".join(user_text(r) for r in fake_openai.requests)
     assert "It should raise ValueError." in prompts and "Document the empty-input error." in prompts
-    linked = out.assessments[0]["linked_issues"]["same_repo"]
+    linked = out.assessments[0].model_dump(mode="json")["linked_issues"]["same_repo"]
     # #7 is linked only in GitHub (closingIssuesReferences): judged against, so named too.
     assert [(r["number"], r["source"]) for r in linked] == [(5, "body"), (7, "github")]
     body = fake_github.issue_comments(REPO, 10)[0]["body"]
@@ -158,7 +158,10 @@ def test_the_app_reads_the_repository_at_the_prs_base_from_its_own_clone(
     fake_openai.responder = scripted(_scores)
     out = _event(fake_github, deps, "opened")
     assert out.ok, out.errors
-    assert out.assessments[0]["context"]["mode"] == "repository" and out.warnings == []
+    assert (
+        out.assessments[0].model_dump(mode="json")["context"]["mode"] == "repository"
+        and out.warnings == []
+    )
     prompt = user_text(fake_openai.requests[0])
     assert "<repository_map>" in prompt
     # The touched file as it was at the base, before the fix.
@@ -178,7 +181,7 @@ def test_a_clone_that_fails_is_a_warning_and_the_patches_still_judge(
     fake_openai.responder = scripted(_scores)
     out = _event(fake_github, deps, "opened")
     assert out.ok, out.errors
-    assert out.assessments[0]["context"]["mode"] == "patches_only"
+    assert out.assessments[0].model_dump(mode="json")["context"]["mode"] == "patches_only"
     assert any("repository context unavailable" in w for w in out.warnings)
     assert "repository context unavailable" in fake_github.comment_body(out.comment_id)
 

@@ -12,6 +12,9 @@ from spice_engine.models import (
     Usage,
     Vote,
 )
+from spice_engine.pr.linked_issues import LinkedIssues
+from spice_engine.pr.models import ContextReport, PRAssessment
+from spice_engine.results import ASSESSMENT
 
 
 def test_issue_assessment_becomes_a_row() -> None:
@@ -33,18 +36,55 @@ def test_issue_assessment_becomes_a_row() -> None:
         usage=Usage(input=100, output=20, cost_usd=0.003),
         input_hash="abc123",
     )
-    dump = result.model_dump(mode="json", exclude={"issue"})
-    row = record_from_result(dump, "o/r", 5, ["spice:clarity-1"])
+    row = record_from_result(result, "o/r", 5, ["spice:clarity-1"])
     assert (row.kind, row.repo, row.number, row.input_hash) == ("issue", "o/r", 5, "abc123")
-    assert row.votes == [{"dimension": "clarity", "score": 1, "votes": [1, 2]}]
+    assert [v.model_dump() for v in row.votes] == [
+        {"dimension": "clarity", "score": 1, "votes": [1, 2]}
+    ]
     assert row.rationales == ["fine", "vague"]
     assert (row.tokens_in, row.tokens_out, row.cost_usd) == (100, 20, 0.003)
     assert (row.model, row.prompt_version) == ("openai/fake", "issue_clarity/v2")
-    assert row.result == dump
+    assert row.result == result.model_dump(mode="json", exclude={"issue"})
+    assert "issue" not in row.result
 
 
 def test_unknown_cost_is_stored_as_null() -> None:
-    dump = {"kind": "pull_request", "usage": {"input": 5, "cost_known": False, "cost_usd": 0.0}}
-    row = record_from_result(dump, "o/r", 2, [])
-    assert (row.kind, row.cost_usd, row.tokens_in, row.prompt_version) == ("pr", None, 5, "unknown")
-    assert len(row.input_hash) == 64
+    result = _pr(Usage(input=5, cost_known=False))
+    row = record_from_result(result, "o/r", 2, [])
+    assert (row.kind, row.cost_usd, row.tokens_in) == ("pr", None, 5)
+    assert row.prompt_version == "difficulty/v1"
+    assert row.input_hash == "prhash"  # the engine's hash, the one the handler checked
+
+
+def test_a_stored_result_reads_back_as_the_same_typed_assessment() -> None:
+    result = _pr(Usage(input=5))
+    row = record_from_result(result, "o/r", 2, [])
+    assert ASSESSMENT.validate_python(row.result) == result
+
+
+def _pr(usage: Usage) -> PRAssessment:
+    dim = DimensionResult(
+        dimension="difficulty",
+        score=1,
+        votes=[Vote(score=1)],
+        valid_votes=1,
+        requested_votes=1,
+        agreement=Agreement.UNANIMOUS,
+        controversial=False,
+    )
+    return PRAssessment(
+        repo="o/r",
+        number=2,
+        base_sha=None,
+        linked_issues=LinkedIssues(same_repo=[], cross_repo=[]),
+        judged_against="pr_description",
+        files=[],
+        tests=None,
+        difficulty=dim,
+        context=ContextReport(mode="patches_only", cap=1000),
+        model="openai/fake",
+        prompts=[PromptRef(id="difficulty", version="1")],
+        engine_version="0.1.0",
+        usage=usage,
+        input_hash="prhash",
+    )

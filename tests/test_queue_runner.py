@@ -41,7 +41,12 @@ def test_run_stores_assessment_and_metrics(tmp_path: Path, handler: FileRecordin
         rows = assessments_for(session, "Codertocat/Hello-World", 9)
         delivery = get_delivery(session, "d1")
     assert [(r.labels, r.votes, r.tokens_in, r.model) for r in rows] == [
-        (["spice:clarity-1"], [1, 1, 2], 120, "openai/fake")
+        (
+            ["spice:clarity-1"],
+            [{"dimension": "clarity", "score": 1, "votes": [1, 1, 2]}],
+            120,
+            "openai/fake",
+        )
     ]
     assert delivery is not None and delivery.status == "done"
     text = generate_latest(metrics.registry).decode()

@@ -14,7 +14,12 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, func, inspect, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.store.assessments import AssessmentRecord, assessments_for, save_assessment
+from app.store.assessments import (
+    AssessmentRecord,
+    DimensionVotes,
+    assessments_for,
+    save_assessment,
+)
 from app.store.deliveries import NewDelivery, delivery_body, get_delivery, record_deliveries
 from app.store.engine import make_engine, session_factory
 from app.store.intake import Intake, store_delivery
@@ -157,7 +162,7 @@ def record(input_hash: str, labels: list[str]) -> AssessmentRecord:
         number=1,
         input_hash=input_hash,
         labels=labels,
-        votes=[{"score": 1}, {"score": 2}],
+        votes=[DimensionVotes(dimension="clarity", score=1, votes=[1, 2])],
         rationales=["a", "b"],
         tokens_in=10,
         tokens_out=5,

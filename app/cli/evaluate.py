@@ -12,6 +12,7 @@ import typer
 from app.cli.common import fail
 from app.cli.pr_signals import baseline_text
 from spice_engine.errors import InputError
+from spice_engine.evaluation.gold import DIMENSIONS
 
 
 def _label_map(value: str | None) -> dict[str, int] | None:
@@ -78,7 +79,7 @@ def evaluate_cmd(
         typer.Option(help="Our JSONL output, or a JSON object / JSONL / CSV keyed by instance_id."),
     ],
     dimension: Annotated[
-        str | None, typer.Option(help="clarity | tests | difficulty (default: all present).")
+        str | None, typer.Option(help=f"{' | '.join(DIMENSIONS)} (default: all present).")
     ] = None,
     label_map: Annotated[
         str | None, typer.Option(help="JSON (inline or a file) mapping label names to 0-3.")
@@ -94,7 +95,7 @@ def evaluate_cmd(
     ] = None,
 ) -> None:
     """Agreement of predictions with human labels: accuracy, kappa, alpha, F1, CIs, per repo."""
-    from spice_engine.evaluation.gold import DIMENSIONS, read_gold
+    from spice_engine.evaluation.gold import read_gold
     from spice_engine.evaluation.plot import plot_confusions
     from spice_engine.evaluation.predictions import read_predictions
     from spice_engine.evaluation.report import evaluate

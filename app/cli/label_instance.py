@@ -24,6 +24,7 @@ from app.settings import Settings
 from spice_engine.errors import SpiceError
 from spice_engine.llm.litellm_chat import LiteLLMChat
 from spice_engine.pr.cost_report import (
+    DIMENSIONS,
     SPICE_PUBLISHED_COST,
     PromptSample,
     build_report,
@@ -46,7 +47,7 @@ def read_instances(path: Path, limit: int | None) -> list[dict[str, Any]]:
 
 def _report_text(report: dict[str, Any]) -> str:
     lines = [f"{report['instances']} instances, context modes {report['context_modes']}"]
-    for dim in ("clarity", "tests", "difficulty"):
+    for dim in DIMENSIONS:
         if dim in report:
             r = report[dim]
             lines.append(

@@ -25,8 +25,7 @@ from spice_engine.issue_clarity import IssueOptions, assess_issue
 from spice_engine.issue_signals import IssueSignals
 from spice_engine.llm.litellm_chat import LiteLLMChat
 from spice_engine.models import Issue, IssueAssessment
-
-CLARITY_NAMES = ["well-specified", "minor ambiguity", "significant ambiguity", "poorly specified"]
+from spice_engine.summary import result_lines
 
 
 def assessment_json(result: IssueAssessment) -> dict[str, object]:
@@ -41,13 +40,8 @@ def assessment_json(result: IssueAssessment) -> dict[str, object]:
 
 def summary(result: IssueAssessment) -> str:
     c = result.clarity
-    score = c.score if c.score is not None else -1
     lines = [
-        f"clarity: {score} ({CLARITY_NAMES[score] if score >= 0 else 'no label'})"
-        f"  votes {' · '.join(str(v.score) for v in c.votes)}"
-        f"  [{c.agreement.value if c.agreement else '-'}"
-        f"{', controversial' if c.controversial else ''}]"
-        f"  {c.valid_votes}/{c.requested_votes} valid",
+        *result_lines(result),
         f"candidate solution: {result.candidate_solution.value if result.candidate_solution else '-'}"
         f"{' (looks misleading)' if result.candidate_misleading else ''}",
     ]

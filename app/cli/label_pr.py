@@ -28,9 +28,7 @@ from spice_engine.models import Issue
 from spice_engine.pr.models import PRAssessment, PROptions, PullRequest
 from spice_engine.pr.pipeline import assess_pr
 from spice_engine.pr.repo_context import ContextOptions
-
-TEST_NAMES = ["complete", "good", "limited", "misaligned"]
-DIFFICULTY_NAMES = ["<15m", "15m-1h", "1-4h", ">4h"]
+from spice_engine.summary import result_lines
 
 
 def read_issue(path: Path) -> Issue:
@@ -51,21 +49,10 @@ def pr_options(settings: Settings, max_prompt_tokens: int | None) -> PROptions:
     return PROptions(votes=settings.votes, cost_cap_usd=settings.cost_cap_usd, context=context)
 
 
-def _line(name: str, scale: list[str], result: object) -> str:
-    score = getattr(result, "score", None)
-    if score is None:
-        return f"{name}: no label"
-    votes = " · ".join(str(v.score) for v in getattr(result, "votes", []))
-    agreement = getattr(result, "agreement", None)
-    return f"{name}: {score} ({scale[score]})  votes {votes}  [{agreement.value if agreement else '-'}]"
-
-
 def summary(result: PRAssessment) -> str:
-    tests = _line("tests", TEST_NAMES, result.tests) if result.tests else "tests: not judged"
-    lines = [
-        tests,
-        _line("difficulty", DIFFICULTY_NAMES, result.difficulty),
-    ]
+    lines = result_lines(result)
+    if result.tests is None:
+        lines.insert(0, "tests: not judged")
     lines += [f"counter-example: {c}" for c in result.counter_examples]
     ctx = result.context
     lines.append(

@@ -9,16 +9,17 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from pydantic import BaseModel
 
-from app.github.labels import ClarityLabel, label_name, scored_label
+from app.github.labels import scored_label
 from app.github.sticky_comment import StickyState, marker, state_line
 from app.github.untrusted_text import code_span, neutralise
-from spice_engine.models import DimensionResult, IssueAssessment, Usage
+from spice_engine.dimensions import CLARITY, dimension
+from spice_engine.models import Assessment, DimensionResult, IssueAssessment, Usage
+from spice_engine.pr.models import PRAssessment
 
 MAX_COMMENT_CHARS = 60_000
 """GitHub refuses bodies over 65,536 characters."""
 TRUNCATION_NOTE = "\n\n…(comment shortened by SPICE to stay under GitHub's size limit)\n"
 TEMPLATES = Path(__file__).parent / "templates"
-DIMENSION_TITLES = {"clarity": "Clarity", "tests": "Test adequacy", "difficulty": "Difficulty"}
 
 
 class DimensionView(BaseModel):
@@ -62,13 +63,17 @@ def cap(body: str, limit: int = MAX_COMMENT_CHARS) -> str:
 
 def dimension_view(dim: DimensionResult, prefix: str, secrets: tuple[str, ...]) -> DimensionView:
     label = scored_label(dim.dimension, dim.score)
+    try:
+        title = dimension(dim.dimension).title
+    except KeyError:
+        title = neutralise(dim.dimension, 40)
     return DimensionView(
-        name=DIMENSION_TITLES.get(dim.dimension, neutralise(dim.dimension, 40)),
-        label=f"`{label_name(label, prefix)}`" if label else "no label",
+        name=title,
+        label=f"`{prefix}{label}`" if label else "no label",
         votes=" · ".join(str(v.score) for v in dim.votes) or "no valid vote",
         agreement=dim.agreement.value if dim.agreement else "-",
         controversial=dim.controversial,
-        rationales=[neutralise(v.rationale, 1200, secrets) for v in dim.votes],
+        rationales=[neutralise(v.rationale, 1200, secrets) for v in dim.votes if v.rationale],
     )
 
 
@@ -87,30 +92,61 @@ def evidence_lines(evidence: dict[str, object], secrets: tuple[str, ...]) -> lis
     return lines[:15]
 
 
-def issue_view(
-    a: IssueAssessment, prefix: str, secrets: tuple[str, ...], expanded: bool = False
-) -> CommentView:
+def _issue_summary(a: IssueAssessment, prefix: str) -> list[str]:
     summary: list[str] = []
     if a.nothing_to_assess:
         summary.append(
             f"The issue has no title and no body: nothing to assess, so it is labelled "
-            f"`{label_name(ClarityLabel.UNDERSPECIFIED, prefix)}` without a model call."
+            f"`{prefix}{CLARITY.label_of(3)}` without a model call."
         )
     if a.candidate_solution is not None:
         misleading = " (the suggested fix looks misleading)" if a.candidate_misleading else ""
         summary.append(f"Candidate solution in the issue: {a.candidate_solution.value}{misleading}")
     if a.truncated:
         summary.append("The issue is very long: the model saw it shortened, with a visible marker.")
-    for err in dict.fromkeys(a.clarity.errors):
-        summary.append(f"Dropped vote: {neutralise(err, 300, secrets)}")
+    return summary
+
+
+def _pr_summary(a: PRAssessment, secrets: tuple[str, ...]) -> list[str]:
+    summary: list[str] = []
+    linked = [f"\\#{n}" for n in a.linked_issues.numbers]
+    if a.judged_against == "pr_description":
+        summary.append(
+            "No linked issue found: the tests were judged against this PR's own title and "
+            "description."
+        )
+    else:
+        summary.append(f"Judged against the linked issue(s): {', '.join(linked)}")
+    if a.tests is None:
+        summary.append("This PR changes no tests: test adequacy was not voted.")
+    return summary + [neutralise(n, 300, secrets) for n in a.notes[:5]]
+
+
+def assessment_view(
+    a: Assessment, prefix: str, secrets: tuple[str, ...], expanded: bool = False
+) -> CommentView:
+    """The comment of an issue's or a PR's assessment: a row per registry dimension shown."""
+    issue = a if isinstance(a, IssueAssessment) else None
+    pr = a if isinstance(a, PRAssessment) else None
+    summary = _issue_summary(issue, prefix) if issue else _pr_summary(pr, secrets) if pr else []
+    results = a.results()
+    for d in results.values():
+        summary += [f"Dropped vote: {neutralise(e, 300, secrets)}" for e in dict.fromkeys(d.errors)]
     return CommentView(
-        subject="issue",
-        dimensions=[dimension_view(a.clarity, prefix, secrets)],
+        subject="issue" if issue else "pull request",
+        dimensions=[
+            dimension_view(r, prefix, secrets)
+            for key, r in results.items()
+            if dimension(key).in_comment
+        ],
         summary=summary,
-        questions=[neutralise(q, 400, secrets) for q in a.questions[:5]],
+        questions=[neutralise(q, 400, secrets) for q in (issue.questions if issue else [])[:5]],
+        counter_examples=[
+            neutralise(c, 600, secrets) for c in (pr.counter_examples if pr else [])[:3]
+        ],
         evidence=evidence_lines(a.evidence, secrets),
         model=neutralise(a.model, 100),
-        prompt=f"{a.prompt.id} v{a.prompt.version}",
+        prompt=", ".join(f"{p.id} v{p.version}" for p in a.prompt_refs()),
         usage=a.usage,
         expanded=expanded,
     )
@@ -147,33 +183,3 @@ def render_config_error(
 def render_help(prefix: str) -> str:
     template = _environment().get_template("help.md.j2")
     return template.render(marker=marker("help"), prefix=neutralise(prefix or "(none)", 40))
-
-
-def pr_view(a: Any, prefix: str, secrets: tuple[str, ...], expanded: bool = False) -> CommentView:
-    """View of a `spice_engine.pr.models.PRAssessment`."""
-    summary: list[str] = []
-    linked = [f"\\#{n}" for n in a.linked_issues.numbers]
-    if a.judged_against == "pr_description":
-        summary.append(
-            "No linked issue found: the tests were judged against this PR's own title and "
-            "description."
-        )
-    else:
-        summary.append(f"Judged against the linked issue(s): {', '.join(linked)}")
-    if a.tests is None:
-        summary.append("This PR changes no tests: test adequacy was not voted.")
-    summary += [neutralise(n, 300, secrets) for n in a.notes[:5]]
-    dims = [d for d in (a.tests, a.difficulty) if d is not None]
-    for d in dims:
-        summary += [f"Dropped vote: {neutralise(e, 300, secrets)}" for e in dict.fromkeys(d.errors)]
-    return CommentView(
-        subject="pull request",
-        dimensions=[dimension_view(d, prefix, secrets) for d in dims],
-        summary=summary,
-        counter_examples=[neutralise(c, 600, secrets) for c in a.counter_examples[:3]],
-        evidence=evidence_lines(a.evidence, secrets),
-        model=neutralise(a.model, 100),
-        prompt=", ".join(f"{p.id} v{p.version}" for p in a.prompts),
-        usage=a.usage,
-        expanded=expanded,
-    )

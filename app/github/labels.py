@@ -1,12 +1,18 @@
-"""Our label allowlist (one Enum per family) and idempotent add/remove of only our own labels."""
+"""Our label allowlist (from the dimension registry) and idempotent add/remove of only our own labels."""
 
 from __future__ import annotations
-
-from enum import Enum
 
 from pydantic import BaseModel
 
 from app.github.client import GitHubRepo, LabelEvent
+from spice_engine.dimensions import (
+    NEEDS_HUMAN,
+    TRIAGE_FAMILY,
+    dimension,
+    dimensions_of,
+    label_families,
+)
+from spice_engine.results import Assessment
 
 
 class LabelSpec(BaseModel):
@@ -15,116 +21,55 @@ class LabelSpec(BaseModel):
     description: str
 
 
-class ClarityLabel(Enum):
-    """RUBRICS.md §1, in score order 0-3."""
-
-    WELL_SPECIFIED = LabelSpec(
-        suffix="clarity: well-specified", color="0e8a16", description="SPICE: clarity 0"
-    )
-    MINOR_GAPS = LabelSpec(
-        suffix="clarity: minor-gaps", color="c2e0c6", description="SPICE: clarity 1"
-    )
-    AMBIGUOUS = LabelSpec(
-        suffix="clarity: ambiguous", color="fbca04", description="SPICE: clarity 2"
-    )
-    UNDERSPECIFIED = LabelSpec(
-        suffix="clarity: underspecified", color="d93f0b", description="SPICE: clarity 3"
-    )
+def family_specs() -> dict[str, list[LabelSpec]]:
+    """Family -> the labels it may hold, from the dimension registry (the allowlist)."""
+    out: dict[str, list[LabelSpec]] = {}
+    for family, levels in label_families().items():
+        # Several values may share one label (complete fix or exact patch: has candidate).
+        unique = {lv.label: lv for lv in levels}
+        out[family] = [
+            LabelSpec(suffix=str(lv.label), color=lv.color, description=lv.description)
+            for lv in unique.values()
+        ]
+    return out
 
 
-class CandidateLabel(Enum):
-    HAS_CANDIDATE = LabelSpec(
-        suffix="has candidate solution",
-        color="1d76db",
-        description="SPICE: the issue proposes a complete fix or a patch",
-    )
-
-
-class TestsLabel(Enum):
-    """RUBRICS.md §3, in score order 0-3."""
-
-    __test__ = False
-
-    COMPLETE = LabelSpec(suffix="tests: complete", color="0e8a16", description="SPICE: tests 0")
-    GOOD = LabelSpec(suffix="tests: good", color="c2e0c6", description="SPICE: tests 1")
-    LIMITED = LabelSpec(suffix="tests: limited", color="fbca04", description="SPICE: tests 2")
-    MISALIGNED = LabelSpec(suffix="tests: misaligned", color="d93f0b", description="SPICE: tests 3")
-
-
-class DifficultyLabel(Enum):
-    """RUBRICS.md §4, in score order 0-3."""
-
-    UNDER_15M = LabelSpec(
-        suffix="difficulty: <15m", color="bfdadc", description="SPICE: under 15 minutes"
-    )
-    UP_TO_1H = LabelSpec(
-        suffix="difficulty: 15m-1h", color="7fc8d0", description="SPICE: 15 minutes to 1 hour"
-    )
-    UP_TO_4H = LabelSpec(
-        suffix="difficulty: 1-4h", color="3f9fb0", description="SPICE: 1 to 4 hours"
-    )
-    OVER_4H = LabelSpec(suffix="difficulty: >4h", color="005f73", description="SPICE: over 4 hours")
-
-
-class TriageLabel(Enum):
-    NEEDS_HUMAN = LabelSpec(
-        suffix="triage: needs human",
-        color="b60205",
-        description="SPICE: the votes disagree across the good/bad boundary",
-    )
-
-
-Family = (
-    type[ClarityLabel]
-    | type[CandidateLabel]
-    | type[TestsLabel]
-    | type[DifficultyLabel]
-    | type[TriageLabel]
-)
-AnyLabel = ClarityLabel | CandidateLabel | TestsLabel | DifficultyLabel | TriageLabel
-SCORED_FAMILIES: dict[str, Family] = {
-    "clarity": ClarityLabel,
-    "tests": TestsLabel,
-    "test_adequacy": TestsLabel,
-    "difficulty": DifficultyLabel,
-}
-
-
-def label_name(label: AnyLabel, prefix: str = "") -> str:
-    return prefix + label.value.suffix
-
-
-def scored_label(dimension: str, score: int | None) -> AnyLabel | None:
-    """The label of a 0-3 score: only an integer picks a member, never model text."""
-    family = SCORED_FAMILIES.get(dimension)
-    if family is None or score is None or not 0 <= score < len(family):
+def scored_label(key: str, score: int | None) -> str | None:
+    """The label (no prefix) of a score: only an integer picks it, never model text."""
+    try:
+        return dimension(key).label_of(score)
+    except KeyError:
         return None
-    members: list[AnyLabel] = list(family)
-    return members[score]
 
 
 class LabelPlan(BaseModel):
     """Desired state per family: one member's name, or None (no label of that family)."""
 
     desired: dict[str, str | None]
-    """Family name -> label name."""
+    """Family (a dimension key, or `triage`) -> label name."""
 
     def family_names(self, prefix: str) -> dict[str, set[str]]:
-        families: dict[str, Family] = {f.__name__: f for f in _ALL_FAMILIES}
-        return {fam: {label_name(m, prefix) for m in families[fam]} for fam in self.desired}
-
-
-_ALL_FAMILIES: list[Family] = [
-    ClarityLabel,
-    CandidateLabel,
-    TestsLabel,
-    DifficultyLabel,
-    TriageLabel,
-]
+        families = family_specs()
+        return {fam: {prefix + spec.suffix for spec in families[fam]} for fam in self.desired}
 
 
 def spec_by_name(prefix: str) -> dict[str, LabelSpec]:
-    return {label_name(m, prefix): m.value for fam in _ALL_FAMILIES for m in fam}
+    return {prefix + spec.suffix: spec for specs in family_specs().values() for spec in specs}
+
+
+def plan_labels(a: Assessment, prefix: str) -> LabelPlan:
+    """Each of the subject's families gets its result's label (or none); a person is asked for
+    when any triage dimension's votes straddle its boundary. Scores pick labels, never text."""
+    results, desired = a.results(), {}
+    controversial = False
+    for dim in dimensions_of(a.subject):
+        result = results.get(dim.key)
+        suppressed = dim.suppressed_by is not None and bool(getattr(a, dim.suppressed_by))
+        label = None if result is None or suppressed else dim.label_of(result.score)
+        desired[dim.family] = prefix + label if label else None
+        controversial |= dim.triage and result is not None and result.controversial
+    desired[TRIAGE_FAMILY] = prefix + str(NEEDS_HUMAN.label) if controversial else None
+    return LabelPlan(desired=desired)
 
 
 class LabelChange(BaseModel):

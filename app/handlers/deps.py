@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -16,6 +15,7 @@ from app.redaction import secret_values
 from app.settings import Settings
 from spice_engine.pr.checkout import CheckoutConfig, CheckoutManager
 from spice_engine.protocols import ChatModel
+from spice_engine.results import AnyAssessment
 
 ChatFactory = Callable[[str], ChatModel]
 AssessedBefore = Callable[[str, str, int, str], bool]
@@ -95,7 +95,8 @@ class HandlerOutcome(BaseModel):
     comment_body: str | None = None
     """The planned comment in dry-run mode."""
     reaction: str | None = None
-    assessments: list[dict[str, Any]] = Field(default_factory=list)
+    assessments: list[AnyAssessment] = Field(default_factory=list)
+    """The results, as the engine returned them."""
     skipped: str | None = None
     """Why nothing was assessed (ignored event or author, unchanged input, refused command)."""
     warnings: list[str] = Field(default_factory=list)

@@ -2,33 +2,19 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any
 
 from github import GithubException
 
 from app.github.client import GitHubRepo, IssueData, PullData, complete_pull_diff
-from app.github.comment_render import pr_view, render_view
-from app.github.labels import (
-    DifficultyLabel,
-    LabelPlan,
-    TestsLabel,
-    TriageLabel,
-    label_name,
-    scored_label,
-)
 from app.github.retries import is_transient
-from app.github.sticky_comment import StickyState
-from app.github.untrusted_text import neutralise
-from app.handlers.run_context import RunContext, input_key
+from app.handlers.run_context import RunContext
 from app.model_policy import choose
-from spice_engine import __version__
 from spice_engine.models import Issue
-from spice_engine.prompts import available_prompts
+from spice_engine.pr.models import PullRequest
 
 log = logging.getLogger(__name__)
 MAX_LINKED_ISSUES = 5
@@ -68,23 +54,6 @@ def fetch_issues(repo: GitHubRepo, numbers: list[int], warnings: list[str]) -> l
     return [i for i in issues if not i.is_pull_request]
 
 
-def pr_labels(a: Any, prefix: str) -> LabelPlan:
-    """Labels from the two dimensions' scores (no tests changed = no tests label)."""
-    tests = scored_label("tests", a.tests.score) if a.tests is not None else None
-    difficulty = scored_label("difficulty", a.difficulty.score)
-    # Either dimension's votes straddling its boundary asks for a person, as the comment says.
-    controversial = any(d is not None and d.controversial for d in (a.tests, a.difficulty))
-    return LabelPlan(
-        desired={
-            TestsLabel.__name__: label_name(tests, prefix) if tests else None,
-            DifficultyLabel.__name__: label_name(difficulty, prefix) if difficulty else None,
-            TriageLabel.__name__: (
-                label_name(TriageLabel.NEEDS_HUMAN, prefix) if controversial else None
-            ),
-        }
-    )
-
-
 @contextmanager
 def base_checkout(ctx: RunContext, pr: PullData, warnings: list[str]) -> Iterator[Path | None]:
     """The repository at the PR's base: the caller's checkout (Action), our clone (App), or
@@ -112,56 +81,21 @@ def base_checkout(ctx: RunContext, pr: PullData, warnings: list[str]) -> Iterato
         yield path
 
 
-def _pipeline() -> Any | None:
-    try:
-        return importlib.import_module("spice_engine.pr.pipeline")
-    except ImportError as exc:
-        log.warning("PR pipeline unavailable: %s", exc)
-        return None
-
-
-def handle_pull_request(
-    ctx: RunContext, number: int, force: bool = False, explain: bool = False
-) -> None:
-    """Assess the PR's latest head against its linked issues and publish."""
-    out, settings, config = ctx.outcome, ctx.deps.settings, ctx.config
-    out.pipeline = "pull_requests"
-    if not config.pipelines.pull_requests:
-        out.skipped = "the pull-request pipeline is disabled in .github/spice.yml"
-        return
-    pipeline = _pipeline()
-    if pipeline is None:
-        out.skipped = "PR pipeline unavailable"
-        return
-    from spice_engine.pr.diff_split import SplitRules
-    from spice_engine.pr.models import PROptions, PullRequest
-
-    pr = ctx.repo.get_pull(number)
-    if not force and (config.ignores(pr.author) or pr.author == ctx.bot):
-        out.skipped = f"author {pr.author!r} is ignored"
-        return
-    if pr.draft and not force:
-        out.skipped = "draft pull request: assessed when marked ready for review"
-        return
+def engine_pull_request(
+    ctx: RunContext, number: int, pr: PullData, warnings: list[str]
+) -> PullRequest:
+    """The PR as the engine sees it: its full diff, commit messages and linked issues' text."""
     files = ctx.repo.pull_files(number)
     diff, missing = complete_pull_diff(files, lambda: ctx.repo.pull_full_diff(number))
     if missing:
         shown = ", ".join(missing[:5]) + (
             f" and {len(missing) - 5} more" if len(missing) > 5 else ""
         )
-        out.warnings.append(f"GitHub gave no diff for {shown} (too large): judged without them")
+        warnings.append(f"GitHub gave no diff for {shown} (too large): judged without them")
     commits = [c.message for c in ctx.repo.pull_commits(number)]
-    linked = linked_issue_numbers(ctx.repo, number, pr.title, pr.body, commits, out.warnings)
-    issues = fetch_issues(ctx.repo, linked, out.warnings)
-    choice = choose(settings, config, "pull_requests")
-    model, votes = choice.model, choice.votes
-    out.warnings += choice.warnings
-    prompts = [f"{p.id}/v{p.version}" for p in available_prompts()]
-    texts = [(i.number, i.title, i.body) for i in issues]
-    key = input_key("pr", pr.title, pr.body, diff, texts, model, votes, prompts, __version__)
-    if ctx.unchanged("pr", number, key, force):
-        return
-    engine_pr = PullRequest(
+    linked = linked_issue_numbers(ctx.repo, number, pr.title, pr.body, commits, warnings)
+    issues = fetch_issues(ctx.repo, linked, warnings)
+    return PullRequest(
         repo=ctx.repo.full_name,
         number=number,
         title=pr.title,
@@ -174,31 +108,46 @@ def handle_pull_request(
             for i in issues
         ],
     )
+
+
+def handle_pull_request(
+    ctx: RunContext, number: int, force: bool = False, explain: bool = False
+) -> None:
+    """Assess the PR's latest head against its linked issues and publish."""
+    out, settings, config = ctx.outcome, ctx.deps.settings, ctx.config
+    out.pipeline = "pull_requests"
+    if not config.pipelines.pull_requests:
+        out.skipped = "the pull-request pipeline is disabled in .github/spice.yml"
+        return
+    from spice_engine.pr.diff_split import SplitRules
+    from spice_engine.pr.models import PROptions
+    from spice_engine.pr.pipeline import assess_prepared, pr_input_hash, prepare_pr
+
+    pr = ctx.repo.get_pull(number)
+    if not force and (config.ignores(pr.author) or pr.author == ctx.bot):
+        out.skipped = f"author {pr.author!r} is ignored"
+        return
+    if pr.draft and not force:
+        out.skipped = "draft pull request: assessed when marked ready for review"
+        return
+    engine_pr = engine_pull_request(ctx, number, pr, out.warnings)
+    choice = choose(settings, config, "pull_requests")
+    chat = ctx.deps.chat(choice.model)
     options = PROptions(
-        votes=votes, cost_cap_usd=choice.cost_cap_usd, allow_unpriced=choice.allow_unpriced
+        votes=choice.votes, cost_cap_usd=choice.cost_cap_usd, allow_unpriced=choice.allow_unpriced
     )
+    if ctx.unchanged("pr", number, pr_input_hash(engine_pr, chat.name, options), force):
+        return
+    out.warnings += choice.warnings
     rules = SplitRules(test_globs=config.test_paths)
     with base_checkout(ctx, pr, out.warnings) as repo_path:
-        prepared = pipeline.prepare_pr(engine_pr, options, repo_path, split_rules=rules)
+        prepared = prepare_pr(engine_pr, options, repo_path, split_rules=rules)
     # Voted with the clone released: other jobs on this repository need not wait for models.
-    result = pipeline.assess_prepared(engine_pr, prepared, ctx.deps.chat(model), options)
-    out.assessments.append(result.model_dump(mode="json") | {"input_key": key})
-    plan = pr_labels(result, config.label_prefix)
+    result = assess_prepared(engine_pr, prepared, chat, options)
     dims = [d for d in (result.tests, result.difficulty) if d is not None]
-    state = StickyState(
-        input_hash=key,
-        pipeline="pull_requests",
-        model=result.model,
-        prompt_version=",".join(f"{p.id}/v{p.version}" for p in result.prompts),
-        votes={d.dimension: [v.score for v in d.votes] for d in dims},
-        labels=[name for name in plan.desired.values() if name],
-    )
-    view = pr_view(result, config.label_prefix, ctx.deps.secrets(), expanded=explain)
-    view.summary += [neutralise(w, 200) for w in out.warnings]
-    body = render_view(view, state, "assessment")
     tests_score = result.tests.score if result.tests is not None else 0
     actionable = (tests_score or 0) >= 2 or any(d.controversial for d in dims)
-    ctx.publish(number, pr.labels, plan, body, actionable, force_comment=explain)
+    state = ctx.publish_assessment(number, pr.labels, result, actionable, explain)
     log.info(
         "pull request %s#%d votes=%s labels+%s -%s comment=%s",
         ctx.repo.full_name,

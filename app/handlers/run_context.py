@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 from dataclasses import dataclass
 
 from app.github.client import GitHubRepo, GitHubSession
-from app.github.comment_render import render_config_error
-from app.github.labels import LabelPlan, apply_labels, plan_for_item
+from app.github.comment_render import assessment_view, render_config_error, render_view
+from app.github.labels import LabelPlan, apply_labels, plan_for_item, plan_labels
 from app.github.repo_config import ConfigResult, RepoConfig
 from app.github.sticky_comment import StickyState, find_sticky, read_state, upsert_sticky
+from app.github.untrusted_text import neutralise
 from app.handlers.deps import HandlerDeps, HandlerOutcome
+from spice_engine.dimensions import dimension
+from spice_engine.results import AnyAssessment
 
 log = logging.getLogger(__name__)
 ASSESSMENT = "assessment"
@@ -88,6 +89,33 @@ class RunContext:
         done = upsert_sticky(self.repo, number, self.bot, ASSESSMENT, body, self.deps.retry_policy)
         out.comment_id, out.comment_action = done.comment_id, done.action
 
+    def publish_assessment(
+        self,
+        number: int,
+        current_labels: list[str],
+        result: AnyAssessment,
+        actionable: bool,
+        explain: bool,
+    ) -> StickyState:
+        """Record the result, then its labels and its comment (state keyed on its input hash)."""
+        prefix, out = self.config.label_prefix, self.outcome
+        out.assessments.append(result)
+        plan = plan_labels(result, prefix)
+        shown = {k: r for k, r in result.results().items() if dimension(k).in_comment}
+        state = StickyState(
+            input_hash=result.input_hash,
+            pipeline=out.pipeline or "",
+            model=result.model,
+            prompt_version=",".join(f"{p.id}/v{p.version}" for p in result.prompt_refs()),
+            votes={k: [v.score for v in r.votes] for k, r in shown.items()},
+            labels=[name for name in plan.desired.values() if name],
+        )
+        view = assessment_view(result, prefix, self.deps.secrets(), expanded=explain)
+        view.summary += [neutralise(w, 200) for w in out.warnings]
+        body = render_view(view, state, ASSESSMENT)
+        self.publish(number, current_labels, plan, body, actionable, force_comment=explain)
+        return state
+
     def report_config_error(self, number: int | None, loaded: ConfigResult) -> None:
         """One clear comment on the item that triggered us (edited in place, never repeated)."""
         error = loaded.error or "invalid"
@@ -99,9 +127,3 @@ class RunContext:
         body = render_config_error(error, loaded.problems, state, ASSESSMENT)
         done = upsert_sticky(self.repo, number, self.bot, ASSESSMENT, body, self.deps.retry_policy)
         self.outcome.comment_id, self.outcome.comment_action = done.comment_id, done.action
-
-
-def input_key(*parts: object) -> str:
-    """Identity of what the model would be asked: equal keys are never re-voted."""
-    text = json.dumps(parts, sort_keys=True, default=str, ensure_ascii=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:32]

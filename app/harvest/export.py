@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -18,8 +18,13 @@ from app.harvest.store import StoredInstance
 Format = Literal["swebench-jsonl", "parquet"]
 Agreement = Literal["majority", "unanimous"]
 SWEBENCH_FIELDS = list(SweInstance.model_fields)
-DIMENSIONS = ("clarity", "tests", "difficulty")
 _ACCEPTED = {"majority": {"majority", "unanimous"}, "unanimous": {"unanimous"}}
+# SWE-bench grades an instance with empty FAIL_TO_PASS and PASS_TO_PASS as resolved by any
+# patch that applies. An unvalidated row written on request names this test instead, which
+# no log ever reports as passed: it grades as not resolved, never as silently resolved.
+NOT_VALIDATED = "spice::not-validated"
+# SWE-bench Verified's `difficulty` strings, by our difficulty score (0 = easiest).
+DIFFICULTY = ("<15 min fix", "15 min - 1 hour", "1-4 hours", ">4 hours")
 
 
 class ExportFilter(BaseModel):
@@ -33,62 +38,50 @@ class ExportFilter(BaseModel):
     """Also write instances without a passing validation (their FAIL_TO_PASS never passes)."""
 
 
-def _score(labels: dict[str, Any], dim: str) -> int | None:
-    value = (labels.get(dim) or {}).get("score")
-    return int(value) if value is not None else None
-
-
-# SWE-bench grades an instance with empty FAIL_TO_PASS and PASS_TO_PASS as resolved by any
-# patch that applies. An unvalidated row written on request names this test instead, which
-# no log ever reports as passed: it grades as not resolved, never as silently resolved.
-NOT_VALIDATED = "spice::not-validated"
-# SWE-bench Verified's `difficulty` strings, by our difficulty score (0 = easiest).
-DIFFICULTY = ("<15 min fix", "15 min - 1 hour", "1-4 hours", ">4 hours")
-
-
 def is_validated(row: StoredInstance) -> bool:
     status = ((row.labels.get("validation") or {}).get("status")) or ""
     return status == "valid" and json.loads(row.instance.get("FAIL_TO_PASS") or "[]") != []
 
 
 def keep(row: StoredInstance, flt: ExportFilter) -> bool:
-    labels = row.labels
     if row.instance["instance_id"] in flt.exclude_ids:
         return False
     if not flt.include_unvalidated and not is_validated(row):
         return False
     if not created_after(row.instance["created_at"], flt.after):
         return False
+    spice = SpiceLabels.model_validate(row.labels)
     if flt.verified_like:
-        clarity, tests = _score(labels, "clarity"), _score(labels, "tests")
+        clarity, tests = spice.dimension("clarity").score, spice.dimension("tests").score
         if clarity is None or tests is None or clarity >= 2 or tests >= 2:
             return False
     if flt.min_agreement:
-        voted = [labels.get(d) or {} for d in DIMENSIONS if _score(labels, d) is not None]
+        voted = [d for d in spice.dimensions().values() if d.score is not None]
         accepted = _ACCEPTED[flt.min_agreement]
-        if not voted or any(d.get("agreement") not in accepted for d in voted):
+        if not voted or any(d.agreement not in accepted for d in voted):
             return False
     return True
 
 
-def to_record(row: StoredInstance, difficulty: bool = False) -> dict[str, Any]:
+def to_record(row: StoredInstance, difficulty: bool = False) -> dict[str, object]:
     """SWE-bench's fields in SWE-bench's order (then Verified's `difficulty`), then `spice`."""
-    record = {name: row.instance.get(name, "") for name in SWEBENCH_FIELDS}
+    record: dict[str, object] = {name: row.instance.get(name, "") for name in SWEBENCH_FIELDS}
     if not is_validated(row):
         record["FAIL_TO_PASS"] = json.dumps([NOT_VALIDATED])
-    if difficulty:
-        score = _score(row.labels, "difficulty")
-        record["difficulty"] = DIFFICULTY[score] if score is not None else ""
     # Validated into the fixed shape: every row gets the same columns, whatever its age.
-    record["spice"] = SpiceLabels.model_validate(row.labels).model_dump()
+    spice = SpiceLabels.model_validate(row.labels)
+    if difficulty:
+        score = spice.dimension("difficulty").score
+        record["difficulty"] = DIFFICULTY[score] if score is not None else ""
+    record["spice"] = spice.model_dump()
     return record
 
 
-def select_records(rows: Iterable[StoredInstance], flt: ExportFilter) -> list[dict[str, Any]]:
+def select_records(rows: Iterable[StoredInstance], flt: ExportFilter) -> list[dict[str, object]]:
     return [to_record(r, flt.verified_like) for r in rows if keep(r, flt)]
 
 
-def write(records: list[dict[str, Any]], path: Path, fmt: Format) -> None:
+def write(records: list[dict[str, object]], path: Path, fmt: Format) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "swebench-jsonl" and path.suffix == ".json":
         # SWE-bench's loader reads `.json` as one JSON array, `.jsonl` as lines.

@@ -6,15 +6,16 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.github.repo_config import RepoConfig
 from app.model_policy import choose
 from app.settings import Settings
+from spice_engine.dimensions import REGISTRY
 from spice_engine.errors import SpiceError
 from spice_engine.issue_clarity import IssueOptions, assess_issue
 from spice_engine.llm.litellm_chat import LiteLLMChat
-from spice_engine.models import DimensionResult, Issue, Usage
+from spice_engine.models import Assessment, DimensionResult, Issue, Usage
 from spice_engine.pr.models import PROptions
 from spice_engine.pr.pipeline import assess_instance
 from spice_engine.protocols import ChatModel
@@ -36,12 +37,13 @@ class DimensionLabel(BaseModel):
 
 
 class SpiceLabels(BaseModel):
-    """The `spice` block of an exported instance."""
+    """The `spice` block of an exported instance: a `DimensionLabel` per exported registry
+    dimension (always every one of them, labelled or not), then these fields."""
+
+    model_config = ConfigDict(extra="allow")
+    __pydantic_extra__: dict[str, DimensionLabel] = Field(init=False)
 
     labelled: bool = False
-    clarity: DimensionLabel = Field(default_factory=DimensionLabel)
-    tests: DimensionLabel = Field(default_factory=DimensionLabel)
-    difficulty: DimensionLabel = Field(default_factory=DimensionLabel)
     linked_issues: list[int] = Field(default_factory=list)
     model: str = ""
     prompt_versions: list[str] = Field(default_factory=list)
@@ -54,6 +56,34 @@ class SpiceLabels(BaseModel):
     validation: dict[str, Any] | None = None
     """`spice validate`'s record (status, Python, durations, flaky tests, recipe); None: not run."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _every_dimension(cls, data: object) -> object:
+        if isinstance(data, dict):
+            known = set(cls.model_fields)
+            data = {k: v for k, v in data.items() if k in known or k in EXPORTED}
+            data = {key: {} for key in EXPORTED} | data
+        return data
+
+    def dimension(self, key: str) -> DimensionLabel:
+        return self.dimensions()[key]
+
+    def dimensions(self) -> dict[str, DimensionLabel]:
+        """Every exported dimension's label, by key, in registry order."""
+        extra = self.__pydantic_extra__ or {}
+        return {key: extra[key] for key in EXPORTED}
+
+    def set_dimension(self, key: str, label: DimensionLabel) -> None:
+        if key in EXPORTED:
+            setattr(self, key, label)
+
+    def set_results(self, a: Assessment) -> None:
+        for key, result in a.results().items():
+            self.set_dimension(key, dimension_label(result))
+
+
+EXPORTED = tuple(d.key for d in REGISTRY if d.exported)
+"""The dimensions of the `spice` block, in registry order."""
 
 Labeller = Callable[[dict[str, object], list[int]], SpiceLabels]
 
@@ -96,7 +126,7 @@ def label_instance(
             issue_model or model,
             IssueOptions(votes=votes, cost_cap_usd=cost_cap_usd, allow_unpriced=allow_unpriced),
         )
-        labels.clarity = dimension_label(issue.clarity)
+        labels.set_results(issue)
         labels.prompt_versions.append(f"{issue.prompt.id}@{issue.prompt.version}")
         labels.engine_version = issue.engine_version
         _add_usage(labels, issue.usage)
@@ -108,8 +138,7 @@ def label_instance(
             model,
             PROptions(votes=votes, cost_cap_usd=cost_cap_usd, allow_unpriced=allow_unpriced),
         )
-        labels.tests = dimension_label(pr.tests)
-        labels.difficulty = dimension_label(pr.difficulty)
+        labels.set_results(pr)
         labels.prompt_versions += [f"{p.id}@{p.version}" for p in pr.prompts]
         labels.engine_version = pr.engine_version
         _add_usage(labels, pr.usage)

@@ -109,8 +109,8 @@ def handler_for(deps: HandlerDeps) -> DeliveryHandler:
         labels = sorted(outcome.labels_wanted)
         return StoredOutcome(
             [
-                record_from_result(dump, outcome.repo, outcome.number, labels)
-                for dump in outcome.assessments
+                record_from_result(result, outcome.repo, outcome.number, labels)
+                for result in outcome.assessments
             ]
         )
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, JsonValue
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -12,22 +12,31 @@ from app.store.models import Assessment, utcnow
 from app.store.upsert import dialect_insert
 
 
+class DimensionVotes(BaseModel):
+    """One dimension's final score and its votes, as the `votes` column stores them."""
+
+    dimension: str
+    score: int | None
+    votes: list[int]
+
+
 class AssessmentRecord(BaseModel):
-    """One labelling result as handlers report it (votes and rationales in vote order)."""
+    """One labelling result as stored (votes and rationales in vote order)."""
 
     kind: Literal["issue", "pr"]
     repo: str
     number: int
     input_hash: str
     labels: list[str]
-    votes: list[Any]
+    votes: list[DimensionVotes]
     rationales: list[str]
     tokens_in: int = 0
     tokens_out: int = 0
     cost_usd: float | None = None
     model: str
     prompt_version: str
-    result: dict[str, Any]
+    result: dict[str, JsonValue]
+    """The engine's assessment as JSON (spice_engine.results.ASSESSMENT reads it back)."""
 
 
 def save_assessment(session: Session, record: AssessmentRecord, delivery_id: str | None) -> None:

@@ -6,16 +6,14 @@ import csv
 import math
 from pathlib import Path
 
+from spice_engine.dimensions import REGISTRY, scored
 from spice_engine.errors import InputError
 
-DIMENSIONS = ("clarity", "tests", "difficulty")
-GOLD_COLUMNS = {"clarity": "underspecified", "tests": "false_negative", "difficulty": "difficulty"}
-DIFFICULTY_BUCKETS = {
-    "<15 min fix": 0,
-    "15 min - 1 hour": 1,
-    "1-4 hours": 2,
-    ">4 hours": 3,
-}
+DIMENSIONS = tuple(d.key for d in REGISTRY if scored(d))
+GOLD_COLUMNS = {d.key: d.column for d in REGISTRY if scored(d)}
+"""Dimension -> its column in a gold CSV (SWE-bench Verified's names for ours)."""
+GOLD_VALUES = {text: score for d in REGISTRY for text, score in d.gold_values.items()}
+"""Text labels of gold columns (the difficulty buckets) -> scores."""
 
 
 def parse_score(value: str) -> int | None:
@@ -23,8 +21,8 @@ def parse_score(value: str) -> int | None:
     text = value.strip()
     if not text or text.lower() == "nan":
         return None
-    if text in DIFFICULTY_BUCKETS:
-        return DIFFICULTY_BUCKETS[text]
+    if text in GOLD_VALUES:
+        return GOLD_VALUES[text]
     try:
         number = float(text)
     except ValueError as exc:

@@ -9,16 +9,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from spice_engine.dimensions import REGISTRY
 from spice_engine.errors import InputError
 from spice_engine.evaluation.gold import DIMENSIONS, parse_score
 
 # Where a dimension's label may sit in a record, first match wins.
-DIMENSION_KEYS = {
-    "clarity": ("clarity", "underspecified", "issue_clarity"),
-    "tests": ("tests", "test_adequacy", "false_negative"),
-    "difficulty": ("difficulty",),
-}
-_CONTAINERS = ("spice", "labels", "assessment", "result")
+DIMENSION_KEYS = {d.key: (d.key, *d.aliases) for d in REGISTRY if d.key in DIMENSIONS}
+_CONTAINERS = ("spice", "labels", "assessment", "result", "dimensions")
 
 
 class Prediction(BaseModel):

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from spice_engine.issue_clarity import IssueOptions, build_clarity_prompt
+from spice_engine.dimensions import REGISTRY
+from spice_engine.issue_clarity import clarity_messages
 from spice_engine.models import Issue
 from spice_engine.pr.tokens import count_message_tokens
 
@@ -17,7 +18,8 @@ if TYPE_CHECKING:
     from spice_engine.pr.models import PROptions
     from spice_engine.pr.repo_context import RepoContextBuilder
 
-DIMENSIONS = ("clarity", "tests", "difficulty")
+DIMENSIONS = tuple(d.key for d in REGISTRY if d.prompt_id is not None)
+"""The dimensions voted on a prompt of their own: each costs k answers."""
 
 
 class PromptSample(BaseModel):
@@ -45,7 +47,7 @@ class CostAssumptions(BaseModel):
 
 def clarity_tokens(issue: Issue) -> int:
     """Input tokens of the issue-clarity prompt exactly as the issue pipeline renders it."""
-    return count_message_tokens(build_clarity_prompt(issue, IssueOptions()).messages)
+    return count_message_tokens(clarity_messages(issue))
 
 
 def p90(values: list[int]) -> float:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, Field
 
-from spice_engine.models import DimensionResult, Issue, PromptRef, Usage
+from spice_engine.answers import DifficultyAnswer, TestAdequacyAnswer
+from spice_engine.dimensions import Subject
+from spice_engine.models import Assessment, DimensionResult, Issue, PromptRef, Usage
 from spice_engine.pr.diff_split import SplitRules
 from spice_engine.pr.linked_issues import LinkedIssues
 from spice_engine.pr.repo_context import ContextOptions
@@ -45,36 +47,6 @@ class PROptions(BaseModel):
     """Per-repository (`owner/name`) globs that override the built-in test/source rules."""
 
 
-class TestAdequacyAnswer(BaseModel):
-    """One run's test-adequacy answer (RUBRICS.md §3)."""
-
-    __test__ = False
-    model_config = ConfigDict(extra="forbid")
-
-    rationale: str
-    score: Literal[0, 1, 2, 3]
-    counter_example: str | None
-    """A reasonable patch the tests would wrongly reject, or a wrong one they would accept."""
-
-    @model_validator(mode="after")
-    def _counter_example_backs_a_score_above_zero(self) -> TestAdequacyAnswer:
-        if self.score > 0 and not (self.counter_example or "").strip():
-            raise ValueError(
-                "counter_example is required when score is above 0: describe a reasonable "
-                "patch the tests would wrongly reject, or a wrong patch they would accept"
-            )
-        return self
-
-
-class DifficultyAnswer(BaseModel):
-    """One run's difficulty answer (RUBRICS.md §4)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    rationale: str
-    score: Literal[0, 1, 2, 3]
-
-
 class ContextReport(BaseModel):
     """How the prompt's context was built and what had to give way to the token cap."""
 
@@ -97,9 +69,10 @@ class FileEntry(BaseModel):
     kind: Literal["test", "source"]
 
 
-class PRAssessment(BaseModel):
+class PRAssessment(Assessment):
     """Result of the PR pipeline."""
 
+    subject: ClassVar[Subject] = "pull_request"
     kind: Literal["pull_request"] = "pull_request"
     repo: str | None
     number: int | None
@@ -112,11 +85,15 @@ class PRAssessment(BaseModel):
     difficulty: DimensionResult
     counter_examples: list[str] = Field(default_factory=list)
     context: ContextReport
-    model: str
     prompts: list[PromptRef]
-    engine_version: str
-    usage: Usage
     usage_by_dimension: dict[str, Usage] = Field(default_factory=dict)
-    input_hash: str
-    evidence: dict[str, object] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
+
+    def fixed_results(self) -> list[DimensionResult | None]:
+        return [self.tests, self.difficulty]
+
+    def prompt_refs(self) -> list[PromptRef]:
+        return self.prompts
+
+
+__all__ = ["DifficultyAnswer", "PRAssessment", "PROptions", "PullRequest", "TestAdequacyAnswer"]

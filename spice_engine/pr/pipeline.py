@@ -8,8 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import BaseModel
+
 from spice_engine import __version__
-from spice_engine.aggregation import aggregate_dimension
+from spice_engine.aggregation import aggregate_dimension, aggregate_guests
+from spice_engine.answers import TestAdequacyAnswer
+from spice_engine.dimensions import answer_model, dimension, voted_separately
 from spice_engine.errors import InputError, NoValidVotesError
 from spice_engine.llm.voting import CostBudget, collect_votes
 from spice_engine.models import DimensionResult, Issue, Usage, Vote
@@ -21,12 +25,12 @@ from spice_engine.pr.models import (
     PRAssessment,
     PROptions,
     PullRequest,
-    TestAdequacyAnswer,
 )
-from spice_engine.pr.prompt_fit import DIMENSIONS, FittedPrompts, PromptParts, fit
+from spice_engine.pr.prompt_fit import FittedPrompts, PromptParts, fit
 from spice_engine.pr.repo_context import RepoContextBuilder
 from spice_engine.pr.tokens import count_tokens, truncate_to_tokens
 from spice_engine.pr_evidence import pipeline_evidence
+from spice_engine.prompts import latest_version
 from spice_engine.protocols import ChatModel
 from spice_engine.text_cleaning import clean_issue_text
 
@@ -42,7 +46,7 @@ class PreparedPR:
     judged_against: JudgedAgainst
     prompts: FittedPrompts
     report: ContextReport
-    evidence: dict[str, Any] = field(default_factory=dict)
+    evidence: dict[str, object] = field(default_factory=dict)
     """What goes into the result: the caller's evidence, or the computed PR evidence."""
 
 
@@ -77,7 +81,7 @@ def prepare_pr(
     pr: PullRequest,
     options: PROptions | None = None,
     repo_path: Path | None = None,
-    evidence: dict[str, Any] | None = None,
+    evidence: dict[str, object] | None = None,
     builder: RepoContextBuilder | None = None,
     split_rules: SplitRules | None = None,
 ) -> PreparedPR:
@@ -108,7 +112,7 @@ def prepare_pr(
         report.notes.append("no checkout: context is the task statement and both patches only")
     if not split.test:
         report.notes.append("the PR changes no tests: test adequacy is not voted")
-    dims = ["tests", "difficulty"] if split.test else ["difficulty"]
+    dims = [d.key for d in voted_separately("pull_request") if d.key != "tests" or split.test]
     fitted = fit(parts, dims, report.cap, opts.prompt_version)
     if max(fitted.tokens.values()) > report.cap:
         raise InputError(f"cannot fit the PR prompt under {report.cap} tokens; raise the cap")
@@ -122,17 +126,18 @@ def prepare_pr(
 
 def _vote(
     dim: str, prepared: PreparedPR, model: ChatModel, opts: PROptions, budget: CostBudget
-) -> tuple[DimensionResult, list[Any], Usage]:
-    schema = DIMENSIONS[dim][1]
+) -> tuple[DimensionResult, list[BaseModel], Usage]:
+    spec = dimension(dim)
     messages = prepared.prompts.messages[dim]
+    schema = answer_model(spec)
     batch = collect_votes(model, messages, schema, opts.votes, opts.seed, budget=budget)
-    answers: list[Any] = list(batch.answers)
+    answers: list[BaseModel] = list(batch.answers)
     votes = [
         Vote(
-            score=a.score,
-            rationale=a.rationale,
-            extra={"counter_example": getattr(a, "counter_example", None)}
-            if dim == "tests"
+            score=spec.vote_of(a),
+            rationale=str(getattr(a, "rationale", "")),
+            extra={"counter_example": a.counter_example}
+            if isinstance(a, TestAdequacyAnswer)
             else {},
         )
         for a in answers
@@ -143,8 +148,22 @@ def _vote(
     return result, answers, batch.usage
 
 
-def _counter_examples(answers: list[TestAdequacyAnswer], final: int | None) -> list[str]:
-    ordered = sorted(answers, key=lambda a: a.score != final)
+def pr_input_hash(pr: PullRequest, model: str, opts: PROptions) -> str:
+    """Identity of a PR labelling input, known before the checkout and the votes: its text,
+    diff, linked issues, the prompt versions, model, votes and engine version."""
+    prompts = [
+        [d.key, d.prompt_id, opts.prompt_version or latest_version(str(d.prompt_id))]
+        for d in voted_separately("pull_request")
+    ]
+    issues = [[i.number, i.title, i.body] for i in pr.issues]
+    parts = [pr.repo, pr.title, pr.body, pr.diff, issues, prompts, model, opts.votes, __version__]
+    payload = json.dumps(parts, sort_keys=True, default=str, ensure_ascii=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:32]
+
+
+def _counter_examples(answers: list[BaseModel], final: int | None) -> list[str]:
+    tests = [a for a in answers if isinstance(a, TestAdequacyAnswer)]
+    ordered = sorted(tests, key=lambda a: a.score != final)
     seen: dict[str, str] = {}
     for a in ordered:
         if a.score > 0 and a.counter_example:
@@ -157,7 +176,7 @@ def assess_pr(
     model: ChatModel,
     options: PROptions | None = None,
     repo_path: Path | None = None,
-    evidence: dict[str, Any] | None = None,
+    evidence: dict[str, object] | None = None,
     builder: RepoContextBuilder | None = None,
     split_rules: SplitRules | None = None,
 ) -> PRAssessment:
@@ -178,15 +197,11 @@ def assess_prepared(
     budget = CostBudget(model, opts.cost_cap_usd, opts.allow_unpriced)  # one cap per PR
     for dim in prepared.prompts.messages:
         results[dim], answers, usage[dim] = _vote(dim, prepared, model, opts, budget)
+        results |= aggregate_guests(dimension(dim), answers, opts.votes)
         if dim == "tests":
             counter = _counter_examples(answers, results[dim].score)
-    digest = hashlib.sha256(
-        json.dumps(
-            [prepared.prompts.messages, [r.model_dump() for r in prepared.prompts.refs.values()]],
-            sort_keys=True,
-        ).encode()
-        + f"{model.name}:{opts.votes}".encode()
-    ).hexdigest()[:32]
+    digest = pr_input_hash(pr, model.name, opts)
+    extra = {k: r for k, r in results.items() if k not in ("tests", "difficulty")}
     return PRAssessment(
         repo=pr.repo,
         number=pr.number,
@@ -205,6 +220,7 @@ def assess_prepared(
         usage_by_dimension=usage,
         input_hash=digest,
         evidence=prepared.evidence,
+        dimensions=extra,
         notes=list(prepared.report.notes),
     )
 
@@ -232,7 +248,7 @@ def assess_instance(
     model: ChatModel,
     options: PROptions | None = None,
     repo_path: Path | None = None,
-    evidence: dict[str, Any] | None = None,
+    evidence: dict[str, object] | None = None,
     builder: RepoContextBuilder | None = None,
 ) -> PRAssessment:
     """Label a SWE-bench instance; without `repo_path` the context is issue + patches only."""

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
+from spice_engine.dimensions import answer_model, dimension
 from spice_engine.models import PromptRef
-from spice_engine.pr.models import DifficultyAnswer, TestAdequacyAnswer
 from spice_engine.pr.repo_context import FileText
 from spice_engine.pr.tokens import (
     count_message_tokens,
@@ -18,10 +18,6 @@ from spice_engine.pr.tokens import (
 )
 from spice_engine.prompts import render_messages
 
-DIMENSIONS: dict[str, tuple[str, type[BaseModel]]] = {
-    "tests": ("test_adequacy", TestAdequacyAnswer),
-    "difficulty": ("difficulty", DifficultyAnswer),
-}
 _SLACK = 64
 _MIN_MAP = 300
 
@@ -65,8 +61,11 @@ class FittedPrompts:
 def render(parts: PromptParts, dims: list[str], version: str | None) -> FittedPrompts:
     fitted = FittedPrompts({}, {}, {})
     for dim in dims:
-        prompt_id, schema = DIMENSIONS[dim]
-        ref, messages = render_messages(prompt_id, parts.variables(schema), version=version)
+        spec = dimension(dim)
+        assert spec.prompt_id is not None, f"{dim} has no prompt of its own"
+        ref, messages = render_messages(
+            spec.prompt_id, parts.variables(answer_model(spec)), version=version
+        )
         fitted.messages[dim], fitted.refs[dim] = messages, ref
         fitted.tokens[dim] = count_message_tokens(messages)
     return fitted

@@ -13,12 +13,11 @@ from pydantic import BaseModel, Field
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.metrics import cohen_kappa_score
 
+from spice_engine.dimensions import DIFFICULTY
 from spice_engine.errors import InputError
 from spice_engine.pr_evidence.extract import pr_evidence
 from spice_engine.pr_evidence.flags import COUNTING_FLAGS
 from spice_engine.pr_evidence.models import PrEvidence
-
-DIFFICULTY_BUCKETS = {"<15 min fix": 0, "15 min - 1 hour": 1, "1-4 hours": 2, ">4 hours": 3}
 
 
 class Case(BaseModel):
@@ -102,7 +101,7 @@ def load_cases(instances: Path, gold: Path, only: set[str] | None = None) -> lis
             Case(
                 instance_id=item["instance_id"],
                 false_negative=_float(label.get("false_negative")),
-                difficulty=DIFFICULTY_BUCKETS.get((label.get("difficulty") or "").strip()),
+                difficulty=DIFFICULTY.gold_values.get((label.get("difficulty") or "").strip()),
                 has_tests=bool(item.get("test_patch")),
                 evidence=evidence,
             )

@@ -111,11 +111,13 @@ def scripted(
     echo: bool = False,
     candidate: str = "none",
     inject: str = "",
+    yes: frozenset[str] = frozenset(),
 ) -> Callable[[dict[str, Any]], Reply]:
     """A responder answering every pipeline's schema with the given vote scores.
 
     `echo` copies the issue text the model saw into the rationale, the questions and the
     counter-example: the worst a prompt-injected model could do; `inject` adds text of its own.
+    `yes` names the yes/no fields answered true (the others are false).
     """
 
     def respond(request: dict[str, Any]) -> Reply:
@@ -139,6 +141,11 @@ def scripted(
                 }
             if "counter_example" in props:
                 answer["counter_example"] = f"Counter: {text}" if score > 0 else None
+            # Yes/no dimensions (spice_engine.dimensions.yes_no) answer "yes" only when asked to.
+            yes_no = {k: k in yes for k, v in props.items() if v.get("type") == "boolean"}
+            answer |= {k: v for k, v in yes_no.items() if k not in answer}
+            if "score" not in props:
+                answer = {"rationale": answer["rationale"]} | yes_no
             texts.append(json.dumps(answer))
         return Reply(texts=texts)
 

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from app.settings import Settings
-from app.store.assessments import AssessmentRecord
+from app.store.assessments import AssessmentRecord, DimensionVotes
 
 CONTROL_ENV = "SPICE_TEST_STANDIN_DIR"
 
@@ -63,7 +63,7 @@ class FileRecordingHandler:
             number=number,
             input_hash=str(payload["issue"].get("body") or "")[:64] or "empty",
             labels=["spice:clarity-1"],
-            votes=[1, 1, 2],
+            votes=[DimensionVotes(dimension="clarity", score=1, votes=[1, 1, 2])],
             rationales=["clear enough", "clear enough", "one gap"],
             tokens_in=120,
             tokens_out=30,
