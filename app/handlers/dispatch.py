@@ -9,6 +9,7 @@ import requests  # type: ignore[import-untyped]
 from github import GithubException
 
 from app.github.auth import GitHubAuthError
+from app.github.repo_config import RepoConfig
 from app.github.retries import RetryAfterTooLong, is_transient
 from app.handlers.comments import handle_comment, may_command, parse_command
 from app.handlers.deps import HandlerDeps, HandlerOutcome
@@ -64,66 +65,67 @@ def handle_delivery(
     if route == "comment" and parse_command(comment.get("body") or "") is None:
         out.skipped = "no /spice command in the comment"  # most comments: no API calls either
         return out
-    installation = (payload.get("installation") or {}).get("id")
     try:
-        session = deps.github(installation)
-        repo = session.repo(repo_name)
-        loaded = deps.config_cache.load(repo)
-        ctx_config = loaded.config
-        ctx = RunContext(deps, session, repo, ctx_config or _fallback(), out)
-        if loaded.error is not None or ctx_config is None:
-            # Said on the items we would have labelled, and to a maintainer's command; a
-            # merge being harvested or a command nobody may give only logs it.
-            shown = route in ("issue", "pull_request") or (
-                route == "comment" and may_command(ctx, comment)
-            )
-            ctx.report_config_error(out.number if shown else None, loaded)
-            out.skipped = "invalid .github/spice.yml"
-            return out
-        out.dry_run = ctx.dry_run
-        _run(route, ctx, payload, out.number)
-    except GithubException as exc:
+        _run_in_repository(deps, route, payload, found.repo, out)
+    except Exception as exc:
+        if not _record_failure(out, exc):
+            raise
+    _log_outcome(out, repo_name)
+    return out
+
+
+def _run_in_repository(
+    deps: HandlerDeps, route: Kind, payload: dict[str, Any], repo_name: str, out: HandlerOutcome
+) -> None:
+    """Load the repository's config, then run the route's handler (or report the config)."""
+    installation = (payload.get("installation") or {}).get("id")
+    session = deps.github(installation)
+    repo = session.repo(repo_name)
+    loaded = deps.config_cache.load(repo)
+    ctx = RunContext(deps, session, repo, loaded.config or RepoConfig(), out)
+    if loaded.error is not None or loaded.config is None:
+        # Said on the items we would have labelled, and to a maintainer's command; a
+        # merge being harvested or a command nobody may give only logs it.
+        comment = payload.get("comment") or {}
+        shown = route in ("issue", "pull_request") or (
+            route == "comment" and may_command(ctx, comment)
+        )
+        ctx.report_config_error(out.number if shown else None, loaded)
+        out.skipped = "invalid .github/spice.yml"
+        return
+    out.dry_run = ctx.dry_run
+    assert out.number is not None  # routed items always have one
+    _run(route, ctx, payload, out.number)
+
+
+def _record_failure(out: HandlerOutcome, exc: Exception) -> bool:
+    """Put an expected failure in `out` (retryable or not); False for anything else."""
+    if isinstance(exc, GithubException):
         out.errors.append(f"GitHub API error {exc.status}: {exc.message or exc.data}")
         out.retryable = is_transient(exc)
         if isinstance(exc, RetryAfterTooLong):
             out.retry_after_s = exc.wait_s
-    except requests.RequestException as exc:
+    elif isinstance(exc, requests.RequestException):
         out.errors.append(f"GitHub unreachable: {type(exc).__name__}: {exc}")
         out.retryable = True
-    except ModelCallError as exc:
+    elif isinstance(exc, ModelCallError):
         out.errors.append(f"model: {exc}")
         out.retryable = exc.transient
-    except NoValidVotesError as exc:
+    elif isinstance(exc, NoValidVotesError):
         # Every vote failed (provider down, malformed answers): another run may succeed,
         # unless the cost cap is what stopped it.
         out.errors.append(f"model: {exc}")
         out.retryable = not any("cost cap" in e for e in exc.errors)
-    except (CostCapExceeded, SpiceError, GitHubAuthError) as exc:
+    elif isinstance(exc, CostCapExceeded | SpiceError | GitHubAuthError):
         out.errors.append(f"{type(exc).__name__}: {exc}")
-    if out.errors:
-        log.error(
-            "delivery %s %s.%s %s#%s failed: %s",
-            delivery_id,
-            event,
-            action,
-            repo_name,
-            out.number,
-            out.errors,
-        )
     else:
-        log.info(
-            "delivery %s %s.%s %s#%s done: %s",
-            delivery_id,
-            event,
-            action,
-            repo_name,
-            out.number,
-            out.skipped or out.comment_action,
-        )
-    return out
+        return False
+    return True
 
 
-def _fallback() -> Any:
-    from app.github.repo_config import RepoConfig
-
-    return RepoConfig()
+def _log_outcome(out: HandlerOutcome, repo_name: str) -> None:
+    where = f"delivery {out.delivery_id} {out.event}.{out.action} {repo_name}#{out.number}"
+    if out.errors:
+        log.error("%s failed: %s", where, out.errors)
+    else:
+        log.info("%s done: %s", where, out.skipped or out.comment_action)

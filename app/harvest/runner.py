@@ -76,6 +76,13 @@ class HarvestReport:
     """Kept instances whose labelling failed (a rerun labels them)."""
     cursor: Cursor = field(default_factory=Cursor)
 
+    def count(self, outcome: Outcome) -> None:
+        if outcome.instance_id:
+            self.kept.append(outcome.instance_id)
+            self.label_failed += outcome.label_failed
+        elif outcome.skipped:
+            self.skipped[outcome.skipped] += 1
+
     def as_dict(self) -> dict[str, object]:
         return {
             "repo": self.repo,
@@ -135,11 +142,7 @@ def harvest_repo(
                 except BaseException:
                     failed = True  # the cursor must stay before this PR
                     raise
-                if outcome.instance_id:
-                    report.kept.append(outcome.instance_id)
-                    report.label_failed += outcome.label_failed
-                elif outcome.skipped:
-                    report.skipped[outcome.skipped] += 1
+                report.count(outcome)
                 if on_outcome:
                     on_outcome(outcome)
             elif on_outcome and handed:
@@ -153,20 +156,26 @@ def harvest_repo(
         for pull in _pending(source, repo, cursor):
             if max_prs is not None and report.processed >= max_prs:
                 break
-            if not _merged_since(pull, since):
-                report.skipped["not_merged" if not pull.merged_at else "before_since"] += 1
-                inflight.append((pull, None, False))
-            else:
-                report.processed += 1
-                future = dispatch(pull)
-                report.enqueued += future is None
-                inflight.append((pull, future, True))
+            inflight.append(_hand_out(pull, since, dispatch, report))
             settle(window)
     finally:
         # Settle what was handed out even when interrupted, so the cursor reflects it.
         if not failed:
             settle(0)
     return report
+
+
+def _hand_out(
+    pull: PullSummary, since: datetime | None, dispatch: Dispatch, report: HarvestReport
+) -> tuple[PullSummary, Future[Outcome] | None, bool]:
+    """Dispatch a merged PR (a future when built here, None when queued); count the rest."""
+    if not _merged_since(pull, since):
+        report.skipped["not_merged" if not pull.merged_at else "before_since"] += 1
+        return pull, None, False
+    report.processed += 1
+    future = dispatch(pull)
+    report.enqueued += future is None
+    return pull, future, True
 
 
 def thread_dispatch(
