@@ -17,9 +17,9 @@ from fastapi.testclient import TestClient
 
 from app.github.client import session_factory
 from app.github.repo_config import RepoConfig
+from app.handlers.delivery_handler import handler_for, store_lookup
 from app.handlers.deps import HandlerDeps
 from app.model_policy import choose
-from app.queue.handler import handler_for, store_lookup
 from app.settings import Settings
 from app.web.app import create_app
 from spice_engine.llm.litellm_chat import LiteLLMChat

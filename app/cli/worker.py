@@ -15,6 +15,6 @@ def worker(
     ] = None,
 ) -> None:
     """Run queued jobs; jobs a crash left behind are picked up at start and every minute."""
-    from app.queue.worker_process import run_worker
+    from app.worker_process import run_worker
 
     run_worker(threads, handler)

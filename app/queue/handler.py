@@ -1,20 +1,17 @@
-"""The seam between the queue and the GitHub handlers: a callable per delivery, loaded by name."""
+"""The seam between the queue and whatever handles deliveries: a callable per delivery.
+
+The queue knows no handler: the worker process is given one (app.handlers.delivery_handler
+in production; tests may name another as `module:factory`)."""
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-from app.queue.outcome_records import record_from_result
 from app.settings import Settings
 from app.store.assessments import AssessmentRecord
-
-if TYPE_CHECKING:
-    from app.handlers.deps import HandlerDeps
-
-DEFAULT_HANDLER = "app.queue.handler:github_handler"
 
 
 class DeliveryHandler(Protocol):
@@ -65,53 +62,3 @@ class JobDeferred(Exception):
 @dataclass(frozen=True)
 class StoredOutcome:
     assessments: list[AssessmentRecord]
-
-
-def github_handler(settings: Settings) -> DeliveryHandler:
-    """The production handler: the GitHub handlers' dispatch with its dependencies bound."""
-    # Imported here: only workers need the GitHub handlers, PyGithub and the engine.
-    from app.handlers.deps import default_deps
-
-    deps = default_deps(settings)
-    deps.assessed_before = store_lookup(settings)
-    return handler_for(deps)
-
-
-def store_lookup(settings: Settings) -> Callable[[str, str, int, str], bool]:
-    """`assessed_before` on the App's store (the database the runner writes results to)."""
-    from app.store.assessments import assessed_before
-    from app.store.engine import database_url, make_engine, session_factory
-
-    sessions = session_factory(make_engine(database_url(settings)))
-
-    def lookup(kind: str, repo: str, number: int, key: str) -> bool:
-        with sessions() as session:
-            return assessed_before(session, kind, repo, number, key)
-
-    return lookup
-
-
-def handler_for(deps: HandlerDeps) -> DeliveryHandler:
-    """`handle_delivery` bound to `deps`; a failed outcome raises `DeliveryFailed`."""
-    from app.handlers.dispatch import handle_delivery
-
-    def handle(event: str, payload: dict[str, Any], delivery_id: str) -> StoredOutcome:
-        outcome = handle_delivery(event, payload, delivery_id, deps)
-        if not outcome.ok:
-            problems = outcome.errors or [f"config: {outcome.config_error}"]
-            raise DeliveryFailed(
-                "; ".join(problems),
-                retryable=outcome.retryable,
-                retry_after_s=outcome.retry_after_s if outcome.retryable else None,
-            )
-        if outcome.repo is None or outcome.number is None:
-            return StoredOutcome([])
-        labels = sorted(outcome.labels_wanted)
-        return StoredOutcome(
-            [
-                record_from_result(result, outcome.repo, outcome.number, labels)
-                for result in outcome.assessments
-            ]
-        )
-
-    return handle

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from app.github.client import session_factory
 from app.github.retries import policy_from_settings
+from app.handlers.delivery_handler import handler_for, store_lookup
 from app.handlers.deps import HandlerDeps
-from app.queue.handler import DeliveryHandler, handler_for, store_lookup
+from app.queue.handler import DeliveryHandler
 from app.settings import Settings
 from spice_engine.llm.litellm_chat import LiteLLMChat
 from tests.fakes.github_fixtures import FAST_RETRIES

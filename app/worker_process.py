@@ -1,16 +1,18 @@
-"""The `spice worker` process: store, queue and handler wired together, then the consumer."""
+"""The `spice worker` process: store, queue and the GitHub handlers wired together (this is
+where the queue meets the handlers), then the consumer."""
 
 from __future__ import annotations
 
 import logging
 import os
 
+from app.handlers.delivery_handler import github_handler
 from app.harvest.fanout import register_harvest_task, settings_contexts
 from app.healthcheck import heartbeat_path
 from app.logging_setup import configure_logging
 from app.metrics import build_metrics, use_multiprocess_dir, watch_github
 from app.queue.consumer import run_consumer
-from app.queue.handler import DEFAULT_HANDLER, load_handler
+from app.queue.handler import load_handler
 from app.queue.runner import JobRunner
 from app.queue.tasks import build_queue
 from app.redaction import secret_values
@@ -37,7 +39,7 @@ def run_worker(threads: int, handler: str | None = None) -> None:
     watch_github(metrics)  # for the process's life: GitHub failures and waits in /metrics
     runner = JobRunner(
         sessions,
-        load_handler(handler or DEFAULT_HANDLER, settings),
+        load_handler(handler, settings) if handler else github_handler(settings),
         metrics,
         secret_values(settings),
     )

@@ -1,0 +1,58 @@
+"""The production delivery handler for the queue: GitHub handlers' dispatch, bound to its
+dependencies, reporting results as store records."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from app.handlers.deps import HandlerDeps, default_deps
+from app.handlers.dispatch import handle_delivery
+from app.queue.handler import DeliveryFailed, DeliveryHandler, StoredOutcome
+from app.queue.outcome_records import record_from_result
+from app.settings import Settings
+from app.store.assessments import assessed_before
+from app.store.engine import database_url, make_engine, session_factory
+
+
+def github_handler(settings: Settings) -> DeliveryHandler:
+    """The production handler: the GitHub handlers' dispatch with its dependencies bound."""
+    deps = default_deps(settings)
+    deps.assessed_before = store_lookup(settings)
+    return handler_for(deps)
+
+
+def store_lookup(settings: Settings) -> Callable[[str, str, int, str], bool]:
+    """`assessed_before` on the App's store (the database the runner writes results to)."""
+    sessions = session_factory(make_engine(database_url(settings)))
+
+    def lookup(kind: str, repo: str, number: int, key: str) -> bool:
+        with sessions() as session:
+            return assessed_before(session, kind, repo, number, key)
+
+    return lookup
+
+
+def handler_for(deps: HandlerDeps) -> DeliveryHandler:
+    """`handle_delivery` bound to `deps`; a failed outcome raises `DeliveryFailed`."""
+
+    def handle(event: str, payload: dict[str, Any], delivery_id: str) -> StoredOutcome:
+        outcome = handle_delivery(event, payload, delivery_id, deps)
+        if not outcome.ok:
+            problems = outcome.errors or [f"config: {outcome.config_error}"]
+            raise DeliveryFailed(
+                "; ".join(problems),
+                retryable=outcome.retryable,
+                retry_after_s=outcome.retry_after_s if outcome.retryable else None,
+            )
+        if outcome.repo is None or outcome.number is None:
+            return StoredOutcome([])
+        labels = sorted(outcome.labels_wanted)
+        return StoredOutcome(
+            [
+                record_from_result(result, outcome.repo, outcome.number, labels)
+                for result in outcome.assessments
+            ]
+        )
+
+    return handle
