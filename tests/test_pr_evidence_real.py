@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from app.cli.main import cli
-from app.cli.pr_signals import baseline_text
+from app.cli.score_text import baseline_text
 from spice_engine.llm.config import ModelConfig
 from spice_engine.llm.litellm_chat import LiteLLMChat
 from spice_engine.pr.pipeline import assess_instance

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from app.cli.common import fail
-from app.cli.pr_signals import baseline_text
+from app.cli.score_text import baseline_text
 from spice_engine.errors import InputError
 from spice_engine.evaluation.gold import DIMENSIONS
 

@@ -55,3 +55,16 @@ def issue_from_file(path: Path) -> Issue:
     if not isinstance(data, dict):
         raise InputError(f"{path} must hold one JSON object")
     return issue_from_mapping(data)
+
+
+def read_issue(path: Path) -> Issue:
+    """A GitHub issue / SWE-bench JSON file, or plain markdown whose first line is the title."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix.lower() != ".json" and not text.lstrip().startswith(("{", "[")):
+        title, _, body = text.strip().partition("\n")
+        return Issue(title=title.lstrip("# ").strip(), body=body)
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+    return issue_from_file(path)

@@ -18,7 +18,7 @@ from app.cli.common import (
     settings_with,
     setup_logging,
 )
-from app.cli.label_pr import pr_options, summary
+from app.cli.render import pr_options, pr_summary
 from app.local_repos import instance_checkout
 from app.settings import Settings
 from spice_engine.errors import SpiceError
@@ -133,7 +133,7 @@ def _emit_result(row: dict[str, Any], result: Any, as_json: bool) -> None:
     if as_json:
         typer.echo(result.model_dump_json())
     else:
-        typer.echo(f"== {row.get('instance_id', '?')}\n{summary(result)}")
+        typer.echo(f"== {row.get('instance_id', '?')}\n{pr_summary(result)}")
 
 
 def _chat(settings: Settings) -> LiteLLMChat:

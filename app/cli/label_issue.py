@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from pydantic import ValidationError
 
 from app.cli.common import (
     ApiBaseOption,
@@ -20,53 +19,11 @@ from app.cli.common import (
     setup_logging,
 )
 from app.cli.issue_input import issue_from_file
+from app.cli.render import assessment_json, issue_summary
 from spice_engine.errors import SpiceError
 from spice_engine.issue_clarity import IssueOptions, assess_issue
-from spice_engine.issue_signals import IssueSignals
 from spice_engine.llm.litellm_chat import LiteLLMChat
-from spice_engine.models import Issue, IssueAssessment
-from spice_engine.summary import result_lines
-
-
-def assessment_json(result: IssueAssessment) -> dict[str, object]:
-    """The documented machine output: the full result plus flat `tokens` and `cost_usd`."""
-    data = result.model_dump(mode="json")
-    data["prompt_id"] = result.prompt.id
-    data["prompt_version"] = result.prompt.version
-    data["tokens"] = {"input": result.usage.input, "output": result.usage.output}
-    data["cost_usd"] = result.usage.cost_usd if result.usage.cost_known else None
-    return data
-
-
-def summary(result: IssueAssessment) -> str:
-    c = result.clarity
-    lines = [
-        *result_lines(result),
-        f"candidate solution: {result.candidate_solution.value if result.candidate_solution else '-'}"
-        f"{' (looks misleading)' if result.candidate_misleading else ''}",
-    ]
-    if result.evidence:
-        try:
-            signals = IssueSignals.model_validate(result.evidence)
-        except ValidationError:
-            signals = None  # evidence supplied by a caller in another shape
-        if signals is not None:
-            lines.append("evidence:")
-            lines += [f"  {line}" for line in signals.summary().splitlines()]
-    if result.questions:
-        lines.append("questions for the reporter:")
-        lines += [f"  - {q}" for q in result.questions]
-    for i, v in enumerate(c.votes, 1):
-        lines.append(f"vote {i} ({v.score}): {v.rationale}")
-    for err in c.errors:
-        lines.append(f"dropped: {err}")
-    u = result.usage
-    lines.append(
-        f"model {result.model} · prompt {result.prompt.id} v{result.prompt.version} · "
-        f"{u.input} in / {u.output} out tokens · {u.cost_text()}"
-        + (" · issue truncated" if result.truncated else "")
-    )
-    return "\n".join(lines)
+from spice_engine.models import Issue
 
 
 def label_issue(
@@ -104,4 +61,4 @@ def label_issue(
     if as_json:
         emit_json(assessment_json(result))
     else:
-        typer.echo(summary(result))
+        typer.echo(issue_summary(result))

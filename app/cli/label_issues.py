@@ -35,7 +35,7 @@ def label_issues(
     """Label a JSONL file of issues for clarity and candidate solution, concurrently."""
     from tqdm import tqdm  # type: ignore[import-untyped]
 
-    from app.cli.label_issue import assessment_json
+    from app.cli.render import assessment_json
     from app.logging_setup import configure_logging
     from spice_engine.batch import run_all
     from spice_engine.issue_clarity import IssueOptions, assess_issue

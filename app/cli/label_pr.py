@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -19,50 +18,13 @@ from app.cli.common import (
     settings_with,
     setup_logging,
 )
-from app.cli.issue_input import issue_from_file
+from app.cli.issue_input import read_issue
+from app.cli.render import pr_options, pr_summary
 from app.local_repos import checkout_at
-from app.settings import Settings
-from spice_engine.errors import InputError, SpiceError
+from spice_engine.errors import SpiceError
 from spice_engine.llm.litellm_chat import LiteLLMChat
-from spice_engine.models import Issue
-from spice_engine.pr.models import PRAssessment, PROptions, PullRequest
+from spice_engine.pr.models import PullRequest
 from spice_engine.pr.pipeline import assess_pr
-from spice_engine.pr.repo_context import ContextOptions
-from spice_engine.summary import result_lines
-
-
-def read_issue(path: Path) -> Issue:
-    """A GitHub issue / SWE-bench JSON file, or plain markdown whose first line is the title."""
-    text = path.read_text(encoding="utf-8")
-    if path.suffix.lower() != ".json" and not text.lstrip().startswith(("{", "[")):
-        title, _, body = text.strip().partition("\n")
-        return Issue(title=title.lstrip("# ").strip(), body=body)
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})") from exc
-    return issue_from_file(path)
-
-
-def pr_options(settings: Settings, max_prompt_tokens: int | None) -> PROptions:
-    context = ContextOptions(max_prompt_tokens=max_prompt_tokens or 24_000)
-    return PROptions(votes=settings.votes, cost_cap_usd=settings.cost_cap_usd, context=context)
-
-
-def summary(result: PRAssessment) -> str:
-    lines = result_lines(result)
-    if result.tests is None:
-        lines.insert(0, "tests: not judged")
-    lines += [f"counter-example: {c}" for c in result.counter_examples]
-    ctx = result.context
-    lines.append(
-        f"context: {ctx.mode}, prompt tokens {ctx.prompt_tokens} (cap {ctx.cap})"
-        + (f", trimmed: {'; '.join(ctx.trimmed)}" if ctx.trimmed else "")
-    )
-    lines += [f"note: {n}" for n in result.notes]
-    u = result.usage
-    lines.append(f"model {result.model} · {u.input} in / {u.output} out tokens · {u.cost_text()}")
-    return "\n".join(lines)
 
 
 def label_pr(
@@ -107,4 +69,4 @@ def label_pr(
     if as_json:
         emit_json(result)
     else:
-        typer.echo(summary(result))
+        typer.echo(pr_summary(result))
