@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from tqdm import tqdm  # type: ignore[import-untyped]
 
 from app.cli.common import (
     ApiBaseOption,
@@ -18,20 +17,12 @@ from app.cli.common import (
     settings_with,
     setup_logging,
 )
-from app.cli.render import pr_options, pr_summary
-from app.local_repos import instance_checkout
-from app.settings import Settings
-from spice_engine.errors import SpiceError
-from spice_engine.llm.litellm_chat import LiteLLMChat
-from spice_engine.pr.cost_report import (
-    DIMENSIONS,
-    SPICE_PUBLISHED_COST,
-    PromptSample,
-    build_report,
-    prompt_sample,
-)
-from spice_engine.pr.pipeline import assess_instance
-from spice_engine.pr.repo_context import RepoContextBuilder
+
+if TYPE_CHECKING:
+    from app.settings import Settings
+    from spice_engine.errors import SpiceError
+    from spice_engine.llm.litellm_chat import LiteLLMChat
+    from spice_engine.pr.cost_report import PromptSample
 
 
 def read_instances(path: Path, limit: int | None) -> list[dict[str, Any]]:
@@ -46,6 +37,8 @@ def read_instances(path: Path, limit: int | None) -> list[dict[str, Any]]:
 
 
 def _report_text(report: dict[str, Any]) -> str:
+    from spice_engine.pr.cost_report import DIMENSIONS, SPICE_PUBLISHED_COST
+
     lines = [f"{report['instances']} instances, context modes {report['context_modes']}"]
     for dim in DIMENSIONS:
         if dim in report:
@@ -64,26 +57,43 @@ def _report_text(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+FileArg = Annotated[Path, typer.Argument(help="SWE-bench instances, one JSON object a line.")]
+ReposOption = Annotated[
+    Path | None, typer.Option(help="Clones named owner__name (or owner/name, name).")
+]
+DryRunFlag = Annotated[bool, typer.Option(help="Render prompts and count tokens only.")]
+ReportFlag = Annotated[bool, typer.Option(help="With --dry-run: token and cost summary.")]
+LimitOption = Annotated[int | None, typer.Option(min=1, help="Only the first N instances.")]
+CostModelOption = Annotated[
+    list[str] | None, typer.Option(help="Extra models to price in the report (repeatable).")
+]
+MaxTokensOption = Annotated[int | None, typer.Option(help="Hard cap on prompt tokens.")]
+JsonOutFlag = Annotated[bool, typer.Option("--json", help="JSON output.")]
+
+
 def label_instance(
-    file: Annotated[Path, typer.Argument(help="SWE-bench instances, one JSON object a line.")],
-    repos_dir: Annotated[
-        Path | None, typer.Option(help="Clones named owner__name (or owner/name, name).")
-    ] = None,
-    dry_run: Annotated[bool, typer.Option(help="Render prompts and count tokens only.")] = False,
-    report: Annotated[bool, typer.Option(help="With --dry-run: token and cost summary.")] = False,
-    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N instances.")] = None,
+    file: FileArg,
+    repos_dir: ReposOption = None,
+    dry_run: DryRunFlag = False,
+    report: ReportFlag = False,
+    limit: LimitOption = None,
     model: ModelOption = None,
     api_base: ApiBaseOption = None,
     votes: VotesOption = None,
-    cost_model: Annotated[
-        list[str] | None, typer.Option(help="Extra models to price in the report (repeatable).")
-    ] = None,
-    max_prompt_tokens: Annotated[
-        int | None, typer.Option(help="Hard cap on prompt tokens.")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
+    cost_model: CostModelOption = None,
+    max_prompt_tokens: MaxTokensOption = None,
+    as_json: JsonOutFlag = False,
 ) -> None:
     """Label SWE-bench instances (tests + difficulty), or dry-run them for a token/cost report."""
+    from tqdm import tqdm  # type: ignore[import-untyped]
+
+    from app.cli.render import pr_options
+    from app.local_repos import instance_checkout
+    from spice_engine.errors import SpiceError
+    from spice_engine.pr.cost_report import build_report, prompt_sample
+    from spice_engine.pr.pipeline import assess_instance
+    from spice_engine.pr.repo_context import RepoContextBuilder
+
     if report and not dry_run:
         fail("--report needs --dry-run: the report prices prompts without sending them")
     settings = settings_with(model=model, api_base=api_base, votes=votes)
@@ -130,6 +140,8 @@ def _emit_failure(instance_id: str, exc: SpiceError, as_json: bool) -> None:
 
 
 def _emit_result(row: dict[str, Any], result: Any, as_json: bool) -> None:
+    from app.cli.render import pr_summary
+
     if as_json:
         typer.echo(result.model_dump_json())
     else:
@@ -137,6 +149,8 @@ def _emit_result(row: dict[str, Any], result: Any, as_json: bool) -> None:
 
 
 def _chat(settings: Settings) -> LiteLLMChat:
+    from spice_engine.llm.litellm_chat import LiteLLMChat
+
     return LiteLLMChat(settings.model_config_for())
 
 

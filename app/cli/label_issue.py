@@ -18,12 +18,6 @@ from app.cli.common import (
     settings_with,
     setup_logging,
 )
-from app.cli.issue_input import issue_from_file
-from app.cli.render import assessment_json, issue_summary
-from spice_engine.errors import SpiceError
-from spice_engine.issue_clarity import IssueOptions, assess_issue
-from spice_engine.llm.litellm_chat import LiteLLMChat
-from spice_engine.models import Issue
 
 
 def label_issue(
@@ -41,6 +35,13 @@ def label_issue(
     as_json: JsonFlag = False,
 ) -> None:
     """Label an issue for clarity (0-3) and candidate solution with k model votes."""
+    from app.cli.issue_input import issue_from_file
+    from app.cli.render import assessment_json, issue_summary
+    from spice_engine.errors import SpiceError
+    from spice_engine.issue_clarity import IssueOptions, assess_issue
+    from spice_engine.llm.litellm_chat import LiteLLMChat
+    from spice_engine.models import Issue
+
     settings = settings_with(model=model, api_base=api_base, votes=votes, output_mode=output_mode)
     setup_logging("WARNING" if as_json else settings.log_level, settings.log_format)
     try:

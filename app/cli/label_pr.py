@@ -18,13 +18,6 @@ from app.cli.common import (
     settings_with,
     setup_logging,
 )
-from app.cli.issue_input import read_issue
-from app.cli.render import pr_options, pr_summary
-from app.local_repos import checkout_at
-from spice_engine.errors import SpiceError
-from spice_engine.llm.litellm_chat import LiteLLMChat
-from spice_engine.pr.models import PullRequest
-from spice_engine.pr.pipeline import assess_pr
 
 
 def label_pr(
@@ -47,6 +40,14 @@ def label_pr(
     as_json: JsonFlag = False,
 ) -> None:
     """Label a pull request's test adequacy (with counter-examples) and difficulty."""
+    from app.cli.issue_input import read_issue
+    from app.cli.render import pr_options, pr_summary
+    from app.local_repos import checkout_at
+    from spice_engine.errors import SpiceError
+    from spice_engine.llm.litellm_chat import LiteLLMChat
+    from spice_engine.pr.models import PullRequest
+    from spice_engine.pr.pipeline import assess_pr
+
     settings = settings_with(model=model, api_base=api_base, votes=votes, output_mode=output_mode)
     setup_logging("WARNING" if as_json else settings.log_level, settings.log_format)
     try:
