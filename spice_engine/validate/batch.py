@@ -9,11 +9,21 @@ from pathlib import Path
 from typing import Any
 
 from spice_engine.validate.executor import Executor
+from spice_engine.validate.harness_fields import harness_fields
 from spice_engine.validate.plan import plan_groups
 from spice_engine.validate.pythons import find_pythons
 from spice_engine.validate.validator import Job, Validated, Validation, validate
 
-COMPUTED = ("FAIL_TO_PASS", "PASS_TO_PASS", "version", "environment_setup_commit")
+COMPUTED = (
+    "FAIL_TO_PASS",
+    "PASS_TO_PASS",
+    "version",
+    "environment_setup_commit",
+    "image",
+    "eval_script",
+    "log_parser",
+    "eval_type",
+)
 
 
 def validate_rows(
@@ -90,4 +100,6 @@ def merge(
     spice = dict(row.get("spice") or {})
     spice["validation"] = result.validation.model_dump(mode="json")
     out["spice"] = spice
+    if result.validation.status == "valid":
+        out |= harness_fields(row, spice["validation"], version)  # what SWE-bench 5 grades with
     return out
