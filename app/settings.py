@@ -94,6 +94,8 @@ class Settings(BaseSettings):
     """Tests only: allow the web app without a webhook secret (every delivery is then 401)."""
 
     # --- GitHub ---
+    git_base_url: str = "https://github.com"
+    """Where repositories are cloned from to validate harvested instances (`{url}/{owner}/{name}.git`)."""
     github_api_url: str = "https://api.github.com"
     """REST base URL (tests point it at the fake GitHub on 127.0.0.1)."""
     github_app_id: int | None = None

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 
 from app.handlers.delivery_handler import github_handler
 from app.harvest.fanout import register_harvest_task, settings_contexts
+from app.harvest.validation_task import register_validation_task
 from app.healthcheck import heartbeat_path
 from app.logging_setup import configure_logging
 from app.metrics import build_metrics, use_multiprocess_dir, watch_github
@@ -37,14 +39,21 @@ def run_worker(threads: int, handler: str | None = None) -> None:
     sessions = session_factory(engine)
     metrics = build_metrics()
     watch_github(metrics)  # for the process's life: GitHub failures and waits in /metrics
-    runner = JobRunner(
-        sessions,
-        load_handler(handler, settings) if handler else github_handler(settings),
-        metrics,
-        secret_values(settings),
+    # The queue is built with the runner, the runner with the handler, and the handler
+    # enqueues validations on that queue: bound once the queue exists.
+    validation: dict[str, Callable[[str], object]] = {}
+
+    def validate_later(instance_id: str) -> object:
+        return validation["enqueue"](instance_id)
+
+    chosen = (
+        load_handler(handler, settings) if handler else github_handler(settings, validate_later)
     )
+    runner = JobRunner(sessions, chosen, metrics, secret_values(settings))
     queue = build_queue(settings, sessions, runner)
-    register_harvest_task(queue.huey, settings_contexts(settings))  # `spice harvest --enqueue`
+    validation["enqueue"] = register_validation_task(queue.huey, settings)
+    # `spice harvest --enqueue`: each harvested instance is then validated by a worker too.
+    register_harvest_task(queue.huey, settings_contexts(settings, on_saved=validate_later))
     recovered = queue.recover()
     log.info("worker up queue=%s recovered=%d", type(queue.huey).__name__, len(recovered))
     heartbeat = (sessions, heartbeat_path(settings.data_dir))

@@ -133,10 +133,12 @@ def test_the_repositorys_config_decides_whether_and_how_merges_are_harvested(
 
         gh.put_file(repo, ".github/spice.yml", "votes: 1\n")
         fake_openai.responder = scripted([1, 2, 1])
-        on = handle_delivery(
-            "pull_request", payload, "m-2", make_deps(gh, fake_openai, database_url=url)
-        )
+        deps = make_deps(gh, fake_openai, database_url=url)
+        to_validate: list[str] = []
+        deps.on_instance_saved = to_validate.append  # the worker enqueues validation here
+        on = handle_delivery("pull_request", payload, "m-2", deps)
         assert on.ok and on.pipeline == "harvest" and on.skipped is None, on
     (row,) = store_at(url).instances()
+    assert to_validate == [row.instance["instance_id"]]
     assert [row.labels[d]["votes"] for d in ("clarity", "tests", "difficulty")] == [[1]] * 3
     assert all(r.get("n") in (None, 1) for r in fake_openai.requests)

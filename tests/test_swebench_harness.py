@@ -12,12 +12,12 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from spice_engine.validate.harness_fields import END, START
+from tests.validation_support import calc_repo_fixture, git  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 SWEBENCH = "swebench==5.0.2"
@@ -53,65 +53,6 @@ def referee() -> Path:
             subprocess.run(["rm", "-rf", str(VENV)], check=False)
             pytest.skip(f"cannot install {SWEBENCH}: {done.stderr.strip()[-300:]}")
     return python
-
-
-def git(repo: Path, *args: str) -> str:
-    env = os.environ | {
-        "GIT_AUTHOR_DATE": "2025-06-01T00:00:00",
-        "GIT_COMMITTER_DATE": "2025-06-01T00:00:00",
-    }
-    done = subprocess.run(
-        ["git", "-c", "user.email=t@t", "-c", "user.name=t", *args],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout
-
-
-@pytest.fixture
-def calc_repo(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
-    """A tiny project: `add` subtracts; the fix and a test that shows it."""
-    repo = tmp_path / "calc"
-    (repo / "tests").mkdir(parents=True)
-    (repo / "pyproject.toml").write_text(
-        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
-        '[project]\nname = "calc"\nversion = "0.1.0"\nrequires-python = ">=3.11"\n'
-        '[tool.setuptools]\npy-modules = ["calc"]\n'
-    )
-    (repo / "calc.py").write_text(
-        "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
-    )
-    (repo / "tests" / "test_calc.py").write_text(
-        "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
-    )
-    git(repo, "init", "-q")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "init")
-    git(repo, "tag", "v0.1.0")
-    base = git(repo, "rev-parse", "HEAD").strip()
-    (repo / "calc.py").write_text(
-        "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
-    )
-    gold = git(repo, "diff")
-    git(repo, "checkout", "-q", "calc.py")
-    with (repo / "tests" / "test_calc.py").open("a") as tests:
-        tests.write("\n\ndef test_add():\n    from calc import add\n    assert add(2, 3) == 5\n")
-    test_patch = git(repo, "diff")
-    git(repo, "checkout", "-q", "tests/test_calc.py")
-    row = {
-        "instance_id": "octo__calc-1",
-        "repo": "octo/calc",
-        "base_commit": base,
-        "patch": gold,
-        "test_patch": test_patch,
-        "problem_statement": "add() subtracts\nadd(2, 3) gives -1.",
-        "hints_text": "",
-        "created_at": "2025-06-02T00:00:00Z",
-    }
-    yield repo, row
 
 
 def run_log(repo: Path, patches: list[str], files: str, log: Path) -> None:

@@ -15,9 +15,12 @@ from app.store.assessments import assessed_before
 from app.store.engine import database_url, make_engine, session_factory
 
 
-def github_handler(settings: Settings) -> DeliveryHandler:
+def github_handler(
+    settings: Settings, on_instance_saved: Callable[[str], object] | None = None
+) -> DeliveryHandler:
     """The production handler: the GitHub handlers' dispatch with its dependencies bound."""
     deps = default_deps(settings)
+    deps.on_instance_saved = on_instance_saved
     deps.assessed_before = store_lookup(settings)
     return handler_for(deps)
 

@@ -40,6 +40,8 @@ class HandlerDeps:
     holds the state (comment mode `never`, a non-actionable result, dry-run)."""
     dry_run: bool = False
     """Compute and report, write nothing (ORed with the repository's `dry_run`)."""
+    on_instance_saved: Callable[[str], object] | None = None
+    """A merged PR's task instance was stored: the worker enqueues its validation."""
     config_cache: ConfigCache = field(default_factory=ConfigCache)
     retry_policy: RetryPolicy = field(default_factory=RetryPolicy)
 

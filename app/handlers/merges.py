@@ -36,6 +36,7 @@ def handle_merge(ctx: RunContext, payload: dict[str, Any]) -> None:
     base = _context(ctx.deps.settings, payload)
     rules = SplitRules(test_globs=config.test_paths) if config.test_paths else base.rules
     labeller = make_labeller(ctx.deps.settings, config=config) if base.labeller else None
-    outcome = record_merge(replace(base, rules=rules, labeller=labeller), payload)
+    live = replace(base, rules=rules, labeller=labeller, on_saved=ctx.deps.on_instance_saved)
+    outcome = record_merge(live, payload)
     if outcome.instance_id is None:
         ctx.outcome.skipped = f"harvest: {outcome.skipped}"

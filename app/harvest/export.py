@@ -38,9 +38,16 @@ class ExportFilter(BaseModel):
     """Also write instances without a passing validation (their FAIL_TO_PASS never passes)."""
 
 
+def _validated_fields(row: StoredInstance) -> dict[str, object]:
+    """The instance as validation left it: its computed fields over the harvested ones."""
+    fields = (row.labels.get("validation") or {}).get("fields") or {}
+    return dict(row.instance) | dict(fields)
+
+
 def is_validated(row: StoredInstance) -> bool:
     status = ((row.labels.get("validation") or {}).get("status")) or ""
-    return status == "valid" and json.loads(row.instance.get("FAIL_TO_PASS") or "[]") != []
+    f2p = _validated_fields(row).get("FAIL_TO_PASS") or "[]"
+    return status == "valid" and json.loads(str(f2p)) != []
 
 
 def keep(row: StoredInstance, flt: ExportFilter) -> bool:
@@ -65,8 +72,12 @@ def keep(row: StoredInstance, flt: ExportFilter) -> bool:
 
 def to_record(row: StoredInstance, difficulty: bool = False) -> dict[str, object]:
     """SWE-bench's fields in SWE-bench's order (then Verified's `difficulty`), then `spice`."""
-    record: dict[str, object] = {name: row.instance.get(name, "") for name in SWEBENCH_FIELDS}
-    if not is_validated(row):
+    instance = _validated_fields(row)
+    record: dict[str, object] = {name: instance.get(name, "") for name in SWEBENCH_FIELDS}
+    if is_validated(row):
+        harness = ("image", "eval_script", "log_parser", "eval_type")
+        record |= {name: instance[name] for name in harness if name in instance}
+    else:
         record["FAIL_TO_PASS"] = json.dumps([NOT_VALIDATED])
     # Validated into the fixed shape: every row gets the same columns, whatever its age.
     spice = SpiceLabels.model_validate(row.labels)

@@ -21,8 +21,11 @@ ContextFactory = Callable[[int | None], HarvestContext]
 """Installation id -> the context a worker builds PRs with."""
 
 
-def settings_contexts(settings: Settings) -> ContextFactory:
-    """Contexts from the settings, built once per installation and process."""
+def settings_contexts(
+    settings: Settings, on_saved: Callable[[str], object] | None = None
+) -> ContextFactory:
+    """Contexts from the settings, built once per installation and process; `on_saved` is
+    called with each stored instance's id (to enqueue its validation)."""
     cache: dict[int | None, HarvestContext] = {}
     lock = threading.Lock()
     engine = make_engine(database_url(settings))
@@ -38,6 +41,7 @@ def settings_contexts(settings: Settings) -> ContextFactory:
                     source=source_from_settings(settings, installation_id),
                     store=HarvestStore(sessions),
                     labeller=make_labeller(settings),
+                    on_saved=on_saved,
                 )
             return cache[installation_id]
 

@@ -28,6 +28,8 @@ class HarvestContext:
     store: HarvestStore
     labeller: Labeller | None = None
     rules: SplitRules | None = None
+    on_saved: Callable[[str], object] | None = None
+    """Called with each stored instance's id (the worker enqueues its validation)."""
 
 
 class Outcome(BaseModel):
@@ -52,6 +54,8 @@ def harvest_one(ctx: HarvestContext, repo: str, pull: PullSummary, label: bool =
     if label and ctx.labeller is not None and not ctx.store.is_labelled(iid):
         labels = ctx.labeller(result.instance.model_dump(), result.issues)
     ctx.store.save(result, labels)
+    if ctx.on_saved is not None:
+        ctx.on_saved(iid)
     return Outcome(
         pr_number=pull.number,
         instance_id=iid,

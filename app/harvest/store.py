@@ -28,6 +28,19 @@ class StoredInstance:
     labels: dict[str, Any]
 
 
+VALIDATED_FIELDS = (
+    "FAIL_TO_PASS",
+    "PASS_TO_PASS",
+    "version",
+    "environment_setup_commit",
+    "image",
+    "eval_script",
+    "log_parser",
+    "eval_type",
+)
+"""What validation computes for an instance (never copied from the harvest)."""
+
+
 class HarvestStore:
     """One instance per `instance_id`: any number of workers may save the same PR."""
 
@@ -35,9 +48,18 @@ class HarvestStore:
         self._sessions = sessions
 
     def save(self, built: Built, labels: SpiceLabels | None) -> None:
-        """Insert, or refresh the content; `labels=None` keeps the labels already stored."""
+        """Insert, or refresh the content; `labels=None` keeps the labels already stored, and
+        new labels keep the validation already stored (harvesting again changes neither)."""
         fresh = labels or SpiceLabels(linked_issues=built.issues)
         with self._sessions.begin() as session:
+            if labels is not None and labels.validation is None:
+                stored = session.scalar(
+                    select(TaskInstance.labels).where(
+                        TaskInstance.instance_id == built.instance.instance_id
+                    )
+                )
+                if stored and stored.get("validation"):
+                    fresh = labels.model_copy(update={"validation": stored["validation"]})
             stmt = dialect_insert(session, TaskInstance).values(
                 instance_id=built.instance.instance_id,
                 repo=built.instance.repo,
@@ -50,6 +72,26 @@ class HarvestStore:
             if labels is not None:
                 update["labels"] = stmt.excluded.labels
             session.execute(stmt.on_conflict_do_update(index_elements=["instance_id"], set_=update))
+
+    def instance(self, instance_id: str) -> StoredInstance | None:
+        with self._sessions() as session:
+            found = session.execute(
+                select(TaskInstance.instance, TaskInstance.labels).where(
+                    TaskInstance.instance_id == instance_id
+                )
+            ).first()
+        return StoredInstance(dict(found[0]), dict(found[1])) if found else None
+
+    def save_validation(self, instance_id: str, validated: dict[str, Any]) -> None:
+        """Keep what `spice validate` computed for the instance: `spice.validation`, with the
+        fields it computed (FAIL_TO_PASS, …) under `fields` so a later harvest keeps them."""
+        computed = {k: validated[k] for k in VALIDATED_FIELDS if k in validated}
+        validation = dict(validated["spice"]["validation"]) | {"fields": computed}
+        with self._sessions.begin() as session:
+            row = session.scalars(
+                select(TaskInstance).where(TaskInstance.instance_id == instance_id)
+            ).one()
+            row.labels = dict(row.labels) | {"validation": validation}
 
     def is_labelled(self, instance_id: str) -> bool:
         with self._sessions() as session:

@@ -140,12 +140,13 @@ def export_files(repo: Path, commit: str, dest: Path, wanted: Callable[[str], bo
                 target.write_bytes(blob.stdout)
 
 
-def clone_from_github(repo: str, cache: Path) -> Path:
-    """A bare clone of `owner/name` from GitHub, kept in `cache` and fetched on reuse."""
+def clone_from_github(repo: str, cache: Path, base_url: str = "https://github.com") -> Path:
+    """A bare clone of `owner/name` from GitHub (or `base_url`: an Enterprise host, a local
+    mirror), kept in `cache` and fetched on reuse."""
     target = cache / f"{repo.replace('/', '+')}.git"
     cache.mkdir(parents=True, exist_ok=True)
     if target.exists():
         git(target, "fetch", "--quiet", "--tags", "origin")
         return target
-    git(cache, "clone", "--quiet", "--bare", f"https://github.com/{repo}.git", str(target))
+    git(cache, "clone", "--quiet", "--bare", f"{base_url.rstrip('/')}/{repo}.git", str(target))
     return target

@@ -1,0 +1,56 @@
+"""Validation of harvested instances as its own queue task: `spice worker`s run the tests,
+never the webhook path, and the result is stored on the instance for `spice export`."""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from huey import Huey
+
+from app.harvest.store import HarvestStore
+from app.settings import Settings
+from app.store.engine import database_url, make_engine, session_factory
+from spice_engine.validate.batch import validate_rows
+from spice_engine.validate.gitwork import GitError, clone_from_github
+from spice_engine.validate.local import LocalExecutor
+
+log = logging.getLogger(__name__)
+TASK_NAME = "validate_instance"
+
+
+def run_validation(settings: Settings, store: HarvestStore, instance_id: str) -> str:
+    """Validate one stored instance and store the outcome; returns its status."""
+    stored = store.instance(instance_id)
+    if stored is None:
+        return "missing"
+    row = dict(stored.instance)
+    data = settings.data_dir.resolve()
+    try:
+        git_dir = clone_from_github(str(row["repo"]), data / "repos", settings.git_base_url)
+    except GitError as exc:
+        log.warning("validate %s: cannot clone %s: %s", instance_id, row["repo"], exc)
+        raise  # a transient network failure: the task's retry tries again
+    with tempfile.TemporaryDirectory(dir=data, prefix="validate-") as scratch:
+        [validated] = validate_rows(
+            [row], {str(row["repo"]): git_dir}, LocalExecutor(data / "envs"), Path(scratch)
+        )
+    store.save_validation(instance_id, validated)
+    status = str(validated["spice"]["validation"]["status"])
+    log.info("validate %s: %s", instance_id, status)
+    return status
+
+
+def register_validation_task(huey: Huey, settings: Settings) -> Callable[[str], Any]:
+    """Register `validate_instance` on `huey` (workers and enqueuers alike); returns the
+    function that enqueues it."""
+    store = HarvestStore(session_factory(make_engine(database_url(settings))))
+
+    @huey.task(retries=2, retry_delay=60, name=TASK_NAME)
+    def validate_instance(instance_id: str) -> str:
+        return run_validation(settings, store, instance_id)
+
+    return validate_instance

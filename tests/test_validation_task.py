@@ -1,0 +1,51 @@
+"""Validation as a queue task: a stored instance is validated by the worker's task (tests
+run, never on the webhook path), the result is stored, exported, and kept across harvests."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from app.harvest.build import Built, SweInstance
+from app.harvest.export import ExportFilter, select_records
+from app.harvest.label import SpiceLabels
+from app.harvest.store import HarvestStore
+from app.harvest.validation_task import register_validation_task
+from app.store.engine import database_url, make_engine, session_factory
+from app.store.migrate import upgrade_to_head
+from tests.service.settings import service_settings
+from tests.service.stack import build_stack, run_ready_tasks
+from tests.validation_support import calc_repo_fixture  # noqa: F401
+
+
+def test_a_stored_instance_is_validated_by_the_queue_and_exported(
+    tmp_path: Path, calc_repo: tuple[Path, dict[str, str]]
+) -> None:
+    repo, row = calc_repo
+    mirror = tmp_path / "mirror"
+    (mirror / "octo").mkdir(parents=True)
+    subprocess.run(
+        ["git", "clone", "-q", "--bare", str(repo), str(mirror / "octo" / "calc.git")], check=True
+    )
+    settings = service_settings(tmp_path / "data", git_base_url=f"file://{mirror}")
+    stack = build_stack(settings)
+    upgrade_to_head(make_engine(database_url(settings)))
+    store = HarvestStore(session_factory(make_engine(database_url(settings))))
+    fields = {k: v for k, v in row.items() if k in SweInstance.model_fields}
+    built = Built(instance=SweInstance(**fields), issues=[], pr_number=1)
+    store.save(built, None)
+    assert select_records(store.instances(), ExportFilter()) == []  # not validated yet
+
+    enqueue = register_validation_task(stack.queue.huey, settings)
+    enqueue(row["instance_id"])
+    assert run_ready_tasks(stack.queue) == 1
+
+    [record] = select_records(store.instances(), ExportFilter())
+    assert json.loads(str(record["FAIL_TO_PASS"])) == ["tests/test_calc.py::test_add"]
+    assert json.loads(str(record["PASS_TO_PASS"])) == ["tests/test_calc.py::test_mul"]
+    assert record["log_parser"] == "parse_log_pytest" and "git apply" in str(record["eval_script"])
+    # Harvesting the PR again, with labels this time, keeps the validation.
+    store.save(built, SpiceLabels(labelled=True))
+    [again] = select_records(store.instances(), ExportFilter())
+    assert again["FAIL_TO_PASS"] == record["FAIL_TO_PASS"]
