@@ -22,11 +22,13 @@ FullName = Annotated[
     str, msgspec.Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/(?!\.\.?$)[A-Za-z0-9._-]{1,100}$")
 ]
 Action = Annotated[str, msgspec.Meta(min_length=1, max_length=60, pattern=r"^[a-z_]+$")]
-Kind = Literal["issue", "pull_request", "comment", "harvest", "installation"]
+Kind = Literal["issue", "pull_request", "comment", "harvest", "installation", "label"]
 
 HANDLED_ACTIONS: dict[str, frozenset[str] | None] = {
-    "issues": frozenset({"opened", "edited", "reopened"}),
-    "pull_request": frozenset({"opened", "synchronize", "edited", "ready_for_review", "reopened"}),
+    "issues": frozenset({"opened", "edited", "reopened", "labeled", "unlabeled"}),
+    "pull_request": frozenset(
+        {"opened", "synchronize", "edited", "ready_for_review", "reopened", "labeled", "unlabeled"}
+    ),
     "issue_comment": frozenset({"created"}),
     "installation": None,  # every action
     "installation_repositories": None,
@@ -53,6 +55,10 @@ class _Identified(msgspec.Struct):
     id: Identifier
 
 
+class _Label(msgspec.Struct):
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
+
+
 class _PullRequest(msgspec.Struct):
     merged: bool | None = None
 
@@ -67,6 +73,7 @@ class _Envelope(msgspec.Struct):
     comment: _Identified | None = None
     installation: _Identified | None = None
     pull_request: _PullRequest | None = None
+    label: _Label | None = None
 
 
 class Route(BaseModel):
@@ -125,6 +132,12 @@ def _route(event: str, envelope: _Envelope) -> Route | None:
     if event in ("issues", "pull_request"):
         item = envelope.issue if event == "issues" else envelope.number
         repo, number = _required(event, envelope.repository, item)
+        if action in ("labeled", "unlabeled"):
+            # A person's label change is feedback, kept apart from the item's triage run;
+            # each label and direction once (a removal and an addition both count).
+            name = envelope.label.name if envelope.label else ""
+            key = f"{repo}#{number}/label/{action}/{name}"
+            return Route(kind="label", action=action, repo=repo, number=number, job_key=key)
         kind: Kind = "issue" if event == "issues" else "pull_request"
         return Route(kind=kind, action=action, repo=repo, number=number, job_key=f"{repo}#{number}")
     if event == "issue_comment":

@@ -235,8 +235,10 @@ def test_unhandled_events_are_skipped_without_calls(
     fake_github: FakeGitHub, handler_deps: HandlerDeps, shared_data: Path
 ) -> None:
     hooks = shared_data / "webhooks"
+    labeled = json.loads((hooks / "issues" / "labeled.payload.json").read_text())
+    out = handle_delivery("issues", labeled, "l", handler_deps)  # someone else's label
+    assert out.ok and out.skipped == "not a label of ours"
     for event, name in [
-        ("issues", "labeled.payload.json"),
         ("installation", "created.payload.json"),
         ("ping", "payload.json"),
         ("pull_request", "closed.payload.json"),

@@ -158,10 +158,15 @@ def test_ping_is_answered(client: TestClient, name: str) -> None:
     assert stored(client) == (0, 0)
 
 
+def test_a_label_change_is_stored_as_feedback(client: TestClient) -> None:
+    """A person's label change may correct ours: it is stored and queued, not ignored."""
+    assert post(client, example("issues", "labeled"), "issues").status_code == 202
+
+
 @pytest.mark.parametrize(
     ("event", "payload"),
     [
-        ("issues", example("issues", "labeled")),
+        ("issues", example("issues", "opened") | {"action": "assigned"}),
         ("pull_request", example("pull_request", "closed")),
         ("star", {"action": "created"}),
         ("push", {"ref": "refs/heads/main"}),

@@ -72,27 +72,70 @@ def _text_report(report: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+GoldOption = Annotated[
+    Path | None, typer.Option(help="Human labels (SWE-bench Verified annotations CSV).")
+]
+PredictionsOption = Annotated[
+    Path | None,
+    typer.Option(help="Our JSONL output, or a JSON object / JSONL / CSV keyed by instance_id."),
+]
+DimensionOption = Annotated[
+    str | None, typer.Option(help=f"{' | '.join(DIMENSIONS)} (default: all present).")
+]
+LabelMapOption = Annotated[
+    str | None, typer.Option(help="JSON (inline or a file) mapping label names to 0-3.")
+]
+JsonOutOption = Annotated[
+    Path | None, typer.Option("--json", help="Write the report as JSON here.")
+]
+PlotOption = Annotated[Path | None, typer.Option(help="Write confusion matrices as PNG here.")]
+ResamplesOption = Annotated[int, typer.Option(min=0, help="Bootstrap resamples for 95% CIs.")]
+InstancesOption = Annotated[
+    Path | None,
+    typer.Option(help="SWE-bench instances JSONL: also print the PR-evidence baselines."),
+]
+FromStoreFlag = Annotated[
+    bool,
+    typer.Option(
+        "--from-store", help="Our stored labels against maintainers' corrections (the App)."
+    ),
+]
+RepoOption = Annotated[str | None, typer.Option(help="With --from-store: only OWNER/NAME.")]
+SinceOption = Annotated[str | None, typer.Option(help="With --from-store: since this date.")]
+
+
+def _from_store(repo: str | None, since: str | None) -> tuple[dict[str, dict[str, int]], Any]:
+    """Gold = maintainers' final labels, predictions = ours; says what is not counted."""
+    from app.cli.common import settings_with
+    from app.feedback_eval import from_store
+    from app.harvest.decontam import parse_date
+
+    try:
+        found = from_store(settings_with(), repo, parse_date(since) if since else None)
+    except ValueError as exc:
+        fail(str(exc))
+    typer.echo(
+        f"from the store: {len(found.gold)} items with a maintainer's label; "
+        f"{found.untouched} assessed items nobody touched (not counted as agreement); "
+        f"{found.removed_only} labels removed without a replacement (no score to compare)"
+    )
+    if not found.gold:
+        fail("no maintainer has corrected or confirmed a label of ours yet: nothing to measure")
+    return found.gold, found.preds
+
+
 def evaluate_cmd(
-    gold: Annotated[Path, typer.Option(help="Human labels (SWE-bench Verified annotations CSV).")],
-    predictions: Annotated[
-        Path,
-        typer.Option(help="Our JSONL output, or a JSON object / JSONL / CSV keyed by instance_id."),
-    ],
-    dimension: Annotated[
-        str | None, typer.Option(help=f"{' | '.join(DIMENSIONS)} (default: all present).")
-    ] = None,
-    label_map: Annotated[
-        str | None, typer.Option(help="JSON (inline or a file) mapping label names to 0-3.")
-    ] = None,
-    json_out: Annotated[
-        Path | None, typer.Option("--json", help="Write the report as JSON here.")
-    ] = None,
-    plot: Annotated[Path | None, typer.Option(help="Write confusion matrices as PNG here.")] = None,
-    resamples: Annotated[int, typer.Option(min=0, help="Bootstrap resamples for 95% CIs.")] = 1000,
-    instances: Annotated[
-        Path | None,
-        typer.Option(help="SWE-bench instances JSONL: also print the PR-evidence baselines."),
-    ] = None,
+    gold: GoldOption = None,
+    predictions: PredictionsOption = None,
+    dimension: DimensionOption = None,
+    label_map: LabelMapOption = None,
+    json_out: JsonOutOption = None,
+    plot: PlotOption = None,
+    resamples: ResamplesOption = 1000,
+    instances: InstancesOption = None,
+    from_store: FromStoreFlag = False,
+    repo: RepoOption = None,
+    since: SinceOption = None,
 ) -> None:
     """Agreement of predictions with human labels: accuracy, kappa, alpha, F1, CIs, per repo."""
     from spice_engine.evaluation.gold import read_gold
@@ -102,12 +145,17 @@ def evaluate_cmd(
 
     if dimension is not None and dimension not in DIMENSIONS:
         fail(f"--dimension must be one of {', '.join(DIMENSIONS)}")
-    try:
-        mapping = _label_map(label_map)
-        gold_labels = read_gold(gold)
-        preds = read_predictions(predictions, mapping, default_dimension=dimension or "clarity")
-    except (InputError, OSError) as exc:
-        fail(str(exc))
+    if from_store:
+        gold_labels, preds = _from_store(repo, since)
+    elif gold is None or predictions is None:
+        fail("give --gold and --predictions, or --from-store")
+    else:
+        try:
+            mapping = _label_map(label_map)
+            gold_labels = read_gold(gold)
+            preds = read_predictions(predictions, mapping, default_dimension=dimension or "clarity")
+        except (InputError, OSError) as exc:
+            fail(str(exc))
     dims = [dimension] if dimension else list(DIMENSIONS)
     report = evaluate(gold_labels, preds, dims, resamples=resamples)
     if not report:
@@ -119,5 +167,5 @@ def evaluate_cmd(
     if plot is not None:
         plot_confusions(report, plot)
     typer.echo(_text_report(report))
-    if instances is not None and {"tests", "difficulty"} & set(report):
+    if instances is not None and gold is not None and {"tests", "difficulty"} & set(report):
         typer.echo(baseline_text(instances, gold, set(preds)))

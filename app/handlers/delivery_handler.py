@@ -13,6 +13,7 @@ from app.queue.outcome_records import record_from_result
 from app.settings import Settings
 from app.store.assessments import assessed_before
 from app.store.engine import database_url, make_engine, session_factory
+from app.store.human_labels import record_human_label
 
 
 def github_handler(
@@ -21,8 +22,20 @@ def github_handler(
     """The production handler: the GitHub handlers' dispatch with its dependencies bound."""
     deps = default_deps(settings)
     deps.on_instance_saved = on_instance_saved
+    deps.record_human_label = human_label_recorder(settings)
     deps.assessed_before = store_lookup(settings)
     return handler_for(deps)
+
+
+def human_label_recorder(settings: Settings) -> Callable[[str, int, str, int | None, str], bool]:
+    """`record_human_label` on the App's store."""
+    sessions = session_factory(make_engine(database_url(settings)))
+
+    def record(repo: str, number: int, dimension: str, human: int | None, login: str) -> bool:
+        with sessions.begin() as session:
+            return record_human_label(session, repo, number, dimension, human, login)
+
+    return record
 
 
 def store_lookup(settings: Settings) -> Callable[[str, str, int, str], bool]:

@@ -40,6 +40,9 @@ class HandlerDeps:
     holds the state (comment mode `never`, a non-actionable result, dry-run)."""
     dry_run: bool = False
     """Compute and report, write nothing (ORed with the repository's `dry_run`)."""
+    record_human_label: Callable[[str, int, str, int | None, str], bool] | None = None
+    """Keep a person's final label of one dimension (repo, number, dimension, score, login);
+    False when the item was never assessed. None in Action mode (no store)."""
     on_instance_saved: Callable[[str], object] | None = None
     """A merged PR's task instance was stored: the worker enqueues its validation."""
     config_cache: ConfigCache = field(default_factory=ConfigCache)

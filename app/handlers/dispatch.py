@@ -12,6 +12,7 @@ from app.github.auth import GitHubAuthError
 from app.github.repo_config import RepoConfig
 from app.github.retries import RetryAfterTooLong, is_transient
 from app.handlers.comments import handle_comment, may_command, parse_command
+from app.handlers.corrections import could_be_ours, from_a_person, handle_label_change
 from app.handlers.deps import HandlerDeps, HandlerOutcome
 from app.handlers.issues import handle_issue
 from app.handlers.merges import handle_merge
@@ -30,6 +31,8 @@ def _run(kind: Kind, ctx: RunContext, payload: dict[str, Any], number: int) -> N
         handle_pull_request(ctx, number)
     elif kind == "harvest":
         handle_merge(ctx, payload)
+    elif kind == "label":
+        handle_label_change(ctx, payload)
     else:
         handle_comment(ctx, payload)
 
@@ -61,6 +64,12 @@ def handle_delivery(
     comment = payload.get("comment") or {}
     if route == "comment" and (comment.get("user") or {}).get("type") == "Bot":
         out.skipped = "comment by a bot"  # our own comments come back as events: no API calls
+        return out
+    if route == "label" and not from_a_person(payload):
+        out.skipped = "label changed by a bot"  # our own label writes come back: no API calls
+        return out
+    if route == "label" and not could_be_ours(str((payload.get("label") or {}).get("name"))):
+        out.skipped = "not a label of ours"
         return out
     if route == "comment" and parse_command(comment.get("body") or "") is None:
         out.skipped = "no /spice command in the comment"  # most comments: no API calls either

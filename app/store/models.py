@@ -118,3 +118,26 @@ class TaskInstance(Base):
     instance: Mapped[dict[str, Any]]
     labels: Mapped[dict[str, Any]]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class HumanLabel(Base):
+    """A maintainer's final word on one dimension of an item we assessed (a correction when
+    it differs from ours): the label of that family they left on the item, or none."""
+
+    __tablename__ = "human_labels"
+    __table_args__ = (UniqueConstraint("repo", "number", "dimension"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(10))
+    repo: Mapped[str] = mapped_column(String(200))
+    number: Mapped[int]
+    dimension: Mapped[str] = mapped_column(String(60))
+    human_score: Mapped[int | None]
+    """The score of the family's label the person left; None: they left none."""
+    our_score: Mapped[int | None]
+    our_votes: Mapped[list[Any]]
+    model: Mapped[str] = mapped_column(String(200))
+    prompt_version: Mapped[str] = mapped_column(String(100))
+    assessment_id: Mapped[int]
+    login: Mapped[str] = mapped_column(String(100))
+    changed_at: Mapped[datetime] = mapped_column(default=utcnow)

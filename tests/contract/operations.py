@@ -34,6 +34,8 @@ WEBHOOK_EVENTS: list[str] = [
     "issues-opened",
     "issues-edited",
     "issues-reopened",
+    "issues-labeled",
+    "issues-unlabeled",
     "issue-comment-created",
     "pull-request-opened",
     "pull-request-edited",
@@ -41,5 +43,7 @@ WEBHOOK_EVENTS: list[str] = [
     "pull-request-synchronize",
     "pull-request-ready-for-review",
     "pull-request-closed",
+    "pull-request-labeled",
+    "pull-request-unlabeled",
 ]
 """`{event}-{action}` keys of the webhook description: the deliveries the App acts on."""

@@ -95,6 +95,8 @@ def payload(
         data["changes"] = extra.get("changes", {})
     if action == "synchronize":
         data["before"], data["after"] = "f" * 40, data["pull_request"]["head"]["sha"]
+    if action in ("labeled", "unlabeled"):
+        data["label"] = copy.deepcopy(gh.repos[repo].labels[extra["label"].lower()])
     data["sender"] = gh.user(extra.get("author") or (issue["user"] or {}).get("login") or "ghost")
     return assert_webhook_valid(event, data)
 

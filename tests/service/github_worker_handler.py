@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.github.client import session_factory
 from app.github.retries import policy_from_settings
-from app.handlers.delivery_handler import handler_for, store_lookup
+from app.handlers.delivery_handler import handler_for, human_label_recorder, store_lookup
 from app.handlers.deps import HandlerDeps
 from app.queue.handler import DeliveryHandler
 from app.settings import Settings
@@ -29,5 +29,6 @@ def make_handler(settings: Settings) -> DeliveryHandler:
         chat=lambda model: LiteLLMChat(settings.model_config_for(model)),
         retry_policy=policy,
         assessed_before=store_lookup(settings),
+        record_human_label=human_label_recorder(settings),
     )
     return handler_for(deps)

@@ -1,0 +1,45 @@
+"""`spice eval --from-store`: our stored labels against the maintainers' final labels."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel
+
+from app.settings import Settings
+from app.store.engine import database_url, make_engine, session_factory
+from app.store.human_labels import human_labels, untouched_items
+from app.store.migrate import upgrade_to_head
+from spice_engine.evaluation.predictions import Prediction, Predictions
+
+
+class FromStore(BaseModel):
+    gold: dict[str, dict[str, int]]
+    """item (`owner/name#N`) -> dimension -> the maintainer's final score."""
+    preds: Predictions
+    untouched: int
+    """Items we assessed on which nobody changed a label of ours (not counted)."""
+    removed_only: int
+    """Our label removed with none of its family left: a disagreement without a score."""
+
+
+def from_store(settings: Settings, repo: str | None, since: datetime | None) -> FromStore:
+    engine = make_engine(database_url(settings))
+    upgrade_to_head(engine)
+    with session_factory(engine)() as session:
+        rows = human_labels(session, repo, since)
+        untouched = untouched_items(session, repo, since)
+    gold: dict[str, dict[str, int]] = {}
+    preds: Predictions = {}
+    removed_only = 0
+    for row in rows:
+        if row.human_score is None or row.our_score is None:
+            removed_only += row.human_score is None
+            continue
+        item = f"{row.repo}#{row.number}"
+        votes = [int(v) for v in row.our_votes]
+        gold.setdefault(item, {})[row.dimension] = row.human_score
+        preds.setdefault(item, {})[row.dimension] = Prediction(
+            majority=row.our_score, max_of_votes=max(votes, default=row.our_score), votes=votes
+        )
+    return FromStore(gold=gold, preds=preds, untouched=untouched, removed_only=removed_only)

@@ -1,0 +1,57 @@
+"""A person changing a label of our families on an item we assessed: their final label of
+that family is stored as the human label ours is measured by (`spice eval --from-store`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.handlers.run_context import RunContext
+from spice_engine.dimensions import REGISTRY
+
+
+def dimension_of_label(name: str, prefix: str) -> tuple[str, int] | None:
+    """(dimension, score) of one of our labels; None for anyone else's."""
+    for dim in REGISTRY:
+        for score, level in enumerate(dim.levels):
+            if level.label is not None and prefix + level.label == name:
+                return dim.key, score
+    return None
+
+
+def could_be_ours(name: str) -> bool:
+    """Whether a label, under some repository's prefix, may be ours (decided without a call)."""
+    return any(
+        level.label is not None and name.endswith(level.label)
+        for dim in REGISTRY
+        for level in dim.levels
+    )
+
+
+def from_a_person(payload: dict[str, Any], bot: str | None = None) -> bool:
+    sender = payload.get("sender") or {}
+    return sender.get("type") != "Bot" and (bot is None or sender.get("login") != bot)
+
+
+def handle_label_change(ctx: RunContext, payload: dict[str, Any]) -> None:
+    out = ctx.outcome
+    out.pipeline = "feedback"
+    if not from_a_person(payload, ctx.bot):
+        out.skipped = "label changed by a bot"
+        return
+    prefix = ctx.config.label_prefix
+    changed = dimension_of_label(str((payload.get("label") or {}).get("name") or ""), prefix)
+    if changed is None:
+        out.skipped = "not a label of ours"
+        return
+    record = ctx.deps.record_human_label
+    if record is None:
+        out.skipped = "no store of results to keep corrections in"
+        return
+    dimension = changed[0]
+    item = payload.get("issue") or payload.get("pull_request") or {}
+    left = [dimension_of_label(str(lb.get("name")), prefix) for lb in item.get("labels") or []]
+    human = next((found[1] for found in left if found and found[0] == dimension), None)
+    login = str((payload.get("sender") or {}).get("login") or "")
+    assert out.repo is not None and out.number is not None
+    if not record(out.repo, out.number, dimension, human, login):
+        out.skipped = "an item we never assessed"

@@ -1,0 +1,102 @@
+"""A maintainer correcting our label is a human label we keep and measure ourselves by."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select
+from typer.testing import CliRunner
+
+from app.cli.main import cli
+from app.settings import Settings
+from app.store.models import HumanLabel
+from app.web.app import create_app
+from tests.fakes.github_fixtures import REPO, fake_github_fixture, payload, scripted  # noqa: F401
+from tests.fakes.github_server import FakeGitHub
+from tests.fakes.openai_server import FakeOpenAI
+from tests.service.deliveries import SECRET, signed_headers
+from tests.service.github_worker_handler import make_handler
+from tests.service.stack import Stack, build_stack, run_ready_tasks
+
+
+@pytest.fixture
+def app_stack(
+    tmp_path: Path, fake_github: FakeGitHub, fake_openai: FakeOpenAI
+) -> Iterator[tuple[TestClient, Stack, Settings]]:
+    config = Settings(
+        data_dir=tmp_path,
+        webhook_secret=SECRET.decode(),
+        model="openai/fake",
+        api_base=fake_openai.api_base,
+        api_key="sk-test-model-key-123",
+        output_mode="json_object",
+        max_attempts=1,
+        github_api_url=fake_github.base_url,
+        github_token=fake_github.bot_token,
+        bot_login=fake_github.bot_login,
+    )
+    with TestClient(create_app(config)) as client:
+        yield client, build_stack(config, runner_handler=make_handler(config)), config
+
+
+def post(client: TestClient, event: str, body: dict[str, Any], delivery: str) -> int:
+    raw = json.dumps(body).encode()
+    return client.post(
+        "/webhook", content=raw, headers=signed_headers(raw, event, delivery)
+    ).status_code
+
+
+def human_rows(stack: Stack) -> list[HumanLabel]:
+    with stack.sessions() as session:
+        return list(session.scalars(select(HumanLabel)))
+
+
+def test_a_maintainer_replacing_our_label_is_one_correction_and_eval_reports_it(
+    app_stack: tuple[TestClient, Stack, Settings],
+    fake_github: FakeGitHub,
+    fake_openai: FakeOpenAI,
+) -> None:
+    client, stack, config = app_stack
+    fake_github.add_issue(REPO, 7, "Crash on empty input", "`parse('')` raises KeyError.")
+    fake_openai.responder = scripted([3])
+    assert post(client, "issues", payload(fake_github, "issues", "opened", REPO, 7), "o-1") == 202
+    run_ready_tasks(stack.queue)
+    assert fake_github.label_names(REPO, 7) == ["clarity: underspecified"]
+    # Our own label write comes back as an event: not a correction, no API call.
+    ours = payload(fake_github, "issues", "labeled", REPO, 7, label="clarity: underspecified")
+    ours["sender"] = fake_github.user(fake_github.bot_login) | {"type": "Bot"}
+    assert post(client, "issues", ours, "b-1") == 202
+    run_ready_tasks(stack.queue)
+    assert human_rows(stack) == []
+
+    fake_github.unlabel_by(REPO, 7, "clarity: underspecified", "maint")
+    removed = payload(
+        fake_github, "issues", "unlabeled", REPO, 7, label="clarity: underspecified", author="maint"
+    )
+    fake_github.label_by(REPO, 7, "clarity: minor-gaps", "maint")
+    added = payload(
+        fake_github, "issues", "labeled", REPO, 7, label="clarity: minor-gaps", author="maint"
+    )
+    assert post(client, "issues", removed, "m-1") == 202
+    assert post(client, "issues", added, "m-2") == 202
+    requests_before = len(fake_openai.requests)
+    run_ready_tasks(stack.queue)
+
+    [row] = human_rows(stack)
+    assert (row.dimension, row.human_score, row.our_score, row.login) == ("clarity", 1, 3, "maint")
+    assert row.our_votes == [3, 3, 3] and row.model == "openai/fake"
+    assert len(fake_openai.requests) == requests_before  # feedback is never re-voted
+    assert fake_github.label_names(REPO, 7) == ["clarity: minor-gaps"]  # people have the last word
+
+    env = {"SPICE_DATA_DIR": str(config.data_dir)}
+    done = CliRunner().invoke(cli, ["eval", "--from-store", "--resamples", "50"], env=env)
+    assert done.exit_code == 0, done.output
+    assert "1 items with a maintainer's label" in done.output
+    assert "clarity [majority] n=1" in done.output
+    none = CliRunner().invoke(cli, ["eval", "--from-store", "--repo", "other/repo"], env=env)
+    assert none.exit_code == 1 and "nothing to measure" in none.output
