@@ -16,7 +16,13 @@ from app.cli.main import cli
 from app.settings import Settings
 from app.store.models import HumanLabel
 from app.web.app import create_app
-from tests.fakes.github_fixtures import REPO, fake_github_fixture, payload, scripted  # noqa: F401
+from tests.fakes.github_fixtures import (  # noqa: F401
+    REPO,
+    fake_github_fixture,
+    payload,
+    scripted,
+    settings_for,
+)
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
 from tests.service.deliveries import SECRET, signed_headers
@@ -28,17 +34,8 @@ from tests.service.stack import Stack, build_stack, run_ready_tasks
 def app_stack(
     tmp_path: Path, fake_github: FakeGitHub, fake_openai: FakeOpenAI
 ) -> Iterator[tuple[TestClient, Stack, Settings]]:
-    config = Settings(
-        data_dir=tmp_path,
-        webhook_secret=SECRET.decode(),
-        model="openai/fake",
-        api_base=fake_openai.api_base,
-        api_key="sk-test-model-key-123",
-        output_mode="json_object",
-        max_attempts=1,
-        github_api_url=fake_github.base_url,
-        github_token=fake_github.bot_token,
-        bot_login=fake_github.bot_login,
+    config = settings_for(
+        fake_github, fake_openai, data_dir=tmp_path, webhook_secret=SECRET.decode()
     )
     with TestClient(create_app(config)) as client:
         yield client, build_stack(config, runner_handler=make_handler(config)), config

@@ -13,6 +13,7 @@ from app.harvest.label import SpiceLabels
 from app.store.harvest_cursors import get_cursor, reset_cursor, save_cursor
 from app.store.models import TaskInstance, utcnow
 from app.store.upsert import dialect_insert
+from spice_engine.validate.batch import COMPUTED
 
 
 @dataclass(frozen=True)
@@ -26,19 +27,6 @@ class Cursor:
 class StoredInstance:
     instance: dict[str, Any]
     labels: dict[str, Any]
-
-
-VALIDATED_FIELDS = (
-    "FAIL_TO_PASS",
-    "PASS_TO_PASS",
-    "version",
-    "environment_setup_commit",
-    "image",
-    "eval_script",
-    "log_parser",
-    "eval_type",
-)
-"""What validation computes for an instance (never copied from the harvest)."""
 
 
 class HarvestStore:
@@ -85,7 +73,7 @@ class HarvestStore:
     def save_validation(self, instance_id: str, validated: dict[str, Any]) -> None:
         """Keep what `spice validate` computed for the instance: `spice.validation`, with the
         fields it computed (FAIL_TO_PASS, …) under `fields` so a later harvest keeps them."""
-        computed = {k: validated[k] for k in VALIDATED_FIELDS if k in validated}
+        computed = {k: validated[k] for k in COMPUTED if k in validated}
         validation = dict(validated["spice"]["validation"]) | {"fields": computed}
         with self._sessions.begin() as session:
             row = session.scalars(
