@@ -97,3 +97,36 @@ def test_a_maintainer_replacing_our_label_is_one_correction_and_eval_reports_it(
     assert "clarity [majority] n=1" in done.output
     none = CliRunner().invoke(cli, ["eval", "--from-store", "--repo", "other/repo"], env=env)
     assert none.exit_code == 1 and "nothing to measure" in none.output
+
+
+def test_spice_feedback_from_a_maintainer_is_a_human_label(
+    app_stack: tuple[TestClient, Stack, Settings],
+    fake_github: FakeGitHub,
+    fake_openai: FakeOpenAI,
+) -> None:
+    client, stack, _ = app_stack
+    fake_github.add_issue(REPO, 8, "Crash on empty input", "`parse('')` raises KeyError.")
+    fake_openai.responder = scripted([2])
+    assert post(client, "issues", payload(fake_github, "issues", "opened", REPO, 8), "o-8") == 202
+    run_ready_tasks(stack.queue)
+    fake_github.set_permission(REPO, "maint", "write")
+    fake_github.set_permission(REPO, "drive-by", "read")
+    for n, (author, body) in enumerate(
+        [
+            ("drive-by", "/spice feedback clarity well-specified"),
+            ("maint", "/spice feedback clarity sparkly"),
+            ("maint", "Thanks!\n\n/spice feedback clarity well-specified"),
+        ]
+    ):
+        posted = fake_github.add_comment(REPO, 8, body, author)
+        event = payload(
+            fake_github, "issue_comment", "created", REPO, 8,
+            body=body, author=author, comment_id=posted["id"],
+        )  # fmt: skip
+        assert post(client, "issue_comment", event, f"c-{n}") == 202
+    requests_before = len(fake_openai.requests)
+    run_ready_tasks(stack.queue)
+
+    [row] = human_rows(stack)  # the refused and the garbled ones store nothing
+    assert (row.dimension, row.human_score, row.our_score, row.login) == ("clarity", 0, 2, "maint")
+    assert len(fake_openai.requests) == requests_before

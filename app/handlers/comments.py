@@ -10,20 +10,29 @@ from markdown_it.token import Token
 
 from app.github.comment_render import render_help
 from app.github.sticky_comment import upsert_sticky
+from app.handlers.corrections import record_feedback
 from app.handlers.issues import handle_issue
 from app.handlers.pull_requests import handle_pull_request
 from app.handlers.run_context import RunContext
 from spice_engine.markdown_parser import issue_markdown
 
 log = logging.getLogger(__name__)
-COMMAND = re.compile(r"^\s*/spice\s+(relabel|explain|help)\b", re.MULTILINE | re.IGNORECASE)
+COMMAND = re.compile(
+    r"^\s*/spice\s+(relabel|explain|help|feedback)\b(.*)$", re.MULTILINE | re.IGNORECASE
+)
 MAX_COMMENT_CHARS = 65_536  # GitHub's own limit on a comment body
 WRITE_PERMISSIONS = frozenset({"admin", "maintain", "write"})
 ACK = "+1"
 
 
 def parse_command(body: str) -> str | None:
-    """The first `/spice <command>` at the start of a line of a top-level paragraph.
+    found = parse_command_line(body)
+    return found[0] if found else None
+
+
+def parse_command_line(body: str) -> tuple[str, str] | None:
+    """The first `/spice <command>` at the start of a line of a top-level paragraph, and
+    the rest of its line (a command's arguments).
 
     Code (fenced, indented, inline), quotes and lists only show a command: quoting
     someone's `/spice relabel` or documenting it in a code block must not run it.
@@ -35,7 +44,7 @@ def parse_command(body: str) -> str | None:
         if token.type == "inline" and token.level == 1 and _top_level_paragraph(tokens, token):
             match = COMMAND.search(token.content)
             if match:
-                return match.group(1).lower()
+                return match.group(1).lower(), match.group(2).strip()
     return None
 
 
@@ -83,6 +92,10 @@ def handle_comment(ctx: RunContext, payload: dict[str, Any]) -> None:
         body = render_help(ctx.config.label_prefix)
         done = upsert_sticky(ctx.repo, number, ctx.bot, "help", body, ctx.deps.retry_policy)
         out.comment_id, out.comment_action = done.comment_id, done.action
+        return
+    if command == "feedback":
+        found = parse_command_line(comment.get("body") or "")
+        record_feedback(ctx, number, author, found[1] if found else "")
         return
     handler = handle_pull_request if issue.get("pull_request") else handle_issue
     handler(ctx, number, force=True, explain=command == "explain")

@@ -18,6 +18,32 @@ def dimension_of_label(name: str, prefix: str) -> tuple[str, int] | None:
     return None
 
 
+def feedback_value(args: str) -> tuple[str, int] | None:
+    """`DIMENSION VALUE` of `/spice feedback`: VALUE a score, a value name or a label name."""
+    key, _, value = args.strip().partition(" ")
+    value = value.strip().lower()
+    for dim in REGISTRY:
+        if dim.key != key.strip().lower():
+            continue
+        for score, level in enumerate(dim.levels):
+            if value in (str(score), level.name.lower(), (level.label or "").lower()):
+                return dim.key, score
+    return None
+
+
+def record_feedback(ctx: RunContext, number: int, login: str, args: str) -> None:
+    """`/spice feedback DIMENSION VALUE` by someone with write access: a human label."""
+    out = ctx.outcome
+    out.pipeline = "feedback"
+    given = feedback_value(args)
+    if given is None:
+        out.skipped = f"feedback not understood: {args[:80]!r} (see /spice help)"
+    elif ctx.deps.record_human_label is None:
+        out.skipped = "no store of results to keep feedback in"
+    elif not ctx.deps.record_human_label(str(out.repo), number, given[0], given[1], login):
+        out.skipped = "an item we never assessed"
+
+
 def could_be_ours(name: str) -> bool:
     """Whether a label, under some repository's prefix, may be ours (decided without a call)."""
     return any(
