@@ -76,6 +76,8 @@ class Settings(BaseSettings):
     """When set, jobs go through Redis (RedisHuey) instead of the embedded SQLite queue."""
     min_free_disk_mb: float = Field(default=200.0, ge=0)
     """`/healthz` answers 503 when the data directory's disk has less free space than this."""
+    calibration_min_labels: int = Field(default=20, ge=1)
+    """Maintainers' clarity labels on a repository before they may calibrate ours there."""
     payload_retention_days: float = Field(default=30.0, gt=0)
     """Stored webhook payloads older than this are pruned by the worker; jobs' outcomes and
     assessments are kept."""

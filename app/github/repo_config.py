@@ -54,6 +54,8 @@ class RepoConfig(BaseModel):
     cost_cap_usd: float | None = Field(default=None, gt=0, le=100)
     """Per issue or PR."""
     test_paths: list[str] = Field(default_factory=list, max_length=50)
+    calibration: bool = True
+    """Let maintainers' labels on this repository calibrate ours (app.calibration)."""
     """Globs that mark test files in a PR diff, overriding the built-in rules."""
 
     def ignores(self, login: str) -> bool:

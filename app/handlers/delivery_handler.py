@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from app.calibration import Calibration, calibrate_clarity
 from app.handlers.deps import HandlerDeps, default_deps
 from app.handlers.dispatch import handle_delivery
 from app.queue.handler import DeliveryFailed, DeliveryHandler, StoredOutcome
@@ -13,7 +14,7 @@ from app.queue.outcome_records import record_from_result
 from app.settings import Settings
 from app.store.assessments import assessed_before
 from app.store.engine import database_url, make_engine, session_factory
-from app.store.human_labels import record_human_label
+from app.store.human_labels import human_labels, record_human_label
 
 
 def github_handler(
@@ -23,6 +24,7 @@ def github_handler(
     deps = default_deps(settings)
     deps.on_instance_saved = on_instance_saved
     deps.record_human_label = human_label_recorder(settings)
+    deps.calibration_for = calibration_lookup(settings)
     deps.assessed_before = store_lookup(settings)
     return handler_for(deps)
 
@@ -36,6 +38,18 @@ def human_label_recorder(settings: Settings) -> Callable[[str, int, str, int | N
             return record_human_label(session, repo, number, dimension, human, login)
 
     return record
+
+
+def calibration_lookup(settings: Settings) -> Callable[[str], Calibration | None]:
+    """A repository's clarity calibration, from its maintainers' labels in the App's store."""
+    sessions = session_factory(make_engine(database_url(settings)))
+
+    def lookup(repo: str) -> Calibration | None:
+        with sessions() as session:
+            rows = [r for r in human_labels(session, repo) if r.dimension == "clarity"]
+        return calibrate_clarity(rows, settings.calibration_min_labels)
+
+    return lookup
 
 
 def store_lookup(settings: Settings) -> Callable[[str, str, int, str], bool]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from app.calibration import Calibration
 from app.github.client import SessionFactory, session_factory
 from app.github.repo_config import ConfigCache
 from app.github.retries import RetryPolicy, policy_from_settings
@@ -43,6 +44,8 @@ class HandlerDeps:
     record_human_label: Callable[[str, int, str, int | None, str], bool] | None = None
     """Keep a person's final label of one dimension (repo, number, dimension, score, login);
     False when the item was never assessed. None in Action mode (no store)."""
+    calibration_for: Callable[[str], Calibration | None] | None = None
+    """Repository -> its clarity calibration from maintainers' labels, if earned."""
     on_instance_saved: Callable[[str], object] | None = None
     """A merged PR's task instance was stored: the worker enqueues its validation."""
     config_cache: ConfigCache = field(default_factory=ConfigCache)

@@ -8,7 +8,7 @@ from app.handlers.run_context import RunContext
 from app.model_policy import choose
 from spice_engine.issue_clarity import IssueOptions, assess_issue, issue_input_hash
 from spice_engine.issue_signals.extract import extract_signals
-from spice_engine.models import Issue
+from spice_engine.models import Issue, IssueAssessment
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ def handle_issue(ctx: RunContext, number: int, force: bool = False, explain: boo
     if ctx.unchanged("issue", number, key, force):
         return
     out.warnings += choice.warnings
-    result = assess_issue(engine_issue, chat, options, evidence)
+    result = calibrated(ctx, assess_issue(engine_issue, chat, options, evidence))
     score = result.clarity.score or 0
     actionable = score >= 2 or result.clarity.controversial or bool(result.questions)
     state = ctx.publish_assessment(number, issue.labels, result, actionable, explain)
@@ -52,3 +52,17 @@ def handle_issue(ctx: RunContext, number: int, force: bool = False, explain: boo
         out.labels_removed,
         out.comment_action,
     )
+
+
+def calibrated(ctx: RunContext, result: IssueAssessment) -> IssueAssessment:
+    """The repository's calibration applied to clarity, and said in the comment."""
+    lookup = ctx.deps.calibration_for
+    if not ctx.config.calibration or lookup is None or not result.clarity.votes:
+        return result
+    calibration = lookup(ctx.repo.full_name)
+    if calibration is None:
+        return result
+    worst = max(vote.score for vote in result.clarity.votes)
+    ctx.outcome.warnings.append(calibration.explain())
+    clarity = result.clarity.model_copy(update={"score": worst})
+    return result.model_copy(update={"clarity": clarity})

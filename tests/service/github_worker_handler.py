@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from app.github.client import session_factory
 from app.github.retries import policy_from_settings
-from app.handlers.delivery_handler import handler_for, human_label_recorder, store_lookup
+from app.handlers.delivery_handler import (
+    calibration_lookup,
+    handler_for,
+    human_label_recorder,
+    store_lookup,
+)
 from app.handlers.deps import HandlerDeps
 from app.queue.handler import DeliveryHandler
 from app.settings import Settings
@@ -30,5 +35,6 @@ def make_handler(settings: Settings) -> DeliveryHandler:
         retry_policy=policy,
         assessed_before=store_lookup(settings),
         record_human_label=human_label_recorder(settings),
+        calibration_for=calibration_lookup(settings),
     )
     return handler_for(deps)
