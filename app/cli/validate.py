@@ -13,6 +13,7 @@ from tqdm import tqdm  # type: ignore[import-untyped]
 from app.cli.common import emit_json, fail, settings_with
 from spice_engine.errors import InputError
 from spice_engine.validate.batch import validate_rows
+from spice_engine.validate.docker import DockerExecutor
 from spice_engine.validate.gitwork import clone_from_github, open_repository
 from spice_engine.validate.local import LocalExecutor
 
@@ -63,13 +64,18 @@ def validate_cmd(
     reruns: Annotated[
         int, typer.Option(min=0, max=5, help="Reruns of fail-to-pass tests to drop flaky ones.")
     ] = 1,
+    executor_name: Annotated[
+        str, typer.Option("--executor", help="local (venvs, the default) or docker.")
+    ] = "local",
 ) -> None:
     """Compute FAIL_TO_PASS, PASS_TO_PASS, version and environment_setup_commit by running tests."""
     settings = settings_with()
     rows = _read_rows(instances)
     data = settings.data_dir.resolve()
     git_dirs = _repo_map(repo or [], data / "repos", rows)
-    executor = LocalExecutor(data / "envs")
+    if executor_name not in ("local", "docker"):
+        fail(f"--executor must be local or docker, not {executor_name!r}")
+    executor = LocalExecutor(data / "envs") if executor_name == "local" else DockerExecutor()
     bar = tqdm(total=len(rows), unit="instance", desc="validate", disable=None, dynamic_ncols=True)
     statuses: Counter[str] = Counter()
 
