@@ -95,6 +95,21 @@ class Settings(BaseSettings):
     test_mode: bool = False
     """Tests only: allow the web app without a webhook secret (every delivery is then 401)."""
 
+    # --- dashboard ---
+    dashboard_token: SecretStr | None = None
+    """Operator token for the dashboard (`/dashboard`): whoever holds it sees every repository
+    (at least 20 characters)."""
+    github_oauth_client_id: str | None = None
+    """The GitHub App's client id: people sign in to the dashboard with GitHub and see the
+    repositories they can write to."""
+    github_oauth_client_secret: SecretStr | None = None
+    """The GitHub App's client secret (with `github_oauth_client_id`)."""
+    github_web_url: str = "https://github.com"
+    """Where people sign in with GitHub (a GitHub Enterprise Server's own address)."""
+    dashboard_session_s: float = Field(default=3600.0, ge=60)
+    """How long a dashboard sign-in lasts; a GitHub user's write access is read again at the
+    next sign-in."""
+
     # --- GitHub ---
     git_base_url: str = "https://github.com"
     """Where repositories are cloned from to validate harvested instances (`{url}/{owner}/{name}.git`)."""
@@ -127,7 +142,14 @@ class Settings(BaseSettings):
             return [part.strip() for part in text.split(",") if part.strip()]
         return value
 
-    @field_validator("api_base", "github_api_url")
+    @field_validator("dashboard_token")
+    @classmethod
+    def _long_token(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and len(value.get_secret_value()) < 20:
+            raise ValueError("too short to guard the dashboard: use at least 20 characters")
+        return value
+
+    @field_validator("api_base", "github_api_url", "github_web_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is None:

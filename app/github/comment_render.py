@@ -77,19 +77,27 @@ def dimension_view(dim: DimensionResult, prefix: str, secrets: tuple[str, ...]) 
     )
 
 
-def evidence_lines(evidence: dict[str, object], secrets: tuple[str, ...]) -> list[str]:
-    """Scalar signals as `key: value` lines (nested mappings flattened one level)."""
-    lines: list[str] = []
+def evidence_items(evidence: dict[str, object], limit: int = 15) -> list[tuple[str, str]]:
+    """Shown signals as (name, value) pairs: scalars, nested mappings flattened one level;
+    empty, false and zero values left out."""
+    items: list[tuple[str, str]] = []
     for key, value in evidence.items():
-        items: list[tuple[str, Any]] = (
+        pairs: list[tuple[str, Any]] = (
             [(f"{key}.{k}", v) for k, v in value.items()]
             if isinstance(value, dict)
             else [(key, value)]
         )
-        for name, item in items:
+        for name, item in pairs:
             if isinstance(item, str | int | float | bool) and item not in ("", "none", False, 0):
-                lines.append(f"{neutralise(name, 60)}: {neutralise(str(item), 200, secrets)}")
-    return lines[:15]
+                items.append((name, str(item)))
+    return items[:limit]
+
+
+def evidence_lines(evidence: dict[str, object], secrets: tuple[str, ...]) -> list[str]:
+    return [
+        f"{neutralise(name, 60)}: {neutralise(value, 200, secrets)}"
+        for name, value in evidence_items(evidence)
+    ]
 
 
 def _issue_summary(a: IssueAssessment, prefix: str) -> list[str]:

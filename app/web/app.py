@@ -13,6 +13,7 @@ from app.queue.tasks import JobQueue, build_queue
 from app.settings import Settings
 from app.store.engine import database_url, make_engine, session_factory
 from app.web import health, metrics_endpoint, webhook
+from app.web.dashboard import routes as dashboard
 from app.web.services import WebServices
 
 log = logging.getLogger(__name__)
@@ -59,7 +60,7 @@ def create_app(
 
     app = FastAPI(title="SPICE Triage", lifespan=lifespan)
     app.state.services = services
-    for module in (webhook, health, metrics_endpoint):
+    for module in (webhook, health, metrics_endpoint, dashboard):
         app.include_router(module.router)
     return app
 

@@ -64,8 +64,28 @@ def _user(req: Request) -> Answer:
     }
 
 
+# What each collaborator permission lets a person do, as `permissions` in a repository.
+_ALLOWS = {
+    "admin": {"admin", "maintain", "push", "triage", "pull"},
+    "maintain": {"maintain", "push", "triage", "pull"},
+    "write": {"push", "triage", "pull"},
+    "triage": {"triage", "pull"},
+    "read": {"pull"},
+    "none": set(),
+}
+
+
 def _repo(req: Request) -> Answer:
-    return (200, req.repo.data) if req.repo else NOT_FOUND
+    if req.repo is None:
+        return NOT_FOUND
+    if req.actor.endswith("[bot]"):
+        return 200, req.repo.data
+    level = req.repo.permissions.get(req.actor, "read")
+    if level == "none" and req.repo.data.get("private"):
+        return NOT_FOUND  # GitHub hides a private repository from people without access
+    allowed = _ALLOWS.get(level, set())
+    permissions = {p: p in allowed for p in ("admin", "maintain", "push", "triage", "pull")}
+    return 200, req.repo.data | {"permissions": permissions}
 
 
 def _issue(req: Request) -> Answer:

@@ -27,6 +27,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from tests.fakes import github_shapes as shapes
 from tests.fakes.github_failures import FailureShapes
+from tests.fakes.github_oauth import WebFlow
 
 DOCS = "https://docs.github.com/rest"
 Json = dict[str, Any]
@@ -124,6 +125,8 @@ class FakeGitHub(FailureShapes):
         self.pull_listings: list[dict[str, str]] = []
         """Query of every `GET /repos/{repo}/pulls` (harvest tests check pagination)."""
         """Fixed delay before every answer (benchmarks: a realistic API round trip)."""
+        self.web_flow = WebFlow()
+        """Sign-in with GitHub (OAuth web flow): apps, the browser's user, codes."""
         self._ids = itertools.count(1000)
         self._lock = threading.RLock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_class(self))
@@ -488,6 +491,7 @@ class FakeGitHub(FailureShapes):
 
 
 def _handler_class(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
+    from tests.fakes.github_oauth import web_flow_answer
     from tests.fakes.github_routes import RawText, route
 
     class Handler(BaseHTTPRequestHandler):
@@ -507,6 +511,10 @@ def _handler_class(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             fault = fake.take_fault(self.command, path)
             body = json.loads(raw) if raw else None
             query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+            signing_in = web_flow_answer(fake, self.command, path, query, body)
+            if signing_in is not None:
+                self._send(*signing_in)
+                return
             if fault is None or fault.after:
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 status, payload, *extra = route(fake, self.command, path, query, body, headers)
