@@ -35,17 +35,20 @@ class Chart(BaseModel):
 
 def bar_chart(
     title: str,
-    points: list[tuple[str, float, str]],
+    points: list[tuple[str, float | None, str]],
     top: float | None = None,
     top_text: str = "",
     empty: str = "nothing yet",
 ) -> Chart:
-    """`points`: (x label, value, tooltip) in order; bars scaled to `top` (default: the max)."""
-    scale_top = top if top is not None else max((v for _, v, _ in points), default=0.0)
+    """`points`: (x label, value, tooltip) in order; bars scaled to `top` (default: the max).
+    A None value leaves its slot empty (nothing measured), unlike a zero."""
+    scale_top = top if top is not None else max((v for _, v, _ in points if v), default=0.0)
     plot_h = HEIGHT - TOP - BOTTOM
     slot = WIDTH / max(len(points), 1)
     bars = []
     for i, (_, value, tip) in enumerate(points):
+        if value is None:
+            continue
         h = plot_h * value / scale_top if scale_top > 0 else 0.0
         # A zero still shows as a hairline, so a day with no spend reads as measured, not missing.
         h = max(h, 1.0)

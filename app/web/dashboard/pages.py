@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from datetime import timedelta
 
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
@@ -64,6 +65,7 @@ class RepoPage(BaseModel):
     page: int
     pages: int
     corrections: list[CorrectionRow]
+    corrections_total: int
     splits: list[SplitRow]
     agreement: Agreement
     agreement_chart: Chart
@@ -104,6 +106,7 @@ def repo_page(
     page = min(max(page, 1), pages)
     decisions = queries.recent_decisions(session, repo, PAGE_SIZE, (page - 1) * PAGE_SIZE)
     labels = queries.human_labels_of(session, repo)
+    corrected = [r for r in labels if r.human_score != r.our_score]
     instances = [instance_row(r, web) for r in queries.instances_of(session, repo)]
     spend_chart, spend_total, unknown = _spend(session, repo)
     return RepoPage(
@@ -113,9 +116,8 @@ def repo_page(
         decisions=[decision_row(r, web, secrets) for r in decisions],
         page=page,
         pages=pages,
-        corrections=[correction_row(r, web) for r in labels if r.human_score != r.our_score][
-            :QUEUE_SIZE
-        ],
+        corrections=[correction_row(r, web) for r in corrected[:QUEUE_SIZE]],
+        corrections_total=len(corrected),
         splits=[
             split_row(r, key, web) for r, key in queries.split_votes(session, repo, QUEUE_SIZE)
         ],
@@ -143,10 +145,13 @@ def _agreement(session: Session, repo: str, labels: list[HumanLabel]) -> Agreeme
 def _agreement_chart(labels: list[HumanLabel]) -> Chart:
     scored = [r for r in labels if r.human_score is not None and r.our_score is not None]
     weeks = queries.agreement_by_week(scored)
-    points = [
-        (week_label(w), 100 * agree / n, f"week of {week_label(w)}: {agree} of {n} agree")
-        for w, (agree, n) in weeks.items()
-    ]
+    points: list[tuple[str, float | None, str]] = []
+    week = min(weeks, default=None)
+    while week is not None and week <= max(weeks):
+        agree, n = weeks.get(week, (0, 0))
+        tip = f"week of {week_label(week)}: {agree} of {n} agree" if n else "no labels that week"
+        points.append((week_label(week), 100 * agree / n if n else None, tip))
+        week += timedelta(days=7)
     return bar_chart(
         "Agreement with maintainers per week (%)",
         points,
@@ -158,7 +163,9 @@ def _agreement_chart(labels: list[HumanLabel]) -> Chart:
 
 def _spend(session: Session, repo: str) -> tuple[Chart, str, int]:
     spend, unknown = queries.spend_by_day(session, repo, SPEND_DAYS)
-    points = [(d.strftime("%d %b"), usd, f"{d:%Y-%m-%d}: ${usd:.4f}") for d, usd in spend.items()]
+    points: list[tuple[str, float | None, str]] = [
+        (d.strftime("%d %b"), usd, f"{d:%Y-%m-%d}: ${usd:.4f}") for d, usd in spend.items()
+    ]
     top = max(spend.values(), default=0.0)
     chart = bar_chart(
         f"Model spend per day, last {SPEND_DAYS} days ($)", points, top_text=f"${top:.4f}"
