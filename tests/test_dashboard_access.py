@@ -171,3 +171,20 @@ def test_export_lists_validated_instances_unless_asked(client: TestClient) -> No
     assert len(validated.text.splitlines()) == 1
     assert len(everything.text.splitlines()) == 2
     assert 'filename="acme__widgets.jsonl"' in validated.headers["content-disposition"]
+
+
+def test_secrets_in_rationales_are_redacted(tmp_path: Path) -> None:
+    from tests.dashboard_support import save_issue
+    from tests.service.deliveries import SECRET
+
+    settings = dashboard_settings(tmp_path)
+    app = create_app(settings)
+    sessions = session_factory(make_engine(database_url(settings)))
+    leaked = f"token {SECRET.decode()} and sk-proj-{'a1B2' * 10}"
+    save_issue(sessions, "acme/leaky", 7, leaked, [2, 2, 2])
+    with TestClient(app) as client:
+        client.post("/dashboard/login", data={"token": OPERATOR_TOKEN})
+        page = client.get("/dashboard/repos/acme/leaky")
+    assert page.status_code == 200
+    assert SECRET.decode() not in page.text and "a1B2a1B2a1B2" not in page.text
+    assert "[redacted]" in page.text
