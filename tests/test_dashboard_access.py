@@ -188,3 +188,15 @@ def test_secrets_in_rationales_are_redacted(tmp_path: Path) -> None:
     assert page.status_code == 200
     assert SECRET.decode() not in page.text and "a1B2a1B2a1B2" not in page.text
     assert "[redacted]" in page.text
+
+
+def test_a_web_worker_loads_the_pages_only_when_one_is_asked_for() -> None:
+    import subprocess
+    import sys
+
+    heavy = ["jinja2", "app.harvest.export", "app.web.dashboard.pages", "github"]
+    probe = f"import sys, app.web.app; print([m for m in {heavy!r} if m in sys.modules])"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert out.stdout.strip() == "[]", out.stdout
