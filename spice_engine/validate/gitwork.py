@@ -106,6 +106,16 @@ def apply(tree: Path, patch: str, reverse: bool = False) -> None:
     git(tree, "apply", *(["-R"] if reverse else []), "-", stdin=patch)
 
 
+def untracked(tree: Path) -> list[str]:
+    """Files in the worktree git does not track, ignored ones included."""
+    out = git(tree, "status", "--porcelain", "-z", "--ignored", "--untracked-files=all")
+    return [entry[3:] for entry in out.split("\0") if entry[:3] in ("?? ", "!! ")]
+
+
+def is_tracked(tree: Path, path: str) -> bool:
+    return bool(git(tree, "ls-files", "--", path).strip())
+
+
 def commit_date(repo: Path, commit: str) -> str:
     """Committer date as ISO 8601 UTC (`2019-05-30T17:27:52Z`)."""
     stamp = git(repo, "show", "-s", "--format=%ct", commit).strip()

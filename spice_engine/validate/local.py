@@ -16,6 +16,7 @@ import shutil
 import time
 from pathlib import Path
 
+from spice_engine.validate.editable import EditableInstall, capture, replay
 from spice_engine.validate.executor import (
     EnvBuildError,
     Prepared,
@@ -29,6 +30,8 @@ from spice_engine.validate.recipe import Recipe
 INSTALL_TIMEOUT_S = 1800
 _FILTERED = re.compile(r"`([A-Za-z0-9_.\-]+)` was filtered by `exclude-newer`")
 _NO_CUTOFF = "2100-01-01T00:00:00Z"
+EDITABLE = "spice-editable.json"
+"""The project's editable install as captured at build time (spice_engine.validate.editable)."""
 
 
 def uv_binary() -> str:
@@ -90,11 +93,15 @@ class LocalExecutor:
         py = ["--python", str(venv / "bin" / "python")]
         self._uv(["pip", "install", *py, "setuptools", "wheel", "setuptools_scm"], tree, {})
         self._install_project(venv, recipe, tree)
-        # The project itself lives in each job's own venv, pointing at that job's worktree.
-        listed = self._uv(["pip", "list", *py, "--format", "json"], tree, {}).log
-        own = [p["name"] for p in _json_list(listed) if p.get("editable_project_location")]
-        if own:
-            self._uv(["pip", "uninstall", *py, *own], tree, {})
+        # The project itself lives in each job's own venv, pointing at that job's worktree:
+        # captured here to be replayed there, then taken out of the shared one.
+        site = _site_packages(venv)
+        infos = _editable_dists(site)
+        captured = capture(site, infos, tree) if infos else None
+        if captured is not None:
+            (venv / EDITABLE).write_text(captured.model_dump_json())
+        if infos:
+            self._uv(["pip", "uninstall", *py, *(_dist_name(d) for d in infos)], tree, {})
         (venv / "spice-recipe.json").write_text(recipe.model_dump_json(indent=2))
 
     def prepare(self, repo: str, version: str, recipe: Recipe, tree: Path, job: Path) -> Prepared:
@@ -118,11 +125,15 @@ class LocalExecutor:
         self._uv(
             ["venv", "--quiet", "--python", str(shared / "bin" / "python"), str(venv)], tree, {}
         )
-        purelib = next((venv / "lib").glob("python*/site-packages"))
-        base = next((shared / "lib").glob("python*/site-packages"))
-        (purelib / "_spice_shared_env.pth").write_text(f"{base}\n")
-        args = ["pip", "install", "--python", str(venv / "bin" / "python"), "--no-deps"]
-        self._uv([*args, "--no-build-isolation", "-e", "."], tree, recipe.env)
+        purelib = _site_packages(venv)
+        (purelib / "_spice_shared_env.pth").write_text(f"{_site_packages(shared)}\n")
+        captured = shared / EDITABLE
+        replayed = captured.is_file() and replay(
+            EditableInstall.model_validate_json(captured.read_text()), purelib, tree
+        )
+        if not replayed:
+            args = ["pip", "install", "--python", str(venv / "bin" / "python"), "--no-deps"]
+            self._uv([*args, "--no-build-isolation", "-e", "."], tree, recipe.env)
         return Prepared(
             key=key,
             python=venv / "bin" / "python",
@@ -139,9 +150,23 @@ class LocalExecutor:
         return run_command(cmd, tree, env, timeout_s)
 
 
-def _json_list(text: str) -> list[dict[str, str]]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        return []
-    return data if isinstance(data, list) else []
+def _site_packages(venv: Path) -> Path:
+    return next((venv / "lib").glob("python*/site-packages"))
+
+
+def _editable_dists(site: Path) -> list[Path]:
+    """Distributions installed editable (PEP 610: `dir_info.editable` in direct_url.json)."""
+    found = []
+    for dist_info in sorted(site.glob("*.dist-info")):
+        try:
+            origin = json.loads((dist_info / "direct_url.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(origin, dict) and (origin.get("dir_info") or {}).get("editable") is True:
+            found.append(dist_info)
+    return found
+
+
+def _dist_name(dist_info: Path) -> str:
+    """`pytest` of `pytest-7.0.0.dist-info`."""
+    return dist_info.name.removesuffix(".dist-info").rsplit("-", 1)[0]
