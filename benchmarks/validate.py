@@ -1,8 +1,9 @@
 """Validation speed on real pytest instances (../shared/data/validation).
 
 Prints, per instance: cold (shared environment built) and warm (reused) seconds, and the
-warm validation's overhead over the two bare test runs it contains (target <= 1.5x); then
-throughput (instances per minute, warm) with 1 and 2 workers.
+warm validation's overhead over the two bare test runs it contains (target <= 1.5x), with
+where the warm time goes (preparing the job's environment, the flakiness reruns, the rest:
+worktree, patches); then throughput (instances per minute, warm) with 1 and 2 workers.
 
     .venv/bin/python benchmarks/validate.py [--ids ID,ID,...]
 """
@@ -44,17 +45,28 @@ def main() -> None:
         cold, _ = run(rows, data, 1)
         warm, warm1 = run(rows, data, 1)
         _, warm2 = run(rows, data, 2)
-    ratios = []
-    print(f"{'instance':28} {'cold s':>7} {'env s':>6} {'warm s':>7} {'bare s':>7} {'overhead':>8}")
+    ratios, without_reruns = [], []
+    print(
+        f"{'instance':28} {'cold s':>7} {'env s':>6} {'warm s':>7} {'bare s':>7} {'overhead':>8}"
+        f" | {'job env':>7} {'reruns':>6} {'other':>6}"
+    )
     for c, w in zip(cold, warm, strict=True):
         cd, wd = c["spice"]["validation"]["durations"], w["spice"]["validation"]["durations"]
         bare = wd["before"] + wd["after"]
+        reruns = wd.get("rerun_after", 0.0) + wd.get("rerun_before", 0.0)
+        other = wd["total"] - bare - reruns - wd["environment"]
         ratios.append(wd["total"] / bare)
+        without_reruns.append((wd["total"] - reruns) / bare)
         print(
             f"{c['instance_id']:28} {cd['total']:7.1f} {cd['environment']:6.1f} "
             f"{wd['total']:7.1f} {bare:7.1f} {ratios[-1]:7.2f}x"
+            f" | {wd['environment']:7.2f} {reruns:6.2f} {other:6.2f}"
         )
     print(f"median warm overhead over the two bare runs: {statistics.median(ratios):.2f}x")
+    print(
+        "  of which the flakiness reruns (two more test processes): without them "
+        f"{statistics.median(without_reruns):.2f}x"
+    )
     n = len(rows)
     print(f"throughput warm, 1 worker: {n / warm1 * 60:.1f}/min ({warm1:.1f} s for {n})")
     print(f"throughput warm, 2 workers: {n / warm2 * 60:.1f}/min ({warm2:.1f} s for {n})")
