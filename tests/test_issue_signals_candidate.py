@@ -30,3 +30,20 @@ def test_an_expected_result_introducing_code_is_not_fix_code() -> None:
 def test_a_line_number_alone_is_not_a_fix() -> None:
     body = "Error at LINE 1: relation does not exist.\n\nIt happens at line 84 of utils.py."
     assert extract_signals("Crash", body).candidate_solution == "none"
+
+
+def test_a_modal_wish_alone_is_expected_behaviour_not_a_fix() -> None:
+    # "should ... use" is how expected behaviour is written; it used to count as half a cue.
+    body = (
+        "Calling `fit` twice raises a ValueError.\n\n"
+        "The estimator should reuse the fitted vocabulary instead.\n\n"
+        "It should also check the input shape."
+    )
+    assert extract_signals("Refit crash", body).candidate_solution == "none"
+
+
+def test_one_cue_is_a_partial_fix_two_are_complete() -> None:
+    one = "Sorting crashes on None keys.\n\nThe fix is to skip None keys before sorting."
+    two = one + "\n\nThe root cause is that `key()` returns None for empty rows."
+    assert extract_signals("Sort", one).candidate_solution == "partial"
+    assert extract_signals("Sort", two).candidate_solution == "complete"

@@ -35,8 +35,13 @@ def signals(
         Path | None, typer.Option(help="Write every instance's signals as JSONL here.")
     ] = None,
 ) -> None:
-    """Extract issue evidence signals; with --gold, print precision/recall/F1 per signal."""
+    """Extract issue evidence signals; with --gold, score them against the human labels.
+
+    Each signal gets precision/recall/F1 on all labelled issues and its cross-validated F1
+    (one repository held out at a time) with 95% bootstrap intervals.
+    """
     from spice_engine.errors import InputError
+    from spice_engine.evaluation.signals_cv import cross_validate
     from spice_engine.evaluation.signals_scoring import (
         read_agentless_labels,
         read_instances,
@@ -65,9 +70,15 @@ def signals(
     scores = score_signals(labeled, labels)
     if halves:
         _add_halves(scores, labeled, labels)
+    validated = cross_validate(labeled, labels)
     _print_scores(scores, use_patch)
+    _print_cross_validated(validated)
     if json_out is not None:
-        report = {name: sc.report() for name, sc in scores.items()}
+        report = {
+            name: {**sc.report(), "cross_validated": validated[name].model_dump()}
+            for name, sc in scores.items()
+            if name in validated
+        }
         json_out.write_text(json.dumps(report, indent=2), encoding="utf-8")
 
 
@@ -94,4 +105,18 @@ def _print_scores(scores: dict[str, Any], use_patch: bool) -> None:
         typer.echo(
             f"{name:22s} P={sc.precision:.3f} R={sc.recall:.3f} F1={sc.f1:.3f} "
             f"n={sc.n} (human positives {sc.positives})" + (f"  {notes}" if notes else "")
+        )
+
+
+def _print_cross_validated(validated: dict[str, Any]) -> None:
+    typer.echo(
+        "cross-validated (leave one repository out; 95% bootstrap intervals, issues / "
+        "repositories resampled):"
+    )
+    for name, cv in validated.items():
+        per_issue, per_repo = cv.f1_issues, cv.f1_repositories
+        typer.echo(
+            f"{name:22s} F1={cv.f1:.3f} [{per_issue.low:.2f}, {per_issue.high:.2f}] "
+            f"[{per_repo.low:.2f}, {per_repo.high:.2f}]  folds deciding as shipped "
+            f"{cv.folds_as_shipped}/{cv.folds}"
         )

@@ -11,11 +11,11 @@ from spice_engine.models import CandidateSolution
 _DIFF_HEADER = re.compile(r"^(?:diff --git |--- a?/?\S|\+\+\+ b?/?\S|@@ -\d)", re.M)
 _DIFF_LINE = re.compile(r"^[+-](?![+-]{2})\s*\S", re.M)
 
-# How people propose a change. Strong cues name a fix or its cause; weak ones only hint at one
-# (a modal next to a code-changing verb is also how expected behaviour is phrased).
+# How people propose a change: cues that name a fix or its cause. Modal phrasing alone ("X should
+# use Y") is also how expected behaviour is written; it only counts when it introduces code.
 # Within one sentence: a period only ends it when followed by a space (`a.b()` stays inside).
 _S = r"(?:[^.?!\n]|\.(?=\S))"
-_STRONG = [
+_CUES = [
     rf"\b(?:fix|solution|workaround|remedy|patch)\b{_S}{{0,30}}\b(?:is|would be|could be|might be|seems to be|was)\b",
     r"\b(?:can|could|would|might|may) (?:easily |simply |probably )?be (?:fixed|solved|resolved|addressed|avoided)\b",
     r"\b(?:i|we) (?:would )?(?:suggest|propose|recommend)\b",
@@ -35,7 +35,7 @@ _STRONG = [
     r"|modified|updated|moved|removed|added|set|passed|converted|wrapped|computed|called|checked"
     r"|ordered|copied|stored|skipped|ignored|handled|escaped|cast|stripped|deduplicated)\b",
 ]
-_WEAK = [
+_CHANGE_WORDS = [
     rf"\b(?:should|could|would|needs? to|must|might)\b{_S}{{0,40}}\b(?:add|remove|change|use|check|pass"
     r"|call|convert|move|replace|wrap|skip|handle|adjust|record|construct|consider|compare|catch|cast"
     r"|include|exclude|ignore|validate|strip|escape|set|update)\w*\b",
@@ -44,9 +44,8 @@ _WEAK = [
     r"\b(?:solution|fix|patch|workaround)\b",
     rf"\b(?:change|replace|changing|replacing) {_S}{{1,80}}\b(?:to|with|by)\b",
 ]
-_STRONG_RX = re.compile("|".join(f"(?:{p})" for p in _STRONG), re.I)
-_WEAK_RX = re.compile("|".join(f"(?:{p})" for p in _WEAK), re.I)
-_FIX = re.compile(f"{_STRONG_RX.pattern}|{_WEAK_RX.pattern}", re.I)
+_CUES_RX = re.compile("|".join(f"(?:{p})" for p in _CUES), re.I)
+_FIX = re.compile("|".join(f"(?:{p})" for p in _CUES + _CHANGE_WORDS), re.I)
 # A fix sentence that introduces code ("should be:", "change it to:") makes the steps complete.
 _INTRODUCES_CODE = re.compile(
     r"(?:\bto|\bby|\bbe|\bwith|\bthis|\bfollowing|\blike|\bso)\s*:?\s*$", re.I
@@ -59,8 +58,6 @@ _REPORTS_OUTCOME = re.compile(
     re.I,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-THRESHOLD = 2
-"""Points needed to call it a candidate fix: one strong cue, or two weak ones."""
 
 
 @dataclass
@@ -97,19 +94,15 @@ def candidate_solution(parts: IssueParts) -> CandidateResult:
     diffs = [b for b in parts.blocks if is_diff(b)]
     if diffs:
         return CandidateResult(CandidateSolution.EXACT_PATCH, [diffs[0].lines[0][:160]])
-    points = 0
-    sentences: list[str] = []
-    for line in parts.body_prose:  # the title names the problem, not the fix
-        # A question asks for a fix (`could you suggest a workaround?`); it does not offer one.
-        stated = " ".join(s for s in _SENTENCE_END.split(line) if not s.rstrip().endswith("?"))
-        strong = bool(_STRONG_RX.search(stated))
-        weak = bool(_WEAK_RX.search(stated))
-        if strong or weak:
-            points += 2 if strong else 1
-            sentences.append(line[:200])
+    sentences = [line[:200] for line in parts.body_prose if _CUES_RX.search(_statements(line))]
     fix_code = [b for b in parts.blocks if b.lead and introduces_fix_code(b.lead)]
-    points += 2 * bool(fix_code)
-    if points < THRESHOLD:
+    if not sentences and not fix_code:
         return CandidateResult(CandidateSolution.NONE)
-    level = CandidateSolution.COMPLETE if fix_code or points >= 4 else CandidateSolution.PARTIAL
+    complete = bool(fix_code) or len(sentences) >= 2
+    level = CandidateSolution.COMPLETE if complete else CandidateSolution.PARTIAL
     return CandidateResult(level, sentences[:3])
+
+
+def _statements(line: str) -> str:
+    """The line without its questions: `could you suggest a workaround?` asks for a fix."""
+    return " ".join(s for s in _SENTENCE_END.split(line) if not s.rstrip().endswith("?"))
