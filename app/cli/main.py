@@ -57,7 +57,7 @@ COMMANDS = {
     ),
     "signals": LazyCommand(
         "app.cli.signals:signals",
-        "Extract issue evidence signals; with --gold, print precision/recall/F1 per signal.",
+        "Extract issue evidence signals; with --gold, score them against the human labels.",
     ),
     "pr-signals": LazyCommand(
         "app.cli.pr_signals:pr_signals",
