@@ -13,11 +13,18 @@ import subprocess
 import time
 from pathlib import Path
 
-from spice_engine.validate.executor import EnvBuildError, Prepared, RunResult, run_command
+from spice_engine.validate.executor import (
+    RERUN_PLUGIN,
+    EnvBuildError,
+    Prepared,
+    RunResult,
+    run_command,
+)
 from spice_engine.validate.harness_fields import image_name
 from spice_engine.validate.recipe import Recipe
 
 BUILD_TIMEOUT_S = 1800.0
+_RERUN_MOUNT = "/spice-rerun"
 
 
 def dockerfile(recipe: Recipe) -> str:
@@ -78,8 +85,20 @@ class DockerExecutor:
             seconds=round(time.monotonic() - started, 3),
         )
 
-    def run(self, prepared: Prepared, tree: Path, args: list[str], timeout_s: float) -> RunResult:
+    def run(
+        self,
+        prepared: Prepared,
+        tree: Path,
+        args: list[str],
+        timeout_s: float,
+        rerun_dir: Path | None = None,
+    ) -> RunResult:
         """The job's worktree mounted over the image's copy, so its patches are what run."""
         cmd = [self.docker, "run", "--rm", "--network", "none", "-v", f"{tree}:/testbed"]
-        cmd += ["-w", "/testbed", prepared.key, "python", "-m", "pytest", "-rA", *args]
+        plugin: list[str] = []
+        if rerun_dir:
+            cmd += ["-v", f"{rerun_dir}:{_RERUN_MOUNT}", "-e", f"SPICE_RERUN_DIR={_RERUN_MOUNT}"]
+            cmd += ["-e", f"PYTHONPATH={_RERUN_MOUNT}"]
+            plugin = ["-p", RERUN_PLUGIN]
+        cmd += ["-w", "/testbed", prepared.key, "python", "-m", "pytest", "-rA", *plugin, *args]
         return run_command(cmd, tree, {"PATH": "/usr/bin:/bin"}, timeout_s)

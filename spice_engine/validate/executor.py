@@ -13,6 +13,9 @@ from pydantic import BaseModel
 
 from spice_engine.validate.recipe import Recipe
 
+RERUN_PLUGIN = "_spice_rerun"
+"""The module name the in-session rerun plugin (`rerun_plugin.py`) is loaded under."""
+
 
 class EnvBuildError(RuntimeError):
     """The environment could not be built; the message ends with the tool's own output."""
@@ -42,8 +45,19 @@ class Executor(Protocol):
         """Make the environment for `tree` (a worktree), using `job` as scratch space."""
         ...
 
-    def run(self, prepared: Prepared, tree: Path, args: list[str], timeout_s: float) -> RunResult:
-        """Run the test command with `args` in `tree`."""
+    def run(
+        self,
+        prepared: Prepared,
+        tree: Path,
+        args: list[str],
+        timeout_s: float,
+        rerun_dir: Path | None = None,
+    ) -> RunResult:
+        """Run the test command with `args` in `tree`.
+
+        With `rerun_dir` (holding `_spice_rerun.py`), the run loads that pytest plugin, which
+        reads and writes its files there.
+        """
         ...
 
 

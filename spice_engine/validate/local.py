@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import os
 import re
 import shutil
 import time
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from spice_engine.validate.editable import EditableInstall, capture, replay
 from spice_engine.validate.executor import (
+    RERUN_PLUGIN,
     EnvBuildError,
     Prepared,
     RunResult,
@@ -141,12 +143,25 @@ class LocalExecutor:
             seconds=round(time.monotonic() - started, 3),
         )
 
-    def run(self, prepared: Prepared, tree: Path, args: list[str], timeout_s: float) -> RunResult:
+    def run(
+        self,
+        prepared: Prepared,
+        tree: Path,
+        args: list[str],
+        timeout_s: float,
+        rerun_dir: Path | None = None,
+    ) -> RunResult:
         recipe = Recipe.model_validate_json(
             (self.envs_dir / prepared.key / "spice-recipe.json").read_text()
         )
-        cmd = [str(prepared.python), "-m", *recipe.test_cmd.split()[2:], *args]
+        plugin = ["-p", RERUN_PLUGIN] if rerun_dir else []
+        cmd = [str(prepared.python), "-m", *recipe.test_cmd.split()[2:], *plugin, *args]
         env = clean_env(recipe.env, prepared.python.parent.parent)
+        if rerun_dir:
+            env["SPICE_RERUN_DIR"] = str(rerun_dir)
+            env["PYTHONPATH"] = os.pathsep.join(
+                filter(None, [str(rerun_dir), env.get("PYTHONPATH")])
+            )
         return run_command(cmd, tree, env, timeout_s)
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from spice_engine.errors import InputError
-from spice_engine.validate import gitwork
+from spice_engine.validate import gitwork, reruns
 from spice_engine.validate.executor import EnvBuildError, Executor, Prepared, RunResult
 from spice_engine.validate.outcomes import compute_lists, parse_pytest_log
 from spice_engine.validate.pythons import MissingPython
@@ -42,6 +43,8 @@ class Validation(BaseModel):
     environment_built: bool = False
     durations: dict[str, float] = Field(default_factory=dict)
     flaky: list[str] = Field(default_factory=list)
+    reruns: Literal["in_session", "new_processes", "off"] = "off"
+    """How the fail-to-pass tests were run a second time (to tell flaky ones)."""
     test_files: list[str] = Field(default_factory=list)
 
 
@@ -129,11 +132,14 @@ def _run_tests(job: Job, executor: Executor, job_dir: Path, record: Validation) 
         record.durations["environment"] = prepared.seconds
         gitwork.apply(tree, test)
         runs = _Runs(executor, prepared, tree, job.timeout_s, record)
-        before = runs.go("before", files)
+        in_session = reruns.plugin_dir(job_dir / "rerun-before") if job.reruns else None
+        before = runs.go("before", files, rerun_dir=in_session)
         if before is None:
             return Validated(validation=record)
         gitwork.apply(tree, gold)
-        after = runs.go("after", files)
+        passed = [t for t, s in before.items() if s == "PASSED"]
+        after_session = reruns.plugin_dir(job_dir / "rerun-after", passed) if job.reruns else None
+        after = runs.go("after", files, rerun_dir=after_session)
         if after is None:
             return Validated(validation=record)
         if not before and not after:
@@ -141,18 +147,73 @@ def _run_tests(job: Job, executor: Executor, job_dir: Path, record: Validation) 
             return Validated(validation=record)
         first = compute_lists(before, after)
         candidates = [t for t in first.fail_to_pass if " " not in t]
-        after_again = before_again = None
+        before_again = after_again = None
         if job.reruns and candidates:
-            # A fail-to-pass test must show both outcomes again: rerun it after, then before.
-            after_again = runs.go("rerun_after", candidates)
-            gitwork.apply(tree, gold, reverse=True)
-            before_again = runs.go("rerun_before", candidates)
+            before_again, after_again = _again(
+                job, executor, runs, job_dir, candidates, (in_session, after_session)
+            )
         lists = compute_lists(before, after, before_again, after_again)
     record.flaky = lists.flaky
     record.status = "valid" if lists.fail_to_pass else "no_fail_to_pass"
     return Validated(
         fail_to_pass=lists.fail_to_pass, pass_to_pass=lists.pass_to_pass, validation=record
     )
+
+
+def _again(
+    job: Job,
+    executor: Executor,
+    runs: _Runs,
+    job_dir: Path,
+    candidates: list[str],
+    plugin_dirs: tuple[Path | None, Path | None],
+) -> tuple[dict[str, str] | None, dict[str, str] | None]:
+    """Second outcomes of the candidates: from the runs' own sessions when the plugin ran
+    (no extra process), else from two more runs."""
+    record = runs.record
+    before, after = (reruns.read_again(d) for d in plugin_dirs)
+    if before is not None and after is not None:
+        record.reruns = "in_session"
+        record.durations["reruns"] = round(before.seconds + after.seconds, 3)
+        wanted = set(candidates)
+        return (
+            {t: s for t, s in before.outcomes.items() if t in wanted},
+            {t: s for t, s in after.outcomes.items() if t in wanted},
+        )
+    record.reruns = "new_processes"
+    t0 = time.monotonic()
+    again = _rerun(job, executor, runs, job_dir, candidates)
+    record.durations["reruns"] = round(time.monotonic() - t0, 3)
+    return again
+
+
+def _rerun(
+    job: Job, executor: Executor, runs: _Runs, job_dir: Path, candidates: list[str]
+) -> tuple[dict[str, str] | None, dict[str, str] | None]:
+    """A fail-to-pass test must show both outcomes again: before and after, at once.
+
+    The after-rerun goes on in the job's tree while a second worktree (base + test patch, its
+    own venv: the editable install is replayed in ~0.1 s) takes the before-rerun, so a warm
+    validation costs about one test process more than its two bare runs, not two.
+    """
+    inst = job.instance
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        after_again = pool.submit(runs.go, "rerun_after", candidates)
+        twin_dir = Path(tempfile.mkdtemp(dir=job_dir, prefix="twin-"))
+        with gitwork.worktree(job.git_dir, str(inst["base_commit"]), twin_dir) as twin:
+            gitwork.apply(twin, str(inst.get("test_patch") or ""))
+            try:
+                prepared = executor.prepare(
+                    str(inst.get("repo")), job.version, job.recipe, twin, twin_dir
+                )
+            except (MissingPython, EnvBuildError):
+                prepared = None  # the job's tree takes it, once the after-rerun is done
+            if prepared is not None:
+                before_again = runs.go("rerun_before", candidates, prepared, twin)
+                return before_again, after_again.result()
+    after = after_again.result()
+    gitwork.apply(runs.tree, str(inst.get("patch") or ""), reverse=True)
+    return runs.go("rerun_before", candidates), after
 
 
 class _Runs:
@@ -162,9 +223,18 @@ class _Runs:
         self.executor, self.prepared, self.tree = executor, prepared, tree
         self.timeout, self.record, self.last_log = timeout, record, ""
 
-    def go(self, name: str, args: list[str]) -> dict[str, str] | None:
+    def go(
+        self,
+        name: str,
+        args: list[str],
+        prepared: Prepared | None = None,
+        tree: Path | None = None,
+        rerun_dir: Path | None = None,
+    ) -> dict[str, str] | None:
         """Outcomes of one run; None (and a `timeout` status) when it ran out of time."""
-        done: RunResult = self.executor.run(self.prepared, self.tree, args, self.timeout)
+        done: RunResult = self.executor.run(
+            prepared or self.prepared, tree or self.tree, args, self.timeout, rerun_dir
+        )
         self.record.durations[name] = done.seconds
         self.last_log = done.log
         if done.timed_out:

@@ -1,0 +1,79 @@
+"""A pytest plugin loaded into the project's own pytest by `spice validate` (as `_spice_rerun`).
+
+It reruns, in the same session and right after their first run, the tests whose outcome decides
+FAIL_TO_PASS, and writes their second outcomes to a file, never to the log: before the fix,
+every test that failed or errored; after it, every test that passed and had not passed before
+(`passed_before.json` lists those that had). A rerun in the session costs the test's own time;
+a rerun in a new process costs a pytest start-up too (about a second with plugins).
+
+It runs under whatever pytest the project pins (3.x to 8.x), so it uses only hooks and the
+`runtestprotocol` function that pytest-rerunfailures has relied on across those versions, and
+nothing from this package. Written for the project's Python (3.6 and later): type comments, no newer syntax.
+"""
+
+import json
+import os
+from typing import Any, Dict, List, Optional, Set  # noqa: F401 (Dict: a type comment)
+
+import pytest
+from _pytest.runner import runtestprotocol
+
+_DIR = os.environ.get("SPICE_RERUN_DIR", "")
+_first = {}  # type: Dict[str, List[Any]]
+_again = {}  # type: Dict[str, str]
+_seconds = [0.0]
+_state = {}  # type: Dict[str, Optional[Set[str]]]
+
+
+def _passed_before() -> Optional[Set[str]]:
+    if "passed_before" not in _state:
+        path = os.path.join(_DIR, "passed_before.json")
+        if os.path.exists(path):
+            with open(path) as fh:
+                _state["passed_before"] = set(json.load(fh))
+        else:
+            _state["passed_before"] = None
+    return _state["passed_before"]
+
+
+def _status(reports: List[Any]) -> str:
+    """The word `-rA` prints for a test whose phases gave these reports."""
+    by_phase = dict((r.when, r) for r in reports)
+    for when in ("setup", "call", "teardown"):
+        report = by_phase.get(when)
+        if report is not None and report.failed:
+            return "FAILED" if when == "call" else "ERROR"
+    for report in reports:
+        if report.skipped:
+            return "XFAIL" if hasattr(report, "wasxfail") else "SKIPPED"
+    call = by_phase.get("call")
+    if call is not None and hasattr(call, "wasxfail"):
+        return "XPASS"
+    return "PASSED"
+
+
+def pytest_runtest_logreport(report: Any) -> None:
+    _first.setdefault(report.nodeid, []).append(report)
+
+
+def _wanted(nodeid: str) -> bool:
+    first = _status(_first.get(nodeid, []))
+    passed_before = _passed_before()
+    if passed_before is None:
+        return first in ("FAILED", "ERROR")
+    return first == "PASSED" and nodeid not in passed_before
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: Any, nextitem: Any) -> Any:
+    yield
+    if _DIR and _wanted(item.nodeid):
+        reports = runtestprotocol(item, nextitem=nextitem, log=False)
+        _again[item.nodeid] = _status(reports)
+        _seconds[0] += sum(getattr(r, "duration", 0.0) for r in reports)
+
+
+def pytest_sessionfinish(session: Any) -> None:
+    if _DIR:
+        with open(os.path.join(_DIR, "again.json"), "w") as fh:
+            json.dump({"outcomes": _again, "seconds": round(_seconds[0], 3)}, fh)

@@ -1,0 +1,96 @@
+"""The flakiness reruns: a fail-to-pass test must fail again without the fix and pass again
+with it. Inside the two runs' own pytest sessions when the plugin loads; otherwise two more
+runs at once, the one without the fix in a second worktree at base + test patch."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from spice_engine.validate.executor import Prepared, RunResult
+from spice_engine.validate.local import LocalExecutor
+from spice_engine.validate.recipe import Recipe
+from spice_engine.validate.validator import Job, Validated, validate
+from tests.validation_support import calc_repo_fixture, git  # noqa: F401
+
+RECIPE = Recipe(python="3.11", extra_packages=["pytest"])
+
+
+def _flaky_test_patch(repo: Path, base: str, counter: Path) -> str:
+    """Adds test_add (stable) and test_add_once (passes with the fix only on its first run)."""
+    git(repo, "checkout", "-q", base)
+    with (repo / "tests" / "test_calc.py").open("a") as tests:
+        tests.write(
+            "\n\ndef test_add():\n    from calc import add\n    assert add(2, 3) == 5\n"
+            "\n\ndef test_add_once():\n    from pathlib import Path\n    from calc import add\n"
+            f"    counter = Path({str(counter)!r})\n"
+            "    if add(2, 3) == 5:\n"
+            "        runs = int(counter.read_text()) if counter.exists() else 0\n"
+            "        counter.write_text(str(runs + 1))\n"
+            "        assert runs == 0\n"
+            "    assert add(2, 3) == 5\n"
+        )
+    patch = git(repo, "diff")
+    git(repo, "checkout", "-q", "tests/test_calc.py")
+    return patch
+
+
+class NoPluginExecutor(LocalExecutor):
+    """A real local executor whose test runs cannot load the rerun plugin (as with a test
+    command that is not pytest's own, or a pytest too old for it)."""
+
+    def run(
+        self,
+        prepared: Prepared,
+        tree: Path,
+        args: list[str],
+        timeout_s: float,
+        rerun_dir: Path | None = None,
+    ) -> RunResult:
+        return super().run(prepared, tree, args, timeout_s)
+
+
+def _validate(
+    repo: Path, row: dict[str, str], tmp_path: Path, executor: LocalExecutor
+) -> tuple[Validated, Path]:
+    row = row | {"test_patch": _flaky_test_patch(repo, row["base_commit"], tmp_path / "n")}
+    scratch = tmp_path / "scratch"
+    job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE)
+    return validate(job, executor, scratch), scratch
+
+
+def _assert_lists_and_nothing_left(done: Validated, repo: Path, scratch: Path) -> None:
+    assert done.validation.status == "valid", done.validation.detail
+    # Were the before-rerun made with the fix in place, test_add would pass twice: dropped.
+    assert done.fail_to_pass == ["tests/test_calc.py::test_add"]
+    assert done.validation.flaky == ["tests/test_calc.py::test_add_once"]
+    assert done.pass_to_pass == ["tests/test_calc.py::test_mul"]
+    assert list(scratch.iterdir()) == []  # worktrees, venvs and plugin files are gone
+    worktrees = subprocess.run(
+        ["git", "worktree", "list"], cwd=repo, capture_output=True, text=True, check=True
+    )
+    assert len(worktrees.stdout.splitlines()) == 1
+
+
+def test_reruns_happen_inside_the_two_runs_and_drop_the_flaky_test(
+    calc_repo: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    repo, row = calc_repo
+    done, scratch = _validate(repo, row, tmp_path, LocalExecutor(tmp_path / "envs"))
+    _assert_lists_and_nothing_left(done, repo, scratch)
+    assert done.validation.reruns == "in_session"
+    durations = done.validation.durations
+    assert "rerun_after" not in durations and "rerun_before" not in durations  # no process
+    assert 0.0 <= durations["reruns"] < durations["before"] + durations["after"]
+
+
+def test_without_the_plugin_two_more_runs_go_at_once_in_two_worktrees(
+    calc_repo: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    repo, row = calc_repo
+    done, scratch = _validate(repo, row, tmp_path, NoPluginExecutor(tmp_path / "envs"))
+    _assert_lists_and_nothing_left(done, repo, scratch)
+    assert done.validation.reruns == "new_processes"
+    durations = done.validation.durations
+    # At once: the two reruns' wall time is less than their sum.
+    assert durations["reruns"] < durations["rerun_after"] + durations["rerun_before"]
