@@ -4,11 +4,16 @@ runs at once, the one without the fix in a second worktree at base + test patch.
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
-from spice_engine.validate.executor import Prepared, RunResult
+from spice_engine.validate import reruns
+from spice_engine.validate.executor import RERUN_PLUGIN, Prepared, RunResult
 from spice_engine.validate.local import LocalExecutor
+from spice_engine.validate.outcomes import parse_pytest_log
 from spice_engine.validate.recipe import Recipe
 from spice_engine.validate.validator import Job, Validated, validate
 from tests.validation_support import calc_repo_fixture, git  # noqa: F401
@@ -94,3 +99,107 @@ def test_without_the_plugin_two_more_runs_go_at_once_in_two_worktrees(
     durations = done.validation.durations
     # At once: the two reruns' wall time is less than their sum.
     assert durations["reruns"] < durations["rerun_after"] + durations["rerun_before"]
+
+
+def test_past_its_budget_the_plugin_stops_and_the_rest_rerun_in_processes(
+    calc_repo: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    repo, row = calc_repo
+    row = row | {"test_patch": _flaky_test_patch(repo, row["base_commit"], tmp_path / "n")}
+    job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, rerun_share=0.0)
+    scratch = tmp_path / "scratch"
+    done = validate(job, LocalExecutor(tmp_path / "envs"), scratch)
+    _assert_lists_and_nothing_left(done, repo, scratch)
+    assert done.validation.reruns == "new_processes"
+    assert {"rerun_after", "rerun_before"} <= set(done.validation.durations)
+
+
+PLUGIN_TESTS = """
+import os
+import pytest
+
+COUNT = os.path.join(os.path.dirname(__file__), "count")
+
+
+@pytest.fixture(scope="module")
+def resource():
+    return {"open": True}
+
+
+def test_passes(resource):
+    assert resource["open"]
+
+
+def test_fails():
+    assert False
+
+
+def test_flips():
+    runs = int(open(COUNT).read()) if os.path.exists(COUNT) else 0
+    open(COUNT, "w").write(str(runs + 1))
+    assert runs == 0 or False, "fails the first time" if runs == 0 else ""
+
+
+def test_fails_then_passes():
+    runs = int(open(COUNT + "2").read()) if os.path.exists(COUNT + "2") else 0
+    open(COUNT + "2", "w").write(str(runs + 1))
+    assert runs == 1
+
+
+@pytest.mark.xfail(reason="known")
+def test_xfail():
+    assert False
+"""
+
+
+def _run_plugin(tmp_path: Path, budget: float, passed_before: list[str] | None) -> tuple[str, Any]:
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    (project / "test_things.py").write_text(PLUGIN_TESTS)
+    where = reruns.plugin_dir(tmp_path / "rerun", budget, passed_before)
+    env = {k: v for k, v in os.environ.items() if k not in {"PYTEST_ADDOPTS", "PYTHONPATH"}}
+    env |= {"SPICE_RERUN_DIR": str(where), "PYTHONPATH": str(where)}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-rA", "-p", RERUN_PLUGIN, "-p", "no:cacheprovider"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout, reruns.read_again(where)
+
+
+def test_the_plugin_reruns_failures_before_the_fix_and_keeps_the_log_as_it_was(
+    tmp_path: Path,
+) -> None:
+    log, again = _run_plugin(tmp_path, 60.0, None)
+    first = parse_pytest_log(log)
+    assert first == {
+        "test_things.py::test_passes": "PASSED",
+        "test_things.py::test_fails": "FAILED",
+        "test_things.py::test_flips": "PASSED",
+        "test_things.py::test_fails_then_passes": "FAILED",
+        "test_things.py::test_xfail": "XFAIL",
+    }
+    assert log.count("test_things.py::test_fails ") == 1  # the rerun never reaches the log
+    assert again is not None
+    # Failing tests only, each rerun once with its fixtures set up again.
+    assert again.outcomes == {
+        "test_things.py::test_fails": "FAILED",
+        "test_things.py::test_fails_then_passes": "PASSED",
+    }
+    assert again.seconds >= 0.0
+
+
+def test_after_the_fix_the_plugin_reruns_what_passes_now_and_had_not_before(
+    tmp_path: Path,
+) -> None:
+    _, again = _run_plugin(tmp_path, 60.0, ["test_things.py::test_passes"])
+    assert again is not None
+    # test_flips passed the first time and not before: rerun, and it fails now.
+    assert again.outcomes == {"test_things.py::test_flips": "FAILED"}
+
+
+def test_with_no_budget_the_plugin_reruns_nothing(tmp_path: Path) -> None:
+    _, again = _run_plugin(tmp_path, 0.0, None)
+    assert again is not None and again.outcomes == {}

@@ -3,7 +3,7 @@
 It reruns, in the same session and right after their first run, the tests whose outcome decides
 FAIL_TO_PASS, and writes their second outcomes to a file, never to the log: before the fix,
 every test that failed or errored; after it, every test that passed and had not passed before
-(`passed_before.json` lists those that had). A rerun in the session costs the test's own time;
+(`settings.json` lists those that had, and bounds the seconds spent rerunning). A rerun in the session costs the test's own time;
 a rerun in a new process costs a pytest start-up too (about a second with plugins).
 
 It runs under whatever pytest the project pins (3.x to 8.x), so it uses only hooks and the
@@ -13,7 +13,7 @@ nothing from this package. Written for the project's Python (3.6 and later): typ
 
 import json
 import os
-from typing import Any, Dict, List, Optional, Set  # noqa: F401 (Dict: a type comment)
+from typing import Any, Dict, List  # noqa: F401 (Dict: a type comment)
 
 import pytest
 from _pytest.runner import runtestprotocol
@@ -22,18 +22,14 @@ _DIR = os.environ.get("SPICE_RERUN_DIR", "")
 _first = {}  # type: Dict[str, List[Any]]
 _again = {}  # type: Dict[str, str]
 _seconds = [0.0]
-_state = {}  # type: Dict[str, Optional[Set[str]]]
+_settings = {}  # type: Dict[str, Any]
 
 
-def _passed_before() -> Optional[Set[str]]:
-    if "passed_before" not in _state:
-        path = os.path.join(_DIR, "passed_before.json")
-        if os.path.exists(path):
-            with open(path) as fh:
-                _state["passed_before"] = set(json.load(fh))
-        else:
-            _state["passed_before"] = None
-    return _state["passed_before"]
+def _setting(name: str) -> Any:
+    if not _settings:
+        with open(os.path.join(_DIR, "settings.json")) as fh:
+            _settings.update(json.load(fh))
+    return _settings.get(name)
 
 
 def _status(reports: List[Any]) -> str:
@@ -57,8 +53,10 @@ def pytest_runtest_logreport(report: Any) -> None:
 
 
 def _wanted(nodeid: str) -> bool:
+    if _seconds[0] >= _setting("budget_s"):
+        return False  # the rest are rerun in new processes (spice validate sees them missing)
     first = _status(_first.get(nodeid, []))
-    passed_before = _passed_before()
+    passed_before = _setting("passed_before")
     if passed_before is None:
         return first in ("FAILED", "ERROR")
     return first == "PASSED" and nodeid not in passed_before

@@ -21,12 +21,13 @@ class Again(BaseModel):
     seconds: float
 
 
-def plugin_dir(where: Path, passed_before: list[str] | None = None) -> Path:
-    """A directory for one run: the plugin, and for the after-run the tests that passed before."""
+def plugin_dir(where: Path, budget_s: float, passed_before: list[str] | None = None) -> Path:
+    """A directory for one run: the plugin, the seconds it may spend rerunning, and for the
+    after-run the tests that passed before (the before-run reruns every failing test)."""
     where.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(_PLUGIN_SOURCE, where / f"{RERUN_PLUGIN}.py")
-    if passed_before is not None:
-        (where / "passed_before.json").write_text(json.dumps(sorted(passed_before)))
+    settings = {"budget_s": budget_s, "passed_before": passed_before}
+    (where / "settings.json").write_text(json.dumps(settings))
     return where
 
 

@@ -30,6 +30,8 @@ Status = Literal[
     "error",
 ]
 FLAKY_RERUNS = 1
+RERUN_SHARE = 0.25
+"""Of a run's time limit, what its in-session reruns may use; the rest rerun in processes."""
 
 
 class Validation(BaseModel):
@@ -63,6 +65,7 @@ class Job(BaseModel):
     recipe: Recipe
     timeout_s: float = 900.0
     reruns: int = FLAKY_RERUNS
+    rerun_share: float = RERUN_SHARE
 
 
 def test_files(test_patch: str) -> list[str]:
@@ -132,13 +135,16 @@ def _run_tests(job: Job, executor: Executor, job_dir: Path, record: Validation) 
         record.durations["environment"] = prepared.seconds
         gitwork.apply(tree, test)
         runs = _Runs(executor, prepared, tree, job.timeout_s, record)
-        in_session = reruns.plugin_dir(job_dir / "rerun-before") if job.reruns else None
+        budget = job.timeout_s * job.rerun_share
+        in_session = reruns.plugin_dir(job_dir / "rerun-before", budget) if job.reruns else None
         before = runs.go("before", files, rerun_dir=in_session)
         if before is None:
             return Validated(validation=record)
         gitwork.apply(tree, gold)
         passed = [t for t, s in before.items() if s == "PASSED"]
-        after_session = reruns.plugin_dir(job_dir / "rerun-after", passed) if job.reruns else None
+        after_session = (
+            reruns.plugin_dir(job_dir / "rerun-after", budget, passed) if job.reruns else None
+        )
         after = runs.go("after", files, rerun_dir=after_session)
         if after is None:
             return Validated(validation=record)
@@ -149,8 +155,9 @@ def _run_tests(job: Job, executor: Executor, job_dir: Path, record: Validation) 
         candidates = [t for t in first.fail_to_pass if " " not in t]
         before_again = after_again = None
         if job.reruns and candidates:
+            sessions = (in_session, after_session)
             before_again, after_again = _again(
-                job, executor, runs, job_dir, candidates, (in_session, after_session)
+                job, executor, runs, job_dir, candidates, before, sessions
             )
         lists = compute_lists(before, after, before_again, after_again)
     record.flaky = lists.flaky
@@ -166,25 +173,33 @@ def _again(
     runs: _Runs,
     job_dir: Path,
     candidates: list[str],
-    plugin_dirs: tuple[Path | None, Path | None],
-) -> tuple[dict[str, str] | None, dict[str, str] | None]:
-    """Second outcomes of the candidates: from the runs' own sessions when the plugin ran
-    (no extra process), else from two more runs."""
+    before: dict[str, str],
+    sessions: tuple[Path | None, Path | None],
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Second outcomes of the candidates: from the runs' own sessions where the plugin reran
+    them (no extra process), the rest from two more runs."""
     record = runs.record
-    before, after = (reruns.read_again(d) for d in plugin_dirs)
-    if before is not None and after is not None:
-        record.reruns = "in_session"
-        record.durations["reruns"] = round(before.seconds + after.seconds, 3)
-        wanted = set(candidates)
-        return (
-            {t: s for t, s in before.outcomes.items() if t in wanted},
-            {t: s for t, s in after.outcomes.items() if t in wanted},
-        )
-    record.reruns = "new_processes"
-    t0 = time.monotonic()
-    again = _rerun(job, executor, runs, job_dir, candidates)
-    record.durations["reruns"] = round(time.monotonic() - t0, 3)
-    return again
+    found = [reruns.read_again(d) for d in sessions]
+    again_before = found[0].outcomes if found[0] else {}
+    again_after = found[1].outcomes if found[1] else {}
+    record.durations["reruns"] = round(sum(f.seconds for f in found if f), 3)
+    # A candidate absent before (its module did not import) has no before-outcome to repeat.
+    missing = [
+        t for t in candidates if t not in again_after or (t in before and t not in again_before)
+    ]
+    record.reruns = "in_session"
+    if missing:
+        record.reruns = "new_processes"
+        t0 = time.monotonic()
+        more_before, more_after = _rerun(job, executor, runs, job_dir, missing)
+        record.durations["reruns"] += round(time.monotonic() - t0, 3)
+        again_before = again_before | (more_before or {})
+        again_after = again_after | (more_after or {})
+    wanted = set(candidates)
+    return (
+        {t: s for t, s in again_before.items() if t in wanted},
+        {t: s for t, s in again_after.items() if t in wanted},
+    )
 
 
 def _rerun(
