@@ -47,3 +47,16 @@ def test_one_cue_is_a_partial_fix_two_are_complete() -> None:
     two = one + "\n\nThe root cause is that `key()` returns None for empty rows."
     assert extract_signals("Sort", one).candidate_solution == "partial"
     assert extract_signals("Sort", two).candidate_solution == "complete"
+
+
+def test_what_stands_under_a_proposed_solution_section_proposes_a_fix() -> None:
+    body = (
+        "### Problem\n\nOnly `__version__` is exposed; comparing strings is fragile.\n\n"
+        "### Proposed solution\n\nExpose a `version_info` tuple next to it.\n"
+    )
+    assert extract_signals("Version info", body).candidate_solution == "partial"
+    skipped = body.replace("Expose a `version_info` tuple next to it.", "_No response_")
+    assert extract_signals("Version info", skipped).candidate_solution == "none"
+    # GitHub's feature template asks for the behaviour wanted, not for a change to the code.
+    wished = body.replace("### Proposed solution", "### Describe the solution you'd like")
+    assert extract_signals("Version info", wished).candidate_solution == "none"

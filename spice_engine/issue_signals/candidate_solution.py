@@ -94,7 +94,12 @@ def candidate_solution(parts: IssueParts) -> CandidateResult:
     diffs = [b for b in parts.blocks if is_diff(b)]
     if diffs:
         return CandidateResult(CandidateSolution.EXACT_PATCH, [diffs[0].lines[0][:160]])
-    sentences = [line[:200] for line in parts.body_prose if _CUES_RX.search(_statements(line))]
+    sentences = [
+        line[:200]
+        for line, section in zip(parts.body_prose, parts.body_sections, strict=True)
+        # Under a "Proposed solution" or "Possible fix" section title, every line proposes.
+        if _CUES_RX.search(section) or _CUES_RX.search(_statements(line))
+    ]
     fix_code = [b for b in parts.blocks if b.lead and introduces_fix_code(b.lead)]
     if not sentences and not fix_code:
         return CandidateResult(CandidateSolution.NONE)

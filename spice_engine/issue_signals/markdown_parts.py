@@ -71,6 +71,8 @@ class IssueParts:
     links: list[str] = field(default_factory=list)
     headings: list[str] = field(default_factory=list)
     """Section titles (`### Expected`, `**Describe the bug**`): structure, not the reporter's words."""
+    sections: list[str] = field(default_factory=list)
+    """For each prose line, the section title it stands under ("" before any)."""
     last_text: str = ""
     """The latest prose line or heading seen while parsing (the lead of the next block)."""
     raw: str = ""
@@ -81,6 +83,11 @@ class IssueParts:
     def body_prose(self) -> list[str]:
         """Prose lines of the body only (the title, when there is one, comes first)."""
         return self.prose[1:] if self.title else self.prose
+
+    @property
+    def body_sections(self) -> list[str]:
+        """The section title of each line of `body_prose`."""
+        return self.sections[1:] if self.title else self.sections
 
     @property
     def prose_text(self) -> str:
@@ -116,6 +123,7 @@ def split_issue(title: str, body: str) -> IssueParts:
     parts = IssueParts(raw=f"{title}\n{text}", title=title.strip(), truncated=truncated)
     if title.strip():
         parts.prose.append(title.strip())
+        parts.sections.append("")
         parts.inline_code += re.findall(r"`([^`\n]+)`", title)
     source_lines = text.splitlines()
     for token in issue_markdown().parse(text):
@@ -166,6 +174,7 @@ def _take_lines(lines: list[str], parts: IssueParts) -> None:
             parts.last_text = parts.headings[-1]
         elif line.strip():
             parts.prose.append(line.strip().lstrip("#>*-+ ").strip())
+            parts.sections.append(parts.headings[-1] if parts.headings else "")
             parts.last_text = parts.prose[-1]
     if run:
         parts.blocks.append(CodeBlock("\n".join(run) + "\n", "", "unfenced", _lead(parts)))
