@@ -152,6 +152,15 @@ def test_localization_relative_to_the_fix() -> None:
     assert (vague.localization.file, vague.localization.function) == ("none", "none")
 
 
+def test_a_plain_word_of_the_title_does_not_point_at_the_function() -> None:
+    # "sort" in a title is the reporter's verb, not a pointer to `Frame.sort`; the human labels
+    # agree (titles naming the changed function are labelled "None" when the body does not).
+    plain = extract_signals("Frames sort wrongly", "Rows come out shuffled.", fix_patch=FIX_PATCH)
+    assert (plain.localization.file, plain.localization.function) == ("none", "none")
+    coded = extract_signals("`sort` drops rows", "Rows come out shuffled.", fix_patch=FIX_PATCH)
+    assert coded.localization.function == "keywords"  # written as code, it names the code
+
+
 def test_printer_method_named_by_its_class() -> None:
     patch = FIX_PATCH.replace("def sort(self, column):", "def _print_Product(self, column):")
     s = extract_signals("Pretty print", "The output of `Product` is too wide.", fix_patch=patch)

@@ -52,7 +52,6 @@ def _identifiers(parts: IssueParts, mentions: Mentions) -> set[str]:
     named += [c for c in mentions.code_calls if _compound(c.split(".")[-1])]
     names = {n.split(".")[-1] for n in named} | {n for n in named}
     names |= {w for c in parts.inline_code for w in _WORD.findall(c)}
-    names |= set(_WORD.findall(parts.title))
     return names
 
 
@@ -189,7 +188,6 @@ def _function_kind(
     """The kind, and whether the function named already exists (a new one locates nothing)."""
     code_shaped = {n.split(".")[-1] for n in mentions.functions + mentions.classes}
     code_shaped |= {w for c in parts.inline_code for w in re.findall(r"[A-Za-z_][\w-]*", c)}
-    code_shaped |= set(_JOINED.findall(parts.title))  # `inherited-members`, `min_degrees`
     code_shaped = {n.replace("-", "_").strip("_") for n in code_shaped if len(n) >= 4}
     if any(
         fr.function in fix.functions and any(_same_file(fr.path, f) for f in fix.files)
