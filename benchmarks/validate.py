@@ -2,8 +2,9 @@
 
 Prints, per instance: cold (shared environment built) and warm (reused) seconds, and the
 warm validation's overhead over the two bare test runs it contains (target <= 1.5x), with
-where the warm time goes (preparing the job's environment, the flakiness reruns — inside the two
-runs' own pytest sessions — and the rest: worktree, patches); then throughput (instances per minute, warm) with 1 and 2 workers.
+where the warm time goes (preparing the job's environment, the flakiness reruns — inside the
+two runs' own pytest sessions — and the rest: worktree, patches); then throughput (instances
+per minute, warm) with 1 and 2 workers.
 
     .venv/bin/python benchmarks/validate.py [--ids ID,ID,...]
 """

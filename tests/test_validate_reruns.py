@@ -56,12 +56,16 @@ class NoPluginExecutor(LocalExecutor):
 
 
 def _validate(
-    repo: Path, row: dict[str, str], tmp_path: Path, executor: LocalExecutor
+    repo: Path, row: dict[str, str], tmp_path: Path, executor: LocalExecutor, **job: float
 ) -> tuple[Validated, Path]:
     row = row | {"test_patch": _flaky_test_patch(repo, row["base_commit"], tmp_path / "n")}
     scratch = tmp_path / "scratch"
-    job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE)
-    return validate(job, executor, scratch), scratch
+    done = validate(
+        Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, **job),
+        executor,
+        scratch,
+    )
+    return done, scratch
 
 
 def _assert_lists_and_nothing_left(done: Validated, repo: Path, scratch: Path) -> None:
@@ -105,10 +109,8 @@ def test_past_its_budget_the_plugin_stops_and_the_rest_rerun_in_processes(
     calc_repo: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:
     repo, row = calc_repo
-    row = row | {"test_patch": _flaky_test_patch(repo, row["base_commit"], tmp_path / "n")}
-    job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, rerun_share=0.0)
-    scratch = tmp_path / "scratch"
-    done = validate(job, LocalExecutor(tmp_path / "envs"), scratch)
+    executor = LocalExecutor(tmp_path / "envs")
+    done, scratch = _validate(repo, row, tmp_path, executor, rerun_share=0.0)
     _assert_lists_and_nothing_left(done, repo, scratch)
     assert done.validation.reruns == "new_processes"
     assert {"rerun_after", "rerun_before"} <= set(done.validation.durations)

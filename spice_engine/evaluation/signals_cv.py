@@ -15,6 +15,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from spice_engine.evaluation.bootstrap import Interval
+from spice_engine.evaluation.metrics import binary_prf
 from spice_engine.evaluation.signals_scoring import SIGNALS
 from spice_engine.issue_signals import IssueSignals
 
@@ -105,18 +106,27 @@ def _estimate(
         # Cuts between grades nobody reached decide alike: compare what they predict.
         as_shipped += bool(np.array_equal(grades >= cut, grades >= shipped))
     rng = np.random.default_rng(seed)
-    tp, fp, fn = _f1_counts(truth, pred)
+    precision, recall, f1 = binary_prf(truth.tolist(), pred.tolist())
+    names = sorted(set(repos))
+    counts = np.array([_f1_counts(truth[repos == r], pred[repos == r]) for r in names])
     return CrossValidated(
         n=len(rows),
         positives=int(truth.sum()),
-        precision=_ratio(tp, tp + fp),
-        recall=_ratio(tp, tp + fn),
-        f1=_f1(tp, fp, fn),
+        precision=precision,
+        recall=recall,
+        f1=f1,
         f1_issues=_issue_interval(truth, pred, rng, resamples),
-        f1_repositories=_repository_interval(truth, pred, repos, rng, resamples),
-        folds=len(set(repos)),
+        f1_repositories=_repository_interval(counts, rng, resamples),
+        folds=len(names),
         folds_as_shipped=as_shipped,
-        per_repository=_per_repository(truth, pred, repos),
+        per_repository={
+            name: RepositoryScore(
+                n=int((repos == name).sum()),
+                positives=int(truth[repos == name].sum()),
+                f1=_f1(*c) if c.sum() else None,
+            )
+            for name, c in zip(names, counts, strict=True)
+        },
     )
 
 
@@ -130,12 +140,9 @@ def _f1_counts(truth: np.ndarray, pred: np.ndarray) -> tuple[int, int, int]:
     return int((truth & pred).sum()), int((~truth & pred).sum()), int((truth & ~pred).sum())
 
 
-def _ratio(a: float, b: float) -> float:
-    return float(a / b) if b else 0.0
-
-
 def _f1(tp: float, fp: float, fn: float) -> float:
-    return _ratio(2 * tp, 2 * tp + fp + fn)
+    denominator = 2 * tp + fp + fn
+    return float(2 * tp / denominator) if denominator else 0.0
 
 
 def _vector_f1(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray) -> np.ndarray:
@@ -156,29 +163,7 @@ def _issue_interval(
     return _interval(_vector_f1((t & p).sum(1), (~t & p).sum(1), (t & ~p).sum(1)))
 
 
-def _repository_interval(
-    truth: np.ndarray,
-    pred: np.ndarray,
-    repos: np.ndarray,
-    rng: np.random.Generator,
-    resamples: int,
-) -> Interval:
-    names = sorted(set(repos))
-    counts = np.array([_f1_counts(truth[repos == r], pred[repos == r]) for r in names])
-    picked = counts[rng.integers(0, len(names), size=(resamples, len(names)))].sum(1)
+def _repository_interval(counts: np.ndarray, rng: np.random.Generator, resamples: int) -> Interval:
+    """Resample repositories (rows of tp/fp/fn counts) with replacement."""
+    picked = counts[rng.integers(0, len(counts), size=(resamples, len(counts)))].sum(1)
     return _interval(_vector_f1(picked[:, 0], picked[:, 1], picked[:, 2]))
-
-
-def _per_repository(
-    truth: np.ndarray, pred: np.ndarray, repos: np.ndarray
-) -> dict[str, RepositoryScore]:
-    out = {}
-    for repo in sorted(set(repos)):
-        held = repos == repo
-        tp, fp, fn = _f1_counts(truth[held], pred[held])
-        out[repo] = RepositoryScore(
-            n=int(held.sum()),
-            positives=int(truth[held].sum()),
-            f1=_f1(tp, fp, fn) if tp + fp + fn else None,
-        )
-    return out

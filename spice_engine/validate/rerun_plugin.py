@@ -3,12 +3,14 @@
 It reruns, in the same session and right after their first run, the tests whose outcome decides
 FAIL_TO_PASS, and writes their second outcomes to a file, never to the log: before the fix,
 every test that failed or errored; after it, every test that passed and had not passed before
-(`settings.json` lists those that had, and bounds the seconds spent rerunning). A rerun in the session costs the test's own time;
-a rerun in a new process costs a pytest start-up too (about a second with plugins).
+(`settings.json` lists those that had, and bounds the seconds spent rerunning). A rerun in the
+session costs the test's own time; a rerun in a new process costs a pytest start-up too (about
+a second with plugins).
 
-It runs under whatever pytest the project pins (3.x to 8.x), so it uses only hooks and the
+It runs under whatever pytest the project pins (3.x to 9.x), so it uses only hooks and the
 `runtestprotocol` function that pytest-rerunfailures has relied on across those versions, and
-nothing from this package. Written for the project's Python (3.6 and later): type comments, no newer syntax.
+nothing from this package. Written for the project's Python (3.6 and later): type comments, no
+newer syntax.
 """
 
 import json
@@ -52,10 +54,9 @@ def pytest_runtest_logreport(report: Any) -> None:
     _first.setdefault(report.nodeid, []).append(report)
 
 
-def _wanted(nodeid: str) -> bool:
+def _wanted(nodeid: str, first: str) -> bool:
     if _seconds[0] >= _setting("budget_s"):
         return False  # the rest are rerun in new processes (spice validate sees them missing)
-    first = _status(_first.get(nodeid, []))
     passed_before = _setting("passed_before")
     if passed_before is None:
         return first in ("FAILED", "ERROR")
@@ -65,7 +66,9 @@ def _wanted(nodeid: str) -> bool:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: Any, nextitem: Any) -> Any:
     yield
-    if _DIR and _wanted(item.nodeid):
+    # A test's first reports are needed only until it is done: large suites keep nothing.
+    first = _status(_first.pop(item.nodeid, []))
+    if _DIR and _wanted(item.nodeid, first):
         reports = runtestprotocol(item, nextitem=nextitem, log=False)
         _again[item.nodeid] = _status(reports)
         _seconds[0] += sum(getattr(r, "duration", 0.0) for r in reports)

@@ -205,11 +205,10 @@ def _again(
 def _rerun(
     job: Job, executor: Executor, runs: _Runs, job_dir: Path, candidates: list[str]
 ) -> tuple[dict[str, str] | None, dict[str, str] | None]:
-    """A fail-to-pass test must show both outcomes again: before and after, at once.
+    """Both outcomes again, in two more runs at once, for tests the plugin did not rerun.
 
     The after-rerun goes on in the job's tree while a second worktree (base + test patch, its
-    own venv: the editable install is replayed in ~0.1 s) takes the before-rerun, so a warm
-    validation costs about one test process more than its two bare runs, not two.
+    own venv: the editable install is replayed in ~0.1 s) takes the before-rerun.
     """
     inst = job.instance
     with ThreadPoolExecutor(max_workers=1) as pool:
