@@ -60,3 +60,41 @@ def test_what_stands_under_a_proposed_solution_section_proposes_a_fix() -> None:
     # GitHub's feature template asks for the behaviour wanted, not for a change to the code.
     wished = body.replace("### Proposed solution", "### Describe the solution you'd like")
     assert extract_signals("Version info", wished).candidate_solution == "none"
+
+
+def test_an_expected_result_naming_dotted_code_is_not_fix_code() -> None:
+    # The period of `Q.vel` used to end the sentence before "expected" could be read.
+    body = "The expected result of the `Q.vel(A)` should be:\n\n    A.x + A.y\n\nIt raises."
+    assert extract_signals("Velocity", body).candidate_solution != "complete"
+
+
+def test_not_knowing_where_the_problem_is_names_no_cause() -> None:
+    unsure = "Simplify raises PolynomialError.\n\nI am not sure where the issue is, sorry."
+    assert extract_signals("Crash", unsure).candidate_solution == "none"
+    named = "Simplify raises PolynomialError.\n\nThe issue is that `gcd` drops the domain."
+    assert extract_signals("Crash", named).candidate_solution == "partial"
+
+
+def test_a_traceback_quoting_code_the_fix_only_moves_proposes_nothing() -> None:
+    patch = (
+        "--- a/point.py\n+++ b/point.py\n@@ -1,4 +1,5 @@\n def vel(self, frame):\n"
+        "     if frame not in self._vel_dict:\n"
+        "-        raise ValueError('Velocity of point not defined')\n"
+        "-    return self._vel_dict[frame]\n"
+        "+        if not self.calculate(frame):\n"
+        "+            raise ValueError('Velocity of point not defined')\n"
+        "+        return self._vel_dict[frame]\n"
+    )
+    body = (
+        '```\n  File "point.py", line 3, in vel\n'
+        "    raise ValueError('Velocity of point not defined')\n"
+        "    return self._vel_dict[frame]\nValueError: Velocity of point not defined\n```"
+    )
+    assert extract_signals("Velocity", body, fix_patch=patch).candidate_solution == "none"
+    # The same lines written afresh by the fix: the issue quotes new code.
+    written = (
+        "--- a/point.py\n+++ b/point.py\n@@ -1,1 +1,3 @@\n def vel(self, frame):\n"
+        "+        raise ValueError('Velocity of point not defined')\n"
+        "+    return self._vel_dict[frame]\n"
+    )
+    assert extract_signals("Velocity", body, fix_patch=written).candidate_solution == "complete"

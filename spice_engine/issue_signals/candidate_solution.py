@@ -25,7 +25,9 @@ _CUES = [
     r"\bsomething like\b|\bas follow(?:s|ing)\b|\blike so\b",
     rf"\b(?:i think|i believe|i guess|i suspect|it seems|it appears|it looks like|apparently)\b{_S}{{0,80}}"
     r"\b(?:should|need|must|missing|wrong|because|instead|could|would)\b",
-    r"\b(?:root|real|underlying) (?:cause|problem|issue)\b|\bthe (?:cause|problem|issue|bug) (?:is|seems|was|lies)\b",
+    # "not sure where the problem is" asks where the cause is; it does not name it.
+    r"\b(?:root|real|underlying) (?:cause|problem|issue)\b"
+    r"|(?<!where )(?<!what )(?<!why )\bthe (?:cause|problem|issue|bug) (?:is|seems|was|lies)\b",
     r"\b(?:because|since) (?:we|it|the code|this) (?:don't|doesn't|do not|does not|never|only|always)\b",
     r"\bshould (?:be|read|say|look like)\s*:",
     # The reporter tried a change to the code and reports what it did.
@@ -54,7 +56,7 @@ _INTRODUCES_CODE = re.compile(
 # should happen, not what should be written.
 _REPORTS_OUTCOME = re.compile(
     r"\b(?:fails?|failed|raises?|raised|throws?|errors?|returns?|returned|gives?|gave|outputs?"
-    r"|produces?|shows?|results? in|get|gets|got|crash(?:es)?|expect(?:s|ed|ation)?)\b[^.?!]*$",
+    rf"|produces?|shows?|results? in|get|gets|got|crash(?:es)?|expect(?:s|ed|ation)?)\b{_S}*$",
     re.I,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")

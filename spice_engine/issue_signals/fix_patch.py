@@ -26,6 +26,8 @@ class FixLocation:
     """Per file, each changed source line and the function it belongs to (None: no function)."""
     added: list[str] = field(default_factory=list)
     """Substantial added lines, whitespace removed (to recognise a fix quoted in the issue)."""
+    removed: set[str] = field(default_factory=set)
+    """Removed lines, whitespace removed: an added line among them was moved, not written."""
 
 
 def fix_location(patch: str) -> FixLocation | None:
@@ -78,6 +80,8 @@ def _read_hunk(
             continue
         if line.is_added and _is_substantial(text):
             loc.added.append(re.sub(r"\s+", "", text))
+        elif line.is_removed:
+            loc.removed.add(re.sub(r"\s+", "", text))
         owner: tuple[str, ...] | None = None
         if is_def:
             owner = is_def.groups()
@@ -97,9 +101,12 @@ def _is_substantial(text: str) -> bool:
 
 
 def quotes_fix(fix: FixLocation, raw_issue: str) -> int:
-    """How many of the fix's substantial added lines the issue already contains."""
+    """How many of the fix's substantial new lines the issue already contains.
+
+    A line the fix only moves or re-indents is old code: a traceback quoting it proposes nothing.
+    """
     squashed = re.sub(r"\s+", "", raw_issue)
-    return sum(1 for a in dict.fromkeys(fix.added) if a in squashed)
+    return sum(1 for a in dict.fromkeys(fix.added) if a not in fix.removed and a in squashed)
 
 
 def _indent(text: str) -> int:
