@@ -69,9 +69,9 @@ def test_an_expected_result_naming_dotted_code_is_not_fix_code() -> None:
 
 
 def test_not_knowing_where_the_problem_is_names_no_cause() -> None:
-    unsure = "Simplify raises PolynomialError.\n\nI am not sure where the issue is, sorry."
+    unsure = "Simplify raises PolynomialError.\n\nI am not sure where the bug is, sorry."
     assert extract_signals("Crash", unsure).candidate_solution == "none"
-    named = "Simplify raises PolynomialError.\n\nThe issue is that `gcd` drops the domain."
+    named = "Simplify raises PolynomialError.\n\nThe bug is that `gcd` drops the domain."
     assert extract_signals("Crash", named).candidate_solution == "partial"
 
 
@@ -98,3 +98,27 @@ def test_a_traceback_quoting_code_the_fix_only_moves_proposes_nothing() -> None:
         "+    return self._vel_dict[frame]\n"
     )
     assert extract_signals("Velocity", body, fix_patch=written).candidate_solution == "complete"
+
+
+def test_describing_the_problem_or_a_users_workaround_proposes_no_fix() -> None:
+    for sentence in (
+        "The problem is that the legend disappears.",
+        "The workaround is to pass `keep_attrs=False`.",
+        "Optimistically marking this as easy to fix (I could be wrong).",
+        "The long form using Coalesce works.",
+    ):
+        body = f"Plotting twice raises a KeyError.\n\n{sentence}"
+        assert extract_signals("Crash", body).candidate_solution == "none", sentence
+
+
+def test_a_fix_said_in_the_active_voice_is_a_candidate_solution() -> None:
+    for sentence in (
+        "We can correct this by ensuring that the subparser action copies the arguments.",
+        "This should be straightforward to add by adding a `__reversed__()` method.",
+        "The fix in #7571 does a set instead of setdefault on `_initial_handler_level`.",
+    ):
+        body = f"Calling it twice loses the level.\n\n{sentence}"
+        assert extract_signals("Levels", body).candidate_solution != "none", sentence
+    # The same words about what a user ran are not a change to the code.
+    tried = "Calling it twice loses the level.\n\nIt was resolved by reinstalling numpy."
+    assert extract_signals("Levels", tried).candidate_solution == "none"

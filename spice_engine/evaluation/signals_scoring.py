@@ -147,12 +147,15 @@ def score_signals(
                 continue
             truth.append(label)
             pred.append(predict(sig))
+        if not truth:
+            continue  # a labels file may carry only some columns: nothing to score here
         p, r, f = binary_prf(truth, pred)
         result[name] = BinaryScore(precision=p, recall=r, f1=f, n=len(truth), positives=sum(truth))
     misleading = [i for i in signals if gold.get(i, {}).get(SOLUTION_COLUMN) == MISLEADING]
     flagged = [i for i in misleading if signals[i].candidate_solution != CandidateSolution.NONE]
-    result["candidate_solution"].extra["misleading"] = {
-        "n": len(misleading),
-        "detected_as_fix": len(flagged),
-    }
+    if "candidate_solution" in result:
+        result["candidate_solution"].extra["misleading"] = {
+            "n": len(misleading),
+            "detected_as_fix": len(flagged),
+        }
     return result

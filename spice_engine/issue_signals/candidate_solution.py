@@ -16,20 +16,28 @@ _DIFF_LINE = re.compile(r"^[+-](?![+-]{2})\s*\S", re.M)
 # Within one sentence: a period only ends it when followed by a space (`a.b()` stays inside).
 _S = r"(?:[^.?!\n]|\.(?=\S))"
 _CUES = [
-    rf"\b(?:fix|solution|workaround|remedy|patch)\b{_S}{{0,30}}\b(?:is|would be|could be|might be|seems to be|was)\b",
+    # "easy to fix" uses the verb; a workaround is what users do, not a change to the code.
+    rf"(?<!to )\b(?:fix|solution|remedy|patch)\b{_S}{{0,30}}\b(?:is|would be|could be|might be|seems to be|was)\b",
     r"\b(?:can|could|would|might|may) (?:easily |simply |probably )?be (?:fixed|solved|resolved|addressed|avoided)\b",
     r"\b(?:i|we) (?:would )?(?:suggest|propose|recommend)\b",
     r"\b(?:proposed?|suggested|possible|potential|simple|easy|quick) (?:fix|solution|change|patch|approach)\b",
-    rf"\b(?:changing|replacing|removing|adding|moving|using|wrapping|passing|setting) {_S}{{1,60}}\b(?:fixes|solves|resolves|works|would work|avoids)\b",
+    # "using X works" is how users work around a bug; changing the code is a fix.
+    rf"\b(?:changing|replacing|removing|adding|moving|wrapping) {_S}{{1,60}}\b(?:fixes|solves|resolves|works|would work|avoids)\b",
     r"\b(?:the|a|one) (?:way|option|approach) (?:to fix|would be|is to|could be)\b",
+    # How to fix it, in the active voice: "we can correct this by ensuring ...".
+    rf"\b(?:fix|correct|solve|resolve|address|add|implement)\w*\b{_S}{{0,40}}\bby (?:adding|removing"
+    r"|changing|replacing|calling|passing|wrapping|checking|catching|overriding|implementing|ensuring"
+    r"|moving|skipping|converting|copying|returning|raising)\b",
     r"\bsomething like\b|\bas follow(?:s|ing)\b|\blike so\b",
     rf"\b(?:i think|i believe|i guess|i suspect|it seems|it appears|it looks like|apparently)\b{_S}{{0,80}}"
     r"\b(?:should|need|must|missing|wrong|because|instead|could|would)\b",
     # "not sure where the problem is" asks where the cause is; it does not name it.
     r"\b(?:root|real|underlying) (?:cause|problem|issue)\b"
-    r"|(?<!where )(?<!what )(?<!why )\bthe (?:cause|problem|issue|bug) (?:is|seems|was|lies)\b",
+    r"|(?<!where )(?<!what )(?<!why )\bthe (?:cause|bug) (?:is|seems|was|lies)\b",
     r"\b(?:because|since) (?:we|it|the code|this) (?:don't|doesn't|do not|does not|never|only|always)\b",
     r"\bshould (?:be|read|say|look like)\s*:",
+    # What the code does wrong and what it should do: "it does a `set` instead of `setdefault`".
+    rf"\b(?:does|uses|used|calls|called) {_S}{{1,40}}\binstead of\b",
     # The reporter tried a change to the code and reports what it did.
     r"\bif (?:i|we) (?:replace|change|remove|add|modify|patch|edit|comment out"
     r"|replaced|changed|removed|added|modified|patched|edited|commented out)\b",
