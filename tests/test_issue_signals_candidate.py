@@ -122,3 +122,16 @@ def test_a_fix_said_in_the_active_voice_is_a_candidate_solution() -> None:
     # The same words about what a user ran are not a change to the code.
     tried = "Calling it twice loses the level.\n\nIt was resolved by reinstalling numpy."
     assert extract_signals("Levels", tried).candidate_solution == "none"
+
+
+def test_code_named_as_absent_is_a_candidate_solution() -> None:
+    for sentence in (
+        "`Quaternion` class has no overridden `evalf` method.",
+        "The value is converted into a date without guarding against an OverflowError.",
+        "In such case, this make_hashable call is missing in ManyToManyRel.",
+    ):
+        body = f"It crashes on large input.\n\n{sentence}"
+        assert extract_signals("Crash", body).candidate_solution != "none", sentence
+    # A TypeError's missing argument is the symptom, not the fix.
+    symptom = "It crashes on large input.\n\nThe call fails because the value argument is missing."
+    assert extract_signals("Crash", symptom).candidate_solution == "none"

@@ -29,7 +29,7 @@ from tests.fakes.openai_server import FakeOpenAI
 # Development-split F1, leave one repository out; a drop means a regression.
 # Localization is judged against the gold patch (the human labels ask about the fix's location).
 FLOORS = {
-    "candidate_solution": 0.76,  # measured 0.778
+    "candidate_solution": 0.77,  # measured 0.795
     "reproduction": 0.85,  # measured 0.866
     "file_localization": 0.81,  # measured 0.829
     "function_localization": 0.74,  # measured 0.759
@@ -162,6 +162,6 @@ def test_candidate_solution_on_freshly_labelled_issues(shared_data: Path) -> Non
     scores = score_signals(signals, gold)
     assert list(scores) == ["candidate_solution"]  # a file with one column scores one signal
     assert scores["candidate_solution"].n == 100
-    assert scores["candidate_solution"].f1 >= 0.60  # measured 0.638
+    assert scores["candidate_solution"].f1 >= 0.66  # measured 0.694
     check = {i: s for i, s in signals.items() if gold[i]["split"] == "check"}
-    assert score_signals(check, gold)["candidate_solution"].f1 >= 0.60  # measured 0.650
+    assert score_signals(check, gold)["candidate_solution"].f1 >= 0.65  # measured 0.683

@@ -38,6 +38,10 @@ _CUES = [
     r"\bshould (?:be|read|say|look like)\s*:",
     # What the code does wrong and what it should do: "it does a `set` instead of `setdefault`".
     rf"\b(?:does|uses|used|calls|called) {_S}{{1,40}}\binstead of\b",
+    # Code that is absent, named: "has no overridden `evalf` method", "without guarding against".
+    r"\b(?:has|have) no (?:overridden |own |custom )?\S+ method\b|\bwithout (?:guarding|checking"
+    r"|catching|validating|escaping)\b|\b(?:call|check) is missing\b"
+    r"|\bis missing (?:the|a|an) (?:call|parameter|argument|check)\b",
     # The reporter tried a change to the code and reports what it did.
     r"\bif (?:i|we) (?:replace|change|remove|add|modify|patch|edit|comment out"
     r"|replaced|changed|removed|added|modified|patched|edited|commented out)\b",
