@@ -4,37 +4,37 @@ later job's venv for its own worktree, and installed for real when the packaging
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 from spice_engine.validate import gitwork
+from spice_engine.validate.bubblewrap import Bubblewrap
+from spice_engine.validate.executor import Prepared
 from spice_engine.validate.local import EDITABLE, LocalExecutor
 from spice_engine.validate.recipe import Recipe
-from tests.validation_support import calc_repo_fixture, git  # noqa: F401
+from tests.validation_support import calc_repo_fixture, git, sandbox_fixture  # noqa: F401
 
-RECIPE = Recipe(python="3.11", test_cmd="python -m pytest -rA")
+RECIPE = Recipe(python="3.11", test_cmd="python -m pytest -rA", extra_packages=["pytest"])
 
 
-def which_calc(python: Path, tree: Path) -> str:
-    done = subprocess.run(
-        [
-            str(python),
-            "-c",
-            "import calc, importlib.metadata as m; print(calc.__file__, m.version('calc'))",
-        ],
-        cwd="/",
-        capture_output=True,
-        text=True,
-        check=True,
+def which_calc(executor: LocalExecutor, prepared: Prepared, tree: Path) -> str:
+    """Which calc the job's tests import, as the sandbox shows it: path, the marker file beside
+    it (which worktree it is) and the installed version."""
+    (tree / "marker").write_text(tree.parent.parent.name)
+    (tree / "test_which.py").write_text(
+        "def test_which():\n"
+        "    import calc, importlib.metadata as m, pathlib\n"
+        "    here = pathlib.Path(calc.__file__)\n"
+        "    print('CALC', here, (here.parent / 'marker').read_text(), m.version('calc'))\n"
     )
-    return done.stdout.strip()
+    done = executor.run(prepared, tree, ["-s", "test_which.py"], 120)
+    return next(line for line in done.log.splitlines() if "CALC " in line).split("CALC ", 1)[1]
 
 
 def test_second_job_gets_the_install_replayed_for_its_own_tree(
-    calc_repo: tuple[Path, dict[str, str]], tmp_path: Path
+    calc_repo: tuple[Path, dict[str, str]], tmp_path: Path, sandbox: Bubblewrap
 ) -> None:
     repo, row = calc_repo
-    executor = LocalExecutor(tmp_path / "envs")
+    executor = LocalExecutor(tmp_path / "envs", sandbox)
     jobs = []
     for n in range(2):
         job = tmp_path / f"job{n}"
@@ -52,15 +52,16 @@ def test_second_job_gets_the_install_replayed_for_its_own_tree(
         assert not list(next((shared / "lib").glob("python*/site-packages")).glob("calc*"))
         reused = executor.prepare("octo/calc", "0.1", RECIPE, second, jobs[1])
         assert built.built and not reused.built
-        assert which_calc(reused.python, second) == f"{second / 'calc.py'} 0.1.0"
-        assert which_calc(built.python, first) == f"{first / 'calc.py'} 0.1.0"
+        # Each job's tests import its own worktree, always seen at /testbed.
+        assert which_calc(executor, reused, second) == "/testbed/calc.py job1 0.1.0"
+        assert which_calc(executor, built, first) == "/testbed/calc.py job0 0.1.0"
 
 
 def test_changed_packaging_installs_for_real(
-    calc_repo: tuple[Path, dict[str, str]], tmp_path: Path
+    calc_repo: tuple[Path, dict[str, str]], tmp_path: Path, sandbox: Bubblewrap
 ) -> None:
     repo, row = calc_repo
-    executor = LocalExecutor(tmp_path / "envs")
+    executor = LocalExecutor(tmp_path / "envs", sandbox)
     job0, job1 = tmp_path / "job0", tmp_path / "job1"
     job0.mkdir()
     job1.mkdir()
@@ -73,4 +74,4 @@ def test_changed_packaging_installs_for_real(
     with gitwork.worktree(repo, head, job1) as second:
         prepared = executor.prepare("octo/calc", "0.1", RECIPE, second, job1)
         # A copy of the old install would claim 0.1.0.
-        assert which_calc(prepared.python, second) == f"{second / 'calc.py'} 0.1.7"
+        assert which_calc(executor, prepared, second) == "/testbed/calc.py job1 0.1.7"

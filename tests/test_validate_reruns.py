@@ -11,24 +11,25 @@ from pathlib import Path
 from typing import Any
 
 from spice_engine.validate import reruns
+from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.executor import RERUN_PLUGIN, Prepared, RunResult
 from spice_engine.validate.local import LocalExecutor
 from spice_engine.validate.outcomes import parse_pytest_log
 from spice_engine.validate.recipe import Recipe
 from spice_engine.validate.validator import Job, Validated, validate
-from tests.validation_support import calc_repo_fixture, git  # noqa: F401
+from tests.validation_support import calc_repo_fixture, git, sandbox_fixture  # noqa: F401
 
 RECIPE = Recipe(python="3.11", extra_packages=["pytest"])
 
 
-def _flaky_test_patch(repo: Path, base: str, counter: Path) -> str:
+def _flaky_test_patch(repo: Path, base: str) -> str:
     """Adds test_add (stable) and test_add_once (passes with the fix only on its first run)."""
     git(repo, "checkout", "-q", base)
     with (repo / "tests" / "test_calc.py").open("a") as tests:
         tests.write(
             "\n\ndef test_add():\n    from calc import add\n    assert add(2, 3) == 5\n"
             "\n\ndef test_add_once():\n    from pathlib import Path\n    from calc import add\n"
-            f"    counter = Path({str(counter)!r})\n"
+            "    counter = Path.home() / 'runs'  # the job's own scratch, across its runs\n"
             "    if add(2, 3) == 5:\n"
             "        runs = int(counter.read_text()) if counter.exists() else 0\n"
             "        counter.write_text(str(runs + 1))\n"
@@ -58,7 +59,7 @@ class NoPluginExecutor(LocalExecutor):
 def _validate(
     repo: Path, row: dict[str, str], tmp_path: Path, executor: LocalExecutor, **job: float
 ) -> tuple[Validated, Path]:
-    row = row | {"test_patch": _flaky_test_patch(repo, row["base_commit"], tmp_path / "n")}
+    row = row | {"test_patch": _flaky_test_patch(repo, row["base_commit"])}
     scratch = tmp_path / "scratch"
     done = validate(
         Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, **job),
@@ -82,10 +83,10 @@ def _assert_lists_and_nothing_left(done: Validated, repo: Path, scratch: Path) -
 
 
 def test_reruns_happen_inside_the_two_runs_and_drop_the_flaky_test(
-    calc_repo: tuple[Path, dict[str, str]], tmp_path: Path
+    calc_repo: tuple[Path, dict[str, str]], tmp_path: Path, sandbox: Bubblewrap
 ) -> None:
     repo, row = calc_repo
-    done, scratch = _validate(repo, row, tmp_path, LocalExecutor(tmp_path / "envs"))
+    done, scratch = _validate(repo, row, tmp_path, LocalExecutor(tmp_path / "envs", sandbox))
     _assert_lists_and_nothing_left(done, repo, scratch)
     assert done.validation.reruns == "in_session"
     durations = done.validation.durations
@@ -94,10 +95,10 @@ def test_reruns_happen_inside_the_two_runs_and_drop_the_flaky_test(
 
 
 def test_without_the_plugin_two_more_runs_go_at_once_in_two_worktrees(
-    calc_repo: tuple[Path, dict[str, str]], tmp_path: Path
+    calc_repo: tuple[Path, dict[str, str]], tmp_path: Path, sandbox: Bubblewrap
 ) -> None:
     repo, row = calc_repo
-    done, scratch = _validate(repo, row, tmp_path, NoPluginExecutor(tmp_path / "envs"))
+    done, scratch = _validate(repo, row, tmp_path, NoPluginExecutor(tmp_path / "envs", sandbox))
     _assert_lists_and_nothing_left(done, repo, scratch)
     assert done.validation.reruns == "new_processes"
     durations = done.validation.durations
@@ -106,10 +107,10 @@ def test_without_the_plugin_two_more_runs_go_at_once_in_two_worktrees(
 
 
 def test_past_its_budget_the_plugin_stops_and_the_rest_rerun_in_processes(
-    calc_repo: tuple[Path, dict[str, str]], tmp_path: Path
+    calc_repo: tuple[Path, dict[str, str]], tmp_path: Path, sandbox: Bubblewrap
 ) -> None:
     repo, row = calc_repo
-    executor = LocalExecutor(tmp_path / "envs")
+    executor = LocalExecutor(tmp_path / "envs", sandbox)
     done, scratch = _validate(repo, row, tmp_path, executor, rerun_share=0.0)
     _assert_lists_and_nothing_left(done, repo, scratch)
     assert done.validation.reruns == "new_processes"

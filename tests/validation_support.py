@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from spice_engine.validate.bubblewrap import Bubblewrap
+
 
 def git(repo: Path, *args: str) -> str:
     env = os.environ | {
@@ -67,3 +69,12 @@ def calc_repo_fixture(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
         "created_at": "2025-06-02T00:00:00Z",
     }
     yield repo, row
+
+
+@pytest.fixture(name="sandbox", scope="session")
+def sandbox_fixture() -> Bubblewrap:
+    """The sandbox validation runs repository code in (`./dev` installs bubblewrap)."""
+    box = Bubblewrap()
+    if why := box.problem() or box.network_problem():
+        pytest.skip(f"no sandbox here: {why}")
+    return box

@@ -11,11 +11,15 @@ import typer
 from tqdm import tqdm  # type: ignore[import-untyped]
 
 from app.cli.common import emit_json, fail, settings_with
+from app.sandboxing import checked_sandbox
+from app.settings import Settings
 from spice_engine.errors import InputError
 from spice_engine.validate.batch import validate_rows
 from spice_engine.validate.docker import DockerExecutor
+from spice_engine.validate.executor import Executor
 from spice_engine.validate.gitwork import clone_from_github, open_repository
 from spice_engine.validate.local import LocalExecutor
+from spice_engine.validate.sandbox import Sandbox, SandboxUnavailable, Unsandboxed
 
 
 def _read_rows(path: Path) -> list[dict[str, Any]]:
@@ -52,6 +56,31 @@ def _repo_map(specs: list[str], cache: Path, rows: list[dict[str, Any]]) -> dict
     return git_dirs
 
 
+def _executor(settings: Settings, name: str, no_sandbox: bool) -> Executor:
+    """The executor asked for; repository code runs in the sandbox unless told otherwise."""
+    if name not in ("local", "docker"):
+        fail(f"--executor must be local or docker, not {name!r}")
+    if name == "docker":
+        return DockerExecutor()
+    sandbox: Sandbox
+    if no_sandbox:
+        typer.echo(
+            "warning: --no-sandbox: the repositories' build and tests run as you, with your "
+            "files and network; use it for repositories you trust only",
+            err=True,
+        )
+        sandbox = Unsandboxed()
+    else:
+        try:
+            sandbox = checked_sandbox(settings)
+        except SandboxUnavailable as exc:
+            fail(
+                f"no sandbox to run repository code in: {exc}. Install it, use --executor "
+                "docker, or pass --no-sandbox for repositories you trust"
+            )
+    return LocalExecutor(settings.data_dir.resolve() / "envs", sandbox)
+
+
 def validate_cmd(
     instances: Annotated[Path, typer.Argument(help="SWE-bench JSONL to validate.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="JSONL to write.")],
@@ -67,15 +96,20 @@ def validate_cmd(
     executor_name: Annotated[
         str, typer.Option("--executor", help="local (venvs, the default) or docker.")
     ] = "local",
+    no_sandbox: Annotated[
+        bool,
+        typer.Option(
+            "--no-sandbox",
+            help="Run the repositories' code without the sandbox (trusted repositories only).",
+        ),
+    ] = False,
 ) -> None:
     """Compute FAIL_TO_PASS, PASS_TO_PASS, version and environment_setup_commit by running tests."""
     settings = settings_with()
     rows = _read_rows(instances)
     data = settings.data_dir.resolve()
+    executor = _executor(settings, executor_name, no_sandbox)
     git_dirs = _repo_map(repo or [], data / "repos", rows)
-    if executor_name not in ("local", "docker"):
-        fail(f"--executor must be local or docker, not {executor_name!r}")
-    executor = LocalExecutor(data / "envs") if executor_name == "local" else DockerExecutor()
     bar = tqdm(total=len(rows), unit="instance", desc="validate", disable=None, dynamic_ncols=True)
     statuses: Counter[str] = Counter()
 

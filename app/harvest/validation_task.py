@@ -12,11 +12,13 @@ from typing import Any
 from huey import Huey
 
 from app.harvest.store import HarvestStore
+from app.sandboxing import SANDBOX_UNAVAILABLE, live_validation_problem, sandbox_for
 from app.settings import Settings
 from app.store.engine import database_url, make_engine, session_factory
-from spice_engine.validate.batch import validate_rows
+from spice_engine.validate.batch import merge, validate_rows
 from spice_engine.validate.gitwork import GitError, clone_from_github
 from spice_engine.validate.local import LocalExecutor
+from spice_engine.validate.validator import Validated, Validation
 
 log = logging.getLogger(__name__)
 TASK_NAME = "validate_instance"
@@ -28,6 +30,12 @@ def run_validation(settings: Settings, store: HarvestStore, instance_id: str) ->
     if stored is None:
         return "missing"
     row = dict(stored.instance)
+    if why := live_validation_problem(settings):
+        # Repository code never runs outside the sandbox: the row says why it is unvalidated.
+        off = Validated(validation=Validation(status=SANDBOX_UNAVAILABLE, detail=why))
+        store.save_validation(instance_id, merge(row, off, "", ""))
+        log.warning("validate %s: %s", instance_id, why)
+        return SANDBOX_UNAVAILABLE
     data = settings.data_dir.resolve()
     try:
         git_dir = clone_from_github(str(row["repo"]), data / "repos", settings.git_base_url)
@@ -36,7 +44,10 @@ def run_validation(settings: Settings, store: HarvestStore, instance_id: str) ->
         raise  # a transient network failure: the task's retry tries again
     with tempfile.TemporaryDirectory(dir=data, prefix="validate-") as scratch:
         [validated] = validate_rows(
-            [row], {str(row["repo"]): git_dir}, LocalExecutor(data / "envs"), Path(scratch)
+            [row],
+            {str(row["repo"]): git_dir},
+            LocalExecutor(data / "envs", sandbox_for(settings)),
+            Path(scratch),
         )
     store.save_validation(instance_id, validated)
     status = str(validated["spice"]["validation"]["status"])

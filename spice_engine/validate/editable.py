@@ -40,7 +40,12 @@ def packaging_hash(tree: Path) -> str:
     return digest.hexdigest()
 
 
-def _text(path: Path) -> str | None:
+def _text(path: Path, within: Path) -> str | None:
+    """The file's text; None for anything not replayable, and for a path that leaves `within`
+    (the sandboxed build wrote these files and their RECORD: a symlink or a `../` must not make
+    the worker read one of its own files into the next job)."""
+    if path.is_symlink() or not path.resolve().is_relative_to(within.resolve()):
+        return None
     if path.suffix in COMPILED or not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
         return None
     try:
@@ -54,16 +59,19 @@ def _record_paths(dist_info: Path) -> list[str]:
         return [row[0] for row in csv.reader(f) if row]
 
 
-def capture(site: Path, dist_infos: list[Path], tree: Path) -> EditableInstall | None:
-    """What the editable install of `tree` put in `site` and in the tree; None: not
-    replayable (compiled parts, binary files, anything outside site-packages but scripts)."""
-    names = {str(tree), str(tree.resolve())}
+def capture(
+    site: Path, dist_infos: list[Path], tree: Path, seen_as: Path | None = None
+) -> EditableInstall | None:
+    """What the editable install of `tree` (built where it was `seen_as`) put in `site` and in
+    the tree; None: not replayable (compiled parts, binary files, anything outside
+    site-packages but scripts)."""
+    names = {str(tree), str(tree.resolve()), str(seen_as or tree)}
     site_files: dict[str, str] = {}
     for dist_info in dist_infos:
         for rel in _record_paths(dist_info):
             if rel.startswith("..") or rel.endswith(".pyc"):
                 continue  # console scripts and byte code: the test command needs neither
-            text = _text(site / rel)
+            text = _text(site / rel, site)
             if text is None:
                 return None
             for name in sorted(names, key=len, reverse=True):
@@ -73,7 +81,7 @@ def capture(site: Path, dist_infos: list[Path], tree: Path) -> EditableInstall |
     for rel in gitwork.untracked(tree):
         if "__pycache__" in Path(rel).parts:
             continue
-        text = _text(tree / rel)
+        text = _text(tree / rel, tree)
         if text is None:
             return None
         tree_files[rel] = text
@@ -82,9 +90,9 @@ def capture(site: Path, dist_infos: list[Path], tree: Path) -> EditableInstall |
     )
 
 
-def replay(install: EditableInstall, site: Path, tree: Path) -> bool:
-    """Write the captured install for `tree` into `site`; False (nothing written) when the
-    tree's packaging differs from the one captured."""
+def replay(install: EditableInstall, site: Path, tree: Path, seen_as: Path | None = None) -> bool:
+    """Write the captured install for `tree` (run where it is `seen_as`) into `site`; False
+    (nothing written) when the tree's packaging differs from the one captured."""
     if packaging_hash(tree) != install.packaging:
         return False
     if any(gitwork.is_tracked(tree, rel) for rel in install.tree_files):
@@ -94,5 +102,5 @@ def replay(install: EditableInstall, site: Path, tree: Path) -> bool:
         (tree / rel).write_text(text, encoding="utf-8")
     for rel, text in install.site_files.items():
         (site / rel).parent.mkdir(parents=True, exist_ok=True)
-        (site / rel).write_text(text.replace(TREE, str(tree)), encoding="utf-8")
+        (site / rel).write_text(text.replace(TREE, str(seen_as or tree)), encoding="utf-8")
     return True

@@ -36,6 +36,8 @@ class RunResult(BaseModel):
     returncode: int | None
     seconds: float
     timed_out: bool = False
+    killed: str | None = None
+    """Why the sandbox stopped the command early (`timeout`, low disk), if it did."""
 
 
 class Executor(Protocol):

@@ -24,8 +24,11 @@ class GitError(InputError):
 
 
 def git(repo: Path, *args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> str:
-    """Run git in `repo`; hooks and prompts off (a repository is data, not code we trust)."""
-    cmd = ["git", "-c", "core.hooksPath=/dev/null", "-c", "advice.detachedHead=false", *args]
+    """Run git in `repo`; hooks, fsmonitor and prompts off (a repository is data, not code we
+    trust). Worktrees belong to the sandbox's user once tests ran in them: git must not refuse
+    them as another user's."""
+    cmd = ["git", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"]
+    cmd += ["-c", "safe.directory=*", "-c", "advice.detachedHead=false", *args]
     full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", **(env or {})}
     done = subprocess.run(
         cmd,

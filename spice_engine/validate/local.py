@@ -1,9 +1,15 @@
-"""The local executor: one shared venv per (repo, version, recipe), a thin venv per job.
+"""The local executor: one shared venv per (repo, version, recipe), a thin venv per job, and
+every command that runs repository code (the install, the tests) inside the `Sandbox`.
 
 The shared venv holds the dependencies, resolved once and kept under the data dir. Each job
 gets its own small venv that sees the shared one through a `.pth` file and holds only the
 project itself, installed editable from the job's worktree: jobs of one environment run side
 by side, and nothing of a job outlives its scratch directory.
+
+What each phase sees (docs/security.md): the build of an environment gets the package index
+(no host loopback), its own environment and its repository's package cache writable; a job's
+commands get no network, the shared environment read-only, their job's scratch writable, and the
+worktree at `/testbed` (so test ids never name a scratch path).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import re
 import shutil
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from spice_engine.validate.editable import EditableInstall, capture, replay
 from spice_engine.validate.executor import (
@@ -23,17 +30,35 @@ from spice_engine.validate.executor import (
     EnvBuildError,
     Prepared,
     RunResult,
-    clean_env,
-    run_command,
 )
 from spice_engine.validate.pythons import python_for
 from spice_engine.validate.recipe import Recipe
+from spice_engine.validate.sandbox import Bind, Sandbox
 
 INSTALL_TIMEOUT_S = 1800
 _FILTERED = re.compile(r"`([A-Za-z0-9_.\-]+)` was filtered by `exclude-newer`")
 _NO_CUTOFF = "2100-01-01T00:00:00Z"
 EDITABLE = "spice-editable.json"
 """The project's editable install as captured at build time (spice_engine.validate.editable)."""
+TESTBED = Path("/testbed")
+"""Where a sandbox shows the job's worktree (SWE-bench's path too)."""
+NETWORK_ENV = (
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "UV_NATIVE_TLS",
+    "UV_INDEX_URL",
+    "UV_EXTRA_INDEX_URL",
+    "UV_DEFAULT_INDEX",
+    "UV_INDEX",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+)
+"""The worker's settings an install passes on to reach the package index; nothing else of the
+worker's environment reaches repository code."""
 
 
 def uv_binary() -> str:
@@ -48,22 +73,98 @@ def env_key(repo: str, version: str, recipe: Recipe) -> str:
     return f"{slug}-{hashlib.sha256(blob.encode()).hexdigest()[:10]}"
 
 
-class LocalExecutor:
-    """`Executor` on this machine's interpreters, with uv for speed."""
+class _Where(NamedTuple):
+    """Where a job's command runs: the base interpreter, the worktree, the job's scratch, and
+    the shared environment (read-only but while it is built)."""
 
-    def __init__(self, envs_dir: Path, install_timeout_s: float = INSTALL_TIMEOUT_S) -> None:
+    python: Path
+    tree: Path
+    job: Path
+    shared: Path
+
+
+def base_env(job: Path) -> dict[str, str]:
+    """The whole environment of a sandboxed command, but for the recipe's own variables."""
+    return {
+        "HOME": str(job / "home"),
+        "TMPDIR": str(job / "tmp"),
+        "PY_COLORS": "0",
+        "COLUMNS": "240",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        "UV_NO_PROGRESS": "1",
+        "UV_PYTHON_DOWNLOADS": "never",
+        "UV_LINK_MODE": "copy",
+    }
+
+
+class LocalExecutor:
+    """`Executor` on this machine's interpreters, with uv for speed, inside `sandbox`."""
+
+    def __init__(
+        self, envs_dir: Path, sandbox: Sandbox, install_timeout_s: float = INSTALL_TIMEOUT_S
+    ) -> None:
         self.envs_dir = envs_dir
+        self.sandbox = sandbox
         self.install_timeout_s = install_timeout_s
         self.uv = uv_binary()
+        self.moves = sandbox.name != "none"
 
-    def _uv(self, args: list[str], cwd: Path, env: dict[str, str]) -> RunResult:
-        done = run_command([self.uv, *args], cwd, clean_env(env), self.install_timeout_s)
+    def seen_as(self, tree: Path) -> Path:
+        """The worktree's path as sandboxed commands see it."""
+        return TESTBED if self.moves else tree
+
+    def _binds(self, where: _Where, writable: list[Path]) -> list[Bind]:
+        """What a command of this job sees: the interpreter, uv, the job's scratch (and the
+        `writable` paths) writable, the worktree at `seen_as`, its git directory read-only."""
+        python, tree, job, shared = where
+        prefix = python.resolve().parent.parent
+        paths = [Bind(source=Path(self.uv), target=Path(self.uv))]
+        if not prefix.is_relative_to("/usr"):
+            paths.append(Bind(source=prefix, target=prefix))
+        paths += [Bind(source=p, target=p, writable=True) for p in [job, *writable]]
+        if shared not in writable and shared.is_dir():
+            paths.append(Bind(source=shared, target=shared))
+        dot_git = tree / ".git"
+        gitdir = _gitdir(dot_git)
+        if gitdir is not None:
+            paths.append(Bind(source=gitdir, target=gitdir))
+        if self.moves:
+            paths.append(Bind(source=tree, target=TESTBED, writable=True))
+            if dot_git.is_file():  # the sandbox may not point it elsewhere for our own git
+                paths.append(Bind(source=dot_git, target=TESTBED / ".git"))
+        return paths
+
+    def _uv(
+        self,
+        args: list[str],
+        where: _Where,
+        env: dict[str, str],
+        writable: list[Path],
+        cache: Path | None = None,
+    ) -> RunResult:
+        """uv in the sandbox; with a `cache` (a repository's own: a build cannot poison
+        another repository's packages), with the package index too."""
+        full = base_env(where.job) | {"UV_NO_CACHE": "1"}
+        if cache is not None:
+            cache.mkdir(parents=True, exist_ok=True)
+            self.sandbox.prepare_writable(cache)
+            writable = [*writable, cache]
+            full = base_env(where.job) | {"UV_CACHE_DIR": str(cache)}
+            full |= {k: v for k, v in os.environ.items() if k in NETWORK_ENV}
+        done = self.sandbox.run(
+            [self.uv, *args],
+            binds=self._binds(where, writable),
+            cwd=self.seen_as(where.tree),
+            env=full | env,
+            timeout_s=self.install_timeout_s,
+            network=cache is not None,
+        )
         if done.returncode != 0:
-            why = "timed out" if done.timed_out else f"exit {done.returncode}"
+            why = done.killed or f"exit {done.returncode}"
             raise EnvBuildError(f"uv {args[0]} {args[1]} failed ({why}): {done.log[-2000:]}")
         return done
 
-    def _install_project(self, venv: Path, recipe: Recipe, tree: Path) -> None:
+    def _install_project(self, venv: Path, recipe: Recipe, where: _Where, cache: Path) -> None:
         """The project and its test dependencies, as of the recipe's date when it has one."""
         target = "." + (f"[{','.join(recipe.extras)}]" if recipe.extras else "")
         reqs = [a for r in recipe.requirement_files for a in ("-r", r)]
@@ -78,7 +179,7 @@ class LocalExecutor:
             args = ["pip", "install", "--python", str(venv / "bin" / "python")]
             args += ["--no-build-isolation", *dated, "-e", target, *reqs, *recipe.extra_packages]
             try:
-                self._uv(args, tree, recipe.env)
+                self._uv(args, where, recipe.env, [venv], cache)
                 return
             except EnvBuildError as exc:
                 # A package whose old releases were deleted from the index (it happens):
@@ -89,21 +190,31 @@ class LocalExecutor:
                 exempt += more
         raise EnvBuildError("dependencies could not be resolved as of the commit's date")
 
-    def _build(self, venv: Path, recipe: Recipe, tree: Path) -> None:
-        python = python_for(recipe.python)
-        self._uv(["venv", "--quiet", "--python", str(python), str(venv)], tree, {})
+    def _build(self, repo: str, venv: Path, recipe: Recipe, where: _Where) -> None:
+        venv.mkdir(parents=True)
+        self.sandbox.prepare_writable(venv)
+        cache = self.envs_dir / ".uv-cache" / re.sub(r"[^A-Za-z0-9_.-]+", "+", repo)
+        python = str(where.python)
+        self._uv(
+            ["venv", "--quiet", "--allow-existing", "--python", python, str(venv)],
+            where,
+            {},
+            [venv],
+        )
         py = ["--python", str(venv / "bin" / "python")]
-        self._uv(["pip", "install", *py, "setuptools", "wheel", "setuptools_scm"], tree, {})
-        self._install_project(venv, recipe, tree)
+        tools = ["pip", "install", *py, "setuptools", "wheel", "setuptools_scm"]
+        self._uv(tools, where, {}, [venv], cache)
+        self._install_project(venv, recipe, where, cache)
         # The project itself lives in each job's own venv, pointing at that job's worktree:
         # captured here to be replayed there, then taken out of the shared one.
         site = _site_packages(venv)
         infos = _editable_dists(site)
-        captured = capture(site, infos, tree) if infos else None
+        captured = capture(site, infos, where.tree, self.seen_as(where.tree)) if infos else None
         if captured is not None:
             (venv / EDITABLE).write_text(captured.model_dump_json())
         if infos:
-            self._uv(["pip", "uninstall", *py, *(_dist_name(d) for d in infos)], tree, {})
+            names = [_dist_name(d) for d in infos]
+            self._uv(["pip", "uninstall", *py, *names], where, {}, [venv])
         (venv / "spice-recipe.json").write_text(recipe.model_dump_json(indent=2))
 
     def prepare(self, repo: str, version: str, recipe: Recipe, tree: Path, job: Path) -> Prepared:
@@ -111,31 +222,38 @@ class LocalExecutor:
         key = env_key(repo, version, recipe)
         shared = self.envs_dir / key
         self.envs_dir.mkdir(parents=True, exist_ok=True)
+        for scratch in (job / "home", job / "tmp"):
+            scratch.mkdir(parents=True, exist_ok=True)
+        self.sandbox.prepare_writable(job)
+        where = _Where(python_for(recipe.python), tree, job, shared)
         built = False
         with (self.envs_dir / f"{key}.lock").open("w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # one builder per environment; others wait
             if not (shared / ".ready").exists():
                 shutil.rmtree(shared, ignore_errors=True)  # a half-built one from a crash
                 try:
-                    self._build(shared, recipe, tree)
+                    self._build(repo, shared, recipe, where)
                 except BaseException:
                     shutil.rmtree(shared, ignore_errors=True)
                     raise
                 (shared / ".ready").touch()
                 built = True
         venv = job / "venv"
-        self._uv(
-            ["venv", "--quiet", "--python", str(shared / "bin" / "python"), str(venv)], tree, {}
-        )
+        shared_python = shared / "bin" / "python"
+        self._uv(["venv", "--quiet", "--python", str(shared_python), str(venv)], where, {}, [])
         purelib = _site_packages(venv)
         (purelib / "_spice_shared_env.pth").write_text(f"{_site_packages(shared)}\n")
         captured = shared / EDITABLE
         replayed = captured.is_file() and replay(
-            EditableInstall.model_validate_json(captured.read_text()), purelib, tree
+            EditableInstall.model_validate_json(captured.read_text()),
+            purelib,
+            tree,
+            self.seen_as(tree),
         )
+        self.sandbox.prepare_writable(job)
         if not replayed:
             args = ["pip", "install", "--python", str(venv / "bin" / "python"), "--no-deps"]
-            self._uv([*args, "--no-build-isolation", "-e", "."], tree, recipe.env)
+            self._uv([*args, "--no-build-isolation", "-e", "."], where, recipe.env, [])
         return Prepared(
             key=key,
             python=venv / "bin" / "python",
@@ -151,18 +269,40 @@ class LocalExecutor:
         timeout_s: float,
         rerun_dir: Path | None = None,
     ) -> RunResult:
-        recipe = Recipe.model_validate_json(
-            (self.envs_dir / prepared.key / "spice-recipe.json").read_text()
-        )
+        shared = self.envs_dir / prepared.key
+        recipe = Recipe.model_validate_json((shared / "spice-recipe.json").read_text())
         plugin = ["-p", RERUN_PLUGIN] if rerun_dir else []
         cmd = [str(prepared.python), "-m", *recipe.test_cmd.split()[2:], *plugin, *args]
-        env = clean_env(recipe.env, prepared.python.parent.parent)
+        job = prepared.python.parent.parent.parent
+        venv = prepared.python.parent.parent
+        env = base_env(job) | {"VIRTUAL_ENV": str(venv)}
+        env["PATH"] = f"{venv / 'bin'}{os.pathsep}/usr/local/bin:/usr/bin:/bin"
+        env |= recipe.env
         if rerun_dir:
             env["SPICE_RERUN_DIR"] = str(rerun_dir)
-            env["PYTHONPATH"] = os.pathsep.join(
-                filter(None, [str(rerun_dir), env.get("PYTHONPATH")])
-            )
-        return run_command(cmd, tree, env, timeout_s)
+            env["PYTHONPATH"] = str(rerun_dir)
+        # Patches applied since (by our git, as the worker) must stay writable for the tests.
+        self.sandbox.prepare_writable(job)
+        where = _Where(python_for(recipe.python), tree, job, shared)
+        return self.sandbox.run(
+            cmd,
+            binds=self._binds(where, []),
+            cwd=self.seen_as(tree),
+            env=env,
+            timeout_s=timeout_s,
+        )
+
+
+def _gitdir(dot_git: Path) -> Path | None:
+    """The repository a worktree's `.git` file points into (its common directory)."""
+    try:
+        text = dot_git.read_text(encoding="utf-8") if dot_git.is_file() else ""
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return dot_git if dot_git.is_dir() else None
+    worktree_dir = Path(text.split(":", 1)[1].strip())
+    return worktree_dir.parent.parent if worktree_dir.parent.name == "worktrees" else worktree_dir
 
 
 def _site_packages(venv: Path) -> Path:

@@ -17,6 +17,7 @@ from spice_engine.validate.executor import EnvBuildError, Executor, Prepared, Ru
 from spice_engine.validate.outcomes import compute_lists, parse_pytest_log
 from spice_engine.validate.pythons import MissingPython
 from spice_engine.validate.recipe import Recipe
+from spice_engine.validate.sandbox import SandboxUnavailable
 
 Status = Literal[
     "valid",
@@ -27,6 +28,8 @@ Status = Literal[
     "environment_failed",
     "tests_did_not_run",
     "timeout",
+    "resource_limit",
+    "sandbox_unavailable",
     "error",
 ]
 FLAKY_RERUNS = 1
@@ -130,6 +133,9 @@ def _run_tests(job: Job, executor: Executor, job_dir: Path, record: Validation) 
             return Validated(validation=record)
         except EnvBuildError as exc:
             record.status, record.detail = "environment_failed", str(exc)[-4000:]
+            return Validated(validation=record)
+        except SandboxUnavailable as exc:
+            record.status, record.detail = "sandbox_unavailable", str(exc)
             return Validated(validation=record)
         record.environment, record.environment_built = prepared.key, prepared.built
         record.durations["environment"] = prepared.seconds
@@ -254,5 +260,9 @@ class _Runs:
         if done.timed_out:
             self.record.status = "timeout"
             self.record.detail = f"{name} run passed {self.timeout:.0f} s"
+            return None
+        if done.killed:
+            self.record.status = "resource_limit"
+            self.record.detail = f"{name} run stopped by the sandbox: {done.killed}"
             return None
         return parse_pytest_log(done.log)

@@ -1,0 +1,51 @@
+"""Which sandbox repository code runs in, from the settings, and whether it can run here."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from app.settings import Settings
+from spice_engine.validate.bubblewrap import Bubblewrap
+from spice_engine.validate.sandbox import Limits, SandboxUnavailable
+
+SANDBOX_UNAVAILABLE = "sandbox_unavailable"
+"""Status of a validation that did not run because no sandbox works here."""
+
+
+def sandbox_for(settings: Settings) -> Bubblewrap:
+    """The bubblewrap sandbox with the operator's paths and limits (not checked: see
+    `sandbox_problem`)."""
+    limits = Limits(
+        memory_bytes=settings.sandbox_memory_mb << 20,
+        processes=settings.sandbox_processes,
+        min_free_disk_bytes=settings.sandbox_min_free_disk_mb << 20,
+    )
+    return Bubblewrap(settings.bwrap_path, settings.slirp4netns_path, settings.sandbox_uid, limits)
+
+
+@cache
+def _probe(bwrap: str, slirp: str, uid: int) -> str | None:
+    sandbox = Bubblewrap(bwrap, slirp, uid)
+    return sandbox.problem() or sandbox.network_problem()
+
+
+def sandbox_problem(settings: Settings) -> str | None:
+    """Why repository code cannot run here (None: the sandbox works). Probed once per
+    process: starting a sandbox takes a fraction of a second."""
+    return _probe(settings.bwrap_path, settings.slirp4netns_path, settings.sandbox_uid)
+
+
+def live_validation_problem(settings: Settings) -> str | None:
+    """Why the App does not validate harvested instances (None: it does)."""
+    if not settings.live_validation:
+        return "live validation is off (SPICE_LIVE_VALIDATION=false)"
+    if why := sandbox_problem(settings):
+        return f"live validation is off: no sandbox ({why})"
+    return None
+
+
+def checked_sandbox(settings: Settings) -> Bubblewrap:
+    """The sandbox, or SandboxUnavailable saying why not."""
+    if why := sandbox_problem(settings):
+        raise SandboxUnavailable(why)
+    return sandbox_for(settings)

@@ -1,0 +1,268 @@
+"""The local sandbox: bubblewrap (the sandbox Flatpak is built on), per command.
+
+Each run gets new PID, IPC, UTS and network namespaces, a root made of the system's `/usr`, a
+few files of `/etc`, the binds it is given and nothing else, a memory-backed `/tmp`, rlimits,
+and an unprivileged user: when this process is root, bubblewrap sets up the mounts as root and
+`setpriv` drops to `uid` with no capabilities (so the process limit counts that user); otherwise
+bubblewrap runs unprivileged in a user namespace. A phase that must fetch packages gets
+user-mode networking from slirp4netns with the host's loopback cut off: the package index is
+reachable, PostgreSQL, Redis and the App on 127.0.0.1 are not.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from spice_engine.validate.executor import RunResult
+from spice_engine.validate.sandbox import (
+    FIXED_PATH,
+    Bind,
+    Limits,
+    SandboxUnavailable,
+    run_limited,
+    which,
+)
+
+SANDBOX_UID = 65534
+ETC_FILES = (
+    "/etc/ssl",
+    "/etc/ca-certificates",
+    "/etc/hosts",
+    "/etc/nsswitch.conf",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/alternatives",
+    "/etc/localtime",
+    "/etc/mime.types",
+)
+"""System files a build or a test run reads; never the rest of /etc."""
+SLIRP_DNS = "10.0.2.3"
+NETWORK_ATTEMPTS = 5
+_LOOPBACK_RACE = "bwrap: loopback: Failed"
+
+
+class Bubblewrap:
+    """`Sandbox` on bubblewrap (Debian's `bubblewrap`, plus `slirp4netns` for installs)."""
+
+    name = "bubblewrap"
+
+    def __init__(
+        self,
+        bwrap: str = "bwrap",
+        slirp4netns: str = "slirp4netns",
+        uid: int = SANDBOX_UID,
+        limits: Limits | None = None,
+    ) -> None:
+        self.bwrap, self.slirp = bwrap, slirp4netns
+        self.uid = uid
+        self.limits = limits or Limits()
+        self.privileged = os.geteuid() == 0
+
+    def problem(self) -> str | None:
+        missing = [b for b in (self.bwrap, "prlimit") if which(b) is None]
+        if self.privileged and which("setpriv") is None:
+            missing.append("setpriv")
+        if missing:
+            return (
+                f"{', '.join(missing)} not found: install Debian's `bubblewrap` (and util-linux)"
+                " or set SPICE_BWRAP_PATH"
+            )
+        done = self.run(["true"], binds=[], cwd=Path("/"), env={}, timeout_s=30)
+        if done.returncode != 0:
+            last = done.log.strip().splitlines()[-1:] or ["no output"]
+            return f"bubblewrap cannot start a sandbox here: {last[0]}"
+        return None
+
+    def network_problem(self) -> str | None:
+        if which(self.slirp) is None:
+            return f"{self.slirp} not found: install Debian's `slirp4netns` to build environments"
+        return None
+
+    def prepare_writable(self, path: Path) -> None:
+        """Hand a scratch tree to the sandbox's user (a root worker only)."""
+        if not self.privileged:
+            return
+        for top, dirs, files in os.walk(path):
+            os.chown(top, self.uid, self.uid, follow_symlinks=False)
+            for name in dirs + files:
+                os.chown(os.path.join(top, name), self.uid, self.uid, follow_symlinks=False)
+
+    def run(
+        self,
+        cmd: Sequence[str],
+        *,
+        binds: Sequence[Bind],
+        cwd: Path,
+        env: Mapping[str, str],
+        timeout_s: float,
+        network: bool = False,
+    ) -> RunResult:
+        if network and (why := self.network_problem()):
+            raise SandboxUnavailable(why)
+        with tempfile.TemporaryDirectory(prefix="spice-sandbox-etc-") as etc:
+            files = _etc_files(Path(etc), self.uid, network)
+            argv = [*self._prlimit(), *self._bwrap_argv(binds, files, cwd, network), *cmd]
+            full_env = {"PATH": FIXED_PATH, "LANG": "C.UTF-8", **env}
+            watch = [b.source for b in binds if b.writable]
+            if not network:
+                return run_limited(
+                    argv, env=full_env, timeout_s=timeout_s, limits=self.limits, watch=watch
+                )
+            for _ in range(NETWORK_ATTEMPTS):
+                done = self._run_networked(argv, full_env, timeout_s, watch)
+                # bubblewrap's loopback set-up can meet slirp4netns' configuration of the same
+                # namespace (seen under gVisor): nothing of the command ran; start again.
+                if not (done.returncode == 1 and _LOOPBACK_RACE in done.log[:300]):
+                    break
+            return done
+
+    def _prlimit(self) -> list[str]:
+        lim = self.limits
+        return [
+            which("prlimit") or "prlimit",
+            f"--cpu={lim.cpu_s}",
+            f"--as={lim.memory_bytes}",
+            f"--nproc={lim.processes}",
+            f"--nofile={lim.open_files}",
+            f"--fsize={lim.file_bytes}",
+            "--core=0",
+            "--",
+        ]
+
+    def _bwrap_argv(
+        self, binds: Sequence[Bind], files: dict[str, Path], cwd: Path, network: bool
+    ) -> list[str]:
+        argv = [which(self.bwrap) or self.bwrap, "--die-with-parent", "--new-session"]
+        argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+        argv += ["--unshare-net", "--hostname", "sandbox"]
+        if network:
+            argv += ["--info-fd", "{info}", "--block-fd", "{block}"]
+        argv += [*_system_root(), "--perms", "0755", "--dir", "/etc"]
+        for path in ETC_FILES:
+            argv += ["--ro-bind-try", path, path]
+        for target, source in files.items():
+            argv += ["--ro-bind", str(source), target]
+        argv += ["--dev", "/dev", "--proc", "/proc"]
+        argv += ["--perms", "1777", "--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp"]
+        made: set[Path] = {Path("/"), Path("/tmp"), Path("/usr"), Path("/etc")}
+        for bind in binds:
+            for parent in reversed(bind.target.parents):
+                if parent not in made:
+                    argv += ["--perms", "0755", "--dir", str(parent)]
+                    made.add(parent)
+            argv += ["--bind" if bind.writable else "--ro-bind", str(bind.source), str(bind.target)]
+            made.add(bind.target)
+        argv += ["--chdir", str(cwd)]
+        if self.privileged:
+            caps = ["CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP"]
+            argv += ["--cap-drop", "ALL", *(a for c in caps for a in ("--cap-add", c))]
+            argv += ["--", which("setpriv") or "setpriv", f"--reuid={self.uid}"]
+            argv += [f"--regid={self.uid}", "--clear-groups", "--inh-caps=-all"]
+            argv += ["--bounding-set=-all", "--"]
+        else:
+            argv += ["--unshare-user", "--disable-userns", "--uid", str(os.getuid())]
+            argv += ["--gid", str(os.getgid()), "--"]
+        return argv
+
+    def _run_networked(
+        self, argv: list[str], env: dict[str, str], timeout_s: float, watch: list[Path]
+    ) -> RunResult:
+        """The sandbox waits on `--block-fd` until slirp4netns has its network up."""
+        info_r, info_w = os.pipe()
+        block_r, block_w = os.pipe()
+        argv = [
+            str(info_w) if a == "{info}" else str(block_r) if a == "{block}" else a for a in argv
+        ]
+        slirp: list[subprocess.Popen[bytes]] = []
+        open_fds = {info_r, info_w, block_r, block_w}
+
+        def close(fd: int) -> None:
+            if fd in open_fds:
+                open_fds.discard(fd)
+                os.close(fd)
+
+        def connect(proc: subprocess.Popen[bytes]) -> None:
+            close(info_w)
+            close(block_r)
+            text = b""
+            while chunk := os.read(info_r, 4096):  # EOF once bubblewrap has written it
+                text += chunk
+                if b"}" in chunk:
+                    break
+            child = json.loads(text or b"{}").get("child-pid")
+            if not child:
+                return  # bubblewrap failed before it started: its output says why
+            ready_r, ready_w = os.pipe()
+            cmd = [which(self.slirp) or self.slirp, "--configure", "--mtu=65520"]
+            cmd += ["--disable-host-loopback", "--ready-fd", str(ready_w)]
+            if not self.privileged:
+                cmd.append(f"--userns-path=/proc/{child}/ns/user")
+            slirp.append(
+                subprocess.Popen(
+                    [*cmd, str(child), "tap0"],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    pass_fds=(ready_w,),
+                )
+            )
+            os.close(ready_w)
+            with os.fdopen(ready_r, "rb") as ready:
+                ready.read(1)
+            with contextlib.suppress(BrokenPipeError):  # bubblewrap is gone: its log says why
+                os.write(block_w, b"1")
+            close(block_w)
+
+        try:
+            return run_limited(
+                argv,
+                env=env,
+                timeout_s=timeout_s,
+                limits=self.limits,
+                watch=watch,
+                pass_fds=(info_w, block_r),
+                on_start=connect,
+            )
+        finally:
+            for fd in list(open_fds):
+                close(fd)
+            for proc in slirp:
+                proc.kill()
+                proc.wait()
+
+
+def _system_root() -> list[str]:
+    """`/usr` read-only, and the top-level directories Debian links into it."""
+    argv = ["--ro-bind", "/usr", "/usr"]
+    for top in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        path = Path("/") / top
+        if path.is_symlink():
+            argv += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            argv += ["--ro-bind", str(path), str(path)]
+    return argv
+
+
+def _etc_files(where: Path, uid: int, network: bool) -> dict[str, Path]:
+    """A passwd and group naming only the sandbox's user, a resolver for slirp4netns, and a git
+    config that lets git (setuptools_scm's, the tests') read worktrees the worker checked out."""
+    files = {
+        "/etc/passwd": f"root:x:0:0:root:/root:/bin/sh\nsandbox:x:{uid}:{uid}::/home/sandbox:/bin/sh\n",
+        "/etc/group": f"root:x:0:\nsandbox:x:{uid}:\n",
+        "/etc/resolv.conf": f"nameserver {SLIRP_DNS}\n" if network else "",
+        "/etc/gitconfig": "[safe]\n\tdirectory = *\n",
+    }
+    out = {}
+    for target, text in files.items():
+        path = where / Path(target).name
+        path.write_text(text)
+        path.chmod(0o644)
+        out[target] = path
+    where.chmod(0o755)
+    return out

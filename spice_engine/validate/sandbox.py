@@ -1,0 +1,233 @@
+"""The seam every execution of repository code goes through.
+
+A repository's build backend, `setup.py` and tests are hostile until proven otherwise: a merged
+pull request is enough to put code there. A `Sandbox` runs one command with only the paths it is
+given, an explicit environment, limits, and (unless a phase asks for the package index) no
+network. `Bubblewrap` (spice_engine.validate.bubblewrap) is the one to use; `Unsandboxed` exists
+for trusted repositories only and says so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from spice_engine.validate.executor import RunResult
+
+FIXED_PATH = "/usr/local/bin:/usr/bin:/bin"
+WATCH_EVERY_S = 0.5
+
+
+class SandboxUnavailable(RuntimeError):
+    """No sandbox can run here; the message says why and what to install."""
+
+
+class Bind(BaseModel):
+    """A host path made visible inside the sandbox (read-only unless `writable`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: Path
+    target: Path
+    writable: bool = False
+
+
+class Limits(BaseModel):
+    """What one sandboxed command may use (each process, except `processes`: all of them)."""
+
+    cpu_s: int = 3600
+    memory_bytes: int = 8 << 30
+    """Address space per process."""
+    processes: int = 1024
+    """Processes of the sandbox's user at once: a fork bomb stops here."""
+    open_files: int = 4096
+    file_bytes: int = 4 << 30
+    """Largest file a process may write."""
+    tmp_bytes: int = 1 << 30
+    """Size of the sandbox's own `/tmp` (memory-backed)."""
+    output_bytes: int = 32 << 20
+    """Kept of the command's output: its first and last parts, with what was cut said."""
+    min_free_disk_bytes: int = 1 << 30
+    """The command is killed when the disk of a writable path falls below this much free."""
+
+
+class Sandbox(Protocol):
+    """Runs repository code with only what it is given."""
+
+    name: str
+
+    def problem(self) -> str | None:
+        """Why this sandbox cannot run here (None: it can)."""
+        ...
+
+    def prepare_writable(self, path: Path) -> None:
+        """Make `path` (a scratch tree of ours) writable by sandboxed processes."""
+        ...
+
+    def run(
+        self,
+        cmd: Sequence[str],
+        *,
+        binds: Sequence[Bind],
+        cwd: Path,
+        env: Mapping[str, str],
+        timeout_s: float,
+        network: bool = False,
+    ) -> RunResult:
+        """Run `cmd`; on return no process of it is left."""
+        ...
+
+
+class _CappedOutput:
+    """Reads a pipe to its end, keeping the head and the tail within `cap` bytes."""
+
+    def __init__(self, pipe: IO[bytes], cap: int) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.dropped = 0
+        self._half = max(cap // 2, 1)
+        self._thread = threading.Thread(target=self._read, args=(pipe,), daemon=True)
+        self._thread.start()
+
+    def _read(self, pipe: IO[bytes]) -> None:
+        while chunk := pipe.read(65536):
+            room = self._half - len(self.head)
+            if room > 0:
+                self.head += chunk[:room]
+                chunk = chunk[room:]
+            self.tail += chunk
+            if len(self.tail) > self._half:
+                cut = len(self.tail) - self._half
+                del self.tail[:cut]
+                self.dropped += cut
+
+    def text(self, timeout_s: float = 5.0) -> str:
+        self._thread.join(timeout_s)
+        gap = f"\n[... {self.dropped} bytes of output cut ...]\n".encode() if self.dropped else b""
+        return bytes(self.head + gap + self.tail).decode("utf-8", errors="replace")
+
+
+def run_limited(
+    argv: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    timeout_s: float,
+    limits: Limits,
+    watch: Sequence[Path] = (),
+    pass_fds: Sequence[int] = (),
+    on_start: object = None,
+) -> RunResult:
+    """Run `argv` in its own session; its process group is killed at the timeout, or when a
+    watched disk runs low. `on_start(proc)` (if given) runs once the process exists."""
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        list(argv),
+        cwd="/",
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        pass_fds=tuple(pass_fds),
+    )
+    assert proc.stdout is not None
+    output = _CappedOutput(proc.stdout, limits.output_bytes)
+    killed = ""
+    try:
+        if callable(on_start):
+            on_start(proc)
+        deadline = started + timeout_s
+        while proc.poll() is None:
+            if time.monotonic() >= deadline:
+                killed = "timeout"
+            elif low := _low_disk(watch, limits.min_free_disk_bytes):
+                killed = f"disk: less than {limits.min_free_disk_bytes >> 20} MiB free on {low}"
+            if killed:
+                break
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(WATCH_EVERY_S)
+    finally:
+        if proc.poll() is None:
+            _kill_group(proc)
+    log = output.text()
+    if killed and killed != "timeout":
+        log += f"\n[spice sandbox: killed, {killed}]\n"
+    return RunResult(
+        log=log,
+        returncode=None if killed else proc.returncode,
+        seconds=round(time.monotonic() - started, 3),
+        timed_out=killed == "timeout",
+        killed=killed or None,
+    )
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _low_disk(paths: Sequence[Path], floor: int) -> str | None:
+    for path in paths:
+        try:
+            st = os.statvfs(path)
+        except OSError:
+            continue
+        if st.f_bavail * st.f_frsize < floor:
+            return str(path)
+    return None
+
+
+class Unsandboxed:
+    """Runs repository code as this process, with only an explicit environment: for trusted
+    repositories, when the operator asked for it by name (`--no-sandbox`)."""
+
+    name = "none"
+
+    def __init__(self, limits: Limits | None = None) -> None:
+        self.limits = limits or Limits()
+
+    def problem(self) -> str | None:
+        return None
+
+    def prepare_writable(self, path: Path) -> None:
+        return None
+
+    def run(
+        self,
+        cmd: Sequence[str],
+        *,
+        binds: Sequence[Bind],
+        cwd: Path,
+        env: Mapping[str, str],
+        timeout_s: float,
+        network: bool = False,
+    ) -> RunResult:
+        # Without a mount namespace a path is where it is: commands name the targets, so each
+        # bind's target must be its source (the executor makes them so for this sandbox).
+        moved = [b for b in binds if b.source != b.target]
+        if moved:
+            raise SandboxUnavailable(f"unsandboxed runs cannot move {moved[0].source}")
+        argv = ["env", "-C", str(cwd), *cmd]
+        return run_limited(
+            argv,
+            env={"PATH": FIXED_PATH, **env},
+            timeout_s=timeout_s,
+            limits=self.limits,
+            watch=[b.source for b in binds if b.writable],
+        )
+
+
+def which(binary: str) -> str | None:
+    """`binary` as a path if it is one, else looked up on PATH."""
+    return binary if os.sep in binary and os.access(binary, os.X_OK) else shutil.which(binary)
