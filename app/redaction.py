@@ -2,7 +2,8 @@
 
 A provider error can echo the API key it was sent; a git error can quote a token. What is
 redacted: every configured secret (settings and secret-named environment variables) and
-anything shaped like a well-known key, whoever's it is.
+anything shaped like a well-known key, whoever's it is. A configured PEM key is also searched
+for line by line: an error may quote part of it, or all of it with its newlines escaped.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+from pathlib import Path
 
 from app.settings import Settings
 
@@ -27,11 +29,15 @@ _KEY_SHAPES = re.compile(
 )
 MIN_SECRET_LENGTH = 8
 """Shorter values are not searched for: they would redact ordinary words."""
+MIN_PEM_LINE = 16
+"""A PEM key's body lines at least this long are searched for on their own (the last line of
+a body may be a few characters: those would redact ordinary text)."""
+_PEM_BODY_LINE = re.compile(rf"[A-Za-z0-9+/=]{{{MIN_PEM_LINE},}}")
 
 
 def env_secret_values() -> tuple[str, ...]:
     """Values of secret-named environment variables (`SPICE_API_KEY`, `*_TOKEN`, ...)."""
-    return _longest_first([v for k, v in os.environ.items() if _SECRET_NAME.search(k)])
+    return _searched([v for k, v in os.environ.items() if _SECRET_NAME.search(k)])
 
 
 def secret_values(settings: Settings) -> tuple[str, ...]:
@@ -43,15 +49,38 @@ def secret_values(settings: Settings) -> tuple[str, ...]:
             settings.webhook_secret,
             settings.github_token,
             settings.github_private_key,
+            settings.dashboard_session_key,
         )
         if v is not None
     ]
-    return _longest_first([*values, *env_secret_values()])
+    return _searched([*values, *_key_file(settings.github_private_key_path), *env_secret_values()])
 
 
-def _longest_first(values: list[str]) -> tuple[str, ...]:
-    # Longest first: a secret containing another is replaced whole.
-    return tuple(sorted({v for v in values if len(v) >= MIN_SECRET_LENGTH}, key=len, reverse=True))
+def _key_file(path: Path | None) -> list[str]:
+    if path is None:
+        return []
+    try:
+        return [path.read_text(encoding="utf-8", errors="replace")]
+    except OSError:
+        return []  # unreadable: the App's sign-in reports it; nothing of it can leak here
+
+
+def pem_fragments(value: str) -> list[str]:
+    """Pieces of a PEM key that text may quote without the rest: each body line, and the body
+    on one line (a key pasted with its newlines removed). Nothing for other values."""
+    if "-----BEGIN" not in value:
+        return []
+    # An environment variable often holds the key with `\n` escapes instead of newlines.
+    lines = value.replace("\\n", "\n").splitlines()
+    body = [line.strip() for line in lines if _PEM_BODY_LINE.fullmatch(line.strip())]
+    return [*body, "".join(body)] if body else []
+
+
+def _searched(values: list[str]) -> tuple[str, ...]:
+    """What `redact` searches for: the values and their PEM fragments, longest first (a secret
+    containing another is replaced whole)."""
+    every = [*values, *(part for v in values for part in pem_fragments(v))]
+    return tuple(sorted({v for v in every if len(v) >= MIN_SECRET_LENGTH}, key=len, reverse=True))
 
 
 def redact(text: str, secrets: tuple[str, ...] = ()) -> str:

@@ -109,6 +109,10 @@ class Settings(BaseSettings):
     dashboard_session_s: float = Field(default=3600.0, ge=60)
     """How long a dashboard sign-in lasts; a GitHub user's write access is read again at the
     next sign-in."""
+    dashboard_session_key: SecretStr | None = Field(default=None, min_length=32)
+    """Key that signs dashboard sign-ins (at least 32 characters; changing it signs everyone
+    out). Unset: a random key kept in data_dir/dashboard-session.key (mode 0600), made at the
+    first sign-in; several hosts without a shared data_dir must set the same key."""
 
     # --- GitHub ---
     git_base_url: str = "https://github.com"

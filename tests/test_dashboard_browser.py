@@ -160,4 +160,6 @@ def test_github_sign_in_in_the_browser_shows_only_writable_repositories(
     page.goto(f"{url}/dashboard")
     page.click("text=Sign out")
     assert page.url.endswith("/dashboard/login")
+    page.goto(f"{url}/dashboard")  # the sign-in is over, not just hidden
+    assert page.url.endswith("/dashboard/login")
     page.close()

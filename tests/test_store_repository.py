@@ -28,7 +28,14 @@ from app.store.migrate import alembic_config, upgrade_to_head
 from app.store.models import Delivery, utcnow
 from tests.service.backends import throwaway_postgres
 
-TABLES = {"alembic_version", "deliveries", "jobs", "assessments", "task_instances"}
+TABLES = {
+    "alembic_version",
+    "deliveries",
+    "jobs",
+    "assessments",
+    "task_instances",
+    "dashboard_sessions",
+}
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -141,3 +141,16 @@ class HumanLabel(Base):
     assessment_id: Mapped[int]
     login: Mapped[str] = mapped_column(String(100))
     changed_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class DashboardSession(Base):
+    """A dashboard sign-in: its cookie is honoured only while this row lives, so signing out
+    (which deletes it) ends the sign-in on the server, not just in one browser."""
+
+    __tablename__ = "dashboard_sessions"
+
+    id_sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    """Of the session id in the cookie: a copy of the database holds no live session id."""
+    login: Mapped[str] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(index=True)

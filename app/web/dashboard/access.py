@@ -1,20 +1,24 @@
 """Who is looking at the dashboard, and which repositories they may see.
 
-A sign-in is a signed, expiring cookie (itsdangerous) holding the viewer: the operator sees
-every repository; a GitHub user the repositories they could write to when they signed in.
-Nothing secret is in it (no GitHub token is kept), and it cannot be forged without the key.
+A sign-in is a signed, expiring cookie (itsdangerous) holding the viewer and a session id:
+the operator sees every repository; a GitHub user the repositories they could write to when
+they signed in. Nothing secret is in it (no GitHub token is kept), it cannot be forged
+without the dashboard's own key (`session_key`), and it is honoured only while its session
+lives in the store (`app.store.dashboard_sessions`): signing out ends it there.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-from typing import Literal
+from functools import cached_property
+from typing import Literal, NamedTuple
 
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 from pydantic import BaseModel, ValidationError
 
 from app.settings import Settings
+from app.web.dashboard.session_key import session_key
 
 SESSION_COOKIE = "spice_dashboard"
 STATE_COOKIE = "spice_oauth_state"
@@ -35,44 +39,68 @@ class Viewer(BaseModel):
 OPERATOR = Viewer(login="operator", via="operator")
 
 
-def _key(settings: Settings) -> bytes | None:
-    """The signing key, derived from a secret the operator already keeps (so every web worker
-    agrees without another setting); None: nothing to derive it from."""
-    secret = settings.webhook_secret or settings.dashboard_token
-    if secret is None or not secret.get_secret_value():
-        return None
-    return hmac.new(secret.get_secret_value().encode(), b"spice dashboard", hashlib.sha256).digest()
+class SignedIn(BaseModel):
+    """What a sign-in cookie holds: the server-side session it belongs to, and the viewer."""
+
+    session_id: str
+    viewer: Viewer
+
+
+class Visitor(NamedTuple):
+    viewer: Viewer
+    sign_out_token: str
+    """What the sign-out form must carry; empty for the operator's bearer token (no session)."""
 
 
 class Signer:
-    """Signs viewers and sign-in states into cookies, and reads them back."""
+    """Signs sign-ins and sign-in states into cookies, and reads them back.
+
+    The key (`session_key`) is read when first needed: a request without a cookie needs none.
+    """
 
     def __init__(self, settings: Settings) -> None:
-        key = _key(settings)
-        self.enabled = key is not None
+        self.enabled = bool(sign_in_methods(settings))
+        self._settings = settings
         self._max_age = int(settings.dashboard_session_s)
-        self._viewers = URLSafeTimedSerializer(key or b"-", salt="viewer")
-        self._states = URLSafeTimedSerializer(key or b"-", salt="oauth-state")
 
-    def viewer_cookie(self, viewer: Viewer) -> str:
-        return self._viewers.dumps(viewer.model_dump())
+    @cached_property
+    def _key(self) -> bytes:
+        return session_key(self._settings)
 
-    def viewer(self, cookie: str | None) -> Viewer | None:
+    def _serializer(self, salt: str) -> URLSafeTimedSerializer:
+        return URLSafeTimedSerializer(self._key, salt=salt)
+
+    def sign_in_cookie(self, signed: SignedIn) -> str:
+        return self._serializer("sign-in").dumps(signed.model_dump())
+
+    def signed_in(self, cookie: str | None) -> SignedIn | None:
+        """The cookie's sign-in, if we signed it and it has not expired (whether its session
+        still lives on the server is the store's to say)."""
         if not cookie or not self.enabled:
             return None
         try:
-            return Viewer.model_validate(self._viewers.loads(cookie, max_age=self._max_age))
+            data = self._serializer("sign-in").loads(cookie, max_age=self._max_age)
+            return SignedIn.model_validate(data)
         except (BadSignature, ValidationError):
             return None
 
+    def sign_out_token(self, session_id: str) -> str:
+        """The sign-out form's CSRF token: another site can neither read it (it is in our page
+        only) nor compute it (it needs the key)."""
+        message = b"sign-out " + session_id.encode()
+        return hmac.new(self._key, message, hashlib.sha256).hexdigest()
+
+    def sign_out_token_ok(self, session_id: str, offered: str) -> bool:
+        return hmac.compare_digest(self.sign_out_token(session_id).encode(), offered.encode())
+
     def state_cookie(self, state: str) -> str:
-        return self._states.dumps(state)
+        return self._serializer("oauth-state").dumps(state)
 
     def state_matches(self, cookie: str | None, state: str | None) -> bool:
         if not cookie or not state or not self.enabled:
             return False
         try:
-            expected = self._states.loads(cookie, max_age=STATE_MAX_AGE_S)
+            expected = self._serializer("oauth-state").loads(cookie, max_age=STATE_MAX_AGE_S)
         except BadSignature:
             return False
         return hmac.compare_digest(str(expected), state)

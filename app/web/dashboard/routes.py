@@ -29,14 +29,17 @@ from fastapi.responses import (
 )
 
 from app.redaction import secret_values
+from app.store.dashboard_sessions import end_session, session_live, start_session
 from app.web.dashboard import queries
 from app.web.dashboard.access import (
     OPERATOR,
     SESSION_COOKIE,
     STATE_COOKIE,
     STATE_MAX_AGE_S,
+    SignedIn,
     Signer,
     Viewer,
+    Visitor,
     github_sign_in_ready,
     operator_token_ok,
     sign_in_methods,
@@ -77,6 +80,7 @@ def _secure(response: Response) -> Response:
 
 def _html(template: str, status: int = 200, **values: Any) -> Response:
     values.setdefault("viewer", None)
+    values.setdefault("sign_out_token", "")
     body = _templates().get_template(template).render(**values)
     return _secure(HTMLResponse(body, status_code=status))
 
@@ -85,19 +89,35 @@ def _signer(services: WebServices) -> Signer:
     return Signer(services.settings)
 
 
-def viewer_of(request: Request, services: WebServices) -> Viewer | None:
+def _live_sign_in(request: Request, services: WebServices, signer: Signer) -> SignedIn | None:
+    """The request cookie's sign-in, if its session has not been ended on the server."""
+    signed = signer.signed_in(request.cookies.get(SESSION_COOKIE))
+    if signed is None:
+        return None
+    with services.sessions() as session:
+        return signed if session_live(session, signed.session_id) else None
+
+
+def visitor_of(request: Request, services: WebServices) -> Visitor | None:
     """The signed-in viewer, or the operator presenting the token as a bearer (scripts)."""
     scheme, _, offered = request.headers.get("authorization", "").partition(" ")
     if scheme.lower() == "bearer" and operator_token_ok(services.settings, offered.strip()):
-        return OPERATOR
-    return _signer(services).viewer(request.cookies.get(SESSION_COOKIE))
+        return Visitor(OPERATOR, sign_out_token="")
+    signer = _signer(services)
+    signed = _live_sign_in(request, services, signer)
+    if signed is None:
+        return None
+    return Visitor(signed.viewer, signer.sign_out_token(signed.session_id))
 
 
 def _signed_in(request: Request, services: WebServices, viewer: Viewer) -> Response:
+    lifetime_s = services.settings.dashboard_session_s
+    with services.sessions.begin() as session:
+        session_id = start_session(session, viewer.login, lifetime_s)
     response = RedirectResponse("/dashboard", status_code=303)
     response.set_cookie(
         SESSION_COOKIE,
-        _signer(services).viewer_cookie(viewer),
+        _signer(services).sign_in_cookie(SignedIn(session_id=session_id, viewer=viewer)),
         max_age=int(services.settings.dashboard_session_s),
         httponly=True,
         samesite="lax",
@@ -134,9 +154,27 @@ def login_with_token(
 
 
 @router.post("/logout")
-def logout() -> Response:
+def logout(
+    request: Request, services: Services, sign_out_token: Annotated[str, Form()] = ""
+) -> Response:
+    """Ends the session on the server (every copy of the cookie is worthless from then on),
+    then clears the cookie. POST only, and with the page's token: another site, a link or an
+    image cannot sign anyone out."""
+    cookie = request.cookies.get(SESSION_COOKIE)
+    signer = _signer(services)
+    signed = signer.signed_in(cookie)
+    if signed is not None:
+        if not signer.sign_out_token_ok(signed.session_id, sign_out_token):
+            log.warning("dashboard: sign-out without its token refused")
+            return _secure(PlainTextResponse("That sign-out was not from this page.", 403))
+        with services.sessions.begin() as session:
+            end_session(session, signed.session_id)
+        log.info("dashboard: %s signed out", signed.viewer.login)
     response = RedirectResponse("/dashboard/login", status_code=303)
-    response.delete_cookie(SESSION_COOKIE, path="/dashboard")
+    if cookie:
+        # Ours and now ended, or not one we signed: either way worthless. No cookie sent (a
+        # cross-site POST, SameSite=Lax) clears nothing.
+        response.delete_cookie(SESSION_COOKIE, path="/dashboard")
     return _secure(response)
 
 
@@ -193,14 +231,14 @@ def github_callback(
 
 @router.get("")
 def index(request: Request, services: Services) -> Response:
-    viewer = viewer_of(request, services)
-    if viewer is None:
+    visitor = visitor_of(request, services)
+    if visitor is None:
         return _secure(RedirectResponse("/dashboard/login", status_code=303))
     from app.web.dashboard.pages import index_page
 
     with services.sessions() as session:
-        page = index_page(session, viewer)
-    return _html("index.html.j2", **dict(page))
+        page = index_page(session, visitor.viewer)
+    return _html("index.html.j2", sign_out_token=visitor.sign_out_token, **dict(page))
 
 
 def _visible_repo(services: WebServices, viewer: Viewer, owner: str, name: str) -> str | None:
@@ -219,19 +257,18 @@ def _not_here() -> Response:
 def repository(
     request: Request, services: Services, owner: str, name: str, page: int = 1
 ) -> Response:
-    viewer = viewer_of(request, services)
-    if viewer is None:
+    visitor = visitor_of(request, services)
+    if visitor is None:
         return _secure(RedirectResponse("/dashboard/login", status_code=303))
-    repo = _visible_repo(services, viewer, owner, name)
+    repo = _visible_repo(services, visitor.viewer, owner, name)
     if repo is None:
         return _not_here()
     from app.web.dashboard.pages import repo_page
 
+    to_redact = secret_values(services.settings)
     with services.sessions() as session:
-        data = repo_page(
-            session, services.settings, viewer, repo, page, secret_values(services.settings)
-        )
-    return _html("repo.html.j2", **dict(data))
+        data = repo_page(session, services.settings, visitor.viewer, repo, page, to_redact)
+    return _html("repo.html.j2", sign_out_token=visitor.sign_out_token, **dict(data))
 
 
 @router.get("/repos/{owner}/{name}/export.jsonl")
@@ -242,14 +279,14 @@ def export(
     name: str,
     include_unvalidated: bool = False,
 ) -> Response:
-    viewer = viewer_of(request, services)
-    if viewer is None:
+    visitor = visitor_of(request, services)
+    if visitor is None:
         return _secure(
             PlainTextResponse(
                 "Sign in, or send Authorization: Bearer <operator token>.", status_code=401
             )
         )
-    repo = _visible_repo(services, viewer, owner, name)
+    repo = _visible_repo(services, visitor.viewer, owner, name)
     if repo is None:
         return _not_here()
     from app.harvest.export import ExportFilter, select_records
