@@ -18,6 +18,8 @@ def sandbox_for(settings: Settings) -> Bubblewrap:
     limits = Limits(
         memory_bytes=settings.sandbox_memory_mb << 20,
         processes=settings.sandbox_processes,
+        file_bytes=settings.sandbox_file_mb << 20,
+        tmp_bytes=settings.sandbox_tmp_mb << 20,
         min_free_disk_bytes=settings.sandbox_min_free_disk_mb << 20,
     )
     return Bubblewrap(settings.bwrap_path, settings.slirp4netns_path, settings.sandbox_uid, limits)

@@ -95,6 +95,27 @@ class Settings(BaseSettings):
     test_mode: bool = False
     """Tests only: allow the web app without a webhook secret (every delivery is then 401)."""
 
+    # --- executing repository code (validation) ---
+    live_validation: bool = True
+    """Validate instances harvested from merged pull requests by running their tests, always
+    inside the sandbox; off (or no working sandbox) = harvested rows stay unvalidated."""
+    bwrap_path: str = "bwrap"
+    """bubblewrap, the sandbox every build and test run of a repository goes through."""
+    slirp4netns_path: str = "slirp4netns"
+    """User-mode networking for environment builds (the package index, never host loopback)."""
+    sandbox_uid: int = Field(default=65534, ge=1)
+    """Unprivileged user sandboxed code runs as when the worker is root."""
+    sandbox_memory_mb: int = Field(default=8192, ge=256)
+    """Address space per sandboxed process."""
+    sandbox_processes: int = Field(default=1024, ge=16)
+    """Processes the sandbox's user may have at once (a fork bomb stops here)."""
+    sandbox_file_mb: int = Field(default=4096, ge=1)
+    """Largest file a sandboxed process may write."""
+    sandbox_tmp_mb: int = Field(default=1024, ge=1)
+    """Size of a sandboxed command's own `/tmp` (memory-backed)."""
+    sandbox_min_free_disk_mb: int = Field(default=1024, ge=0)
+    """A sandboxed command is killed when the disk it writes to falls below this much free."""
+
     # --- dashboard ---
     dashboard_token: SecretStr | None = None
     """Operator token for the dashboard (`/dashboard`): whoever holds it sees every repository

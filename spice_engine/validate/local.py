@@ -149,10 +149,15 @@ class LocalExecutor:
             cache.mkdir(parents=True, exist_ok=True)
             self.sandbox.prepare_writable(cache)
             writable = [*writable, cache]
-            full = base_env(where.job) | {"UV_CACHE_DIR": str(cache)}
+            # The system's certificate store (read-only in the sandbox): an operator's proxy or
+            # mirror with its own CA works as it does for the machine's other tools.
+            full = base_env(where.job) | {"UV_CACHE_DIR": str(cache), "UV_SYSTEM_CERTS": "1"}
             full |= {k: v for k, v in os.environ.items() if k in NETWORK_ENV}
         done = self.sandbox.run(
-            [self.uv, *args],
+            # --no-config: a repository's `[tool.uv]` must not choose the index or the cache.
+            [self.uv, *args[:2], "--no-config", *args[2:]]
+            if args[0] == "pip"
+            else [self.uv, *args, "--no-config"],
             binds=self._binds(where, writable),
             cwd=self.seen_as(where.tree),
             env=full | env,
@@ -164,10 +169,20 @@ class LocalExecutor:
             raise EnvBuildError(f"uv {args[0]} {args[1]} failed ({why}): {done.log[-2000:]}")
         return done
 
-    def _install_project(self, venv: Path, recipe: Recipe, where: _Where, cache: Path) -> None:
-        """The project and its test dependencies, as of the recipe's date when it has one."""
-        target = "." + (f"[{','.join(recipe.extras)}]" if recipe.extras else "")
-        reqs = [a for r in recipe.requirement_files for a in ("-r", r)]
+    def _resolve(self, recipe: Recipe, where: _Where) -> Path:
+        """The project's dependencies, pinned, as of the recipe's date when it has one.
+
+        Resolving builds the project's metadata (its build backend, `setup.py`: repository
+        code), so it runs with the shared environment read-only and a throw-away package cache;
+        what it gives is a list of names and versions, installed afterwards without it.
+        """
+        extras = f"[{','.join(recipe.extras)}]" if recipe.extras else ""
+        lines = [f"-e {self.seen_as(where.tree)}{extras}"]
+        lines += [f"-r {self.seen_as(where.tree) / r}" for r in recipe.requirement_files]
+        wanted, pinned = where.job / "requirements.in", where.job / "requirements.txt"
+        wanted.write_text("\n".join([*lines, *recipe.extra_packages]) + "\n")
+        self.sandbox.prepare_writable(wanted)
+        python = ["--python", str(where.shared / "bin" / "python")]
         exempt: list[str] = []
         for _ in range(6):
             dated: list[str] = []
@@ -176,11 +191,11 @@ class LocalExecutor:
                 dated += [
                     a for p in exempt for a in ("--exclude-newer-package", f"{p}={_NO_CUTOFF}")
                 ]
-            args = ["pip", "install", "--python", str(venv / "bin" / "python")]
-            args += ["--no-build-isolation", *dated, "-e", target, *reqs, *recipe.extra_packages]
+            args = ["pip", "compile", *python, "--no-build-isolation", *dated, "--no-header"]
+            args += ["--no-annotate", "-o", str(pinned), str(wanted)]
             try:
-                self._uv(args, where, recipe.env, [venv], cache)
-                return
+                self._uv(args, where, recipe.env, [], where.job / "uv-cache")
+                break
             except EnvBuildError as exc:
                 # A package whose old releases were deleted from the index (it happens):
                 # let only that one come from after the date, and resolve again.
@@ -188,9 +203,20 @@ class LocalExecutor:
                 if not more:
                     raise
                 exempt += more
-        raise EnvBuildError("dependencies could not be resolved as of the commit's date")
+        else:
+            raise EnvBuildError("dependencies could not be resolved as of the commit's date")
+        # What the environment already has (the build tools and theirs) stays: an installer
+        # resolving against it would keep it too, and the project's build needs it as it is.
+        have = {_canonical(_dist_name(d)) for d in _site_packages(where.shared).glob("*.dist-info")}
+        keep = [
+            r for r in _index_requirements(pinned) if _canonical(_requirement_name(r)) not in have
+        ]
+        deps = where.job / "dependencies.txt"
+        deps.write_text("".join(f"{line}\n" for line in keep))
+        return deps
 
     def _build(self, repo: str, venv: Path, recipe: Recipe, where: _Where) -> None:
+        """The shared environment: written only by uv installing from the package index."""
         venv.mkdir(parents=True)
         self.sandbox.prepare_writable(venv)
         cache = self.envs_dir / ".uv-cache" / re.sub(r"[^A-Za-z0-9_.-]+", "+", repo)
@@ -201,20 +227,12 @@ class LocalExecutor:
             {},
             [venv],
         )
-        py = ["--python", str(venv / "bin" / "python")]
+        py = ["--python", str(venv / "bin" / "python"), "--compile-bytecode"]
         tools = ["pip", "install", *py, "setuptools", "wheel", "setuptools_scm"]
         self._uv(tools, where, {}, [venv], cache)
-        self._install_project(venv, recipe, where, cache)
-        # The project itself lives in each job's own venv, pointing at that job's worktree:
-        # captured here to be replayed there, then taken out of the shared one.
-        site = _site_packages(venv)
-        infos = _editable_dists(site)
-        captured = capture(site, infos, where.tree, self.seen_as(where.tree)) if infos else None
-        if captured is not None:
-            (venv / EDITABLE).write_text(captured.model_dump_json())
-        if infos:
-            names = [_dist_name(d) for d in infos]
-            self._uv(["pip", "uninstall", *py, *names], where, {}, [venv])
+        deps = self._resolve(recipe, where)
+        args = ["pip", "install", *py, "--no-build-isolation", "--no-deps", "-r", str(deps)]
+        self._uv(args, where, recipe.env, [venv], cache)
         (venv / "spice-recipe.json").write_text(recipe.model_dump_json(indent=2))
 
     def prepare(self, repo: str, version: str, recipe: Recipe, tree: Path, job: Path) -> Prepared:
@@ -254,6 +272,12 @@ class LocalExecutor:
         if not replayed:
             args = ["pip", "install", "--python", str(venv / "bin" / "python"), "--no-deps"]
             self._uv([*args, "--no-build-isolation", "-e", "."], where, recipe.env, [])
+            if built:
+                # The first job's install, captured to be replayed into the next jobs' venvs.
+                infos = _editable_dists(purelib)
+                done = capture(purelib, infos, tree, self.seen_as(tree)) if infos else None
+                if done is not None:
+                    captured.write_text(done.model_dump_json())
         return Prepared(
             key=key,
             python=venv / "bin" / "python",
@@ -291,6 +315,26 @@ class LocalExecutor:
             env=env,
             timeout_s=timeout_s,
         )
+
+
+def _index_requirements(pinned: Path) -> list[str]:
+    """The pinned requirements that come from the package index: not the project itself,
+    nor anything it names by path or URL (that would be its code again)."""
+    kept = []
+    for raw in pinned.read_text(encoding="utf-8").splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line or line.startswith("-") or "://" in line or " @ " in line:
+            continue
+        kept.append(line)
+    return kept
+
+
+def _requirement_name(line: str) -> str:
+    return re.split(r"[\s<>=!~;\[]", line, maxsplit=1)[0]
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _gitdir(dot_git: Path) -> Path | None:

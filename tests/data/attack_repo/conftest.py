@@ -1,0 +1,3 @@
+import attack
+
+RESULT = attack.run("tests")

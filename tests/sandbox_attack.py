@@ -1,0 +1,206 @@
+"""The attack repository (tests/data/attack_repo) made into a real git repository and an
+instance to validate, with the paths and ports of one run as its targets, and what its probes
+report read back from the validated row."""
+
+from __future__ import annotations
+
+import binascii
+import json
+import os
+import re
+import shutil
+import socket
+import threading
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.validation_support import git
+
+TEMPLATE = Path(__file__).parent / "data" / "attack_repo"
+CANARIES = {
+    "SPICE_WEBHOOK_SECRET": "canary-webhook-secret-7f3a9c",
+    "SPICE_API_KEY": "canary-model-key-2b8d41",
+    "OPENAI_API_KEY": "canary-openai-key-9e0c55",
+    "SPICE_GITHUB_TOKEN": "canary-github-token-41aa07",
+    "SPICE_DASHBOARD_TOKEN": "canary-dashboard-token-5c6e2d9b",
+    "SPICE_GITHUB_PRIVATE_KEY": (
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIcanaryPEMbodyLineOne0123456789abcdefABCDEF\n"
+        "-----END RSA PRIVATE KEY-----\n"
+    ),
+}
+FILE_CANARY = "canary-file-contents-d41d8c"
+_PROBE = re.compile(r"::test_probe\[(\w+):(\w+)=(\w+)\]$")
+_LOOT = re.compile(r"::test_loot\[([0-9a-f]+)\]$")
+
+
+class Listener:
+    """A TCP port on 127.0.0.1 that counts who connects (the App, the model server)."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = int(self.sock.getsockname()[1])
+        self.connections = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.connections += 1
+            conn.close()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@dataclass
+class Scene:
+    """The host around one attacked validation: what the attack is told to go for."""
+
+    root: Path
+    data: Path
+    home: Path
+    marker: str = field(default_factory=lambda: f"spice-linger-{uuid.uuid4().hex}")
+    listeners: dict[str, Listener] = field(default_factory=dict)
+
+    @classmethod
+    def make(cls, root: Path) -> Scene:
+        scene = cls(root=root, data=root / "data", home=root / "home")
+        (scene.home / ".ssh").mkdir(parents=True)
+        (scene.home / ".ssh" / "id_rsa").write_text(FILE_CANARY)
+        (scene.home / ".cache").mkdir()
+        (scene.data / "repos" / "other+repo.git").mkdir(parents=True)
+        (scene.data / "repos" / "other+repo.git" / "config").write_text(FILE_CANARY)
+        (scene.data / "spice.db").write_text(FILE_CANARY)
+        (scene.data / "envs").mkdir()
+        scene.listeners = {"app": Listener(), "model": Listener()}
+        return scene
+
+    def targets(self, mirror: Path) -> dict[str, Any]:
+        import sysconfig
+
+        app_site = Path(sysconfig.get_paths()["purelib"])
+        return {
+            "read": {
+                "data_dir": str(self.data),
+                "database": str(self.data / "spice.db"),
+                "other_checkout": str(self.data / "repos" / "other+repo.git" / "config"),
+                "app_venv": str(Path(os.sys.prefix) / "pyvenv.cfg"),
+                "app_site": str(app_site),
+                "worker_ssh": str(self.home / ".ssh" / "id_rsa"),
+                "etc_shadow": "/etc/shadow",
+            },
+            "ports": {
+                "postgres": 5432,
+                "redis": 6379,
+                **{name: lst.port for name, lst in self.listeners.items()},
+            },
+            "write": {
+                "app_site": str(app_site),
+                "worker_cache": str(self.home / ".cache"),
+                "mirror_hooks": str(mirror / "hooks"),
+                "data_dir": str(self.data),
+                "envs_dir": str(self.data / "envs"),
+            },
+            "fork_bomb": 600,
+            "fill_mb": 200,
+            "marker": self.marker,
+        }
+
+    def env(self) -> dict[str, str]:
+        """The worker's environment: its secrets, its home, small limits for the attack."""
+        pyenv = os.environ.get("PYENV_ROOT") or str(Path.home() / ".pyenv")
+        return {
+            "PATH": os.environ["PATH"],
+            "HOME": str(self.home),
+            "PYENV_ROOT": pyenv,
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "SPICE_DATA_DIR": str(self.data),
+            "SPICE_SANDBOX_PROCESSES": "256",
+            "SPICE_SANDBOX_FILE_MB": "64",
+            "SPICE_SANDBOX_TMP_MB": "64",
+            **CANARIES,
+        }
+
+    def close(self) -> None:
+        for listener in self.listeners.values():
+            listener.close()
+
+    def planted(self) -> list[Path]:
+        """Files the attack managed to leave anywhere on the host it was pointed at."""
+        places = [self.root, Path(os.sys.prefix)]
+        return [p for where in places for p in where.rglob("zz_spice_planted_*")]
+
+    def lingering(self) -> list[str]:
+        found = []
+        for pid in os.listdir("/proc"):
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if self.marker.encode() in cmd:
+                found.append(pid)
+        return found
+
+
+def attack_repo(where: Path, targets: dict[str, Any]) -> tuple[Path, dict[str, str]]:
+    """The attack repository with its targets, and its instance: `add` subtracts; the fix;
+    a test that shows it."""
+    repo = where / "attack"
+    shutil.copytree(TEMPLATE, repo)
+    (repo / "targets.json").write_text(json.dumps(targets))
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    base = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "victim" / "__init__.py").write_text("def add(a, b):\n    return a + b\n")
+    gold = git(repo, "diff")
+    git(repo, "checkout", "-q", ".")
+    with (repo / "tests" / "test_victim.py").open("a") as tests:
+        tests.write("\n\ndef test_add():\n    from victim import add\n    assert add(2, 3) == 5\n")
+    test_patch = git(repo, "diff")
+    git(repo, "checkout", "-q", ".")
+    row = {
+        "instance_id": "evil__victim-1",
+        "repo": "evil/victim",
+        "base_commit": base,
+        "patch": gold,
+        "test_patch": test_patch,
+        "problem_statement": "add() subtracts",
+        "hints_text": "",
+        "created_at": "2025-06-02T00:00:00Z",
+    }
+    return repo, row
+
+
+def probes(row: dict[str, Any]) -> dict[str, str]:
+    """`phase:name` -> result, from the probe tests' ids in the row's lists."""
+    found: dict[str, str] = {}
+    for key in ("FAIL_TO_PASS", "PASS_TO_PASS"):
+        for test in json.loads(str(row.get(key) or "[]")):
+            if m := _PROBE.search(test):
+                found[f"{m.group(1)}:{m.group(2)}"] = m.group(3)
+    return found
+
+
+def loot(row: dict[str, Any]) -> str:
+    """Everything the attack found and got out through its test ids, decoded."""
+    chunks = [
+        m.group(1)
+        for key in ("FAIL_TO_PASS", "PASS_TO_PASS")
+        for test in json.loads(str(row.get(key) or "[]"))
+        if (m := _LOOT.search(test))
+    ]
+    return binascii.unhexlify("".join(chunks)).decode(errors="replace")
+
+
+def leaked(text: str) -> list[str]:
+    """The canaries (configured secrets, planted files) that appear in `text`."""
+    values = [*CANARIES.values(), FILE_CANARY, "MIIcanaryPEMbodyLineOne"]
+    return [v for v in values if v in text]
