@@ -31,7 +31,7 @@ CANARIES = {
     ),
 }
 FILE_CANARY = "canary-file-contents-d41d8c"
-_PROBE = re.compile(r"::test_probe\[(\w+):(\w+)=(\w+)\]$")
+_PROBE = re.compile(r"::test_probe\[(\w+):([\w.]+)=(\w+)\]$")
 _LOOT = re.compile(r"::test_loot\[([0-9a-f]+)\]$")
 
 
@@ -77,19 +77,26 @@ class Scene:
         (scene.home / ".cache").mkdir()
         (scene.data / "repos" / "other+repo.git").mkdir(parents=True)
         (scene.data / "repos" / "other+repo.git" / "config").write_text(FILE_CANARY)
-        (scene.data / "spice.db").write_text(FILE_CANARY)
+        (scene.data / "payloads").mkdir()
+        (scene.data / "payloads" / "delivery.json").write_text(FILE_CANARY)
         (scene.data / "envs").mkdir()
         scene.listeners = {"app": Listener(), "model": Listener()}
         return scene
 
-    def targets(self, mirror: Path) -> dict[str, Any]:
+    def targets(self, mirror: Path, decoy: bool = False) -> dict[str, Any]:
+        """The real paths and ports of this run; with `decoy`, a stand-in for the App's own
+        venv (for a run that is expected to write there)."""
         import sysconfig
 
         app_site = Path(sysconfig.get_paths()["purelib"])
+        if decoy:
+            app_site = self.root / "decoy-venv" / "site-packages"
+            app_site.mkdir(parents=True)
         return {
             "read": {
                 "data_dir": str(self.data),
-                "database": str(self.data / "spice.db"),
+                "database": str(self.data / "spice.db"),  # the App's (SQLite) when it runs
+                "payloads": str(self.data / "payloads" / "delivery.json"),
                 "other_checkout": str(self.data / "repos" / "other+repo.git" / "config"),
                 "app_venv": str(Path(os.sys.prefix) / "pyvenv.cfg"),
                 "app_site": str(app_site),

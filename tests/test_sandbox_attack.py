@@ -73,7 +73,7 @@ def test_the_attack_fails_in_the_sandbox_and_the_next_jobs_run_clean(
         for k, v in seen.items()
         if k.split(":")[1].startswith(("read_", "connect_")) and "data_dir" not in k
     }
-    assert open_ and set(open_.values()) == {BLOCKED}, open_
+    assert sum("connect_" in k for k in open_) == 3 * 8 and set(open_.values()) == {BLOCKED}, open_
     assert not {"spice.db", "repos"} & set(re.findall(r"[\w.+-]+", _listing(loot(first))))
     writes = {
         k: v
@@ -105,12 +105,13 @@ def test_the_attack_fails_in_the_sandbox_and_the_next_jobs_run_clean(
 def test_without_the_sandbox_the_same_probes_see_the_worker(scene: Scene) -> None:
     """The control: `--no-sandbox` (trusted repositories only) protects nothing, and the
     probes above would have said so."""
-    repo, row = attack_repo(scene.root, scene.targets(mirror=scene.root / "attack" / ".git"))
+    targets = scene.targets(mirror=scene.root / "attack" / ".git", decoy=True)
+    repo, row = attack_repo(scene.root, targets)
     [done], said = validate(scene, [row], repo, "--no-sandbox")
     assert "warning: --no-sandbox" in said
     seen = probes(done)
-    assert seen["tests:read_worker_ssh"] == seen["tests:read_database"] == "read"
-    assert seen["tests:write_worker_cache"] == "wrote"
+    assert seen["tests:read_worker_ssh"] == seen["tests:read_payloads"] == "read"
+    assert seen["tests:write_worker_cache"] == seen["tests:write_app_site"] == "wrote"
     assert int(seen["tests:processes_seen"]) > 5  # the worker's processes and their environ
     assert leaked(loot(done))  # the configured secrets, read from the CLI's /proc/*/environ
     assert scene.listeners["app"].connections > 0

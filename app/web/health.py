@@ -13,6 +13,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.concurrency import run_in_threadpool
 
 from app.metrics import github_summary, scrape_registry
+from app.sandboxing import live_validation_problem
 from app.web.services import WebServices, get_services
 
 log = logging.getLogger(__name__)
@@ -48,5 +49,8 @@ async def healthz(services: Annotated[WebServices, Depends(get_services)]) -> JS
         # A full disk fails every write: deliveries would be answered 503 one by one.
         log.error("healthz: %.0f MB free in the data directory", free)
         report |= {"status": "error", "disk": "low"}
+    # Validation off is reported, not failed on: the App labels issues and PRs without it.
+    off = await run_in_threadpool(live_validation_problem, services.settings)
+    report["validation"] = f"off: {off}" if off else "on"
     body: dict[str, object] = {**report, "github": github}
     return JSONResponse(body, status_code=200 if report["status"] == "ok" else 503)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from app.github.client import session_factory
 from app.github.retries import policy_from_settings
 from app.handlers.delivery_handler import (
@@ -17,7 +19,9 @@ from spice_engine.llm.litellm_chat import LiteLLMChat
 from tests.fakes.github_fixtures import FAST_RETRIES
 
 
-def make_handler(settings: Settings) -> DeliveryHandler:
+def make_handler(
+    settings: Settings, on_instance_saved: Callable[[str], object] | None = None
+) -> DeliveryHandler:
     # The waits GitHub asks for come from the settings (tests make the cap small); only the
     # backoff between 5xx retries and PyGithub's pacing are cut.
     policy = policy_from_settings(settings).model_copy(
@@ -36,5 +40,6 @@ def make_handler(settings: Settings) -> DeliveryHandler:
         assessed_before=store_lookup(settings),
         record_human_label=human_label_recorder(settings),
         calibration_for=calibration_lookup(settings),
+        on_instance_saved=on_instance_saved,
     )
     return handler_for(deps)
