@@ -129,7 +129,8 @@ def test_without_a_sandbox_the_app_runs_nothing_and_says_why(
     _seed(scene, fake_github)
     fake_openai.responder = scripted([1, 2, 1])
     missing = str(scene.root / "no-bwrap")
-    for live in _app(scene, fake_github, fake_openai, bwrap_path=missing):
+    token = "operator-token-for-the-dashboard-0123"
+    for live in _app(scene, fake_github, fake_openai, bwrap_path=missing, dashboard_token=token):
         assert sandbox_problem(live.stack.settings)
         health = live.client.get("/healthz").json()
         assert health["validation"].startswith("off: live validation is off: no sandbox")
@@ -140,3 +141,9 @@ def test_without_a_sandbox_the_app_runs_nothing_and_says_why(
         assert "no-bwrap not found" in validation["detail"]
         assert probes(validation.get("fields") or {}) == {}  # its code never ran
         assert not (scene.root / "attack" / ".attack-tests.json").exists()
+        page = live.client.get(
+            f"/dashboard/repos/{REPO}", headers={"Authorization": f"Bearer {token}"}
+        )
+        assert page.status_code == 200
+        assert "Instances are not validated here: live validation is off" in page.text
+        assert "sandbox_unavailable" in page.text

@@ -8,6 +8,7 @@ from datetime import timedelta
 from pydantic import BaseModel
 from sqlalchemy.orm import Session
 
+from app.sandboxing import live_validation_problem
 from app.settings import Settings
 from app.store.human_labels import untouched_items
 from app.store.models import HumanLabel
@@ -75,6 +76,8 @@ class RepoPage(BaseModel):
     spend_unknown: int
     dataset: list[InstanceRow]
     dataset_counts: dict[str, int]
+    validation_off: str
+    """Why harvested instances are not validated here ("" when they are)."""
 
 
 def index_page(session: Session, viewer: Viewer) -> IndexPage:
@@ -129,6 +132,7 @@ def repo_page(
         spend_unknown=unknown,
         dataset=instances,
         dataset_counts=dict(Counter(r.status for r in instances).most_common()),
+        validation_off=live_validation_problem(settings) or "",
     )
 
 
