@@ -1,6 +1,8 @@
 """Validation speed on real pytest instances (../shared/data/validation).
 
-Prints, per instance: cold (shared environment built) and warm (reused) seconds, and the
+Prints, per instance: cold (shared environment built) and warm (reused) seconds, the sandbox's
+warm overhead against the same validation without it (same environments, same run; target
+<= 1.15x), and the
 warm validation's overhead over the two bare test runs it contains (target <= 1.5x), with
 where the warm time goes (preparing the job's environment, the flakiness reruns — inside the
 two runs' own pytest sessions — and the rest: worktree, patches); then throughput (instances
@@ -20,18 +22,23 @@ from pathlib import Path
 from typing import Any
 
 from spice_engine.validate.batch import validate_rows
+from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.gitwork import open_repository
 from spice_engine.validate.local import LocalExecutor
+from spice_engine.validate.sandbox import Sandbox, Unsandboxed
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "validation"
 DEFAULT = "pytest-dev__pytest-5808,pytest-dev__pytest-5840,pytest-dev__pytest-8987,pytest-dev__pytest-9249"
 
 
-def run(rows: list[dict[str, Any]], data: Path, workers: int) -> tuple[list[dict[str, Any]], float]:
+def run(
+    rows: list[dict[str, Any]], data: Path, workers: int, sandbox: Sandbox | None = None
+) -> tuple[list[dict[str, Any]], float]:
     git_dirs = {"pytest-dev/pytest": open_repository(DATA / "pytest.bundle", data / "repos")}
+    executor = LocalExecutor(data / "envs", sandbox or Bubblewrap())
     started = time.monotonic()
-    out = validate_rows(rows, git_dirs, LocalExecutor(data / "envs"), data / "tmp", workers)
+    out = validate_rows(rows, git_dirs, executor, data / "tmp", workers)
     return out, time.monotonic() - started
 
 
@@ -45,6 +52,7 @@ def main() -> None:
         data = Path(tmp)
         cold, _ = run(rows, data, 1)
         warm, warm1 = run(rows, data, 1)
+        bare_warm, _ = run(rows, data, 1, Unsandboxed())
         _, warm2 = run(rows, data, 2)
     ratios, without_reruns = [], []
     print(
@@ -69,6 +77,20 @@ def main() -> None:
     print(
         "  of which the flakiness reruns (in the runs' own pytest sessions): without them "
         f"{statistics.median(without_reruns):.2f}x"
+    )
+    sandboxed = [
+        w["spice"]["validation"]["durations"]["total"]
+        / u["spice"]["validation"]["durations"]["total"]
+        for w, u in zip(warm, bare_warm, strict=True)
+    ]
+    same = sum(
+        (w["FAIL_TO_PASS"], w["PASS_TO_PASS"]) == (u["FAIL_TO_PASS"], u["PASS_TO_PASS"])
+        for w, u in zip(warm, bare_warm, strict=True)
+    )
+    print(
+        f"sandbox overhead, warm, against the same runs unsandboxed: median "
+        f"{statistics.median(sandboxed):.2f}x (max {max(sandboxed):.2f}x); "
+        f"identical lists on {same}/{len(rows)}"
     )
     n = len(rows)
     print(f"throughput warm, 1 worker: {n / warm1 * 60:.1f}/min ({warm1:.1f} s for {n})")
