@@ -6,23 +6,39 @@ from functools import cache
 
 from app.settings import Settings
 from spice_engine.validate.bubblewrap import Bubblewrap
+from spice_engine.validate.docker import DockerSandbox
 from spice_engine.validate.sandbox import Limits, SandboxUnavailable
 
 SANDBOX_UNAVAILABLE = "sandbox_unavailable"
 """Status of a validation that did not run because no sandbox works here."""
 
 
-def sandbox_for(settings: Settings) -> Bubblewrap:
-    """The bubblewrap sandbox with the operator's paths and limits (not checked: see
-    `sandbox_problem`)."""
-    limits = Limits(
+def limits_for(settings: Settings) -> Limits:
+    return Limits(
         memory_bytes=settings.sandbox_memory_mb << 20,
         processes=settings.sandbox_processes,
         file_bytes=settings.sandbox_file_mb << 20,
         tmp_bytes=settings.sandbox_tmp_mb << 20,
         min_free_disk_bytes=settings.sandbox_min_free_disk_mb << 20,
     )
-    return Bubblewrap(settings.bwrap_path, settings.slirp4netns_path, settings.sandbox_uid, limits)
+
+
+def sandbox_for(settings: Settings) -> Bubblewrap:
+    """The bubblewrap sandbox with the operator's paths and limits (not checked: see
+    `sandbox_problem`)."""
+    return Bubblewrap(
+        settings.bwrap_path, settings.slirp4netns_path, settings.sandbox_uid, limits_for(settings)
+    )
+
+
+def docker_sandbox(settings: Settings) -> DockerSandbox:
+    """Containers of `docker_image` with the operator's limits, or SandboxUnavailable."""
+    box = DockerSandbox(
+        settings.docker_image, uid=settings.sandbox_uid, limits=limits_for(settings)
+    )
+    if why := box.problem():
+        raise SandboxUnavailable(why)
+    return box
 
 
 @cache

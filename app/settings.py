@@ -113,6 +113,9 @@ class Settings(BaseSettings):
     """Largest file a sandboxed process may write."""
     sandbox_tmp_mb: int = Field(default=1024, ge=1)
     """Size of a sandboxed command's own `/tmp` (memory-backed)."""
+    docker_image: str = "spice-base:bookworm"
+    """Base image of `--executor docker` containers: the host's distribution, so the host's
+    interpreters run in it (scripts/docker-base-image.sh makes one)."""
     sandbox_min_free_disk_mb: int = Field(default=1024, ge=0)
     """A sandboxed command is killed when the disk it writes to falls below this much free."""
 

@@ -5,11 +5,14 @@ report read back from the validated row."""
 from __future__ import annotations
 
 import binascii
+import contextlib
 import json
 import os
 import re
 import shutil
 import socket
+import subprocess
+import sys
 import threading
 import uuid
 from dataclasses import dataclass, field
@@ -53,6 +56,8 @@ class Listener:
             except OSError:
                 return
             self.connections += 1
+            with contextlib.suppress(OSError):
+                conn.sendall(b"SPICE-LISTENER\n")
             conn.close()
 
     def close(self) -> None:
@@ -211,3 +216,64 @@ def leaked(text: str) -> list[str]:
     """The canaries (configured secrets, planted files) that appear in `text`."""
     values = [*CANARIES.values(), FILE_CANARY, "MIIcanaryPEMbodyLineOne"]
     return [v for v in values if v in text]
+
+
+SPICE = str(Path(sys.executable).with_name("spice"))
+BLOCKED = "blocked"
+
+
+def _listing(found: str) -> str:
+    """What the attack listed of the data directory."""
+    return " ".join(line for line in found.splitlines() if line.startswith("ls "))
+
+
+def validate(scene: Scene, rows: list[dict[str, Any]], repo: Path, *flags: str) -> Any:
+    instances = scene.root / f"in-{len(list(scene.root.glob('in-*')))}.jsonl"
+    instances.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = instances.with_suffix(".out.jsonl")
+    name = str(rows[0]["repo"])
+    args = [SPICE, "validate", str(instances), "--out", str(out), "--repo", f"{name}={repo}"]
+    done = subprocess.run(
+        [*args, "--timeout", "300", *flags],
+        env=scene.env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows_out = [json.loads(line) for line in out.read_text().splitlines()]
+    return rows_out, done.stdout + done.stderr + out.read_text()
+
+
+def assert_the_attack_failed(scene: Scene, row: dict[str, Any], said: str) -> None:
+    """Every attempt of every phase failed, the instance still validated, nothing is left."""
+    assert row["spice"]["validation"]["status"] == "valid", row["spice"]["validation"]
+    assert json.loads(row["FAIL_TO_PASS"]) == ["tests/test_victim.py::test_add"]
+    seen = probes(row)
+    # It ran at every phase: the build backend and setup.py resolving the dependencies (with
+    # the package index: `_net`) and installing the project (without), conftest.py (the tests).
+    phases = {"backend_net", "setup_py_net", "backend", "setup_py", "tests"}
+    assert {p.split(":")[0] for p in seen} == phases, seen
+    # The data directory's path exists in the sandbox (the job's scratch is under it), with
+    # nothing of the App's in it.
+    open_ = {
+        k: v
+        for k, v in seen.items()
+        if k.split(":")[1].startswith(("read_", "connect_")) and "data_dir" not in k
+    }
+    assert sum("connect_" in k for k in open_) >= 5 * 8 and set(open_.values()) == {BLOCKED}, open_
+    assert not {"spice.db", "repos"} & set(re.findall(r"[\w.+-]+", _listing(loot(row))))
+    writes = {
+        k: v
+        for k, v in seen.items()
+        if k.split(":")[1].startswith("write_") and "site" not in k.split(":")[1]
+    }
+    assert set(writes.values()) == {BLOCKED}, writes
+    assert seen["tests:fork_bomb"] == seen["tests:fill_disk"] == "limited"
+    assert seen["tests:fill_tmp"] == "limited"
+    assert all(int(seen[f"{p}:processes_seen"]) < 5 for p in phases)
+    assert seen["tests:uid"] != "0"
+    assert leaked(loot(row)) == [] and leaked(said) == []
+    assert all(lst.connections == 0 for lst in scene.listeners.values())
+    assert scene.lingering() == []
+    assert scene.planted() == []  # nothing it wrote outlived its job's scratch

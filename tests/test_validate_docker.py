@@ -1,47 +1,78 @@
-"""The Docker executor, tested as far as a machine without a Docker daemon allows: the image
-it would build from a recipe, and a clear status (not a crash) when no daemon answers."""
+"""The Docker sandbox against a real daemon (`scripts/docker-daemon.sh`, with the base image of
+`scripts/docker-base-image.sh`): the attack repository validated with `--executor docker`
+fails at everything, as in bubblewrap, and the instance still validates. Without a daemon the
+CLI says so in one line and runs nothing."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 
-from spice_engine.validate.docker import dockerfile
-from spice_engine.validate.recipe import Recipe
+import pytest
+
+from spice_engine.validate.docker import DEFAULT_IMAGE, DockerSandbox
+from tests.sandbox_attack import (
+    SPICE,
+    Scene,
+    assert_the_attack_failed,
+    attack_repo,
+    probes,
+    validate,
+)
 from tests.validation_support import calc_repo_fixture  # noqa: F401
 
-SPICE = str(Path(sys.executable).parent / "spice")
+
+@pytest.fixture(scope="module")
+def docker_box() -> DockerSandbox:
+    box = DockerSandbox(os.environ.get("SPICE_DOCKER_IMAGE", DEFAULT_IMAGE))
+    if why := box.problem():
+        pytest.skip(f"Docker suite: {why}")
+    return box
 
 
-def test_the_image_follows_the_recipe() -> None:
-    recipe = Recipe(
-        python="3.9",
-        extras=["testing"],
-        extra_packages=["pytest"],
-        resolve_before="2020-01-01T00:00:00Z",
-        env={"SETUPTOOLS_SCM_PRETEND_VERSION": "5.4.0"},
+@pytest.fixture
+def scene(tmp_path: Path) -> Iterator[Scene]:
+    made = Scene.make(tmp_path)
+    yield made
+    made.close()
+
+
+@pytest.mark.docker
+def test_the_attack_fails_in_containers_too(docker_box: DockerSandbox, scene: Scene) -> None:
+    repo, row = attack_repo(scene.root, scene.targets(mirror=scene.root / "attack" / ".git"))
+    [first], said = validate(scene, [row], repo, "--executor", "docker")
+    assert_the_attack_failed(scene, first, said)
+    [again], _ = validate(scene, [row], repo, "--executor", "docker")
+    assert again["FAIL_TO_PASS"] == first["FAIL_TO_PASS"]
+    assert probes(again)["tests:planted_ran"] == "False"
+    names = subprocess.run(
+        ["docker", "ps", "-a", "--format", "{{.Names}}"], capture_output=True, text=True
+    ).stdout
+    assert "spice-" not in names  # every container removed
+
+
+@pytest.mark.docker
+def test_a_timeout_removes_the_container(docker_box: DockerSandbox, tmp_path: Path) -> None:
+    done = docker_box.run(
+        ["sh", "-c", "sleep 300 & sleep 300"], binds=[], cwd=Path("/"), env={}, timeout_s=3
     )
-    text = dockerfile(recipe)
-    assert text.startswith("FROM python:3.9-slim\n")
-    assert "ENV SETUPTOOLS_SCM_PRETEND_VERSION=5.4.0\n" in text
-    assert (
-        "RUN uv pip install --system --no-build-isolation --exclude-newer 2020-01-01T00:00:00Z -e '.[testing]' pytest\n"
-        in text
-    )
-    assert text.index("COPY . /testbed") < text.index("uv pip install --system setuptools")
+    assert done.timed_out
+    names = subprocess.run(
+        ["docker", "ps", "-a", "--format", "{{.Names}}"], capture_output=True, text=True
+    ).stdout
+    assert "spice-" not in names
 
 
-def test_without_a_daemon_each_instance_says_so_and_the_run_completes(
+def test_without_a_daemon_the_cli_says_so_and_runs_nothing(
     tmp_path: Path, calc_repo: tuple[Path, dict[str, str]]
 ) -> None:
     repo, row = calc_repo
     rows = tmp_path / "rows.jsonl"
     rows.write_text(json.dumps(row) + "\n")
     out = tmp_path / "out.jsonl"
-    # No daemon on this machine; elsewhere, point DOCKER_HOST at nothing to get the same.
     env = os.environ | {
         "SPICE_DATA_DIR": str(tmp_path / "data"),
         "DOCKER_HOST": "unix:///nonexistent.sock",
@@ -50,8 +81,6 @@ def test_without_a_daemon_each_instance_says_so_and_the_run_completes(
         [SPICE, "validate", str(rows), "--repo", f"octo/calc={repo}", "--out", str(out), "--executor", "docker"],
         capture_output=True, text=True, env=env, timeout=300,
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    validation = json.loads(out.read_text())["spice"]["validation"]
-    assert validation["status"] == "environment_failed"
-    assert "Docker" in validation["detail"]
-    assert "Traceback" not in done.stderr
+    assert done.returncode != 0
+    assert "--executor docker: no Docker daemon answers" in done.stderr
+    assert "Traceback" not in done.stderr and not out.exists()

@@ -11,11 +11,10 @@ import typer
 from tqdm import tqdm  # type: ignore[import-untyped]
 
 from app.cli.common import emit_json, fail, settings_with
-from app.sandboxing import checked_sandbox
+from app.sandboxing import checked_sandbox, docker_sandbox
 from app.settings import Settings
 from spice_engine.errors import InputError
 from spice_engine.validate.batch import validate_rows
-from spice_engine.validate.docker import DockerExecutor
 from spice_engine.validate.executor import Executor
 from spice_engine.validate.gitwork import clone_from_github, open_repository
 from spice_engine.validate.local import LocalExecutor
@@ -60,10 +59,13 @@ def _executor(settings: Settings, name: str, no_sandbox: bool) -> Executor:
     """The executor asked for; repository code runs in the sandbox unless told otherwise."""
     if name not in ("local", "docker"):
         fail(f"--executor must be local or docker, not {name!r}")
-    if name == "docker":
-        return DockerExecutor()
     sandbox: Sandbox
-    if no_sandbox:
+    if name == "docker":
+        try:
+            sandbox = docker_sandbox(settings)
+        except SandboxUnavailable as exc:
+            fail(f"--executor docker: {exc}")
+    elif no_sandbox:
         typer.echo(
             "warning: --no-sandbox: the repositories' build and tests run as you, with your "
             "files and network; use it for repositories you trust only",
@@ -94,7 +96,11 @@ def validate_cmd(
         int, typer.Option(min=0, max=5, help="Reruns of fail-to-pass tests to drop flaky ones.")
     ] = 1,
     executor_name: Annotated[
-        str, typer.Option("--executor", help="local (venvs, the default) or docker.")
+        str,
+        typer.Option(
+            "--executor",
+            help="local (bubblewrap, the default) or docker: where each command is sandboxed.",
+        ),
     ] = "local",
     no_sandbox: Annotated[
         bool,

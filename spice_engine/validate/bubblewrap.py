@@ -25,6 +25,7 @@ from spice_engine.validate.sandbox import (
     Bind,
     Limits,
     SandboxUnavailable,
+    etc_files,
     run_limited,
     which,
 )
@@ -107,7 +108,7 @@ class Bubblewrap:
         if network and (why := self.network_problem()):
             raise SandboxUnavailable(why)
         with tempfile.TemporaryDirectory(prefix="spice-sandbox-etc-") as etc:
-            files = _etc_files(Path(etc), self.uid, network)
+            files = etc_files(Path(etc), self.uid, SLIRP_DNS if network else None)
             argv = [*self._prlimit(), *self._bwrap_argv(binds, files, cwd, network), *cmd]
             full_env = {"PATH": FIXED_PATH, "LANG": "C.UTF-8", **env}
             watch = [b.source for b in binds if b.writable]
@@ -247,22 +248,3 @@ def _system_root() -> list[str]:
         elif path.is_dir():
             argv += ["--ro-bind", str(path), str(path)]
     return argv
-
-
-def _etc_files(where: Path, uid: int, network: bool) -> dict[str, Path]:
-    """A passwd and group naming only the sandbox's user, a resolver for slirp4netns, and a git
-    config that lets git (setuptools_scm's, the tests') read worktrees the worker checked out."""
-    files = {
-        "/etc/passwd": f"root:x:0:0:root:/root:/bin/sh\nsandbox:x:{uid}:{uid}::/home/sandbox:/bin/sh\n",
-        "/etc/group": f"root:x:0:\nsandbox:x:{uid}:\n",
-        "/etc/resolv.conf": f"nameserver {SLIRP_DNS}\n" if network else "",
-        "/etc/gitconfig": "[safe]\n\tdirectory = *\n",
-    }
-    out = {}
-    for target, text in files.items():
-        path = where / Path(target).name
-        path.write_text(text)
-        path.chmod(0o644)
-        out[target] = path
-    where.chmod(0o755)
-    return out

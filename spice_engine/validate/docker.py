@@ -1,104 +1,127 @@
-"""The Docker executor: each (repository, version, Python) environment as an image built from
-the recorded recipe — the image SWE-bench's harness runs (`image` in validated rows) — and
-each job's tests run in a container over its worktree.
+"""The Docker sandbox: each command in its own container on a Docker daemon.
 
-Needs a Docker daemon; without one it says so at the first job, and that job's status is
-`environment_failed` (the local executor, the default, needs none).
+The same seam as bubblewrap (`Sandbox`): the local executor builds environments and runs tests
+exactly as it does there, and each command runs in a throw-away container of the operator's
+base image with `--read-only` root, `--cap-drop ALL`, no-new-privileges, a non-root user,
+`--pids-limit`, `--memory`, rlimits and, but for installs, `--network none`. Paths are bind
+mounts at the same places as in bubblewrap: the worktree at `/testbed` with its own git
+directory read-only behind it (so `git apply` in `/testbed` works, as in SWE-bench's harness).
+
+The base image must carry the system libraries of the machine's interpreters (they are mounted
+from the host): `scripts/docker-base-image.sh` makes one with debootstrap from the host's own
+distribution; an operator may name their own (`SPICE_DOCKER_IMAGE`). Installs use the default
+bridge network: the package index is reachable, the host's 127.0.0.1 (PostgreSQL, Redis, the
+App) is not.
 """
 
 from __future__ import annotations
 
-import shutil
+import os
 import subprocess
-import time
+import tempfile
+import uuid
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from spice_engine.validate.executor import (
-    RERUN_PLUGIN,
-    EnvBuildError,
-    Prepared,
-    RunResult,
-    run_command,
-)
-from spice_engine.validate.harness_fields import image_name
-from spice_engine.validate.recipe import Recipe
+from spice_engine.validate.executor import RunResult
+from spice_engine.validate.sandbox import Bind, Limits, etc_files, run_limited, which
 
-BUILD_TIMEOUT_S = 1800.0
-_RERUN_MOUNT = "/spice-rerun"
+DEFAULT_IMAGE = "spice-base:bookworm"
+SANDBOX_UID = 65534
+_CLIENT_ENV = ("PATH", "HOME", "DOCKER_HOST", "DOCKER_CONFIG", "DOCKER_CONTEXT", "DOCKER_CERT_PATH")
+"""What the docker client itself needs; none of it reaches the container."""
 
 
-def dockerfile(recipe: Recipe) -> str:
-    """The image of an environment: the recipe's Python, git, uv and its install commands,
-    run over the repository at the environment's commit (the build context)."""
-    env = "".join(f"ENV {k}={v}\n" for k, v in sorted(recipe.env.items()))
-    installs = "".join(
-        f"RUN {cmd.replace('uv pip install', 'uv pip install --system', 1)}\n"
-        for cmd in recipe.install_cmds()
-    )
-    return (
-        f"FROM python:{recipe.python}-slim\n"
-        "RUN apt-get update && apt-get install -y --no-install-recommends git build-essential"
-        " && rm -rf /var/lib/apt/lists/*\n"
-        "RUN pip install --no-cache-dir uv\n"
-        "WORKDIR /testbed\n"
-        "COPY . /testbed\n"
-        f"{env}{installs}"
-    )
+class DockerSandbox:
+    """`Sandbox` on a Docker daemon."""
 
+    name = "docker"
 
-class DockerExecutor:
-    """`Executor` on a Docker daemon."""
+    def __init__(
+        self,
+        image: str = DEFAULT_IMAGE,
+        docker: str = "docker",
+        uid: int = SANDBOX_UID,
+        limits: Limits | None = None,
+    ) -> None:
+        self.image, self.docker, self.uid = image, which(docker) or docker, uid
+        self.limits = limits or Limits()
 
-    def __init__(self, docker: str = "docker") -> None:
-        self.docker = shutil.which(docker) or docker
+    def _docker(self, *args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [self.docker, *args], capture_output=True, text=True, timeout=timeout, check=False
+        )
 
-    def _daemon(self) -> None:
+    def problem(self) -> str | None:
         try:
-            done = subprocess.run([self.docker, "info"], capture_output=True, text=True, timeout=15)
+            info = self._docker("info", "--format", "{{.ServerVersion}}", timeout=15)
         except (OSError, subprocess.TimeoutExpired) as exc:
-            raise EnvBuildError(f"no Docker here ({self.docker}: {exc})") from exc
-        if done.returncode != 0:
-            why = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no answer"]
-            raise EnvBuildError(f"no Docker daemon answers `docker info`: {why[0]}")
+            return f"no Docker here ({self.docker}: {exc})"
+        if info.returncode != 0:
+            why = (info.stderr or info.stdout).strip().splitlines()[-1:] or ["no answer"]
+            return f"no Docker daemon answers `docker info`: {why[0]}"
+        if self._docker("image", "inspect", self.image).returncode != 0:
+            return (
+                f"no image {self.image!r} on the Docker daemon: build it with "
+                "scripts/docker-base-image.sh or name yours with SPICE_DOCKER_IMAGE"
+            )
+        return None
 
-    def prepare(self, repo: str, version: str, recipe: Recipe, tree: Path, job: Path) -> Prepared:
-        started = time.monotonic()
-        self._daemon()
-        tag = image_name(repo, version, recipe.python)
-        built = (
-            subprocess.run(
-                [self.docker, "image", "inspect", tag], capture_output=True, timeout=30
-            ).returncode
-            != 0
-        )
-        if built:
-            job.mkdir(parents=True, exist_ok=True)
-            (job / "Dockerfile").write_text(dockerfile(recipe))
-            cmd = [self.docker, "build", "-t", tag, "-f", str(job / "Dockerfile"), str(tree)]
-            done = run_command(cmd, tree, {"PATH": "/usr/bin:/bin"}, BUILD_TIMEOUT_S, tail=4000)
-            if done.returncode != 0:
-                raise EnvBuildError(f"docker build {tag} failed: {done.log[-2000:]}")
-        return Prepared(
-            key=tag,
-            python=Path("/usr/local/bin/python"),
-            built=built,
-            seconds=round(time.monotonic() - started, 3),
-        )
+    def prepare_writable(self, path: Path) -> None:
+        """Hand a scratch tree to the containers' user (the daemon maps no user namespace)."""
+        if os.geteuid() != 0:
+            return
+        for top, dirs, files in os.walk(path):
+            os.chown(top, self.uid, self.uid, follow_symlinks=False)
+            for name in dirs + files:
+                os.chown(os.path.join(top, name), self.uid, self.uid, follow_symlinks=False)
 
     def run(
         self,
-        prepared: Prepared,
-        tree: Path,
-        args: list[str],
+        cmd: Sequence[str],
+        *,
+        binds: Sequence[Bind],
+        cwd: Path,
+        env: Mapping[str, str],
         timeout_s: float,
-        rerun_dir: Path | None = None,
+        network: bool = False,
     ) -> RunResult:
-        """The job's worktree mounted over the image's copy, so its patches are what run."""
-        cmd = [self.docker, "run", "--rm", "--network", "none", "-v", f"{tree}:/testbed"]
-        plugin: list[str] = []
-        if rerun_dir:
-            cmd += ["-v", f"{rerun_dir}:{_RERUN_MOUNT}", "-e", f"SPICE_RERUN_DIR={_RERUN_MOUNT}"]
-            cmd += ["-e", f"PYTHONPATH={_RERUN_MOUNT}"]
-            plugin = ["-p", RERUN_PLUGIN]
-        cmd += ["-w", "/testbed", prepared.key, "python", "-m", "pytest", "-rA", *plugin, *args]
-        return run_command(cmd, tree, {"PATH": "/usr/bin:/bin"}, timeout_s)
+        name = f"spice-{uuid.uuid4().hex[:16]}"
+        lim = self.limits
+        argv = [self.docker, "run", "--rm", "--name", name, "--init", "--read-only"]
+        argv += ["--network", "bridge" if network else "none"]
+        argv += ["--cap-drop", "ALL", "--security-opt", "no-new-privileges"]
+        argv += ["--user", f"{self.uid}:{self.uid}", "--pids-limit", str(lim.processes)]
+        argv += ["--memory", str(lim.memory_bytes), "--memory-swap", str(lim.memory_bytes)]
+        argv += ["--ulimit", f"cpu={lim.cpu_s}", "--ulimit", f"nofile={lim.open_files}"]
+        argv += ["--ulimit", f"fsize={lim.file_bytes}", "--ulimit", "core=0"]
+        argv += ["--tmpfs", f"/tmp:rw,exec,size={lim.tmp_bytes},mode=1777"]
+        # Interpreters may live under /root (pyenv): the image's /root is closed to the user.
+        argv += ["--tmpfs", "/root:rw,size=1m,mode=0755"]
+        for bind in binds:
+            ro = "" if bind.writable else ",readonly"
+            argv += ["--mount", f"type=bind,src={bind.source},dst={bind.target}{ro}"]
+        argv += ["--workdir", str(cwd)]
+        full_env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", **env}
+        for key, value in sorted(full_env.items()):
+            argv += ["--env", f"{key}={value}"]
+        with tempfile.TemporaryDirectory(prefix="spice-docker-etc-") as etc:
+            for target, source in etc_files(Path(etc), self.uid, None).items():
+                argv += ["--mount", f"type=bind,src={source},dst={target},readonly"]
+            return self._run(name, [*argv, self.image, *cmd], binds, timeout_s)
+
+    def _run(
+        self, name: str, argv: list[str], binds: Sequence[Bind], timeout_s: float
+    ) -> RunResult:
+        lim = self.limits
+        try:
+            return run_limited(
+                argv,
+                env={k: v for k, v in os.environ.items() if k in _CLIENT_ENV},
+                timeout_s=timeout_s,
+                limits=lim,
+                watch=[b.source for b in binds if b.writable],
+            )
+        finally:
+            # The client going away does not stop its container: remove it, whatever ended.
+            self._docker("rm", "--force", name, timeout=60)

@@ -231,3 +231,24 @@ class Unsandboxed:
 def which(binary: str) -> str | None:
     """`binary` as a path if it is one, else looked up on PATH."""
     return binary if os.sep in binary and os.access(binary, os.X_OK) else shutil.which(binary)
+
+
+def etc_files(where: Path, uid: int, resolver: str | None) -> dict[str, Path]:
+    """Files a sandbox shows in `/etc` (target -> file written under `where`): a passwd and
+    group naming only the sandbox's user, a git config that lets git (setuptools_scm's, the
+    tests') read worktrees the worker checked out, and a resolver when one is given."""
+    files = {
+        "/etc/passwd": f"root:x:0:0:root:/root:/bin/sh\nsandbox:x:{uid}:{uid}::/tmp:/bin/sh\n",
+        "/etc/group": f"root:x:0:\nsandbox:x:{uid}:\n",
+        "/etc/gitconfig": "[safe]\n\tdirectory = *\n",
+    }
+    if resolver is not None:
+        files["/etc/resolv.conf"] = f"nameserver {resolver}\n"
+    out = {}
+    for target, text in files.items():
+        path = where / Path(target).name
+        path.write_text(text)
+        path.chmod(0o644)
+        out[target] = path
+    where.chmod(0o755)
+    return out

@@ -5,6 +5,7 @@ import json
 import os
 import re
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -39,11 +40,22 @@ def _read(path, found):
         return "blocked"
 
 
-def _connect(host, port):
+def _connect(host, port, kind):
+    """"open" only when the service itself answers: some networks accept any connection."""
     s = socket.socket()
     s.settimeout(2)
     try:
-        return "open" if s.connect_ex((host, port)) == 0 else "blocked"
+        if s.connect_ex((host, port)) != 0:
+            return "blocked"
+        if kind == "redis":
+            s.sendall(b"PING\r\n")
+            ok = s.recv(16).startswith((b"+PONG", b"-NOAUTH"))
+        elif kind == "postgres":
+            s.sendall(struct.pack("!ii", 8, 80877103))  # SSLRequest: the server answers S or N
+            ok = s.recv(1) in (b"S", b"N")
+        else:
+            ok = s.recv(32).startswith(b"SPICE-LISTENER")
+        return "open" if ok else "blocked"
     except OSError:
         return "blocked"
     finally:
@@ -106,8 +118,25 @@ def _linger(marker):
     return "started"
 
 
+def _gateway():
+    """The default route's gateway (the host, seen from a container or slirp4netns)."""
+    try:
+        with open("/proc/net/route") as f:
+            for line in f.read().splitlines()[1:]:
+                fields = line.split()
+                if fields[1] == "00000000":
+                    raw = bytes.fromhex(fields[2])[::-1]
+                    return ".".join(str(b) for b in raw)
+    except (OSError, IndexError, ValueError):
+        pass
+    return None
+
+
 def run(phase):
     t = _targets()
+    gateway = _gateway()
+    if gateway:  # a phase with a network (installing): reported on its own
+        phase += "_net"
     probes, loot = {}, []
     _loot_env(b"\0".join(("%s=%s" % kv).encode() for kv in os.environ.items()), loot)
     own = {str(os.getpid()), str(os.getppid())}
@@ -130,7 +159,9 @@ def run(phase):
         probes["read_" + name] = _read(path, loot)
     for name, port in sorted(t["ports"].items()):
         for host in ("127.0.0.1", "10.0.2.2"):
-            probes["connect_%s_%s" % (name, host)] = _connect(host, port)
+            probes["connect_%s_%s" % (name, host)] = _connect(host, port, name)
+        if gateway and gateway != "10.0.2.2":
+            probes["connect_%s_gateway" % name] = _connect(gateway, port, name)
     for name, path in sorted(t["write"].items()):
         probes["write_" + name] = _write(path, "zz_spice_planted_%s.pth" % phase)
     site = [p for p in sys.path if p.endswith("site-packages")]

@@ -8,4 +8,4 @@ attack.run("setup_py")
 
 from setuptools import setup  # noqa: E402
 
-setup()
+setup(install_requires=[])
