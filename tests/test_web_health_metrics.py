@@ -19,7 +19,13 @@ def test_healthz_ok(tmp_path: Path) -> None:
     report = response.json()
     assert report.pop("disk_free_mb") > 0
     quiet = {"failures": {}, "rate_limit_waits": {}, "rate_limit_wait_s": 0.0}
-    assert report == {"status": "ok", "database": "ok", "disk": "ok", "github": quiet}
+    assert report == {
+        "status": "ok",
+        "database": "ok",
+        "disk": "ok",
+        "validation": "on",
+        "github": quiet,
+    }
 
 
 def test_healthz_reports_unreachable_database(tmp_path: Path) -> None:
