@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.validation_support import git
+from tests.validation_support import git, instance_of
 
 TEMPLATE = Path(__file__).parent / "data" / "attack_repo"
 CANARIES = {
@@ -170,24 +170,16 @@ def attack_repo(where: Path, targets: dict[str, Any]) -> tuple[Path, dict[str, s
     git(repo, "init", "-q")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "init")
-    base = git(repo, "rev-parse", "HEAD").strip()
-    (repo / "victim" / "__init__.py").write_text("def add(a, b):\n    return a + b\n")
-    gold = git(repo, "diff")
-    git(repo, "checkout", "-q", ".")
-    with (repo / "tests" / "test_victim.py").open("a") as tests:
-        tests.write("\n\ndef test_add():\n    from victim import add\n    assert add(2, 3) == 5\n")
-    test_patch = git(repo, "diff")
-    git(repo, "checkout", "-q", ".")
-    row = {
-        "instance_id": "evil__victim-1",
-        "repo": "evil/victim",
-        "base_commit": base,
-        "patch": gold,
-        "test_patch": test_patch,
-        "problem_statement": "add() subtracts",
-        "hints_text": "",
-        "created_at": "2025-06-02T00:00:00Z",
-    }
+    row = instance_of(
+        repo,
+        "evil/victim",
+        fix={"victim/__init__.py": "def add(a, b):\n    return a + b\n"},
+        test=(
+            "tests/test_victim.py",
+            "\n\ndef test_add():\n    from victim import add\n    assert add(2, 3) == 5\n",
+        ),
+        problem="add() subtracts",
+    )
     return repo, row
 
 

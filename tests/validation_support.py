@@ -28,6 +28,33 @@ def git(repo: Path, *args: str) -> str:
     return done.stdout
 
 
+def instance_of(
+    repo: Path, name: str, fix: dict[str, str], test: tuple[str, str], problem: str
+) -> dict[str, str]:
+    """The instance of the repository's HEAD: the fix (files rewritten) as its gold patch and
+    `test` (a path and text appended to it) as its test patch; the tree is left at HEAD."""
+    base = git(repo, "rev-parse", "HEAD").strip()
+    for path, text in fix.items():
+        (repo / path).write_text(text)
+    gold = git(repo, "diff")
+    git(repo, "checkout", "-q", ".")
+    with (repo / test[0]).open("a") as tests:
+        tests.write(test[1])
+    test_patch = git(repo, "diff")
+    git(repo, "checkout", "-q", ".")
+    owner, project = name.split("/")
+    return {
+        "instance_id": f"{owner}__{project}-1",
+        "repo": name,
+        "base_commit": base,
+        "patch": gold,
+        "test_patch": test_patch,
+        "problem_statement": problem,
+        "hints_text": "",
+        "created_at": "2025-06-02T00:00:00Z",
+    }
+
+
 @pytest.fixture(name="calc_repo")
 def calc_repo_fixture(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
     """A tiny project: `add` subtracts; the fix and a test that shows it."""
@@ -48,26 +75,16 @@ def calc_repo_fixture(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "init")
     git(repo, "tag", "v0.1.0")
-    base = git(repo, "rev-parse", "HEAD").strip()
-    (repo / "calc.py").write_text(
-        "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
+    row = instance_of(
+        repo,
+        "octo/calc",
+        fix={"calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"},
+        test=(
+            "tests/test_calc.py",
+            "\n\ndef test_add():\n    from calc import add\n    assert add(2, 3) == 5\n",
+        ),
+        problem="add() subtracts\nadd(2, 3) gives -1.",
     )
-    gold = git(repo, "diff")
-    git(repo, "checkout", "-q", "calc.py")
-    with (repo / "tests" / "test_calc.py").open("a") as tests:
-        tests.write("\n\ndef test_add():\n    from calc import add\n    assert add(2, 3) == 5\n")
-    test_patch = git(repo, "diff")
-    git(repo, "checkout", "-q", "tests/test_calc.py")
-    row = {
-        "instance_id": "octo__calc-1",
-        "repo": "octo/calc",
-        "base_commit": base,
-        "patch": gold,
-        "test_patch": test_patch,
-        "problem_statement": "add() subtracts\nadd(2, 3) gives -1.",
-        "hints_text": "",
-        "created_at": "2025-06-02T00:00:00Z",
-    }
     yield repo, row
 
 

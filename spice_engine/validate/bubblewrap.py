@@ -26,6 +26,7 @@ from spice_engine.validate.sandbox import (
     Limits,
     SandboxUnavailable,
     etc_files,
+    hand_over,
     run_limited,
     which,
 )
@@ -87,13 +88,7 @@ class Bubblewrap:
         return None
 
     def prepare_writable(self, path: Path) -> None:
-        """Hand a scratch tree to the sandbox's user (a root worker only)."""
-        if not self.privileged:
-            return
-        for top, dirs, files in os.walk(path):
-            os.chown(top, self.uid, self.uid, follow_symlinks=False)
-            for name in dirs + files:
-                os.chown(os.path.join(top, name), self.uid, self.uid, follow_symlinks=False)
+        hand_over(path, self.uid)
 
     def run(
         self,

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from spice_engine.validate.executor import RunResult
-from spice_engine.validate.sandbox import Bind, Limits, etc_files, run_limited, which
+from spice_engine.validate.sandbox import Bind, Limits, etc_files, hand_over, run_limited, which
 
 DEFAULT_IMAGE = "spice-base:bookworm"
 SANDBOX_UID = 65534
@@ -68,13 +68,7 @@ class DockerSandbox:
         return None
 
     def prepare_writable(self, path: Path) -> None:
-        """Hand a scratch tree to the containers' user (the daemon maps no user namespace)."""
-        if os.geteuid() != 0:
-            return
-        for top, dirs, files in os.walk(path):
-            os.chown(top, self.uid, self.uid, follow_symlinks=False)
-            for name in dirs + files:
-                os.chown(os.path.join(top, name), self.uid, self.uid, follow_symlinks=False)
+        hand_over(path, self.uid)
 
     def run(
         self,

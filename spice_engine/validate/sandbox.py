@@ -252,3 +252,14 @@ def etc_files(where: Path, uid: int, resolver: str | None) -> dict[str, Path]:
         out[target] = path
     where.chmod(0o755)
     return out
+
+
+def hand_over(path: Path, uid: int) -> None:
+    """Give a scratch tree of ours to the sandbox's user (only a root worker can, and needs to:
+    otherwise the sandbox runs as the worker's own user)."""
+    if os.geteuid() != 0:
+        return
+    for top, dirs, files in os.walk(path):
+        os.chown(top, uid, uid, follow_symlinks=False)
+        for name in dirs + files:
+            os.chown(os.path.join(top, name), uid, uid, follow_symlinks=False)
