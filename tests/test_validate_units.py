@@ -6,8 +6,9 @@ import subprocess
 from pathlib import Path
 
 from spice_engine.validate.gitwork import release_version
+from spice_engine.validate.local import excerpt
 from spice_engine.validate.outcomes import compute_lists, parse_pytest_log
-from spice_engine.validate.recipe import choose_python, declared_extras
+from spice_engine.validate.recipe import choose_python, declared_extras, requirement_files
 
 LOG = """\
 ============ short test summary info ============
@@ -72,3 +73,32 @@ def test_version_from_release_and_dev_tags(tmp_path: Path) -> None:
     assert release_version(tmp_path, "HEAD") == "4.5"
     git("tag", "4.6.0.dev0")
     assert release_version(tmp_path, "HEAD") == "4.6"
+
+
+def test_test_requirement_files_are_found_by_what_they_are(tmp_path: Path) -> None:
+    names = [
+        "requirements_test.txt",
+        "test-requirements.txt",
+        "requirements-testing.txt",
+        "requirements/tests.txt",
+        "requirements-docs.txt",
+        "dev-requirements.txt",
+        "requirements.txt",
+        "docs/requirements_test.txt",
+    ]
+    for name in names:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("pytest\n")
+    assert requirement_files(tmp_path) == [
+        "requirements-testing.txt",
+        "requirements_test.txt",
+        "test-requirements.txt",
+        "requirements/tests.txt",
+    ]
+
+
+def test_a_failures_excerpt_keeps_the_failing_package_and_the_end() -> None:
+    log = "error: Failed to build `numpy==1.16.0`\n" + "x" * 10_000 + "\nhint: the end"
+    short = excerpt(log)
+    assert short.startswith("error: Failed to build `numpy==1.16.0`")
+    assert short.endswith("hint: the end") and len(short) < 4200

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,6 +20,9 @@ from spice_engine.validate.executor import Executor
 from spice_engine.validate.gitwork import clone_from_github, open_repository
 from spice_engine.validate.local import LocalExecutor
 from spice_engine.validate.sandbox import Sandbox, SandboxUnavailable, Unsandboxed
+
+NONE_VALID = 3
+"""Exit status when no instance validated (not an error of the command: of the instances)."""
 
 
 def _read_rows(path: Path) -> list[dict[str, Any]]:
@@ -110,28 +114,72 @@ def validate_cmd(
         ),
     ] = False,
 ) -> None:
-    """Compute FAIL_TO_PASS, PASS_TO_PASS, version and environment_setup_commit by running tests."""
+    """Compute FAIL_TO_PASS, PASS_TO_PASS, version and environment_setup_commit by running tests.
+
+    Each instance is appended to --out as it finishes, so an interrupted batch keeps what it
+    did and the same command resumes it (instances already in --out are skipped). Exit status:
+    0 when at least one instance is valid, 3 when none is.
+    """
     settings = settings_with()
     rows = _read_rows(instances)
     data = settings.data_dir.resolve()
     executor = _executor(settings, executor_name, no_sandbox)
-    git_dirs = _repo_map(repo or [], data / "repos", rows)
-    bar = tqdm(total=len(rows), unit="instance", desc="validate", disable=None, dynamic_ncols=True)
-    statuses: Counter[str] = Counter()
+    statuses: Counter[str] = Counter(_already_done(out))
+    todo = [r for r in rows if str(r["instance_id"]) not in _done_ids(out)]
+    if len(todo) < len(rows):
+        typer.echo(
+            f"validate: resuming, {len(rows) - len(todo)} of {len(rows)} already in {out}", err=True
+        )
+    git_dirs = _repo_map(repo or [], data / "repos", todo)
+    bar = tqdm(total=len(todo), unit="instance", desc="validate", disable=None, dynamic_ncols=True)
+    lock = threading.Lock()
+    out.parent.mkdir(parents=True, exist_ok=True)
 
     def done(row: dict[str, Any]) -> None:
-        statuses[row["spice"]["validation"]["status"]] += 1
-        bar.update(1)
-        bar.set_postfix(valid=statuses["valid"], refresh=False)
+        validation = row["spice"]["validation"]
+        with lock, out.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+            statuses[validation["status"]] += 1
+            if bar.disable:  # not a terminal (CI, nohup): a line per instance instead
+                seconds = validation.get("durations", {}).get("total", 0.0)
+                typer.echo(
+                    f"validate: [{bar.n + 1}/{len(todo)}] {row['instance_id']} "
+                    f"{validation['status']} ({seconds:.0f} s)",
+                    err=True,
+                )
+            bar.update(1)
+            bar.set_postfix(valid=statuses["valid"], refresh=False)
 
     try:
-        results = validate_rows(
-            rows, git_dirs, executor, data / "tmp", workers, timeout, reruns, on_done=done
+        validate_rows(
+            todo, git_dirs, executor, data / "tmp", workers, timeout, reruns, on_done=done
         )
     finally:
         bar.close()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", encoding="utf-8") as fh:
-        for row in results:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     emit_json({"instances": len(rows), "statuses": dict(statuses), "out": str(out)})
+    if rows and not statuses["valid"]:
+        raise typer.Exit(NONE_VALID)
+
+
+def _done_ids(out: Path) -> set[str]:
+    return {str(r.get("instance_id")) for r in _finished(out)}
+
+
+def _already_done(out: Path) -> list[str]:
+    return [str(r["spice"]["validation"]["status"]) for r in _finished(out)]
+
+
+def _finished(out: Path) -> list[dict[str, Any]]:
+    """Rows an earlier run of the same command wrote (a line cut by an interruption is not
+    one of them: that instance runs again)."""
+    if not out.is_file():
+        return []
+    rows = []
+    for line in out.read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(row, dict) and isinstance((row.get("spice") or {}).get("validation"), dict):
+            rows.append(row)
+    return rows

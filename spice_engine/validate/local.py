@@ -166,7 +166,7 @@ class LocalExecutor:
         )
         if done.returncode != 0:
             why = done.killed or f"exit {done.returncode}"
-            raise EnvBuildError(f"uv {args[0]} {args[1]} failed ({why}): {done.log[-2000:]}")
+            raise EnvBuildError(f"uv {args[0]} {args[1]} failed ({why}): {excerpt(done.log)}")
         return done
 
     def _resolve(self, recipe: Recipe, where: _Where) -> Path:
@@ -232,7 +232,9 @@ class LocalExecutor:
         self._uv(tools, where, {}, [venv], cache)
         deps = self._resolve(recipe, where)
         args = ["pip", "install", *py, "--no-build-isolation", "--no-deps", "-r", str(deps)]
-        self._uv(args, where, recipe.env, [venv], cache)
+        # Not the recipe's variables: a dependency built from source with setuptools_scm would
+        # take the project's pretended version and fail its own metadata check.
+        self._uv(args, where, {}, [venv], cache)
         (venv / "spice-recipe.json").write_text(recipe.model_dump_json(indent=2))
 
     def prepare(self, repo: str, version: str, recipe: Recipe, tree: Path, job: Path) -> Prepared:
@@ -315,6 +317,13 @@ class LocalExecutor:
             env=env,
             timeout_s=timeout_s,
         )
+
+
+def excerpt(log: str, head: int = 1500, tail: int = 2500) -> str:
+    """The start of a failure's log (uv names the package that failed there) and its end."""
+    if len(log) <= head + tail:
+        return log
+    return f"{log[:head]}\n[... {len(log) - head - tail} characters ...]\n{log[-tail:]}"
 
 
 def _index_requirements(pinned: Path) -> list[str]:

@@ -15,16 +15,18 @@ from pathlib import Path
 from typing import Any
 
 from spice_engine.validate import gitwork
-from spice_engine.validate.recipe import REQUIREMENT_FILES, Recipe, infer_recipe
+from spice_engine.validate.recipe import Recipe, infer_recipe, is_requirement_file
 from spice_engine.validate.swebench_specs import published_recipe
 
-_META = {"setup.py", "setup.cfg", "pyproject.toml", "tox.ini", *REQUIREMENT_FILES}
+_META = {"setup.py", "setup.cfg", "pyproject.toml", "tox.ini"}
 _VERSION_LINE = re.compile(r"""^\s*version\s*=\s*["']?(\d+)\.(\d+)""", re.MULTILINE)
 
 
 def _metadata_file(name: str) -> bool:
-    return name in _META or (
-        name.startswith(".github/workflows/") and name.endswith(("yml", "yaml"))
+    return (
+        name in _META
+        or is_requirement_file(name)
+        or (name.startswith(".github/workflows/") and name.endswith(("yml", "yaml")))
     )
 
 

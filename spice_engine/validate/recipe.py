@@ -27,15 +27,12 @@ PYTHON_RELEASES = {
     "3.13": "2024-10-07",
 }
 TEST_EXTRAS = ("test", "tests", "testing", "dev")
-REQUIREMENT_FILES = (
-    "requirements-test.txt",
-    "requirements-tests.txt",
-    "requirements-testing.txt",
-    "test-requirements.txt",
-    "requirements/test.txt",
-    "requirements/tests.txt",
-    "requirements/testing.txt",
+_TEST_REQUIREMENTS = re.compile(
+    r"^(?:requirements?[-_.]?)?(?:test|tests|testing)(?:[-_.]?requirements?)?\.txt$", re.I
 )
+"""A test requirements file by what it is, in any spelling: `requirements-test.txt`,
+`requirements_tests.txt`, `test-requirements.txt`, `requirements/testing.txt`, ..."""
+REQUIREMENT_DIRS = ("", "requirements/", "reqs/")
 _CLASSIFIER = re.compile(r"Programming Language :: Python :: (3\.\d+)\b")
 _TOX_ENV = re.compile(r"\bpy3(\d{1,2})\b")
 _REQUIRES = re.compile(r"""(?:python_requires|requires-python)\s*=\s*["']?([^"'\n]+)""")
@@ -66,6 +63,29 @@ class Recipe(BaseModel):
         more = "".join(f" {p}" for p in self.extra_packages)
         cmds.append(f"uv pip install --no-build-isolation{dated} -e '{target}'{reqs}{more}")
         return cmds
+
+
+def is_requirement_file(name: str) -> bool:
+    """Whether a repository path names a test requirements file (top level, or in a
+    `requirements/` folder)."""
+    folder, _, base = name.rpartition("/")
+    return (folder + "/" if folder else "") in REQUIREMENT_DIRS and bool(
+        _TEST_REQUIREMENTS.match(base)
+    )
+
+
+def requirement_files(tree: Path) -> list[str]:
+    """The tree's test requirements files, in a stable order."""
+    found = []
+    for folder in REQUIREMENT_DIRS:
+        where = tree / folder
+        if where.is_dir():
+            found += [
+                f"{folder}{p.name}"
+                for p in sorted(where.iterdir())
+                if p.is_file() and is_requirement_file(f"{folder}{p.name}")
+            ]
+    return found
 
 
 def _read(tree: Path, name: str) -> str:
@@ -139,7 +159,7 @@ def infer_recipe(tree: Path, commit_date: str, available: list[str], version: st
     return Recipe(
         python=python,
         extras=declared_extras(tree),
-        requirement_files=[r for r in REQUIREMENT_FILES if (tree / r).is_file()],
+        requirement_files=requirement_files(tree),
         # The runner; when the project declares pytest (or is pytest) this adds nothing.
         extra_packages=["pytest"],
         resolve_before=commit_date,

@@ -132,7 +132,7 @@ def _run_tests(job: Job, executor: Executor, job_dir: Path, record: Validation) 
             record.status, record.detail = "missing_python", str(exc)
             return Validated(validation=record)
         except EnvBuildError as exc:
-            record.status, record.detail = "environment_failed", str(exc)[-4000:]
+            record.status, record.detail = "environment_failed", str(exc)[:6000]
             return Validated(validation=record)
         except SandboxUnavailable as exc:
             record.status, record.detail = "sandbox_unavailable", str(exc)

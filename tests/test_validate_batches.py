@@ -1,0 +1,46 @@
+"""`spice validate` as a batch off a terminal (CI, nohup): a line per instance on stderr, each
+row appended to --out as it finishes, the same command resuming an interrupted batch, and an
+exit status that tells "none validated" apart."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from spice_engine.validate.bubblewrap import Bubblewrap
+from tests.sandbox_attack import SPICE
+from tests.validation_support import calc_repo_fixture, sandbox_fixture  # noqa: F401
+
+
+def _run(
+    tmp_path: Path, rows: list[dict[str, str]], repo: Path
+) -> subprocess.CompletedProcess[str]:
+    given = tmp_path / "rows.jsonl"
+    given.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    args = [SPICE, "validate", str(given), "--out", str(tmp_path / "out.jsonl")]
+    args += ["--repo", f"octo/calc={repo}"]
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "SPICE_DATA_DIR": str(tmp_path / "d")}
+    env["PYENV_ROOT"] = str(Path.home() / ".pyenv")
+    return subprocess.run(args, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_a_batch_reports_each_instance_keeps_each_row_and_resumes(
+    tmp_path: Path, calc_repo: tuple[Path, dict[str, str]], sandbox: Bubblewrap
+) -> None:
+    repo, row = calc_repo
+    missing = row | {"instance_id": "octo__calc-2", "base_commit": "f" * 40}
+    first = _run(tmp_path, [missing], repo)
+    assert first.returncode == 3, first.stderr  # none validated
+    assert "validate: [1/1] octo__calc-2 missing_commit" in first.stderr
+    [kept] = (tmp_path / "out.jsonl").read_text().splitlines()
+    assert json.loads(kept)["instance_id"] == "octo__calc-2"
+
+    again = _run(tmp_path, [missing, row], repo)  # the batch again, one more instance
+    assert again.returncode == 0, again.stderr
+    assert "resuming, 1 of 2 already in" in again.stderr
+    assert "validate: [1/1] octo__calc-1 valid" in again.stderr
+    rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert [r["instance_id"] for r in rows] == ["octo__calc-2", "octo__calc-1"]
+    assert json.loads(rows[1]["FAIL_TO_PASS"]) == ["tests/test_calc.py::test_add"]
+    assert json.loads(again.stdout)["statuses"] == {"missing_commit": 1, "valid": 1}
