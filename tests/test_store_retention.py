@@ -101,3 +101,18 @@ def test_a_redelivery_with_another_body_does_not_replace_a_pruned_payload(
     run_hourly_tasks(stack)
     assert stack.deliver(issue_payload(7), delivery_id="same-id") == "duplicate"
     assert codec_of(stack, "same-id") == "pruned"
+
+
+def test_validation_log_folders_go_after_the_retention(tmp_path: Path) -> None:
+    import os
+
+    from app.store.retention import prune_folders
+
+    old, new = tmp_path / "old-1", tmp_path / "new-1"
+    for folder in (old, new):
+        folder.mkdir()
+        (folder / "before.log.gz").write_bytes(b"x")
+    os.utime(old, (1_000, 1_000))
+    assert prune_folders(tmp_path, retention_days=30, now=1_000 + 31 * 86400) == 1
+    assert not old.exists() and new.exists()
+    assert prune_folders(tmp_path / "absent", 30) == 0

@@ -4,6 +4,7 @@ exit status that tells "none validated" apart."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 from pathlib import Path
@@ -44,3 +45,11 @@ def test_a_batch_reports_each_instance_keeps_each_row_and_resumes(
     assert [r["instance_id"] for r in rows] == ["octo__calc-2", "octo__calc-1"]
     assert json.loads(rows[1]["FAIL_TO_PASS"]) == ["tests/test_calc.py::test_add"]
     assert json.loads(again.stdout)["statuses"] == {"missing_commit": 1, "valid": 1}
+    # Its run logs are kept beside the output, and every test in them is accounted for.
+    validation = rows[1]["spice"]["validation"]
+    logs = Path(validation["logs"])
+    assert logs == tmp_path / "out.jsonl.logs" / "octo__calc-1"
+    with gzip.open(logs / "before.log.gz", "rt") as fh:
+        assert "FAILED tests/test_calc.py::test_add" in fh.read()
+    assert validation["tests"]["counts"]["fail_to_pass"] == 1
+    assert validation["tests"]["counts"]["pass_to_pass"] == 1

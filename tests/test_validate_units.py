@@ -7,7 +7,7 @@ from pathlib import Path
 
 from spice_engine.validate.gitwork import release_version
 from spice_engine.validate.local import excerpt
-from spice_engine.validate.outcomes import compute_lists, parse_pytest_log
+from spice_engine.validate.outcomes import account, compute_lists, parse_pytest_log
 from spice_engine.validate.recipe import choose_python, declared_extras, requirement_files
 
 LOG = """\
@@ -102,3 +102,16 @@ def test_a_failures_excerpt_keeps_the_failing_package_and_the_end() -> None:
     short = excerpt(log)
     assert short.startswith("error: Failed to build `numpy==1.16.0`")
     assert short.endswith("hint: the end") and len(short) < 4200
+
+
+def test_every_test_seen_is_accounted_for_exactly_once() -> None:
+    before = {"a": "FAILED", "b": "PASSED", "c": "FAILED", "d": "PASSED", "e": "SKIPPED"}
+    before |= {"f": "PASSED", "g": "SKIPPED", "h": "PASSED"}
+    after = {"a": "PASSED", "b": "PASSED", "c": "ERROR", "d": "FAILED", "e": "SKIPPED"}
+    after |= {"g": "PASSED", "h": "PASSED", "new": "FAILED"}
+    lists = compute_lists(before, after, after_again={"h": "FAILED"})
+    done = account(before, after, lists)
+    assert (lists.fail_to_pass, lists.pass_to_pass, lists.flaky) == (["a"], ["b"], ["h"])
+    assert done.failing_both == ["c", "new"] and done.broken == ["d"]
+    assert done.skipped == ["e"] and done.only_before == ["f"] and done.other == ["g"]
+    assert sum(done.counts.values()) == len(set(before) | set(after))

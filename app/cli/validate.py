@@ -106,6 +106,10 @@ def validate_cmd(
             help="local (bubblewrap, the default) or docker: where each command is sandboxed.",
         ),
     ] = "local",
+    logs: Annotated[
+        Path | None,
+        typer.Option(help="Keep each instance's run logs here (default: OUT.logs/)."),
+    ] = None,
     no_sandbox: Annotated[
         bool,
         typer.Option(
@@ -152,7 +156,15 @@ def validate_cmd(
 
     try:
         validate_rows(
-            todo, git_dirs, executor, data / "tmp", workers, timeout, reruns, on_done=done
+            todo,
+            git_dirs,
+            executor,
+            data / "tmp",
+            workers,
+            timeout,
+            reruns,
+            on_done=done,
+            logs_dir=logs or Path(f"{out}.logs"),
         )
     finally:
         bar.close()

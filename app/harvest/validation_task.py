@@ -15,6 +15,7 @@ from app.harvest.store import HarvestStore
 from app.sandboxing import SANDBOX_UNAVAILABLE, live_validation_problem, sandbox_for
 from app.settings import Settings
 from app.store.engine import database_url, make_engine, session_factory
+from app.store.retention import VALIDATION_LOGS
 from spice_engine.validate.batch import merge, validate_rows
 from spice_engine.validate.gitwork import GitError, clone_from_github
 from spice_engine.validate.local import LocalExecutor
@@ -48,6 +49,7 @@ def run_validation(settings: Settings, store: HarvestStore, instance_id: str) ->
             {str(row["repo"]): git_dir},
             LocalExecutor(data / "envs", sandbox_for(settings)),
             Path(scratch),
+            logs_dir=data / VALIDATION_LOGS,
         )
     store.save_validation(instance_id, validated)
     status = str(validated["spice"]["validation"]["status"])

@@ -16,7 +16,7 @@ from app.queue.handler import JobDeferred
 from app.queue.runner import JobRunner
 from app.settings import Settings
 from app.store.jobs import recover_stale
-from app.store.retention import prune_payloads
+from app.store.retention import VALIDATION_LOGS, prune_folders, prune_payloads
 
 log = logging.getLogger(__name__)
 
@@ -68,9 +68,14 @@ def build_queue(
     def prune_old_payloads() -> None:
         with sessions.begin() as session:
             pruned = prune_payloads(session, settings.payload_retention_days)
-        if pruned:
+        # Validation logs (a folder per instance) are kept as long.
+        logs = prune_folders(settings.data_dir / VALIDATION_LOGS, settings.payload_retention_days)
+        if pruned or logs:
             log.info(
-                "pruned %d payload(s) older than %s days", pruned, settings.payload_retention_days
+                "pruned %d payload(s) and %d validation log folder(s) older than %s days",
+                pruned,
+                logs,
+                settings.payload_retention_days,
             )
 
     return JobQueue(huey=huey, enqueue=process_delivery, recover=recover)

@@ -1,4 +1,5 @@
-"""Payload retention: payloads of private repositories are not kept longer than needed.
+"""Payload retention: payloads of private repositories are not kept longer than needed (nor
+the run logs of validated instances).
 
 A delivery's payload is only needed until its job has run; past the retention period it is
 dropped, while the delivery row (id, event, hash, status), the job and its assessments stay.
@@ -6,7 +7,10 @@ dropped, while the delivery row (id, event, hash, status), the job and its asses
 
 from __future__ import annotations
 
+import shutil
+import time
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
@@ -15,6 +19,8 @@ from app.store.deliveries import NewDelivery
 from app.store.models import Delivery, DeliveryStatus, Job, JobState, utcnow
 from app.store.payloads import PayloadCodec
 
+VALIDATION_LOGS = "validation-logs"
+"""Under the data dir: each validated instance's run logs, a folder per instance."""
 FINISHED = (DeliveryStatus.done, DeliveryStatus.failed, DeliveryStatus.coalesced)
 WAITING = (JobState.pending, JobState.running)
 
@@ -51,3 +57,17 @@ def restore_pruned(session: Session, redelivered: NewDelivery) -> bool:
         .execution_options(synchronize_session=False)
     )
     return bool(getattr(result, "rowcount", 0))
+
+
+def prune_folders(where: Path, retention_days: float, now: float | None = None) -> int:
+    """Remove the folders in `where` (one per validated instance: its run logs) last written
+    more than `retention_days` ago; returns how many went."""
+    if not where.is_dir():
+        return 0
+    cutoff = (now if now is not None else time.time()) - retention_days * 86400
+    gone = 0
+    for folder in where.iterdir():
+        if folder.is_dir() and not folder.is_symlink() and folder.stat().st_mtime < cutoff:
+            shutil.rmtree(folder, ignore_errors=True)
+            gone += 1
+    return gone

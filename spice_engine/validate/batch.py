@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -35,8 +36,10 @@ def validate_rows(
     timeout_s: float = 900.0,
     reruns: int = 1,
     on_done: Callable[[dict[str, Any]], None] | None = None,
+    logs_dir: Path | None = None,
 ) -> list[dict[str, Any]]:
-    """Each row with the four computed fields and `spice.validation`, in input order."""
+    """Each row with the four computed fields and `spice.validation`, in input order; with
+    `logs_dir`, each instance's run logs kept in a folder of it named for the instance."""
     groups = plan_groups(rows, git_dirs, sorted(find_pythons()))
 
     def one(row: dict[str, Any]) -> dict[str, Any]:
@@ -52,6 +55,8 @@ def validate_rows(
             result = _failed("missing_python", group.error)
         else:
             job = _job(row, git_dirs, group.version, group.recipe, timeout_s, reruns)
+            if logs_dir is not None:
+                job.logs_dir = logs_dir / re.sub(r"[^A-Za-z0-9_.-]+", "_", iid)
             result = validate(job, executor, scratch)
         out = merge(
             row, result, group.version if group else "", group.setup_commit if group else ""

@@ -64,3 +64,52 @@ def compute_lists(
     f2p = [t for t in fail_to_pass(before, after) if t not in flaky]
     p2p = [t for t in pass_to_pass(before, after) if t not in flaky]
     return Lists(fail_to_pass=f2p, pass_to_pass=p2p, flaky=sorted(flaky))
+
+
+class Accounting(BaseModel):
+    """Where every test seen in the before and after logs went: exactly one place each."""
+
+    counts: dict[str, int] = Field(default_factory=dict)
+    failing_both: list[str] = Field(default_factory=list)
+    """Failed (or errored) with the fix as without it: in neither list."""
+    broken: list[str] = Field(default_factory=list)
+    """Passed without the fix and fails with it."""
+    skipped: list[str] = Field(default_factory=list)
+    """Skipped or expected to fail with the fix."""
+    only_before: list[str] = Field(default_factory=list)
+    """Seen without the fix only (the fix removed or renamed it)."""
+    other: list[str] = Field(default_factory=list)
+    """Passed with the fix after being skipped without it."""
+
+
+def account(before: dict[str, str], after: dict[str, str], lists: Lists) -> Accounting:
+    """Every test of either log in exactly one of the lists, flaky, or the groups above."""
+    placed = {t: "fail_to_pass" for t in lists.fail_to_pass}
+    placed |= {t: "pass_to_pass" for t in lists.pass_to_pass}
+    placed |= {t: "flaky" for t in lists.flaky}
+    groups: dict[str, list[str]] = {
+        "failing_both": [],
+        "broken": [],
+        "skipped": [],
+        "only_before": [],
+        "other": [],
+    }
+    for test in sorted(set(before) | set(after)):
+        if test in placed:
+            continue
+        now, then = after.get(test), before.get(test)
+        if now is None:
+            group = "only_before"
+        elif now in FAILING:
+            group = "broken" if then == "PASSED" else "failing_both"
+        elif now in ("SKIPPED", "XFAIL"):
+            group = "skipped"
+        else:
+            group = "other"
+        groups[group].append(test)
+    counts = {
+        name: sum(1 for g in placed.values() if g == name)
+        for name in ("fail_to_pass", "pass_to_pass", "flaky")
+    }
+    counts |= {name: len(tests) for name, tests in groups.items()}
+    return Accounting(counts=counts, **groups)

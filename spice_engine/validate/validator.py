@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import shutil
 import tempfile
 import time
@@ -14,7 +15,7 @@ from pydantic import BaseModel, Field
 from spice_engine.errors import InputError
 from spice_engine.validate import gitwork, reruns
 from spice_engine.validate.executor import EnvBuildError, Executor, Prepared, RunResult
-from spice_engine.validate.outcomes import compute_lists, parse_pytest_log
+from spice_engine.validate.outcomes import Accounting, account, compute_lists, parse_pytest_log
 from spice_engine.validate.pythons import MissingPython
 from spice_engine.validate.recipe import Recipe
 from spice_engine.validate.sandbox import SandboxUnavailable
@@ -51,6 +52,10 @@ class Validation(BaseModel):
     reruns: Literal["in_session", "new_processes", "off"] = "off"
     """How the fail-to-pass tests were run a second time (to tell flaky ones)."""
     test_files: list[str] = Field(default_factory=list)
+    tests: Accounting | None = None
+    """Where every test seen in the logs went (counts, and the tests in neither list)."""
+    logs: str | None = None
+    """Directory holding this instance's run logs (`before.log.gz`, `after.log.gz`, ...)."""
 
 
 class Validated(BaseModel):
@@ -69,6 +74,8 @@ class Job(BaseModel):
     timeout_s: float = 900.0
     reruns: int = FLAKY_RERUNS
     rerun_share: float = RERUN_SHARE
+    logs_dir: Path | None = None
+    """Where to keep this instance's run logs (compressed); None: not kept."""
 
 
 def test_files(test_patch: str) -> list[str]:
@@ -140,7 +147,7 @@ def _run_tests(job: Job, executor: Executor, job_dir: Path, record: Validation) 
         record.environment, record.environment_built = prepared.key, prepared.built
         record.durations["environment"] = prepared.seconds
         gitwork.apply(tree, test)
-        runs = _Runs(executor, prepared, tree, job.timeout_s, record)
+        runs = _Runs(executor, prepared, tree, job.timeout_s, record, job.logs_dir)
         budget = job.timeout_s * job.rerun_share
         in_session = reruns.plugin_dir(job_dir / "rerun-before", budget) if job.reruns else None
         before = runs.go("before", files, rerun_dir=in_session)
@@ -167,6 +174,7 @@ def _run_tests(job: Job, executor: Executor, job_dir: Path, record: Validation) 
             )
         lists = compute_lists(before, after, before_again, after_again)
     record.flaky = lists.flaky
+    record.tests = account(before, after, lists)
     record.status = "valid" if lists.fail_to_pass else "no_fail_to_pass"
     return Validated(
         fail_to_pass=lists.fail_to_pass, pass_to_pass=lists.pass_to_pass, validation=record
@@ -238,10 +246,17 @@ def _rerun(
 
 class _Runs:
     def __init__(
-        self, executor: Executor, prepared: Prepared, tree: Path, timeout: float, record: Validation
+        self,
+        executor: Executor,
+        prepared: Prepared,
+        tree: Path,
+        timeout: float,
+        record: Validation,
+        logs_dir: Path | None = None,
     ) -> None:
         self.executor, self.prepared, self.tree = executor, prepared, tree
         self.timeout, self.record, self.last_log = timeout, record, ""
+        self.logs_dir = logs_dir
 
     def go(
         self,
@@ -257,6 +272,11 @@ class _Runs:
         )
         self.record.durations[name] = done.seconds
         self.last_log = done.log
+        if self.logs_dir is not None:
+            self.logs_dir.mkdir(parents=True, exist_ok=True)
+            with gzip.open(self.logs_dir / f"{name}.log.gz", "wt", encoding="utf-8") as fh:
+                fh.write(done.log)
+            self.record.logs = str(self.logs_dir)
         if done.timed_out:
             self.record.status = "timeout"
             self.record.detail = f"{name} run passed {self.timeout:.0f} s"
