@@ -37,14 +37,16 @@ def test_a_batch_reports_each_instance_keeps_each_row_and_resumes(
     [kept] = (tmp_path / "out.jsonl").read_text().splitlines()
     assert json.loads(kept)["instance_id"] == "octo__calc-2"
 
-    again = _run(tmp_path, [missing, row], repo)  # the batch again, one more instance
+    twice = row | {"instance_id": "octo__calc-3"}
+    again = _run(tmp_path, [missing, row, twice], repo)  # the batch again, two more
     assert again.returncode == 0, again.stderr
-    assert "resuming, 1 of 2 already in" in again.stderr
-    assert "validate: [1/1] octo__calc-1 valid" in again.stderr
+    assert "resuming, 1 of 3 already in" in again.stderr
+    assert "validate: [1/2] octo__calc-1 valid" in again.stderr
+    assert "validate: [2/2] octo__calc-3 valid" in again.stderr
     rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
-    assert [r["instance_id"] for r in rows] == ["octo__calc-2", "octo__calc-1"]
+    assert [r["instance_id"] for r in rows] == ["octo__calc-2", "octo__calc-1", "octo__calc-3"]
     assert json.loads(rows[1]["FAIL_TO_PASS"]) == ["tests/test_calc.py::test_add"]
-    assert json.loads(again.stdout)["statuses"] == {"missing_commit": 1, "valid": 1}
+    assert json.loads(again.stdout)["statuses"] == {"missing_commit": 1, "valid": 2}
     # Its run logs are kept beside the output, and every test in them is accounted for.
     validation = rows[1]["spice"]["validation"]
     logs = Path(validation["logs"])

@@ -137,6 +137,7 @@ def validate_cmd(
     git_dirs = _repo_map(repo or [], data / "repos", todo)
     bar = tqdm(total=len(todo), unit="instance", desc="validate", disable=None, dynamic_ncols=True)
     lock = threading.Lock()
+    finished: list[str] = []
     out.parent.mkdir(parents=True, exist_ok=True)
 
     def done(row: dict[str, Any]) -> None:
@@ -147,10 +148,11 @@ def validate_cmd(
             if bar.disable:  # not a terminal (CI, nohup): a line per instance instead
                 seconds = validation.get("durations", {}).get("total", 0.0)
                 typer.echo(
-                    f"validate: [{bar.n + 1}/{len(todo)}] {row['instance_id']} "
+                    f"validate: [{len(finished) + 1}/{len(todo)}] {row['instance_id']} "
                     f"{validation['status']} ({seconds:.0f} s)",
                     err=True,
                 )
+            finished.append(str(row["instance_id"]))
             bar.update(1)
             bar.set_postfix(valid=statuses["valid"], refresh=False)
 
