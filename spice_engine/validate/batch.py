@@ -55,6 +55,7 @@ def validate_rows(
             result = _failed("missing_python", group.error)
         else:
             job = _job(row, git_dirs, group.version, group.recipe, timeout_s, reruns)
+            job.setup_commit = group.setup_commit or None
             if logs_dir is not None:
                 job.logs_dir = logs_dir / re.sub(r"[^A-Za-z0-9_.-]+", "_", iid)
             result = validate(job, executor, scratch)

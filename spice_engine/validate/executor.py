@@ -6,6 +6,8 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol
 
@@ -15,6 +17,10 @@ from spice_engine.validate.recipe import Recipe
 
 RERUN_PLUGIN = "_spice_rerun"
 """The module name the in-session rerun plugin (`rerun_plugin.py`) is loaded under."""
+
+
+SetupTree = Callable[[], AbstractContextManager[Path]]
+"""Opens a worktree of an environment's own commit (its `environment_setup_commit`)."""
 
 
 class EnvBuildError(RuntimeError):
@@ -43,8 +49,18 @@ class RunResult(BaseModel):
 class Executor(Protocol):
     """Builds (or reuses) an environment and runs a job's commands in it."""
 
-    def prepare(self, repo: str, version: str, recipe: Recipe, tree: Path, job: Path) -> Prepared:
-        """Make the environment for `tree` (a worktree), using `job` as scratch space."""
+    def prepare(
+        self,
+        repo: str,
+        version: str,
+        recipe: Recipe,
+        tree: Path,
+        job: Path,
+        setup_tree: SetupTree | None = None,
+    ) -> Prepared:
+        """Make the environment for `tree` (a worktree), using `job` as scratch space. A shared
+        environment not built yet is built from `setup_tree()` (a worktree of the
+        environment's own commit) when given, else from `tree`."""
         ...
 
     def run(

@@ -30,6 +30,7 @@ from spice_engine.validate.executor import (
     EnvBuildError,
     Prepared,
     RunResult,
+    SetupTree,
 )
 from spice_engine.validate.pythons import python_for
 from spice_engine.validate.recipe import Recipe
@@ -237,7 +238,15 @@ class LocalExecutor:
         self._uv(args, where, {}, [venv], cache)
         (venv / "spice-recipe.json").write_text(recipe.model_dump_json(indent=2))
 
-    def prepare(self, repo: str, version: str, recipe: Recipe, tree: Path, job: Path) -> Prepared:
+    def prepare(
+        self,
+        repo: str,
+        version: str,
+        recipe: Recipe,
+        tree: Path,
+        job: Path,
+        setup_tree: SetupTree | None = None,
+    ) -> Prepared:
         started = time.monotonic()
         key = env_key(repo, version, recipe)
         shared = self.envs_dir / key
@@ -252,7 +261,13 @@ class LocalExecutor:
             if not (shared / ".ready").exists():
                 shutil.rmtree(shared, ignore_errors=True)  # a half-built one from a crash
                 try:
-                    self._build(repo, shared, recipe, where)
+                    if setup_tree is None:
+                        self._build(repo, shared, recipe, where)
+                    else:
+                        # What the environment's own commit declares, not this job's.
+                        with setup_tree() as own:
+                            self.sandbox.prepare_writable(own)
+                            self._build(repo, shared, recipe, where._replace(tree=own))
                 except BaseException:
                     shutil.rmtree(shared, ignore_errors=True)
                     raise

@@ -14,7 +14,13 @@ from pydantic import BaseModel, Field
 
 from spice_engine.errors import InputError
 from spice_engine.validate import gitwork, reruns
-from spice_engine.validate.executor import EnvBuildError, Executor, Prepared, RunResult
+from spice_engine.validate.executor import (
+    EnvBuildError,
+    Executor,
+    Prepared,
+    RunResult,
+    SetupTree,
+)
 from spice_engine.validate.outcomes import Accounting, account, compute_lists, parse_pytest_log
 from spice_engine.validate.pythons import MissingPython
 from spice_engine.validate.recipe import Recipe
@@ -76,6 +82,8 @@ class Job(BaseModel):
     rerun_share: float = RERUN_SHARE
     logs_dir: Path | None = None
     """Where to keep this instance's run logs (compressed); None: not kept."""
+    setup_commit: str | None = None
+    """The environment's own commit: a shared environment not built yet is built there."""
 
 
 def test_files(test_patch: str) -> list[str]:
@@ -133,7 +141,7 @@ def _run_tests(job: Job, executor: Executor, job_dir: Path, record: Validation) 
     with gitwork.worktree(job.git_dir, str(inst["base_commit"]), job_dir) as tree:
         try:
             prepared = executor.prepare(
-                str(inst.get("repo")), job.version, job.recipe, tree, job_dir
+                str(inst.get("repo")), job.version, job.recipe, tree, job_dir, _setup(job, job_dir)
             )
         except MissingPython as exc:
             record.status, record.detail = "missing_python", str(exc)
@@ -179,6 +187,14 @@ def _run_tests(job: Job, executor: Executor, job_dir: Path, record: Validation) 
     return Validated(
         fail_to_pass=lists.fail_to_pass, pass_to_pass=lists.pass_to_pass, validation=record
     )
+
+
+def _setup(job: Job, job_dir: Path) -> SetupTree | None:
+    """A worktree of the environment's own commit, opened only if the environment is built."""
+    commit = job.setup_commit
+    if not commit or commit == job.instance.get("base_commit"):
+        return None
+    return lambda: gitwork.worktree(job.git_dir, commit, job_dir)
 
 
 def _again(

@@ -1,0 +1,57 @@
+"""An environment is built at its own commit (the newest base commit of its version, as
+SWE-bench does), whichever of its instances runs first: a later instance whose commit declares
+a new dependency finds it installed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from spice_engine.validate.batch import validate_rows
+from spice_engine.validate.bubblewrap import Bubblewrap
+from spice_engine.validate.local import LocalExecutor
+from tests.validation_support import calc_repo_fixture, instance_of, sandbox_fixture  # noqa: F401
+
+
+def test_the_environment_is_built_at_its_own_commit_not_the_first_jobs(
+    calc_repo: tuple[Path, dict[str, str]], tmp_path: Path, sandbox: Bubblewrap
+) -> None:
+    repo, first = calc_repo
+    pyproject = repo / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace(
+            'requires-python = ">=3.11"\n', 'requires-python = ">=3.11"\ndependencies = ["six"]\n'
+        )
+    )
+    later_date = {
+        "GIT_COMMITTER_DATE": "2025-06-05T00:00:00",
+        "GIT_AUTHOR_DATE": "2025-06-05T00:00:00",
+    }
+    subprocess.run(
+        ["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qam", "use six"],
+        cwd=repo, env=os.environ | later_date, check=True,
+    )  # fmt: skip
+    later = instance_of(
+        repo,
+        "octo/calc",
+        fix={"calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"},
+        test=(
+            "tests/test_calc.py",
+            "\n\ndef test_add_six():\n    import six\n    from calc import add\n    assert add(2, 3) == 5\n",
+        ),
+        problem="add() subtracts",
+    ) | {"instance_id": "octo__calc-2"}
+    # The first job is the older commit's: built from its tree, `six` would be missing.
+    out = validate_rows(
+        [first, later],
+        {"octo/calc": repo / ".git"},
+        LocalExecutor(tmp_path / "envs", sandbox),
+        tmp_path / "scratch",
+    )
+    assert [r["environment_setup_commit"] for r in out] == [later["base_commit"]] * 2
+    assert [r["spice"]["validation"]["status"] for r in out] == ["valid", "valid"], out
+    assert json.loads(out[1]["FAIL_TO_PASS"]) == ["tests/test_calc.py::test_add_six"]
+    assert out[0]["spice"]["validation"]["environment_built"]
+    assert not out[1]["spice"]["validation"]["environment_built"]
