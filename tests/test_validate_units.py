@@ -115,3 +115,32 @@ def test_every_test_seen_is_accounted_for_exactly_once() -> None:
     assert done.failing_both == ["c", "new"] and done.broken == ["d"]
     assert done.skipped == ["e"] and done.only_before == ["f"] and done.other == ["g"]
     assert sum(done.counts.values()) == len(set(before) | set(after))
+
+
+def test_what_a_commit_requires_beyond_its_environment(tmp_path: Path) -> None:
+    from spice_engine.validate.missing import missing
+
+    shared, job = tmp_path / "shared", tmp_path / "job"
+    for site, dists in ((shared, ["pluggy-1.0.0", "py-1.11.0", "attrs-19.1.0"]), (job, [])):
+        for dist in dists:
+            (site / f"{dist}.dist-info").mkdir(parents=True)
+    project = job / "pytest-6.0.0.dist-info"
+    project.mkdir(parents=True)
+    (project / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: pytest\nVersion: 6.0.0\n"
+        "Requires-Dist: pluggy<2.0,>=0.12\n"
+        "Requires-Dist: more-itertools>=4.0.0\n"
+        "Requires-Dist: attrs>=19.2.0\n"
+        'Requires-Dist: colorama; sys_platform == "win32"\n'
+        'Requires-Dist: importlib-metadata>=0.12; python_version < "3.8"\n'
+        'Requires-Dist: xmlschema; extra == "testing"\n'
+        'Requires-Dist: sphinx; extra == "docs"\n'
+    )
+    wanted = missing(job, shared, [project], ["testing"], "3.7")
+    assert wanted == [
+        "attrs>=19.2.0",
+        "importlib-metadata>=0.12",
+        "more-itertools>=4.0.0",
+        "xmlschema",
+    ]
+    assert missing(job, shared, [project], [], "3.9") == ["attrs>=19.2.0", "more-itertools>=4.0.0"]

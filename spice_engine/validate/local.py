@@ -32,6 +32,7 @@ from spice_engine.validate.executor import (
     RunResult,
     SetupTree,
 )
+from spice_engine.validate.missing import missing
 from spice_engine.validate.pythons import python_for
 from spice_engine.validate.recipe import Recipe
 from spice_engine.validate.sandbox import Bind, Sandbox
@@ -220,7 +221,7 @@ class LocalExecutor:
         """The shared environment: written only by uv installing from the package index."""
         venv.mkdir(parents=True)
         self.sandbox.prepare_writable(venv)
-        cache = self.envs_dir / ".uv-cache" / re.sub(r"[^A-Za-z0-9_.-]+", "+", repo)
+        cache = self._cache_for(repo)
         python = str(where.python)
         self._uv(
             ["venv", "--quiet", "--allow-existing", "--python", python, str(venv)],
@@ -295,12 +296,32 @@ class LocalExecutor:
                 done = capture(purelib, infos, tree, self.seen_as(tree)) if infos else None
                 if done is not None:
                     captured.write_text(done.model_dump_json())
+        self._add_missing(recipe, where, purelib)
         return Prepared(
             key=key,
             python=venv / "bin" / "python",
             built=built,
             seconds=round(time.monotonic() - started, 3),
         )
+
+    def _cache_for(self, repo: str) -> Path:
+        """The repository's own package cache (only uv installing from the index writes it)."""
+        return self.envs_dir / ".uv-cache" / re.sub(r"[^A-Za-z0-9_.-]+", "+", repo)
+
+    def _add_missing(self, recipe: Recipe, where: _Where, purelib: Path) -> None:
+        """Install into the job's venv what its commit requires and the shared environment
+        (built at the environment's own commit) lacks: named packages from the index. The
+        job's venv holds the project's own install (its `.pth` files run whenever uv asks the
+        interpreter about itself): a throw-away package cache, as when resolving."""
+        infos = _editable_dists(purelib)
+        wanted = missing(purelib, _site_packages(where.shared), infos, recipe.extras, recipe.python)
+        if not wanted:
+            return
+        args = ["pip", "install", "--python", str(purelib.parents[2] / "bin" / "python")]
+        args += ["--compile-bytecode", "--no-build-isolation"]
+        if recipe.resolve_before:
+            args += ["--exclude-newer", recipe.resolve_before]
+        self._uv([*args, *wanted], where, {}, [], where.job / "uv-cache")
 
     def run(
         self,
