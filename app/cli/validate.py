@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -110,6 +111,13 @@ def validate_cmd(
         Path | None,
         typer.Option(help="Keep each instance's run logs here (default: OUT.logs/)."),
     ] = None,
+    store: Annotated[
+        bool,
+        typer.Option(
+            "--store",
+            help="Also keep each result on its harvested instance in the store, for `spice export`.",
+        ),
+    ] = False,
     no_sandbox: Annotated[
         bool,
         typer.Option(
@@ -138,6 +146,7 @@ def validate_cmd(
     bar = tqdm(total=len(todo), unit="instance", desc="validate", disable=None, dynamic_ncols=True)
     lock = threading.Lock()
     finished: list[str] = []
+    keep = _stored_validations(settings) if store else None
     out.parent.mkdir(parents=True, exist_ok=True)
 
     def done(row: dict[str, Any]) -> None:
@@ -153,6 +162,8 @@ def validate_cmd(
                     err=True,
                 )
             finished.append(str(row["instance_id"]))
+            if keep is not None:
+                keep(row)
             bar.update(1)
             bar.set_postfix(valid=statuses["valid"], refresh=False)
 
@@ -173,6 +184,29 @@ def validate_cmd(
     emit_json({"instances": len(rows), "statuses": dict(statuses), "out": str(out)})
     if rows and not statuses["valid"]:
         raise typer.Exit(NONE_VALID)
+
+
+def _stored_validations(settings: Settings) -> Callable[[dict[str, Any]], None]:
+    """Saves a validated row on its harvested instance (rows the store does not hold are
+    said once each on stderr: they were not harvested here)."""
+    from app.harvest.store import HarvestStore
+    from app.store.engine import database_url, make_engine, session_factory
+    from app.store.migrate import upgrade_to_head
+
+    engine = make_engine(database_url(settings))
+    upgrade_to_head(engine)
+    harvest = HarvestStore(session_factory(engine))
+
+    def keep(row: dict[str, Any]) -> None:
+        iid = str(row["instance_id"])
+        if harvest.instance(iid) is None:
+            typer.echo(
+                f"validate: {iid} is not in the store (not harvested here): not kept", err=True
+            )
+            return
+        harvest.save_validation(iid, row)
+
+    return keep
 
 
 def _done_ids(out: Path) -> set[str]:
