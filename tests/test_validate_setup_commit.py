@@ -55,3 +55,25 @@ def test_the_environment_is_built_at_its_own_commit_not_the_first_jobs(
     assert json.loads(out[1]["FAIL_TO_PASS"]) == ["tests/test_calc.py::test_add_six"]
     assert out[0]["spice"]["validation"]["environment_built"]
     assert not out[1]["spice"]["validation"]["environment_built"]
+
+
+def test_tests_that_cannot_import_are_an_environment_failure(
+    calc_repo: tuple[Path, dict[str, str]], tmp_path: Path, sandbox: Bubblewrap
+) -> None:
+    repo, _ = calc_repo
+    broken = instance_of(
+        repo,
+        "octo/calc",
+        fix={"calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"},
+        test=("tests/conftest.py", "import a_dependency_nobody_installed\n"),
+        problem="add() subtracts",
+    )
+    [out] = validate_rows(
+        [broken], {"octo/calc": repo / ".git"}, LocalExecutor(tmp_path / "envs", sandbox),
+        tmp_path / "scratch",
+    )  # fmt: skip
+    validation = out["spice"]["validation"]
+    assert validation["status"] == "environment_failed", validation
+    assert validation["detail"].startswith(
+        "the tests cannot import: ModuleNotFoundError: No module named 'a_dependency_nobody_installed'"
+    )

@@ -38,10 +38,15 @@ def instance_of(
         (repo / path).write_text(text)
     gold = git(repo, "diff")
     git(repo, "checkout", "-q", ".")
+    new = not (repo / test[0]).exists()
     with (repo / test[0]).open("a") as tests:
         tests.write(test[1])
+    git(repo, "add", "--intent-to-add", test[0])  # a new file shows in the diff too
     test_patch = git(repo, "diff")
+    git(repo, "reset", "-q")
     git(repo, "checkout", "-q", ".")
+    if new:
+        (repo / test[0]).unlink()
     owner, project = name.split("/")
     return {
         "instance_id": f"{owner}__{project}-1",

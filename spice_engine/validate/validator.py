@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import re
 import shutil
 import tempfile
 import time
@@ -39,6 +40,7 @@ Status = Literal[
     "sandbox_unavailable",
     "error",
 ]
+_IMPORT_FAILURE = re.compile(r"(?:ModuleNotFoundError|ImportError): [^\n]+")
 FLAKY_RERUNS = 1
 RERUN_SHARE = 0.25
 """Of a run's time limit, what its in-session reruns may use; the rest rerun in processes."""
@@ -170,7 +172,13 @@ def _run_tests(job: Job, executor: Executor, job_dir: Path, record: Validation) 
         if after is None:
             return Validated(validation=record)
         if not before and not after:
-            record.status, record.detail = "tests_did_not_run", runs.last_log[-4000:]
+            # Nothing collected either way: an import failing at start-up is the environment's
+            # (a missing or wrong dependency), not the tests'.
+            missing_import = _IMPORT_FAILURE.search(runs.last_log)
+            record.status = "environment_failed" if missing_import else "tests_did_not_run"
+            record.detail = (
+                f"the tests cannot import: {missing_import.group(0)}\n" if missing_import else ""
+            ) + runs.last_log[-4000:]
             return Validated(validation=record)
         first = compute_lists(before, after)
         candidates = [t for t in first.fail_to_pass if " " not in t]
