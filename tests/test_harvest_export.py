@@ -308,3 +308,18 @@ def test_cli_harvest_where_every_label_fails_exits_non_zero(
     assert report["kept"] == len(history.kept) > 0
     assert report["label_failed"] == report["kept"]
     assert "labelling failed for all" in done.output
+
+
+def test_public_lists_may_name_pull_requests(tmp_path: Path) -> None:
+    given = tmp_path / "seen.txt"
+    given.write_text(
+        "# from a leaderboard\nsphinx-doc/sphinx#7975\n"
+        "https://github.com/psf/requests/pull/1537\ndjango__django-11099\n"
+        '{"repo": "pallets/flask", "pull_number": 4045}\n'
+    )
+    assert read_ids(given) == {
+        "sphinx-doc__sphinx-7975",
+        "psf__requests-1537",
+        "django__django-11099",
+        "pallets__flask-4045",
+    }
