@@ -77,3 +77,26 @@ def test_tests_that_cannot_import_are_an_environment_failure(
     assert validation["detail"].startswith(
         "the tests cannot import: ModuleNotFoundError: No module named 'a_dependency_nobody_installed'"
     )
+
+
+def test_the_project_imports_in_a_tests_own_subprocess(
+    calc_repo: tuple[Path, dict[str, str]], tmp_path: Path, sandbox: Bubblewrap
+) -> None:
+    repo, _ = calc_repo
+    spawned = instance_of(
+        repo,
+        "octo/calc",
+        fix={"calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"},
+        test=(
+            "tests/test_calc.py",
+            "\n\ndef test_add_elsewhere(tmp_path):\n    import subprocess, sys\n"
+            "    code = 'from calc import add; assert add(2, 3) == 5'\n"
+            "    subprocess.run([sys.executable, '-c', code], cwd=tmp_path, check=True)\n",
+        ),
+        problem="add() subtracts",
+    )
+    [out] = validate_rows(
+        [spawned], {"octo/calc": repo / ".git"}, LocalExecutor(tmp_path / "envs", sandbox),
+        tmp_path / "scratch",
+    )  # fmt: skip
+    assert json.loads(out["FAIL_TO_PASS"]) == ["tests/test_calc.py::test_add_elsewhere"], out
