@@ -144,3 +144,30 @@ def test_what_a_commit_requires_beyond_its_environment(tmp_path: Path) -> None:
         "xmlschema",
     ]
     assert missing(job, shared, [project], [], "3.9") == ["attrs>=19.2.0", "more-itertools>=4.0.0"]
+
+
+def test_version_is_the_one_the_package_declares_else_the_tags(tmp_path: Path) -> None:
+    from spice_engine.validate.plan import instance_version
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@e", *args],
+            cwd=tmp_path, check=True, capture_output=True, text=True,
+        ).stdout.strip()  # fmt: skip
+
+    git("init", "-q")
+    (tmp_path / "src" / "tool").mkdir(parents=True)
+    (tmp_path / "src" / "tool" / "__init__.py").write_text("from ._version import version\n")
+    git("add", "-A")
+    git("commit", "-qm", "scm-versioned")
+    git("tag", "2.4.0")
+    assert instance_version(tmp_path, "HEAD") == "2.4"  # nothing declared: the tags
+    (tmp_path / "pkg" / "packages" / "urllib3").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("__version__ = '3.0.0+'\n")
+    (tmp_path / "pkg" / "packages" / "urllib3" / "__init__.py").write_text("__version__ = '1.7'\n")
+    git("add", "-A")
+    git("commit", "-qm", "declared")
+    assert instance_version(tmp_path, "HEAD") == "3.0"  # under development, not the last tag
+    (tmp_path / "pkg" / "__init__.py").write_text("VERSION = (4, 1, 0, 'alpha', 0)\n")
+    git("commit", "-qam", "a tuple")
+    assert instance_version(tmp_path, "HEAD") == "4.1"

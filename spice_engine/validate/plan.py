@@ -19,6 +19,18 @@ from spice_engine.validate.recipe import Recipe, infer_recipe, is_requirement_fi
 from spice_engine.validate.swebench_specs import published_recipe
 
 _META = {"setup.py", "setup.cfg", "pyproject.toml", "tox.ini"}
+_DECLARED = re.compile(
+    r"""^(?:__version__\s*=\s*['"]v?(\d+)\.(\d+)|VERSION\s*=\s*\(\s*(\d+)\s*,\s*(\d+))"""
+)
+_VERSION_FILES = (
+    ":(glob)*/__init__.py",
+    ":(glob)*/__version__.py",
+    ":(glob)*/version.py",
+    ":(glob)src/*/__init__.py",
+    ":(glob)src/*/__version__.py",
+    ":(glob)src/*/version.py",
+)
+_VENDORED = re.compile(r"(^|/)(tests?|testing|docs?|examples?|vendor|_vendor|packages)/")
 _VERSION_LINE = re.compile(r"""^\s*version\s*=\s*["']?(\d+)\.(\d+)""", re.MULTILINE)
 
 
@@ -30,9 +42,31 @@ def _metadata_file(name: str) -> bool:
     )
 
 
+def declared_version(git_dir: Path, commit: str) -> str | None:
+    """`major.minor` the project's own package declares at `commit` (`__version__ = "3.0.0+"`,
+    `VERSION = (3, 0, 0, "alpha")`): the release under development there, which is what
+    SWE-bench records. The shallowest such file wins (a vendored package sits deeper)."""
+    try:
+        found = gitwork.git(
+            git_dir, "grep", "-e", "__version__", "-e", "VERSION", commit, "--", *_VERSION_FILES
+        )
+    except gitwork.GitError:
+        return None  # no match (git grep exits 1), or nothing to search
+    best: tuple[int, str, str] | None = None
+    for line in found.splitlines():
+        _, path, text = line.split(":", 2)
+        if (m := _DECLARED.search(text)) and not _VENDORED.search(path):
+            major, minor = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            candidate = (path.count("/"), path, f"{int(major)}.{int(minor)}")
+            best = candidate if best is None or candidate < best else best
+    return best[2] if best else None
+
+
 def instance_version(git_dir: Path, commit: str) -> str:
-    """`major.minor` from the newest release tag, else the project metadata, else `0.0`."""
-    if found := gitwork.release_version(git_dir, commit):
+    """`major.minor` the package declares (SWE-bench's rule), else from the newest release
+    tag (projects whose version lives in tags, e.g. setuptools_scm), else the project
+    metadata, else `0.0`."""
+    if found := declared_version(git_dir, commit) or gitwork.release_version(git_dir, commit):
         return found
     for name in ("pyproject.toml", "setup.cfg", "setup.py"):
         try:
