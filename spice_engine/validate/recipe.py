@@ -123,16 +123,21 @@ def _requires(tree: Path) -> SpecifierSet:
 
 
 def choose_python(tree: Path, commit_date: str, available: list[str]) -> str | None:
-    """The best Python among `available` for the tree; None when none fits."""
-    released = [
-        v for v in available if PYTHON_RELEASES.get(v, "9999") <= commit_date[:10]
-    ] or available
-    allowed = [v for v in released if _requires(tree).contains(f"{v}.0", prereleases=True)]
+    """The best Python among `available` for the tree; None when none fits.
+
+    The newest the project claims among those released by the commit's date (else the newest
+    released then); when every interpreter here is newer than the commit, the oldest: the
+    nearest to the code's time, whose wheels of that era's pins are likeliest to exist.
+    """
+    key = lambda v: tuple(int(x) for x in v.split("."))  # noqa: E731
+    allowed = [v for v in available if _requires(tree).contains(f"{v}.0", prereleases=True)]
     if not allowed:
         return None
-    claimed = [v for v in allowed if v in _claimed(tree)]
-    key = lambda v: tuple(int(x) for x in v.split("."))  # noqa: E731
-    return max(claimed or allowed, key=key)
+    released = [v for v in allowed if PYTHON_RELEASES.get(v, "9999") <= commit_date[:10]]
+    if not released:
+        return min(allowed, key=key)
+    claimed = [v for v in released if v in _claimed(tree)]
+    return max(claimed or released, key=key)
 
 
 def declared_extras(tree: Path) -> list[str]:
