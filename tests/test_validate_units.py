@@ -173,3 +173,18 @@ def test_version_is_the_one_the_package_declares_else_the_tags(tmp_path: Path) -
     (tmp_path / "pkg" / "__init__.py").write_text("VERSION = (4, 1, 0, 'alpha', 0)\n")
     git("commit", "-qam", "a tuple")
     assert instance_version(tmp_path, "HEAD") == "4.1"
+
+
+def test_build_tools_follow_the_date_but_can_install_editable(tmp_path: Path) -> None:
+    from spice_engine.validate.local import _tools_cutoff
+    from spice_engine.validate.recipe import build_requires
+
+    assert _tools_cutoff("2020-03-07T00:00:00Z") == ["--exclude-newer", "2022-09-01T00:00:00Z"]
+    assert _tools_cutoff("2023-04-10T00:00:00Z") == ["--exclude-newer", "2023-04-10T00:00:00Z"]
+    assert _tools_cutoff(None) == []
+    (tmp_path / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["flit_core>=3.7", "evil @ file:///etc", "not a req!"]\n'
+    )
+    assert build_requires(tmp_path) == ["flit_core>=3.7"]
+    (tmp_path / "pyproject.toml").write_text("not toml [")
+    assert build_requires(tmp_path) == []

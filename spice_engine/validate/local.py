@@ -34,7 +34,7 @@ from spice_engine.validate.executor import (
 )
 from spice_engine.validate.missing import missing
 from spice_engine.validate.pythons import python_for
-from spice_engine.validate.recipe import Recipe
+from spice_engine.validate.recipe import Recipe, build_requires
 from spice_engine.validate.sandbox import Bind, Sandbox
 
 INSTALL_TIMEOUT_S = 1800
@@ -42,6 +42,10 @@ _FILTERED = re.compile(r"`([A-Za-z0-9_.\-]+)` was filtered by `exclude-newer`")
 _NO_CUTOFF = "2100-01-01T00:00:00Z"
 EDITABLE = "spice-editable.json"
 """The project's editable install as captured at build time (spice_engine.validate.editable)."""
+ENV_FORMAT = 2
+"""Changes when environments are built differently: older ones are not reused."""
+EDITABLE_TOOLS_SINCE = "2022-09-01T00:00:00Z"
+"""setuptools 64 (August 2022) was the first to install editable by PEP 660, which uv needs."""
 TESTBED = Path("/testbed")
 """Where a sandbox shows the job's worktree (SWE-bench's path too)."""
 NETWORK_ENV = (
@@ -70,7 +74,9 @@ def uv_binary() -> str:
 
 
 def env_key(repo: str, version: str, recipe: Recipe) -> str:
-    blob = json.dumps([repo, version, recipe.model_dump(exclude={"source"})], sort_keys=True)
+    blob = json.dumps(
+        [ENV_FORMAT, repo, version, recipe.model_dump(exclude={"source"})], sort_keys=True
+    )
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{repo}-{version}-py{recipe.python}")
     return f"{slug}-{hashlib.sha256(blob.encode()).hexdigest()[:10]}"
 
@@ -230,7 +236,11 @@ class LocalExecutor:
             [venv],
         )
         py = ["--python", str(venv / "bin" / "python"), "--compile-bytecode"]
-        tools = ["pip", "install", *py, "setuptools", "wheel", "setuptools_scm"]
+        # The build tools as the index stood at the commit's date (reproducible, and an old
+        # project keeps `pkg_resources`), but none older than the first setuptools that
+        # installs editable the PEP 660 way; with whatever else the project builds with.
+        tools = ["pip", "install", *py, *_tools_cutoff(recipe.resolve_before)]
+        tools += ["setuptools", "wheel", "setuptools_scm", *build_requires(where.tree)]
         self._uv(tools, where, {}, [venv], cache)
         deps = self._resolve(recipe, where)
         args = ["pip", "install", *py, "--no-build-isolation", "--no-deps", "-r", str(deps)]
@@ -353,6 +363,12 @@ class LocalExecutor:
             env=env,
             timeout_s=timeout_s,
         )
+
+
+def _tools_cutoff(resolve_before: str | None) -> list[str]:
+    if not resolve_before:
+        return []
+    return ["--exclude-newer", max(resolve_before, EDITABLE_TOOLS_SINCE)]
 
 
 def excerpt(log: str, head: int = 1500, tail: int = 2500) -> str:

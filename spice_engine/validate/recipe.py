@@ -140,6 +140,29 @@ def choose_python(tree: Path, commit_date: str, available: list[str]) -> str | N
     return max(claimed or released, key=key)
 
 
+def build_requires(tree: Path) -> list[str]:
+    """What `pyproject.toml` says the project builds with (`[build-system] requires`); builds
+    run without isolation, so these go into the environment."""
+    import tomllib
+
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        data = tomllib.loads(_read(tree, "pyproject.toml"))
+    except tomllib.TOMLDecodeError:
+        return []
+    found = (data.get("build-system") or {}).get("requires") or []
+    kept = []
+    for item in found if isinstance(found, list) else []:
+        try:
+            req = Requirement(str(item))
+        except InvalidRequirement:
+            continue
+        if req.url is None:  # named packages from the index only, never a path or URL
+            kept.append(str(req))
+    return kept
+
+
 def declared_extras(tree: Path) -> list[str]:
     """Test extras the project declares (setup.cfg, pyproject, or setup.py's extras_require)."""
     text = _metadata_text(tree)
