@@ -347,7 +347,10 @@ class LocalExecutor:
         cmd = [str(prepared.python), "-m", *recipe.test_cmd.split()[2:], *plugin, *args]
         job = prepared.python.parent.parent.parent
         venv = prepared.python.parent.parent
-        env = base_env(job) | {"VIRTUAL_ENV": str(venv)}
+        # No byte code written into the tree: a patch applied within the second of the run
+        # before it, leaving a file's size unchanged (`a - b` -> `a + b`), would otherwise run
+        # as the stale `.pyc` of the unpatched file (Python checks only mtime and size).
+        env = base_env(job) | {"VIRTUAL_ENV": str(venv), "PYTHONDONTWRITEBYTECODE": "1"}
         env["PATH"] = f"{venv / 'bin'}{os.pathsep}/usr/local/bin:/usr/bin:/bin"
         env |= recipe.env
         if rerun_dir:
