@@ -52,8 +52,8 @@ def test_python_choice_follows_classifiers_requires_python_and_the_date(tmp_path
     assert choose_python(tmp_path, "2020-01-01T00:00:00Z", have) == "3.8"
     assert choose_python(tmp_path, "2019-01-01T00:00:00Z", have) == "3.7"  # 3.8 not out yet
     assert choose_python(tmp_path, "2019-01-01T00:00:00Z", ["3.12"]) == "3.12"
-    # A 2013 commit, every interpreter newer: the oldest, nearest its time.
-    assert choose_python(tmp_path, "2013-08-17T00:00:00Z", have) == "3.6"
+    # A 2013 commit, every interpreter newer: the oldest that can install it editable.
+    assert choose_python(tmp_path, "2013-08-17T00:00:00Z", have) == "3.7"
     assert declared_extras(tmp_path) == ["testing"]
     (tmp_path / "setup.cfg").write_text("[options]\npython_requires = >=3.13\n")
     assert choose_python(tmp_path, "2020-01-01T00:00:00Z", have) is None

@@ -235,7 +235,7 @@ class LocalExecutor:
             {},
             [venv],
         )
-        py = ["--python", str(venv / "bin" / "python"), "--compile-bytecode"]
+        py = ["--python", str(venv / "bin" / "python"), *_compile_flags(recipe.python)]
         # The build tools as the index stood at the commit's date (reproducible, and an old
         # project keeps `pkg_resources`), but none older than the first setuptools that
         # installs editable the PEP 660 way; with whatever else the project builds with.
@@ -247,6 +247,9 @@ class LocalExecutor:
         # Not the recipe's variables: a dependency built from source with setuptools_scm would
         # take the project's pretended version and fail its own metadata check.
         self._uv(args, where, {}, [venv], cache)
+        if not _compile_flags(recipe.python):  # uv cannot compile for it: Python does
+            self._run_python(where, [str(venv / "bin" / "python"), "-m", "compileall", "-q",
+                             str(_site_packages(venv))], [venv])  # fmt: skip
         (venv / "spice-recipe.json").write_text(recipe.model_dump_json(indent=2))
 
     def prepare(
@@ -314,6 +317,17 @@ class LocalExecutor:
             seconds=round(time.monotonic() - started, 3),
         )
 
+    def _run_python(self, where: _Where, cmd: list[str], writable: list[Path]) -> None:
+        done = self.sandbox.run(
+            cmd,
+            binds=self._binds(where, writable),
+            cwd=self.seen_as(where.tree),
+            env=base_env(where.job),
+            timeout_s=self.install_timeout_s,
+        )
+        if done.returncode not in (0, 1):  # compileall: 1 = some file did not compile
+            raise EnvBuildError(f"{' '.join(cmd[1:4])} failed: {excerpt(done.log)}")
+
     def _cache_for(self, repo: str) -> Path:
         """The repository's own package cache (only uv installing from the index writes it)."""
         return self.envs_dir / ".uv-cache" / re.sub(r"[^A-Za-z0-9_.-]+", "+", repo)
@@ -328,7 +342,7 @@ class LocalExecutor:
         if not wanted:
             return
         args = ["pip", "install", "--python", str(purelib.parents[2] / "bin" / "python")]
-        args += ["--compile-bytecode", "--no-build-isolation"]
+        args += [*_compile_flags(recipe.python), "--no-build-isolation"]
         if recipe.resolve_before:
             args += ["--exclude-newer", recipe.resolve_before]
         self._uv([*args, *wanted], where, {}, [], where.job / "uv-cache")
@@ -366,6 +380,13 @@ class LocalExecutor:
             env=env,
             timeout_s=timeout_s,
         )
+
+
+def _compile_flags(python: str) -> list[str]:
+    """Byte code compiled at install (as pip does): a project's `filterwarnings = error` must
+    not meet a dependency's warning at import. uv's compiler needs Python 3.7 or later."""
+    parts = tuple(int(x) for x in python.split(".")[:2] if x.isdigit())
+    return ["--compile-bytecode"] if parts >= (3, 7) or len(parts) < 2 else []
 
 
 def _tools_cutoff(resolve_before: str | None) -> list[str]:

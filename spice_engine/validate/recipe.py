@@ -26,6 +26,9 @@ PYTHON_RELEASES = {
     "3.12": "2023-10-02",
     "3.13": "2024-10-07",
 }
+OLDEST_PYTHON = (3, 7)
+"""The oldest Python environments are built for: editable installs need setuptools 64 or
+later (PEP 660), and uv's byte compiler, both of which need 3.7."""
 TEST_EXTRAS = ("test", "tests", "testing", "dev")
 _TEST_REQUIREMENTS = re.compile(
     r"^(?:requirements?[-_.]?)?(?:test|tests|testing)(?:[-_.]?requirements?)?\.txt$", re.I
@@ -130,7 +133,8 @@ def choose_python(tree: Path, commit_date: str, available: list[str]) -> str | N
     nearest to the code's time, whose wheels of that era's pins are likeliest to exist.
     """
     key = lambda v: tuple(int(x) for x in v.split("."))  # noqa: E731
-    allowed = [v for v in available if _requires(tree).contains(f"{v}.0", prereleases=True)]
+    usable = [v for v in available if key(v) >= OLDEST_PYTHON]
+    allowed = [v for v in usable if _requires(tree).contains(f"{v}.0", prereleases=True)]
     if not allowed:
         return None
     released = [v for v in allowed if PYTHON_RELEASES.get(v, "9999") <= commit_date[:10]]

@@ -63,8 +63,7 @@ def _wanted(nodeid: str, first: str) -> bool:
     return first == "PASSED" and nodeid not in passed_before
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item: Any, nextitem: Any) -> Any:
+def _protocol(item: Any, nextitem: Any) -> Any:
     yield
     # A test's first reports are needed only until it is done: large suites keep nothing.
     first = _status(_first.pop(item.nodeid, []))
@@ -72,6 +71,12 @@ def pytest_runtest_protocol(item: Any, nextitem: Any) -> Any:
         reports = runtestprotocol(item, nextitem=nextitem, log=False)
         _again[item.nodeid] = _status(reports)
         _seconds[0] += sum(getattr(r, "duration", 0.0) for r in reports)
+
+
+# Before pytest 2.8 there is no `hookimpl`: the plugin then reruns nothing in the session
+# (its file says so) and spice validate reruns in new processes; the run itself goes on.
+if hasattr(pytest, "hookimpl"):
+    pytest_runtest_protocol = pytest.hookimpl(hookwrapper=True)(_protocol)
 
 
 def pytest_sessionfinish(session: Any) -> None:
