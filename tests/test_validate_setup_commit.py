@@ -8,11 +8,17 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from spice_engine.validate.batch import validate_rows
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.local import LocalExecutor
-from tests.validation_support import calc_repo_fixture, instance_of, sandbox_fixture  # noqa: F401
+from tests.validation_support import (  # noqa: F401
+    CALC_FIX,
+    calc_repo_fixture,
+    instance_of,
+    sandbox_fixture,
+)
 
 
 def test_the_environment_is_built_at_its_own_commit_not_the_first_jobs(
@@ -36,7 +42,7 @@ def test_the_environment_is_built_at_its_own_commit_not_the_first_jobs(
     later = instance_of(
         repo,
         "octo/calc",
-        fix={"calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"},
+        fix=CALC_FIX,
         test=(
             "tests/test_calc.py",
             "\n\ndef test_add_six():\n    import six\n    from calc import add\n    assert add(2, 3) == 5\n",
@@ -60,18 +66,8 @@ def test_the_environment_is_built_at_its_own_commit_not_the_first_jobs(
 def test_tests_that_cannot_import_are_an_environment_failure(
     calc_repo: tuple[Path, dict[str, str]], tmp_path: Path, sandbox: Bubblewrap
 ) -> None:
-    repo, _ = calc_repo
-    broken = instance_of(
-        repo,
-        "octo/calc",
-        fix={"calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"},
-        test=("tests/conftest.py", "import a_dependency_nobody_installed\n"),
-        problem="add() subtracts",
-    )
-    [out] = validate_rows(
-        [broken], {"octo/calc": repo / ".git"}, LocalExecutor(tmp_path / "envs", sandbox),
-        tmp_path / "scratch",
-    )  # fmt: skip
+    test = ("tests/conftest.py", "import a_dependency_nobody_installed\n")
+    out = _validate_with(calc_repo[0], test, tmp_path, sandbox)
     validation = out["spice"]["validation"]
     assert validation["status"] == "environment_failed", validation
     assert validation["detail"].startswith(
@@ -82,21 +78,23 @@ def test_tests_that_cannot_import_are_an_environment_failure(
 def test_the_project_imports_in_a_tests_own_subprocess(
     calc_repo: tuple[Path, dict[str, str]], tmp_path: Path, sandbox: Bubblewrap
 ) -> None:
-    repo, _ = calc_repo
-    spawned = instance_of(
-        repo,
-        "octo/calc",
-        fix={"calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"},
-        test=(
-            "tests/test_calc.py",
-            "\n\ndef test_add_elsewhere(tmp_path):\n    import subprocess, sys\n"
-            "    code = 'from calc import add; assert add(2, 3) == 5'\n"
-            "    subprocess.run([sys.executable, '-c', code], cwd=tmp_path, check=True)\n",
-        ),
-        problem="add() subtracts",
+    test = (
+        "tests/test_calc.py",
+        "\n\ndef test_add_elsewhere(tmp_path):\n    import subprocess, sys\n"
+        "    code = 'from calc import add; assert add(2, 3) == 5'\n"
+        "    subprocess.run([sys.executable, '-c', code], cwd=tmp_path, check=True)\n",
     )
+    out = _validate_with(calc_repo[0], test, tmp_path, sandbox)
+    assert json.loads(out["FAIL_TO_PASS"]) == ["tests/test_calc.py::test_add_elsewhere"], out
+
+
+def _validate_with(
+    repo: Path, test: tuple[str, str], tmp_path: Path, sandbox: Bubblewrap
+) -> dict[str, Any]:
+    """The calc fix with `test` as the test patch, validated."""
+    row = instance_of(repo, "octo/calc", fix=CALC_FIX, test=test, problem="add() subtracts")
     [out] = validate_rows(
-        [spawned], {"octo/calc": repo / ".git"}, LocalExecutor(tmp_path / "envs", sandbox),
+        [row], {"octo/calc": repo / ".git"}, LocalExecutor(tmp_path / "envs", sandbox),
         tmp_path / "scratch",
     )  # fmt: skip
-    assert json.loads(out["FAIL_TO_PASS"]) == ["tests/test_calc.py::test_add_elsewhere"], out
+    return out

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import subprocess
+from functools import partial
 from pathlib import Path
 
 from spice_engine.validate.gitwork import release_version
 from spice_engine.validate.local import excerpt
 from spice_engine.validate.outcomes import account, compute_lists, parse_pytest_log
 from spice_engine.validate.recipe import choose_python, declared_extras, requirement_files
+
+
+def git_in(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@e", *args],
+        cwd=repo, check=True, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+
 
 LOG = """\
 ============ short test summary info ============
@@ -60,11 +69,7 @@ def test_python_choice_follows_classifiers_requires_python_and_the_date(tmp_path
 
 
 def test_version_from_release_and_dev_tags(tmp_path: Path) -> None:
-    def git(*args: str) -> str:
-        return subprocess.run(
-            ["git", "-c", "user.name=t", "-c", "user.email=t@e", *args],
-            cwd=tmp_path, check=True, capture_output=True, text=True,
-        ).stdout.strip()  # fmt: skip
+    git = partial(git_in, tmp_path)
 
     git("init", "-q")
     git("commit", "-q", "--allow-empty", "-m", "one")
@@ -151,11 +156,7 @@ def test_what_a_commit_requires_beyond_its_environment(tmp_path: Path) -> None:
 def test_version_is_the_one_the_package_declares_else_the_tags(tmp_path: Path) -> None:
     from spice_engine.validate.plan import instance_version
 
-    def git(*args: str) -> str:
-        return subprocess.run(
-            ["git", "-c", "user.name=t", "-c", "user.email=t@e", *args],
-            cwd=tmp_path, check=True, capture_output=True, text=True,
-        ).stdout.strip()  # fmt: skip
+    git = partial(git_in, tmp_path)
 
     git("init", "-q")
     (tmp_path / "src" / "tool").mkdir(parents=True)

@@ -28,6 +28,10 @@ def git(repo: Path, *args: str) -> str:
     return done.stdout
 
 
+CALC_FIX = {"calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"}
+"""The calc project's fix: `add` adds."""
+
+
 def instance_of(
     repo: Path, name: str, fix: dict[str, str], test: tuple[str, str], problem: str
 ) -> dict[str, str]:
@@ -83,7 +87,7 @@ def calc_repo_fixture(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
     row = instance_of(
         repo,
         "octo/calc",
-        fix={"calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"},
+        fix=CALC_FIX,
         test=(
             "tests/test_calc.py",
             "\n\ndef test_add():\n    from calc import add\n    assert add(2, 3) == 5\n",
