@@ -188,7 +188,10 @@ class LocalExecutor:
         lines = [f"-e {self.seen_as(where.tree)}{extras}"]
         lines += [f"-r {self.seen_as(where.tree) / r}" for r in recipe.requirement_files]
         wanted, pinned = where.job / "requirements.in", where.job / "requirements.txt"
-        wanted.write_text("\n".join([*lines, *recipe.extra_packages]) + "\n")
+        # An undated runner is already installed: resolving it again as of the date would
+        # bring its old dependencies (`py` 1.4 over pytest 7's own shim).
+        more = [p for p in recipe.extra_packages if p != recipe.runner]
+        wanted.write_text("\n".join([*lines, *more]) + "\n")
         self.sandbox.prepare_writable(wanted)
         python = ["--python", str(where.shared / "bin" / "python")]
         exempt: list[str] = []
@@ -242,6 +245,8 @@ class LocalExecutor:
         tools = ["pip", "install", *py, *_tools_cutoff(recipe.resolve_before)]
         tools += ["setuptools", "wheel", "setuptools_scm", *build_requires(where.tree)]
         self._uv(tools, where, {}, [venv], cache)
+        if recipe.runner:  # kept as it is by the dated resolution below (it is installed)
+            self._uv(["pip", "install", *py, recipe.runner], where, {}, [venv], cache)
         deps = self._resolve(recipe, where)
         args = ["pip", "install", *py, "--no-build-isolation", "--no-deps", "-r", str(deps)]
         # Not the recipe's variables: a dependency built from source with setuptools_scm would

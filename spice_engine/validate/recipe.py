@@ -50,6 +50,9 @@ class Recipe(BaseModel):
     requirement_files: list[str] = Field(default_factory=list)
     extra_packages: list[str] = Field(default_factory=list)
     """Installed besides the project (pytest when the project does not declare it)."""
+    runner: str | None = None
+    """The test runner, installed first and undated, when the project does not declare one in
+    what is installed (its newest release for the Python, as SWE-bench installs `pytest`)."""
     resolve_before: str | None = None
     """Dependencies resolved as the index stood at this time (the base commit's date)."""
     env: dict[str, str] = Field(default_factory=dict)
@@ -188,12 +191,15 @@ def infer_recipe(tree: Path, commit_date: str, available: list[str], version: st
     python = choose_python(tree, commit_date, available)
     if python is None:
         raise LookupError(f"no installed Python satisfies requires-python {_requires(tree)}")
+    reqs = requirement_files(tree)
+    declared = "pytest" in _metadata_text(tree) + "".join(_read(tree, r) for r in reqs)
     return Recipe(
         python=python,
         extras=declared_extras(tree),
-        requirement_files=requirement_files(tree),
+        requirement_files=reqs,
         # The runner; when the project declares pytest (or is pytest) this adds nothing.
         extra_packages=["pytest"],
+        runner=None if declared else "pytest",
         resolve_before=commit_date,
         env={"SETUPTOOLS_SCM_PRETEND_VERSION": f"{version}.0" if version else "0.0.0"},
     )
