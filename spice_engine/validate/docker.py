@@ -8,7 +8,7 @@ mounts at the same places as in bubblewrap: the worktree at `/testbed` with its 
 directory read-only behind it (so `git apply` in `/testbed` works, as in SWE-bench's harness).
 
 The base image must carry the system libraries of the machine's interpreters (they are mounted
-from the host): `scripts/docker-base-image.sh` makes one with debootstrap from the host's own
+from the host at their own paths, so its `/root` must be open to the user for pyenv's): `scripts/docker-base-image.sh` makes one with debootstrap from the host's own
 distribution; an operator may name their own (`SPICE_DOCKER_IMAGE`). Installs use the default
 bridge network: the package index is reachable, the host's 127.0.0.1 (PostgreSQL, Redis, the
 App) is not.
@@ -90,8 +90,6 @@ class DockerSandbox:
         argv += ["--ulimit", f"cpu={lim.cpu_s}", "--ulimit", f"nofile={lim.open_files}"]
         argv += ["--ulimit", f"fsize={lim.file_bytes}", "--ulimit", "core=0"]
         argv += ["--tmpfs", f"/tmp:rw,exec,size={lim.tmp_bytes},mode=1777"]
-        # Interpreters may live under /root (pyenv): the image's /root is closed to the user.
-        argv += ["--tmpfs", "/root:rw,size=1m,mode=0755"]
         for bind in binds:
             ro = "" if bind.writable else ",readonly"
             argv += ["--mount", f"type=bind,src={bind.source},dst={bind.target}{ro}"]

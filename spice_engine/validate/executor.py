@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -41,9 +37,12 @@ class RunResult(BaseModel):
     log: str
     returncode: int | None
     seconds: float
-    timed_out: bool = False
     killed: str | None = None
     """Why the sandbox stopped the command early (`timeout`, low disk), if it did."""
+
+    @property
+    def timed_out(self) -> bool:
+        return self.killed == "timeout"
 
 
 class Executor(Protocol):
@@ -77,47 +76,3 @@ class Executor(Protocol):
         reads and writes its files there.
         """
         ...
-
-
-def run_command(
-    cmd: list[str], cwd: Path, env: dict[str, str], timeout_s: float, tail: int = 0
-) -> RunResult:
-    """Run `cmd`; on timeout its whole process group is killed (nothing is left running)."""
-    started = time.monotonic()
-    proc = subprocess.Popen(
-        cmd,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        errors="replace",
-        start_new_session=True,
-    )
-    try:
-        out, _ = proc.communicate(timeout=timeout_s)
-        timed_out = False
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
-        timed_out = True
-    log = out[-tail:] if tail else out
-    return RunResult(
-        log=log,
-        returncode=None if timed_out else proc.returncode,
-        seconds=round(time.monotonic() - started, 3),
-        timed_out=timed_out,
-    )
-
-
-def clean_env(extra: dict[str, str], venv: Path | None = None) -> dict[str, str]:
-    """The process environment without anything that would leak our own Python into a run."""
-    drop = {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTEST_ADDOPTS", "PYTHONSTARTUP"}
-    env = {k: v for k, v in os.environ.items() if k not in drop}
-    env.update({"PY_COLORS": "0", "COLUMNS": "240", "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
-    if venv is not None:
-        env["VIRTUAL_ENV"] = str(venv)
-        env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
-    env.update(extra)
-    return env

@@ -161,17 +161,9 @@ class LocalExecutor:
             # mirror with its own CA works as it does for the machine's other tools.
             full = base_env(where.job) | {"UV_CACHE_DIR": str(cache), "UV_SYSTEM_CERTS": "1"}
             full |= {k: v for k, v in os.environ.items() if k in NETWORK_ENV}
-        done = self.sandbox.run(
-            # --no-config: a repository's `[tool.uv]` must not choose the index or the cache.
-            [self.uv, *args[:2], "--no-config", *args[2:]]
-            if args[0] == "pip"
-            else [self.uv, *args, "--no-config"],
-            binds=self._binds(where, writable),
-            cwd=self.seen_as(where.tree),
-            env=full | env,
-            timeout_s=self.install_timeout_s,
-            network=cache is not None,
-        )
+        # --no-config: a repository's `[tool.uv]` must not choose the index or the cache.
+        cmd = [self.uv, *args, "--no-config"]
+        done = self._sandboxed(cmd, where, full | env, writable, network=cache is not None)
         if done.returncode != 0:
             why = done.killed or f"exit {done.returncode}"
             raise EnvBuildError(f"uv {args[0]} {args[1]} failed ({why}): {excerpt(done.log)}")
@@ -322,14 +314,27 @@ class LocalExecutor:
             seconds=round(time.monotonic() - started, 3),
         )
 
-    def _run_python(self, where: _Where, cmd: list[str], writable: list[Path]) -> None:
-        done = self.sandbox.run(
+    def _sandboxed(
+        self,
+        cmd: list[str],
+        where: _Where,
+        env: dict[str, str],
+        writable: list[Path],
+        timeout_s: float | None = None,
+        network: bool = False,
+    ) -> RunResult:
+        """`cmd` in the sandbox with this job's binds, in its worktree."""
+        return self.sandbox.run(
             cmd,
             binds=self._binds(where, writable),
             cwd=self.seen_as(where.tree),
-            env=base_env(where.job),
-            timeout_s=self.install_timeout_s,
+            env=env,
+            timeout_s=self.install_timeout_s if timeout_s is None else timeout_s,
+            network=network,
         )
+
+    def _run_python(self, where: _Where, cmd: list[str], writable: list[Path]) -> None:
+        done = self._sandboxed(cmd, where, base_env(where.job), writable)
         if done.returncode not in (0, 1):  # compileall: 1 = some file did not compile
             raise EnvBuildError(f"{' '.join(cmd[1:4])} failed: {excerpt(done.log)}")
 
@@ -346,7 +351,7 @@ class LocalExecutor:
         wanted = missing(purelib, _site_packages(where.shared), infos, recipe.extras, recipe.python)
         if not wanted:
             return
-        args = ["pip", "install", "--python", str(purelib.parents[2] / "bin" / "python")]
+        args = ["pip", "install", "--python", str(where.job / "venv" / "bin" / "python")]
         args += [*_compile_flags(recipe.python), "--no-build-isolation"]
         if recipe.resolve_before:
             args += ["--exclude-newer", recipe.resolve_before]
@@ -378,13 +383,7 @@ class LocalExecutor:
         # Patches applied since (by our git, as the worker) must stay writable for the tests.
         self.sandbox.prepare_writable(job)
         where = _Where(python_for(recipe.python), tree, job, shared)
-        return self.sandbox.run(
-            cmd,
-            binds=self._binds(where, []),
-            cwd=self.seen_as(tree),
-            env=env,
-            timeout_s=timeout_s,
-        )
+        return self._sandboxed(cmd, where, env, [], timeout_s)
 
 
 def _compile_flags(python: str) -> list[str]:

@@ -16,7 +16,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Protocol
 
@@ -125,7 +125,7 @@ def run_limited(
     limits: Limits,
     watch: Sequence[Path] = (),
     pass_fds: Sequence[int] = (),
-    on_start: object = None,
+    on_start: Callable[[subprocess.Popen[bytes]], None] | None = None,
 ) -> RunResult:
     """Run `argv` in its own session; its process group is killed at the timeout, or when a
     watched disk runs low. `on_start(proc)` (if given) runs once the process exists."""
@@ -144,7 +144,7 @@ def run_limited(
     output = _CappedOutput(proc.stdout, limits.output_bytes)
     killed = ""
     try:
-        if callable(on_start):
+        if on_start is not None:
             on_start(proc)
         deadline = started + timeout_s
         while proc.poll() is None:
@@ -166,7 +166,6 @@ def run_limited(
         log=log,
         returncode=None if killed else proc.returncode,
         seconds=round(time.monotonic() - started, 3),
-        timed_out=killed == "timeout",
         killed=killed or None,
     )
 
