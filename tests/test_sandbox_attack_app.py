@@ -5,7 +5,6 @@ a sandbox the App does not execute the repository at all, and says why."""
 
 from __future__ import annotations
 
-import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,36 +27,9 @@ from tests.service.deliveries import SECRET
 from tests.service.github_app import LiveApp, app_settings
 from tests.service.github_worker_handler import make_handler
 from tests.service.stack import build_stack
-from tests.validation_support import sandbox_fixture  # noqa: F401
+from tests.validation_support import merged_pull, sandbox_fixture  # noqa: F401
 
 PR = 10
-
-
-def _hunks(diff: str) -> dict[str, str]:
-    """`path -> patch` as GitHub lists a PR's files (the hunks, without git's headers)."""
-    files: dict[str, str] = {}
-    for part in re.split(r"^diff --git ", diff, flags=re.M)[1:]:
-        path = part.split("\n", 1)[0].split(" b/", 1)[1]
-        files[path] = part[part.index("\n@@") + 1 :]
-    return files
-
-
-def _merged_pull(gh: FakeGitHub, row: dict[str, str]) -> None:
-    gh.add_issue(REPO, 5, "add() subtracts", "add(2, 3) gives -1.")
-    patches = _hunks(row["patch"]) | _hunks(row["test_patch"])
-    files = [{"filename": path, "patch": hunk} for path, hunk in patches.items()]
-    gh.add_pull(
-        REPO,
-        PR,
-        "Fix add",
-        "Fixes #5",
-        files=files,
-        commits=["fix add"],
-        base_sha=row["base_commit"],
-    )
-    gh.edit_issue(REPO, PR, state="closed")
-    stamp = "2026-02-01T00:00:00Z"
-    gh.repos[REPO].pulls[PR].update(merged=True, merged_at=stamp, closed_at=stamp)
 
 
 @pytest.fixture
@@ -89,7 +61,7 @@ def _seed(scene: Scene, gh: FakeGitHub) -> dict[str, str]:
     bare = scene.root / "mirror" / f"{REPO}.git"
     bare.parent.mkdir(parents=True)
     subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(bare)], check=True)
-    _merged_pull(gh, row)
+    merged_pull(gh, REPO, PR, row)
     return row
 
 

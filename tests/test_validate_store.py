@@ -1,6 +1,7 @@
-"""The benchmark builder's path through the store: harvested instances exported unvalidated,
-`spice validate --store` runs them (in the sandbox) and keeps each result on its instance, and a
-plain `spice export` then writes them as validated tasks."""
+"""The benchmark builder's path through the store, every row written by the real pipeline:
+`spice harvest` against the fake GitHub records the instance, `export --include-unvalidated`
+writes it, `spice validate --store` runs it (in the sandbox) and keeps the result on the
+instance, and a plain `spice export` then writes it as a validated task."""
 
 from __future__ import annotations
 
@@ -8,28 +9,19 @@ import json
 import subprocess
 from pathlib import Path
 
-from app.harvest.build import Built, SweInstance
-from app.harvest.store import HarvestStore
-from app.settings import Settings
-from app.store.engine import database_url, make_engine, session_factory
-from app.store.migrate import upgrade_to_head
 from spice_engine.validate.bubblewrap import Bubblewrap
+from tests.fakes.github_server import FakeGitHub
 from tests.sandbox_attack import SPICE
-from tests.validation_support import calc_repo_fixture, sandbox_fixture  # noqa: F401
+from tests.validation_support import calc_repo_fixture, merged_pull, sandbox_fixture  # noqa: F401
+
+REPO = "octo/calc"
 
 
-def test_validate_store_then_export_gives_validated_tasks(
+def test_harvest_validate_store_then_export_gives_validated_tasks(
     tmp_path: Path, calc_repo: tuple[Path, dict[str, str]], sandbox: Bubblewrap
 ) -> None:
     repo, row = calc_repo
-    data = tmp_path / "data"
-    engine = make_engine(database_url(Settings(data_dir=data)))
-    upgrade_to_head(engine)
-    fields = {k: v for k, v in row.items() if k in SweInstance.model_fields}
-    HarvestStore(session_factory(engine)).save(
-        Built(instance=SweInstance(**fields), issues=[], pr_number=1), None
-    )
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "SPICE_DATA_DIR": str(data)}
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "SPICE_DATA_DIR": str(tmp_path / "d")}
     env["PYENV_ROOT"] = str(Path.home() / ".pyenv")
 
     def spice(*args: str) -> subprocess.CompletedProcess[str]:
@@ -38,17 +30,18 @@ def test_validate_store_then_export_gives_validated_tasks(
         return done
 
     harvested, validated, tasks = (tmp_path / n for n in ("h.jsonl", "v.jsonl", "t.jsonl"))
+    with FakeGitHub() as gh:
+        gh.add_repo(REPO, "main")
+        merged_pull(gh, REPO, 10, row)
+        env |= {"SPICE_GITHUB_API_URL": gh.base_url, "SPICE_GITHUB_TOKEN": gh.bot_token}
+        spice("harvest", REPO, "--no-label")
     spice("export", "--include-unvalidated", "--out", str(harvested))
+    [instance] = [json.loads(line) for line in harvested.read_text().splitlines()]
+    assert instance["instance_id"] == "octo__calc-10"
     spice("export", "--out", str(tasks))
     assert tasks.read_text() == ""  # nothing validated yet
     spice(
-        "validate",
-        str(harvested),
-        "--repo",
-        f"octo/calc={repo}",
-        "--out",
-        str(validated),
-        "--store",
+        "validate", str(harvested), "--repo", f"{REPO}={repo}", "--out", str(validated), "--store"
     )
     spice("export", "--out", str(tasks))
     [task] = [json.loads(line) for line in tasks.read_text().splitlines()]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from spice_engine.validate.bubblewrap import Bubblewrap
+from tests.fakes.github_server import FakeGitHub
 
 
 def git(repo: Path, *args: str) -> str:
@@ -104,3 +106,32 @@ def sandbox_fixture() -> Bubblewrap:
     if why := box.problem() or box.network_problem():
         pytest.skip(f"no sandbox here: {why}")
     return box
+
+
+def _hunks(diff: str) -> dict[str, str]:
+    """`path -> patch` as GitHub lists a PR's files (the hunks, without git's headers)."""
+    files: dict[str, str] = {}
+    for part in re.split(r"^diff --git ", diff, flags=re.M)[1:]:
+        path = part.split("\n", 1)[0].split(" b/", 1)[1]
+        files[path] = part[part.index("\n@@") + 1 :]
+    return files
+
+
+def merged_pull(gh: FakeGitHub, repo: str, number: int, row: dict[str, str]) -> None:
+    """The instance as GitHub shows it: issue #5, and PR `number` fixing it (the instance's
+    patches as its files, its base commit), merged."""
+    gh.add_issue(repo, 5, "add() subtracts", "add(2, 3) gives -1.")
+    patches = _hunks(row["patch"]) | _hunks(row["test_patch"])
+    files = [{"filename": path, "patch": hunk} for path, hunk in patches.items()]
+    gh.add_pull(
+        repo,
+        number,
+        "Fix add",
+        "Fixes #5",
+        files=files,
+        commits=["fix add"],
+        base_sha=row["base_commit"],
+    )
+    gh.edit_issue(repo, number, state="closed")
+    stamp = "2026-02-01T00:00:00Z"
+    gh.repos[repo].pulls[number].update(merged=True, merged_at=stamp, closed_at=stamp)
