@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import binascii
 import contextlib
+import gzip
 import json
 import os
 import re
@@ -35,7 +36,7 @@ CANARIES = {
 }
 FILE_CANARY = "canary-file-contents-d41d8c"
 _PROBE = re.compile(r"::test_probe\[(\w+):([\w.]+)=(\w+)\]$")
-_LOOT = re.compile(r"::test_loot\[([0-9a-f]+)\]$")
+_LOOT = re.compile(r"::test_loot\[(\d+)-([0-9a-f]+)\]")
 
 
 class Listener:
@@ -193,15 +194,25 @@ def probes(row: dict[str, Any]) -> dict[str, str]:
     return found
 
 
-def loot(row: dict[str, Any]) -> str:
-    """Everything the attack found and got out through its test ids, decoded."""
-    chunks = [
-        m.group(1)
-        for key in ("FAIL_TO_PASS", "PASS_TO_PASS")
-        for test in json.loads(str(row.get(key) or "[]"))
-        if (m := _LOOT.search(test))
+def loot(row: dict[str, Any], logs: str | None = None) -> str:
+    """Everything the attack found and got out through its test ids, decoded: from the row's
+    lists and from every run log kept (a test id that differs between runs is in no list)."""
+    texts = ["\n".join(_listed(row))]
+    logs = logs or (row.get("spice") or {}).get("validation", {}).get("logs")
+    for log in sorted(Path(logs).glob("*.log.gz")) if logs else []:
+        with gzip.open(log, "rt", encoding="utf-8", errors="replace") as fh:
+            texts.append(fh.read())
+    found = []
+    for text in texts:
+        chunks = dict(sorted((int(m.group(1)), m.group(2)) for m in _LOOT.finditer(text)))
+        found.append(binascii.unhexlify("".join(chunks.values())).decode(errors="replace"))
+    return "\n".join(found)
+
+
+def _listed(row: dict[str, Any]) -> list[str]:
+    return [
+        t for key in ("FAIL_TO_PASS", "PASS_TO_PASS") for t in json.loads(str(row.get(key) or "[]"))
     ]
-    return binascii.unhexlify("".join(chunks)).decode(errors="replace")
 
 
 def leaked(text: str) -> list[str]:

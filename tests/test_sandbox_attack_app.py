@@ -83,7 +83,7 @@ def test_a_merged_attack_is_validated_in_the_sandbox_and_nothing_gets_out(
         assert {v for k, v in seen.items() if "connect_" in k} == {"blocked"}
         assert seen["tests:fork_bomb"] == seen["tests:fill_disk"] == "limited"
         secrets = [SECRET.decode(), "sk-test-model-key-123", fake_github.bot_token]
-        found = loot(fields)
+        found = loot(fields, validation["logs"])
         assert leaked(found) == [] and not [s for s in secrets if s in found]
         assert scene.lingering() == [] and scene.planted() == []
         assert all(lst.connections == 0 for lst in scene.listeners.values())

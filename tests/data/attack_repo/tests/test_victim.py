@@ -25,6 +25,9 @@ def test_probe(probe):
     pass
 
 
-@pytest.mark.parametrize("chunk", LOOT or ["none"])
+# Numbered, so identical chunks keep distinct ids and their order.
+@pytest.mark.parametrize(
+    "chunk", [pytest.param(c, id="%05d-%s" % (i, c)) for i, c in enumerate(LOOT)] or ["none"]
+)
 def test_loot(chunk):
     binascii.unhexlify(chunk)
