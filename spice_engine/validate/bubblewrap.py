@@ -46,7 +46,7 @@ ETC_FILES = (
 )
 """System files a build or a test run reads; never the rest of /etc."""
 SLIRP_DNS = "10.0.2.3"
-NETWORK_ATTEMPTS = 5
+SETUP_ATTEMPTS = 5
 _LOOPBACK_RACE = "bwrap: loopback: Failed"
 
 
@@ -107,14 +107,17 @@ class Bubblewrap:
             argv = [*self._prlimit(), *self._bwrap_argv(binds, files, cwd, network), *cmd]
             full_env = {"PATH": FIXED_PATH, "LANG": "C.UTF-8", **env}
             watch = [b.source for b in binds if b.writable]
-            if not network:
-                return run_limited(
-                    argv, env=full_env, timeout_s=timeout_s, limits=self.limits, watch=watch
-                )
-            for _ in range(NETWORK_ATTEMPTS):
-                done = self._run_networked(argv, full_env, timeout_s, watch)
-                # bubblewrap's loopback set-up can meet slirp4netns' configuration of the same
-                # namespace (seen under gVisor): nothing of the command ran; start again.
+            for _ in range(SETUP_ATTEMPTS):
+                if network:
+                    done = self._run_networked(argv, full_env, timeout_s, watch)
+                else:
+                    done = run_limited(
+                        argv, env=full_env, timeout_s=timeout_s, limits=self.limits, watch=watch
+                    )
+                # bubblewrap's set-up of the new namespace's loopback can fail for a moment
+                # (meeting slirp4netns configuring the same namespace, or the host's netlink
+                # under load: "RTM_NEWADDR: No child processes"): nothing of the command ran;
+                # start again.
                 if not (done.returncode == 1 and _LOOPBACK_RACE in done.log[:300]):
                     break
             return done
