@@ -1,6 +1,7 @@
-"""bubblewrap's set-up of a sandbox's loopback can fail for a moment; nothing of the command
-ran then, so the sandbox starts it again (a stand-in `bwrap` fails twice, then is the real one),
-and a failure that persists is reported as it is."""
+"""bubblewrap's set-up of a sandbox's loopback: never raced by slirp4netns configuring the same
+namespace; when it fails for a moment all the same, nothing of the command ran, so the sandbox
+starts it again (a stand-in `bwrap` fails twice, then is the real one), and a failure that
+persists is reported as it is."""
 
 from __future__ import annotations
 
@@ -45,3 +46,14 @@ def test_a_lasting_one_is_reported_after_the_last_attempt(tmp_path: Path) -> Non
     done = box.run(["echo", "ran"], binds=[], cwd=Path("/"), env={}, timeout_s=30)
     assert done.returncode == 1 and "RTM_NEWADDR" in done.log and "ran" not in done.log
     assert count.read_text().strip() == str(SETUP_ATTEMPTS)
+
+
+def test_networked_sandboxes_start_first_time(tmp_path: Path) -> None:
+    """slirp4netns starts only once bubblewrap has the loopback up (it failed one start in two
+    when both configured the namespace at once)."""
+    box = Bubblewrap(setup_attempts=1)
+    if why := box.problem() or box.network_problem():
+        pytest.skip(f"no sandbox here: {why}")
+    for _ in range(12):
+        done = box.run(["true"], binds=[], cwd=Path("/"), env={}, timeout_s=30, network=True)
+        assert done.returncode == 0, done.log

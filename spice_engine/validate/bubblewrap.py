@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -64,9 +65,11 @@ class Bubblewrap:
         uid: int = SANDBOX_UID,
         limits: Limits | None = None,
         setup_wait_s: float = 0.2,
+        setup_attempts: int = SETUP_ATTEMPTS,
     ) -> None:
         self.bwrap, self.slirp = bwrap, slirp4netns
-        self.setup_wait_s = setup_wait_s  # before starting again after a set-up failure
+        # Starting again after a set-up failure: how often, first waiting this long (doubling).
+        self.setup_wait_s, self.setup_attempts = setup_wait_s, setup_attempts
         self.uid = uid
         self.limits = limits or Limits()
         self.privileged = os.geteuid() == 0
@@ -119,7 +122,7 @@ class Bubblewrap:
                 retry=tenacity.retry_if_result(
                     lambda done: done.returncode == 1 and _LOOPBACK_RACE in done.log[:300]
                 ),
-                stop=tenacity.stop_after_attempt(SETUP_ATTEMPTS),
+                stop=tenacity.stop_after_attempt(self.setup_attempts),
                 wait=tenacity.wait_exponential(multiplier=self.setup_wait_s, max=5),
                 retry_error_callback=_last_result,
             )
@@ -208,6 +211,7 @@ class Bubblewrap:
             child = json.loads(text or b"{}").get("child-pid")
             if not child:
                 return  # bubblewrap failed before it started: its output says why
+            _await_loopback(int(child))
             ready_r, ready_w = os.pipe()
             cmd = [which(self.slirp) or self.slirp, "--configure", "--mtu=65520"]
             cmd += ["--disable-host-loopback", "--ready-fd", str(ready_w)]
@@ -244,6 +248,21 @@ class Bubblewrap:
             for proc in slirp:
                 proc.kill()
                 proc.wait()
+
+
+def _await_loopback(child: int, timeout_s: float = 5.0) -> None:
+    """Until bubblewrap has the sandbox's loopback up (its routes appear in the namespace):
+    slirp4netns configuring the namespace meanwhile makes bubblewrap's own set-up fail
+    ("loopback: Failed RTM_NEWADDR", half the time here). Gone or slow: go on regardless."""
+    routes = Path(f"/proc/{child}/net/fib_trie")
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            if "127.0.0.0/8" in routes.read_text():
+                return
+        except OSError:
+            return
+        time.sleep(0.002)
 
 
 def _system_root() -> list[str]:
