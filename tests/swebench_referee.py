@@ -4,7 +4,9 @@ under the project's `.venv`; tests skip with the reason when the package index i
 
 from __future__ import annotations
 
+import fcntl
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -39,17 +41,23 @@ print(json.dumps(out))
 @pytest.fixture(scope="session", name="referee")
 def referee_fixture() -> Path:
     python = VENV / "bin" / "python"
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True, timeout=120)
-        done = subprocess.run(
-            [str(python), "-m", "pip", "install", "--quiet", SWEBENCH],
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
-        if done.returncode != 0:
-            subprocess.run(["rm", "-rf", str(VENV)], check=False)
-            pytest.skip(f"cannot install {SWEBENCH}: {done.stderr.strip()[-300:]}")
+    VENV.parent.mkdir(parents=True, exist_ok=True)
+    # One maker at a time (test processes side by side); a venv left half made is made again.
+    with (VENV.parent / f"{VENV.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (VENV / ".complete").exists():
+            shutil.rmtree(VENV, ignore_errors=True)
+            subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True, timeout=120)
+            done = subprocess.run(
+                [str(python), "-m", "pip", "install", "--quiet", SWEBENCH],
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
+            if done.returncode != 0:
+                shutil.rmtree(VENV, ignore_errors=True)
+                pytest.skip(f"cannot install {SWEBENCH}: {done.stderr.strip()[-300:]}")
+            (VENV / ".complete").touch()
     return python
 
 
