@@ -81,6 +81,28 @@ def test_one_instance_reproduces_the_published_lists(tmp_path: Path) -> None:
     assert validation["environment_built"] is True
 
 
+NETWORK = (
+    "its tests reach httpbin.org: the sandbox gives tests no network (and this machine has none);"
+    " SWE-bench's harness ran them with it"
+)
+KNOWN = {
+    **{
+        f"psf__requests-{n}": NETWORK
+        for n in ("1635", "1657", "1689", "1713", "1776", "2617", "2674")
+    },
+    "sphinx-doc__sphinx-9467": "its linkcheck test reaches real sites: no network for tests",
+    "pytest-dev__pytest-8952": (
+        "the environment has the `testing` extra's nose, so testing/test_nose.py runs (SWE-bench's"
+        " environment lacked it and skipped them): one more FAIL_TO_PASS test, more PASS_TO_PASS"
+    ),
+    "sphinx-doc__sphinx-7374": (
+        "test_productionlist fails without the fix and passes with it, in the runs and again in"
+        " new processes; SWE-bench lists it in neither list"
+    ),
+}
+"""Where our lists differ from SWE-bench's, and why (each visible in the row's logs)."""
+
+
 def _same_f2p(got: dict[str, Any], want: dict[str, Any]) -> bool:
     return sorted(json.loads(got["FAIL_TO_PASS"])) == sorted(json.loads(want["FAIL_TO_PASS"]))
 
@@ -126,7 +148,8 @@ def test_all_development_instances(tmp_path: Path, referee: Path) -> None:
         for g, r in pairs:
             if not _same_f2p(g, r):
                 v = g["spice"]["validation"]
-                print(f"  {r['instance_id']}: {v['status']}: {str(v.get('detail'))[:160]}")
+                why = KNOWN.get(r["instance_id"]) or str(v.get("detail"))[:160]
+                print(f"  {r['instance_id']}: {v['status']}: {why}")
     graded = grade(referee, _graded_cases(got, tmp_path / "out.jsonl.logs", tmp_path), tmp_path)
     wrong = {
         iid: (report["gold"]["resolved"], report["empty"]["resolved"])
@@ -136,5 +159,13 @@ def test_all_development_instances(tmp_path: Path, referee: Path) -> None:
     print(f"swebench 5.0.2 on the kept logs: {len(graded) - len(wrong)}/{len(graded)} valid rows")
     print(f"  gold resolved and no-fix rejected; otherwise (gold, no-fix): {wrong}")
     assert not wrong
-    same = sum(_same_f2p(g, r) for g, r in zip(got, rows, strict=True))
-    assert same >= 0.75 * len(rows)
+    rest = [(g, r) for g, r in zip(got, rows, strict=True) if r["instance_id"] not in KNOWN]
+    same = sum(_same_f2p(g, r) for g, r in rest)
+    low = [
+        r["instance_id"] for g, r in rest if _jaccard(g["PASS_TO_PASS"], r["PASS_TO_PASS"]) < 0.8
+    ]
+    print(
+        f"without the {len(KNOWN)} recorded differences: FAIL_TO_PASS identical {same}/{len(rest)}"
+    )
+    assert same >= 0.9 * len(rest)
+    assert not low, f"PASS_TO_PASS Jaccard below 0.80 with no recorded reason: {low}"
