@@ -222,3 +222,17 @@ class Settings(BaseSettings):
             max_attempts=self.max_attempts,
             cost_cap_usd=self.cost_cap_usd,
         )
+
+
+def plain_github_token(settings: Settings) -> str | None:
+    """SPICE_GITHUB_TOKEN's value; a copy of the docs' placeholder (`ghp_...`) is refused at
+    once, before any request could fail slowly on it."""
+    if settings.github_token is None:
+        return None
+    token = settings.github_token.get_secret_value().strip()
+    if not token or "..." in token or "…" in token or token.startswith("<"):
+        raise ConfigError(
+            "SPICE_GITHUB_TOKEN is the docs' placeholder, not a token: give a real one, or try "
+            "the offline fake GitHub (python -m tests.fakes.github_server, docs/offline.md)"
+        )
+    return token
