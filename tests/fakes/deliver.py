@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 import urllib.error
 import urllib.request
 import uuid
@@ -21,6 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("payload", type=Path, help="a webhook payload, named for its event")
     parser.add_argument("--to", default="http://127.0.0.1:8000/webhook", help="the App's webhook")
+    parser.add_argument("--wait", type=float, default=0, help="seconds to wait for the App")
     args = parser.parse_args(argv)
     secret = os.environ.get("SPICE_WEBHOOK_SECRET")
     if not secret:
@@ -36,15 +38,20 @@ def main(argv: list[str] | None = None) -> int:
             "X-Hub-Signature-256": sign(secret.encode(), body),
         },
     )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            print(f"{answer.status} {answer.read().decode(errors='replace')}")
-            return 0
-    except urllib.error.HTTPError as exc:
-        print(f"{exc.code} {exc.read().decode(errors='replace')}", file=sys.stderr)
-    except OSError as exc:
-        print(f"deliver: {args.to}: {exc}", file=sys.stderr)
-    return 1
+    deadline = time.monotonic() + args.wait
+    while True:
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                print(f"{answer.status} {answer.read().decode(errors='replace')}")
+                return 0
+        except urllib.error.HTTPError as exc:
+            print(f"{exc.code} {exc.read().decode(errors='replace')}", file=sys.stderr)
+            return 1
+        except OSError as exc:
+            if time.monotonic() > deadline:  # not listening yet: the App may be starting
+                print(f"deliver: {args.to}: {exc}", file=sys.stderr)
+                return 1
+            time.sleep(0.5)
 
 
 if __name__ == "__main__":

@@ -7,14 +7,19 @@ fixes it, merged (a harvest makes one instance of it; validating that gives one 
 personal token `ghp_octocat` acts as `octocat`, an admin of the repository. The webhook payload
 of issue #1 being opened is written to `tour/events/issues.json` for the App (see
 `python -m tests.fakes.deliver`) and the Action (`GITHUB_EVENT_PATH`).
+
+`--background` returns once the server is ready, leaving it running (its pid in
+`tour/github-server.pid`, its output in `tour/github-server.log`): scripts need no sleep.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -65,7 +70,10 @@ def issue_opened(gh: FakeGitHub) -> dict[str, object]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, default=9000, help="TCP port on 127.0.0.1")
+    parser.add_argument("--background", action="store_true", help="return once it is ready")
     args = parser.parse_args(argv)
+    if args.background:
+        sys.exit(background(args.port))
     # `kill %1` from the tours: leave through the same path as Ctrl-C.
     signal.signal(signal.SIGTERM, _interrupt)
     try:
@@ -88,7 +96,37 @@ def main(argv: list[str] | None = None) -> None:
                 time.sleep(3600)
         except KeyboardInterrupt:
             pass
+        finally:  # stopped: the pid file must not name a process that may be someone else's
+            pid = TOUR / "github-server.pid"
+            if pid.exists() and pid.read_text().strip() == str(os.getpid()):
+                pid.unlink()
 
 
 def _interrupt(_signum: int, _frame: FrameType | None) -> None:
     raise KeyboardInterrupt
+
+
+def background(port: int, wait_s: float = 60) -> int:
+    """Start the server as a process of its own; print its banner once it is serving."""
+    TOUR.mkdir(exist_ok=True)
+    log, pid = TOUR / "github-server.log", TOUR / "github-server.pid"
+    with log.open("w") as out:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "tests.fakes.github_server", "--port", str(port)],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            start_new_session=True,  # outlives the shell that started it, until killed
+        )
+    deadline = time.monotonic() + wait_s
+    while "Ctrl-C" not in log.read_text():
+        if child.poll() is not None or time.monotonic() > deadline:
+            child.kill()
+            print(log.read_text() or f"fake GitHub: not serving after {wait_s:.0f}s", end="")
+            return 1
+        time.sleep(0.1)
+    pid.write_text(f"{child.pid}\n")
+    stop = f"Stop it: kill $(cat {pid.relative_to(ROOT)})"
+    print(log.read_text().replace("Ctrl-C stops it.", stop), end="", flush=True)
+    return 0
