@@ -38,8 +38,8 @@ print(json.dumps(out))
 """
 
 
-@pytest.fixture(scope="module")
-def referee() -> Path:
+@pytest.fixture(name="referee", scope="module")
+def referee_fixture() -> Path:
     python = VENV / "bin" / "python"
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True, timeout=120)

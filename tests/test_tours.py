@@ -27,8 +27,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_swebench_harness import GRADE, run_log
-from tests.test_swebench_harness import referee as referee_fixture  # noqa: F401
+from tests.test_swebench_harness import (
+    GRADE,
+    referee_fixture,  # noqa: F401
+    run_log,
+)
 from tests.validation_support import sandbox_fixture  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -159,7 +162,7 @@ def test_the_block_runs_as_printed(
 
 @pytest.mark.parametrize("block", [b for b in RUNNABLE if (b.doc.name, b.anchor) == DEFAULT_RUN])
 def test_the_offline_tasks_are_graded_by_swebench(
-    block: Block, clone: Path, referee_fixture: Path, tmp_path: Path, sandbox: object
+    block: Block, clone: Path, referee: Path, tmp_path: Path, sandbox: object
 ) -> None:
     tasks = clone / "tour" / "tasks.jsonl"
     if not tasks.exists():  # the tour's own test ran first in the default order
@@ -177,7 +180,7 @@ def test_the_offline_tasks_are_graded_by_swebench(
     run_log(repo, [task["test_patch"], task["patch"]], files, gold_log)
     run_log(repo, [task["test_patch"]], files, empty_log)
     graded = subprocess.run(
-        [str(referee_fixture), "-c", GRADE, str(tasks), str(gold_log), str(empty_log)],
+        [str(referee), "-c", GRADE, str(tasks), str(gold_log), str(empty_log)],
         capture_output=True,
         text=True,
         timeout=300,
