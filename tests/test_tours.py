@@ -128,23 +128,29 @@ def run_block(block: Block, where: Path) -> subprocess.CompletedProcess[str]:
     for port in PORTS:  # other runs on this machine may hold the printed ports
         code = re.sub(rf"\b{port}\b", str(_free_port()), code)  # one free port for each
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SPICE_", "GITHUB_"))}
-    shell = subprocess.Popen(
-        ["bash", "-euo", "pipefail", "-c", code],
-        cwd=where,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its background jobs share its group: all stopped below
+    logs = where / "tour-logs"
+    logs.mkdir(exist_ok=True)
+    out, err = (logs / f"{block.line}.out", logs / f"{block.line}.err")
+    # Files, not pipes: a background job left running must not hold the test's reading end.
+    with out.open("w") as stdout, err.open("w") as stderr:
+        shell = subprocess.Popen(
+            ["bash", "-euo", "pipefail", "-c", code],
+            cwd=where,
+            env=env,
+            stdout=stdout,
+            stderr=stderr,
+            start_new_session=True,  # its background jobs share its group: all stopped below
+        )
+        try:
+            shell.wait(timeout=600)
+        finally:
+            _stop_group(shell.pid)
+            pid_file = where / "tour" / "github-server.pid"
+            if pid_file.exists():
+                _stop_group(int(pid_file.read_text()))
+    return subprocess.CompletedProcess(
+        shell.args, shell.returncode, out.read_text(), err.read_text()
     )
-    try:
-        out, err = shell.communicate(timeout=600)
-    finally:
-        _stop_group(shell.pid)
-        pid_file = where / "tour" / "github-server.pid"
-        if pid_file.exists():
-            _stop_group(int(pid_file.read_text()))
-    return subprocess.CompletedProcess(shell.args, shell.returncode, out, err)
 
 
 @pytest.mark.parametrize("block", RUNNABLE, ids=[b.name for b in RUNNABLE])
