@@ -39,6 +39,13 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 MARKER = re.compile(r"<!-- tour: (.*?) -->")
 FENCE = re.compile(r"^\s*```(\w*)\s*$")
 PORTS = ("8000", "8080", "9000")
+EXPECTED = {
+    ("offline.md", "the-app"): '"clarity: ',  # the worker labelled the issue
+    ("offline.md", "the-action"): '"dry_run":true',
+    ("offline.md", "the-evaluation"): "kappa_binary",
+    ("README.md", "five-minutes-with-the-cli"): "issues into tour/labels.jsonl",
+}
+"""What a tour's output shows when it did what its text says (beyond exiting 0)."""
 DEFAULT_RUN = ("offline.md", "the-benchmark-builder")
 """The one tour the default suite runs: the benchmark builder's whole path, offline."""
 
@@ -164,6 +171,8 @@ def test_the_block_runs_as_printed(
     done = run_block(block, clone)
     assert done.returncode == 0, f"{block.name}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    expected = EXPECTED.get((block.doc.name, block.anchor), "")
+    assert expected in done.stdout + done.stderr, f"{block.name}: no {expected!r} in its output"
 
 
 @pytest.mark.parametrize("block", [b for b in RUNNABLE if (b.doc.name, b.anchor) == DEFAULT_RUN])
