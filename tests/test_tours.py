@@ -27,11 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_swebench_harness import (
-    GRADE,
-    referee_fixture,  # noqa: F401
-    run_log,
-)
+from tests.test_swebench_harness import graded, referee_fixture  # noqa: F401
 from tests.validation_support import sandbox_fixture  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -180,7 +176,7 @@ def test_the_offline_tasks_are_graded_by_swebench(
     block: Block, clone: Path, referee: Path, tmp_path: Path, sandbox: object
 ) -> None:
     tasks = clone / "tour" / "tasks.jsonl"
-    if not tasks.exists():  # the tour's own test ran first in the default order
+    if not tasks.exists():  # else written by the tour's own test, which runs first by default
         assert run_block(block, clone).returncode == 0
     [task] = [json.loads(line) for line in tasks.read_text().splitlines()]
     assert (
@@ -189,19 +185,7 @@ def test_the_offline_tasks_are_graded_by_swebench(
     assert json.loads(task["FAIL_TO_PASS"]) == ["tests/test_calc.py::test_add"]
     assert json.loads(task["PASS_TO_PASS"]) == ["tests/test_calc.py::test_mul"]
 
-    repo = clone / "tour" / "git" / "octo" / "calc.git"
-    files = " ".join(task["spice"]["validation"]["test_files"])
-    gold_log, empty_log = tmp_path / "gold.log", tmp_path / "empty.log"
-    run_log(repo, [task["test_patch"], task["patch"]], files, gold_log)
-    run_log(repo, [task["test_patch"]], files, empty_log)
-    graded = subprocess.run(
-        [str(referee), "-c", GRADE, str(tasks), str(gold_log), str(empty_log)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert graded.returncode == 0, graded.stderr[-2000:]
-    report = json.loads(graded.stdout.strip().splitlines()[-1])
+    report = graded(referee, tasks, clone / "tour" / "git" / "octo" / "calc.git", tmp_path)
     assert report["gold"]["resolved"] is True, report["gold"]
     assert report["empty"]["resolved"] is False, report["empty"]
 
