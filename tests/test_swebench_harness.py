@@ -13,7 +13,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -39,8 +38,8 @@ print(json.dumps(out))
 """
 
 
-@pytest.fixture(name="referee", scope="module")
-def referee_fixture() -> Path:
+@pytest.fixture(scope="module")
+def referee() -> Path:
     python = VENV / "bin" / "python"
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True, timeout=120)
@@ -71,25 +70,6 @@ def run_log(repo: Path, patches: list[str], files: str, log: Path) -> None:
     git(repo, "checkout", "-q", ".")
 
 
-def graded(referee: Path, rows: Path, repo: Path, tmp_path: Path) -> dict[str, Any]:
-    """SWE-bench's reports on the first row of `rows`: its gold patch's run and a run without
-    the fix, each of the files its validation ran, in `repo` at the row's base."""
-    row = json.loads(rows.read_text().splitlines()[0])
-    files = " ".join(row["spice"]["validation"]["test_files"])
-    gold_log, empty_log = tmp_path / "gold.log", tmp_path / "empty.log"
-    run_log(repo, [row["test_patch"], row["patch"]], files, gold_log)
-    run_log(repo, [row["test_patch"]], files, empty_log)
-    done = subprocess.run(
-        [str(referee), "-c", GRADE, str(rows), str(gold_log), str(empty_log)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    report: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return report
-
-
 def test_swebench_grades_our_validated_row(
     referee: Path, calc_repo: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:
@@ -111,7 +91,19 @@ def test_swebench_grades_our_validated_row(
     assert json.loads(validated["FAIL_TO_PASS"]) == ["tests/test_calc.py::test_add"]
     assert json.loads(validated["PASS_TO_PASS"]) == ["tests/test_calc.py::test_mul"]
 
-    report = graded(referee, out, repo, tmp_path)
+    files = " ".join(validated["spice"]["validation"]["test_files"])
+    gold_log, empty_log = tmp_path / "gold.log", tmp_path / "empty.log"
+    run_log(repo, [row["test_patch"], row["patch"]], files, gold_log)
+    run_log(repo, [row["test_patch"]], files, empty_log)
+
+    graded = subprocess.run(
+        [str(referee), "-c", GRADE, str(out), str(gold_log), str(empty_log)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert graded.returncode == 0, graded.stderr[-2000:]
+    report = json.loads(graded.stdout.strip().splitlines()[-1])
     assert report["gold"]["resolved"] is True, report["gold"]
     assert report["empty"]["resolved"] is False, report["empty"]
     assert report["empty"]["patch_successfully_applied"] is True  # graded, not unparseable

@@ -27,7 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_swebench_harness import graded, referee_fixture  # noqa: F401
+from tests.swebench_referee import grade, referee_fixture  # noqa: F401
+from tests.test_swebench_harness import run_log
 from tests.validation_support import sandbox_fixture  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -185,7 +186,12 @@ def test_the_offline_tasks_are_graded_by_swebench(
     assert json.loads(task["FAIL_TO_PASS"]) == ["tests/test_calc.py::test_add"]
     assert json.loads(task["PASS_TO_PASS"]) == ["tests/test_calc.py::test_mul"]
 
-    report = graded(referee, tasks, clone / "tour" / "git" / "octo" / "calc.git", tmp_path)
+    repo = clone / "tour" / "git" / "octo" / "calc.git"  # the fake GitHub's clone source
+    files = " ".join(task["spice"]["validation"]["test_files"])
+    logs = {"gold": tmp_path / "gold.log", "empty": tmp_path / "empty.log"}
+    run_log(repo, [task["test_patch"], task["patch"]], files, logs["gold"])
+    run_log(repo, [task["test_patch"]], files, logs["empty"])
+    report = grade(referee, [(task, logs)], tmp_path)[task["instance_id"]]
     assert report["gold"]["resolved"] is True, report["gold"]
     assert report["empty"]["resolved"] is False, report["empty"]
 
