@@ -1,10 +1,6 @@
 """The real `swebench` package is the referee of what `spice validate` writes: it loads our
 row, builds its test spec, and grades logs of real test runs — the gold patch's run as
-resolved, a run without the fix as not resolved.
-
-The package lives in a venv of its own (its pins are not ours), made once per version under
-the project's `.venv`, and skipped with the reason when the package index cannot be reached.
-"""
+resolved, a run without the fix as not resolved (tests/swebench_referee.py)."""
 
 from __future__ import annotations
 
@@ -14,45 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from spice_engine.validate.harness_fields import END, START
+from tests.swebench_referee import grade, harness_log, referee_fixture  # noqa: F401
 from tests.validation_support import calc_repo_fixture, git  # noqa: F401
 
-ROOT = Path(__file__).resolve().parents[1]
-SWEBENCH = "swebench==5.0.2"
-VENV = ROOT / ".venv" / f"referee-{SWEBENCH.replace('==', '-')}"
 SPICE = str(Path(sys.executable).parent / "spice")
-GRADE = """
-import json, sys
-from swebench.harness.grading import get_eval_report
-from swebench.harness.utils import make_test_spec
-
-row = json.loads(open(sys.argv[1]).readline())
-spec = make_test_spec(row)
-out = {}
-for name, log in (("gold", sys.argv[2]), ("empty", sys.argv[3])):
-    prediction = {"instance_id": row["instance_id"], "model_name_or_path": "t", "model_patch": "x"}
-    out[name] = get_eval_report(spec, prediction, log, True)[row["instance_id"]]
-print(json.dumps(out))
-"""
-
-
-@pytest.fixture(scope="module")
-def referee() -> Path:
-    python = VENV / "bin" / "python"
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True, timeout=120)
-        done = subprocess.run(
-            [str(python), "-m", "pip", "install", "--quiet", SWEBENCH],
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
-        if done.returncode != 0:
-            subprocess.run(["rm", "-rf", str(VENV)], check=False)
-            pytest.skip(f"cannot install {SWEBENCH}: {done.stderr.strip()[-300:]}")
-    return python
 
 
 def run_log(repo: Path, patches: list[str], files: str, log: Path) -> None:
@@ -66,7 +27,7 @@ def run_log(repo: Path, patches: list[str], files: str, log: Path) -> None:
         text=True,
         env=os.environ | {"PYTHONPATH": str(repo)},
     )
-    log.write_text(f"+ : '{START}'\n{done.stdout}\n+ : '{END}'\n")
+    harness_log(done.stdout, log)
     git(repo, "checkout", "-q", ".")
 
 
@@ -96,14 +57,8 @@ def test_swebench_grades_our_validated_row(
     run_log(repo, [row["test_patch"], row["patch"]], files, gold_log)
     run_log(repo, [row["test_patch"]], files, empty_log)
 
-    graded = subprocess.run(
-        [str(referee), "-c", GRADE, str(out), str(gold_log), str(empty_log)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert graded.returncode == 0, graded.stderr[-2000:]
-    report = json.loads(graded.stdout.strip().splitlines()[-1])
+    graded = grade(referee, [(validated, {"gold": gold_log, "empty": empty_log})], tmp_path)
+    report = graded[validated["instance_id"]]
     assert report["gold"]["resolved"] is True, report["gold"]
     assert report["empty"]["resolved"] is False, report["empty"]
     assert report["empty"]["patch_successfully_applied"] is True  # graded, not unparseable

@@ -75,3 +75,40 @@ def test_changed_packaging_installs_for_real(
         prepared = executor.prepare("octo/calc", "0.1", RECIPE, second, job1)
         # A copy of the old install would claim 0.1.0.
         assert which_calc(executor, prepared, second) == "/testbed/calc.py job1 0.1.7"
+
+
+def test_python_dash_m_in_a_subprocess_runs_the_worktree_package(
+    tmp_path: Path, sandbox: Bubblewrap
+) -> None:
+    """A package whose directory is mapped (`package-dir`), started as `python -m` from a test's
+    subprocess in another folder: the editable install must serve new interpreters too, in the
+    job that installed it and in a job that got it replayed."""
+    repo = tmp_path / "mapped"
+    (repo / "lib" / "calc").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "calc"\nversion = "0.2.0"\n'
+        '[tool.setuptools]\npackage-dir = {"calc" = "lib/calc"}\npackages = ["calc"]\n'
+    )
+    (repo / "lib" / "calc" / "__init__.py").write_text("")
+    (repo / "lib" / "calc" / "__main__.py").write_text("print('calc main from', __file__)\n")
+    (repo / "test_main.py").write_text(
+        "import subprocess, sys\n\n\ndef test_main(tmp_path):\n"
+        "    done = subprocess.run([sys.executable, '-m', 'calc'], cwd=tmp_path,\n"
+        "                          capture_output=True, text=True)\n"
+        "    print('MAIN', done.stdout.strip() or done.stderr.strip().splitlines()[-1])\n"
+    )
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    base = git(repo, "rev-parse", "HEAD").strip()
+    executor = LocalExecutor(tmp_path / "envs", sandbox)
+    for n in range(2):
+        job = tmp_path / f"job{n}"
+        job.mkdir()
+        with gitwork.worktree(repo, base, job) as tree:
+            prepared = executor.prepare("octo/mapped", "0.2", RECIPE, tree, job)
+            assert prepared.built == (n == 0)
+            done = executor.run(prepared, tree, ["-s", "test_main.py"], 120)
+            line = next(x for x in done.log.splitlines() if "MAIN " in x)
+            assert line.endswith("MAIN calc main from /testbed/lib/calc/__main__.py"), line

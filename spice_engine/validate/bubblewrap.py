@@ -19,6 +19,8 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import tenacity
+
 from spice_engine.validate.executor import RunResult
 from spice_engine.validate.sandbox import (
     FIXED_PATH,
@@ -46,7 +48,7 @@ ETC_FILES = (
 )
 """System files a build or a test run reads; never the rest of /etc."""
 SLIRP_DNS = "10.0.2.3"
-NETWORK_ATTEMPTS = 5
+SETUP_ATTEMPTS = 8
 _LOOPBACK_RACE = "bwrap: loopback: Failed"
 
 
@@ -61,8 +63,10 @@ class Bubblewrap:
         slirp4netns: str = "slirp4netns",
         uid: int = SANDBOX_UID,
         limits: Limits | None = None,
+        setup_wait_s: float = 0.2,
     ) -> None:
         self.bwrap, self.slirp = bwrap, slirp4netns
+        self.setup_wait_s = setup_wait_s  # before starting again after a set-up failure
         self.uid = uid
         self.limits = limits or Limits()
         self.privileged = os.geteuid() == 0
@@ -107,17 +111,26 @@ class Bubblewrap:
             argv = [*self._prlimit(), *self._bwrap_argv(binds, files, cwd, network), *cmd]
             full_env = {"PATH": FIXED_PATH, "LANG": "C.UTF-8", **env}
             watch = [b.source for b in binds if b.writable]
-            if not network:
+
+            # bubblewrap's set-up of the new namespace's loopback can fail for a moment (meeting
+            # slirp4netns configuring the same namespace, or the host's netlink under load:
+            # "RTM_NEWADDR: No child processes"): nothing of the command ran; start again.
+            @tenacity.retry(
+                retry=tenacity.retry_if_result(
+                    lambda done: done.returncode == 1 and _LOOPBACK_RACE in done.log[:300]
+                ),
+                stop=tenacity.stop_after_attempt(SETUP_ATTEMPTS),
+                wait=tenacity.wait_exponential(multiplier=self.setup_wait_s, max=5),
+                retry_error_callback=_last_result,
+            )
+            def once() -> RunResult:
+                if network:
+                    return self._run_networked(argv, full_env, timeout_s, watch)
                 return run_limited(
                     argv, env=full_env, timeout_s=timeout_s, limits=self.limits, watch=watch
                 )
-            for _ in range(NETWORK_ATTEMPTS):
-                done = self._run_networked(argv, full_env, timeout_s, watch)
-                # bubblewrap's loopback set-up can meet slirp4netns' configuration of the same
-                # namespace (seen under gVisor): nothing of the command ran; start again.
-                if not (done.returncode == 1 and _LOOPBACK_RACE in done.log[:300]):
-                    break
-            return done
+
+            return once()
 
     def _prlimit(self) -> list[str]:
         lim = self.limits
@@ -243,3 +256,10 @@ def _system_root() -> list[str]:
         elif path.is_dir():
             argv += ["--ro-bind", str(path), str(path)]
     return argv
+
+
+def _last_result(state: tenacity.RetryCallState) -> RunResult:
+    """After the last attempt, its result as it is (the caller reports the failure)."""
+    assert state.outcome is not None
+    result: RunResult = state.outcome.result()
+    return result

@@ -9,7 +9,10 @@ by side, and nothing of a job outlives its scratch directory.
 What each phase sees (docs/security.md): the build of an environment gets the package index
 (no host loopback), its own environment and its repository's package cache writable; a job's
 commands get no network, the shared environment read-only, their job's scratch writable, and the
-worktree at `/testbed` (so test ids never name a scratch path).
+worktree at `/testbed`. The sandbox shows every path a command can name at a fixed place (the
+worktree at `/testbed`, the job's scratch at `/spice/job`, the shared environment at
+`/spice/env`), so no test id, log line or installed file names this machine's folders: a test
+parametrised with a module's `__file__` has the same id on every machine and every run.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import os
 import re
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -42,12 +46,16 @@ _FILTERED = re.compile(r"`([A-Za-z0-9_.\-]+)` was filtered by `exclude-newer`")
 _NO_CUTOFF = "2100-01-01T00:00:00Z"
 EDITABLE = "spice-editable.json"
 """The project's editable install as captured at build time (spice_engine.validate.editable)."""
-ENV_FORMAT = 2
+ENV_FORMAT = 3
 """Changes when environments are built differently: older ones are not reused."""
 EDITABLE_TOOLS_SINCE = "2022-09-01T00:00:00Z"
 """setuptools 64 (August 2022) was the first to install editable by PEP 660, which uv needs."""
 TESTBED = Path("/testbed")
 """Where a sandbox shows the job's worktree (SWE-bench's path too)."""
+JOB = Path("/spice/job")
+"""Where a sandbox shows the job's scratch (its venv, home, temporary files)."""
+SHARED = Path("/spice/env")
+"""Where a sandbox shows the shared environment."""
 NETWORK_ENV = (
     "SSL_CERT_FILE",
     "SSL_CERT_DIR",
@@ -121,17 +129,32 @@ class LocalExecutor:
         """The worktree's path as sandboxed commands see it."""
         return TESTBED if self.moves else tree
 
+    def inside(self, where: _Where) -> Callable[[str], str]:
+        """This job's paths, in any text, as its sandboxed commands see them."""
+        if not self.moves:
+            return lambda text: text
+        table = {str(where.tree): str(TESTBED), str(where.job): str(JOB)}
+        table[str(where.shared)] = str(SHARED)
+        # Longest first, whole path components only, in one pass (no path is moved twice).
+        pattern = re.compile(
+            "(" + "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True)) + ")"
+            r"(?![^/\s:=\"'\]\[,;])"
+        )
+        return lambda text: pattern.sub(lambda m: table[m.group(1)], text)
+
     def _binds(self, where: _Where, writable: list[Path]) -> list[Bind]:
         """What a command of this job sees: the interpreter, uv, the job's scratch (and the
-        `writable` paths) writable, the worktree at `seen_as`, its git directory read-only."""
+        `writable` paths) writable, the worktree at `seen_as`, its git directory read-only;
+        the job's own paths where `inside` puts them."""
         python, tree, job, shared = where
+        at = self.inside(where)
         prefix = python.resolve().parent.parent
         paths = [Bind(source=Path(self.uv), target=Path(self.uv))]
         if not prefix.is_relative_to("/usr"):
             paths.append(Bind(source=prefix, target=prefix))
-        paths += [Bind(source=p, target=p, writable=True) for p in [job, *writable]]
+        paths += [Bind(source=p, target=Path(at(str(p))), writable=True) for p in [job, *writable]]
         if shared not in writable and shared.is_dir():
-            paths.append(Bind(source=shared, target=shared))
+            paths.append(Bind(source=shared, target=Path(at(str(shared)))))
         dot_git = tree / ".git"
         gitdir = _gitdir(dot_git)
         if gitdir is not None:
@@ -288,7 +311,8 @@ class LocalExecutor:
         shared_python = shared / "bin" / "python"
         self._uv(["venv", "--quiet", "--python", str(shared_python), str(venv)], where, {}, [])
         purelib = _site_packages(venv)
-        (purelib / "_spice_shared_env.pth").write_text(f"{_site_packages(shared)}\n")
+        inside = self.inside(where)
+        (purelib / "_spice_shared_env.pth").write_text(f"{inside(str(_site_packages(shared)))}\n")
         captured = shared / EDITABLE
         replayed = captured.is_file() and replay(
             EditableInstall.model_validate_json(captured.read_text()),
@@ -323,12 +347,14 @@ class LocalExecutor:
         timeout_s: float | None = None,
         network: bool = False,
     ) -> RunResult:
-        """`cmd` in the sandbox with this job's binds, in its worktree."""
+        """`cmd` in the sandbox with this job's binds, in its worktree, every path in its
+        arguments and environment as the sandbox shows it."""
+        at = self.inside(where)
         return self.sandbox.run(
-            cmd,
+            [at(arg) for arg in cmd],
             binds=self._binds(where, writable),
             cwd=self.seen_as(where.tree),
-            env=env,
+            env={k: at(v) for k, v in env.items()},
             timeout_s=self.install_timeout_s if timeout_s is None else timeout_s,
             network=network,
         )

@@ -186,7 +186,7 @@ def _run_tests(job: Job, executor: Executor, job_dir: Path, record: Validation) 
         if job.reruns and candidates:
             sessions = (in_session, after_session)
             before_again, after_again = _again(
-                job, executor, runs, job_dir, candidates, before, sessions
+                job, executor, runs, job_dir, candidates, (before, after), sessions
             )
         lists = compute_lists(before, after, before_again, after_again)
     record.flaky = lists.flaky
@@ -211,12 +211,16 @@ def _again(
     runs: _Runs,
     job_dir: Path,
     candidates: list[str],
-    before: dict[str, str],
+    first: tuple[dict[str, str], dict[str, str]],
     sessions: tuple[Path | None, Path | None],
 ) -> tuple[dict[str, str], dict[str, str]]:
     """Second outcomes of the candidates: from the runs' own sessions where the plugin reran
-    them (no extra process), the rest from two more runs."""
+    them (no extra process), the rest from two more runs. A candidate whose in-session rerun
+    disagrees with its first run is run again in new processes too, and that verdict stands:
+    a test run twice in one session can see the state its first run left (a shared app
+    fixture, a build folder), which says nothing about the test being flaky."""
     record = runs.record
+    before, after = first
     found = [reruns.read_again(d) for d in sessions]
     again_before = found[0].outcomes if found[0] else {}
     again_after = found[1].outcomes if found[1] else {}
@@ -225,9 +229,15 @@ def _again(
     missing = [
         t for t in candidates if t not in again_after or (t in before and t not in again_before)
     ]
-    record.reruns = "in_session"
+    disagreeing = [
+        t
+        for t in candidates
+        if t not in missing
+        and (again_after[t] != after.get(t) or again_before.get(t, before.get(t)) != before.get(t))
+    ]
+    record.reruns = "new_processes" if missing else "in_session"
+    missing += disagreeing
     if missing:
-        record.reruns = "new_processes"
         t0 = time.monotonic()
         more_before, more_after = _rerun(job, executor, runs, job_dir, missing)
         record.durations["reruns"] += round(time.monotonic() - t0, 3)

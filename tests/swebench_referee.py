@@ -1,0 +1,78 @@
+"""The real `swebench` package as referee: it loads our rows, builds their test specs and
+grades run logs. It lives in a venv of its own (its pins are not ours), made once per version
+under the project's `.venv`; tests skip with the reason when the package index is unreachable."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from spice_engine.validate.harness_fields import END, START
+
+ROOT = Path(__file__).resolve().parents[1]
+SWEBENCH = "swebench==5.0.2"
+VENV = ROOT / ".venv" / f"referee-{SWEBENCH.replace('==', '-')}"
+GRADE = """
+import json, sys
+from swebench.harness.grading import get_eval_report
+from swebench.harness.utils import make_test_spec
+
+out = {}
+for line in open(sys.argv[1]):
+    case = json.loads(line)
+    row = case["row"]
+    spec = make_test_spec(row)
+    prediction = {"instance_id": row["instance_id"], "model_name_or_path": "t", "model_patch": "x"}
+    out[row["instance_id"]] = {
+        name: get_eval_report(spec, prediction, log, True)[row["instance_id"]]
+        for name, log in case["logs"].items()
+    }
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="session", name="referee")
+def referee_fixture() -> Path:
+    python = VENV / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True, timeout=120)
+        done = subprocess.run(
+            [str(python), "-m", "pip", "install", "--quiet", SWEBENCH],
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        if done.returncode != 0:
+            subprocess.run(["rm", "-rf", str(VENV)], check=False)
+            pytest.skip(f"cannot install {SWEBENCH}: {done.stderr.strip()[-300:]}")
+    return python
+
+
+def harness_log(test_output: str, path: Path) -> Path:
+    """What the harness's container prints: the test command's output between its markers."""
+    path.write_text(f"+ : '{START}'\n{test_output}\n+ : '{END}'\n")
+    return path
+
+
+def grade(
+    referee: Path, cases: list[tuple[dict[str, Any], dict[str, Path]]], scratch: Path
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """SWE-bench's report per instance and per named log (e.g. gold, empty)."""
+    given = scratch / "grade.jsonl"
+    given.write_text(
+        "".join(
+            json.dumps({"row": row, "logs": {k: str(v) for k, v in logs.items()}}) + "\n"
+            for row, logs in cases
+        )
+    )
+    done = subprocess.run(
+        [str(referee), "-c", GRADE, str(given)], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    graded: dict[str, dict[str, dict[str, Any]]] = json.loads(done.stdout.strip().splitlines()[-1])
+    return graded

@@ -1,0 +1,140 @@
+"""`spice validate` on real SWE-bench instances (../shared/data/validation).
+
+The published FAIL_TO_PASS / PASS_TO_PASS are hidden from the validator (removed from its
+input) and compared afterwards. The default suite validates one pytest instance; all 42 of the
+three repositories run with SPICE_VALIDATION_FULL=1 (about an hour on 2 workers, environments
+included), each valid row then graded by the real `swebench` package on its kept run logs.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import statistics
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from app.cli.main import cli
+from spice_engine.validate.pythons import find_pythons
+from tests.swebench_referee import grade, harness_log, referee_fixture  # noqa: F401
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "validation"
+HIDDEN = ("FAIL_TO_PASS", "PASS_TO_PASS", "version", "environment_setup_commit")
+
+
+SOURCES = {
+    "pytest-dev/pytest": ("instances.jsonl", "pytest.bundle"),
+    "psf/requests": ("instances_requests.jsonl", "requests.bundle"),
+    "sphinx-doc/sphinx": ("instances_sphinx.jsonl", "sphinx.bundle"),
+}
+
+
+def _published(repos: tuple[str, ...] = ("pytest-dev/pytest",)) -> list[dict[str, Any]]:
+    files = [DATA / name for repo in repos for name in SOURCES[repo]]
+    if not all(f.is_file() for f in files):
+        pytest.skip(f"no validation data at {DATA} (../shared is absent)")
+    if not {"3.7", "3.8", "3.10", "3.11"} <= set(find_pythons()):
+        pytest.skip("needs Pythons 3.7, 3.8, 3.10 and 3.11 (e.g. from pyenv)")
+    return [
+        json.loads(line)
+        for repo in repos
+        for line in (DATA / SOURCES[repo][0]).read_text().splitlines()
+        if line.strip()
+    ]
+
+
+def _validate(rows: list[dict[str, Any]], tmp_path: Path, workers: int) -> list[dict[str, Any]]:
+    given = tmp_path / "in.jsonl"
+    given.write_text(
+        "".join(json.dumps({k: v for k, v in r.items() if k not in HIDDEN}) + "\n" for r in rows)
+    )
+    out = tmp_path / "out.jsonl"
+    args = ["validate", str(given), "--out", str(out), "--workers", str(workers)]
+    for repo in sorted({r["repo"] for r in rows}):
+        args += ["--repo", f"{repo}={DATA / SOURCES[repo][1]}"]
+    done = CliRunner().invoke(cli, args, env={"SPICE_DATA_DIR": str(tmp_path / "data")})
+    assert done.exit_code == 0, done.output
+    assert list((tmp_path / "data" / "tmp").iterdir()) == []  # no scratch left behind
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def _jaccard(a: str, b: str) -> float:
+    x, y = set(json.loads(a)), set(json.loads(b))
+    return len(x & y) / len(x | y) if x | y else 1.0
+
+
+@pytest.mark.slow
+def test_one_instance_reproduces_the_published_lists(tmp_path: Path) -> None:
+    row = next(r for r in _published() if r["instance_id"] == "pytest-dev__pytest-5808")
+    (got,) = _validate([row], tmp_path, 1)
+    validation = got["spice"]["validation"]
+    assert validation["status"] == "valid", validation["detail"]
+    assert got["version"] == row["version"]
+    assert sorted(json.loads(got["FAIL_TO_PASS"])) == sorted(json.loads(row["FAIL_TO_PASS"]))
+    assert _jaccard(got["PASS_TO_PASS"], row["PASS_TO_PASS"]) >= 0.95
+    assert validation["recipe"]["python"] and validation["recipe"]["install_cmds"]
+    assert validation["environment_built"] is True
+
+
+def _same_f2p(got: dict[str, Any], want: dict[str, Any]) -> bool:
+    return sorted(json.loads(got["FAIL_TO_PASS"])) == sorted(json.loads(want["FAIL_TO_PASS"]))
+
+
+def _graded_cases(
+    got: list[dict[str, Any]], logs: Path, scratch: Path
+) -> list[tuple[dict[str, Any], dict[str, Path]]]:
+    """Each valid row with its own kept runs as the harness would print them: the run with
+    the gold patch (`after`) and the run without it (`before`)."""
+    cases = []
+    for row in got:
+        if row["spice"]["validation"]["status"] != "valid":
+            continue
+        folder = logs / row["instance_id"]
+        named = {}
+        for name, kept in (("gold", "after"), ("empty", "before")):
+            with gzip.open(folder / f"{kept}.log.gz", "rt", encoding="utf-8") as fh:
+                named[name] = harness_log(fh.read(), scratch / f"{row['instance_id']}.{name}")
+        cases.append((row, named))
+    return cases
+
+
+@pytest.mark.skipif(
+    not os.environ.get("SPICE_VALIDATION_FULL"), reason="set SPICE_VALIDATION_FULL=1"
+)
+@pytest.mark.timeout(7200)
+def test_all_development_instances(tmp_path: Path, referee: Path) -> None:
+    rows = _published(tuple(SOURCES))
+    # --out is appended as instances finish: in the published order again.
+    by_id = {r["instance_id"]: r for r in _validate(rows, tmp_path, 2)}
+    got = [by_id[r["instance_id"]] for r in rows]
+    print()
+    for repo in SOURCES:
+        pairs = [(g, r) for g, r in zip(got, rows, strict=True) if r["repo"] == repo]
+        same = sum(_same_f2p(g, r) for g, r in pairs)
+        jaccards = [_jaccard(g["PASS_TO_PASS"], r["PASS_TO_PASS"]) for g, r in pairs]
+        versions = sum(g["version"] == r["version"] for g, r in pairs)
+        print(
+            f"{repo}: FAIL_TO_PASS identical {same}/{len(pairs)}; PASS_TO_PASS Jaccard median "
+            f"{statistics.median(jaccards):.3f} min {min(jaccards):.3f}; versions "
+            f"{versions}/{len(pairs)}"
+        )
+        for g, r in pairs:
+            if not _same_f2p(g, r):
+                v = g["spice"]["validation"]
+                print(f"  {r['instance_id']}: {v['status']}: {str(v.get('detail'))[:160]}")
+    graded = grade(referee, _graded_cases(got, tmp_path / "out.jsonl.logs", tmp_path), tmp_path)
+    wrong = {
+        iid: (report["gold"]["resolved"], report["empty"]["resolved"])
+        for iid, report in graded.items()
+        if report["gold"]["resolved"] is not True or report["empty"]["resolved"] is not False
+    }
+    print(f"swebench 5.0.2 on the kept logs: {len(graded) - len(wrong)}/{len(graded)} valid rows")
+    print(f"  gold resolved and no-fix rejected; otherwise (gold, no-fix): {wrong}")
+    assert not wrong
+    same = sum(_same_f2p(g, r) for g, r in zip(got, rows, strict=True))
+    assert same >= 0.75 * len(rows)
