@@ -11,7 +11,7 @@
 #   docker build --build-arg BASE_IMAGE=spice-base:bookworm -t spice-triage .
 ARG BASE_IMAGE=python:3.11.14-slim-bookworm
 
-# --- build: resolve the pinned set into a virtualenv (every pin has a wheel: no compiler) ---
+# --- build: resolve the pinned set into a virtualenv (x86_64 wheels for every pin: no compiler) ---
 FROM ${BASE_IMAGE} AS build
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
@@ -19,13 +19,15 @@ ENV PIP_NO_CACHE_DIR=1 \
 RUN python3 -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
 WORKDIR /src
-# Dependencies first, from the lock, against empty packages: a code edit reuses this layer.
-COPY pyproject.toml constraints.txt README.md ./
+# Dependencies first, from the lock, against empty packages (and an empty README, which only
+# feeds the metadata): a code or docs edit reuses this layer.
+COPY pyproject.toml constraints.txt ./
 RUN mkdir -p app spice_engine prompts \
-    && touch app/__init__.py spice_engine/__init__.py \
+    && touch README.md app/__init__.py spice_engine/__init__.py \
     && pip install --constraint constraints.txt . \
     && pip uninstall --yes spice-triage
 # Then the code, without touching the dependencies.
+COPY README.md ./
 COPY spice_engine ./spice_engine
 COPY app ./app
 COPY prompts ./prompts
