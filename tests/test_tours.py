@@ -111,6 +111,14 @@ def test_every_command_block_runs_or_names_its_offline_twin() -> None:
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The working tree as a plain clone would have it: no ignored files, no ../shared."""
+    stamp = ROOT / ".venv" / ".spice-installed"
+    newer = [
+        n
+        for n in ("pyproject.toml", "constraints.txt")
+        if not stamp.exists() or (ROOT / n).stat().st_mtime > stamp.stat().st_mtime
+    ]
+    if newer:  # ./dev in the copy would reinstall the shared .venv from the copy
+        pytest.skip(f".venv is older than {', '.join(newer)}: run ./dev install first")
     target = tmp_path_factory.mktemp("tours") / "spice-triage"
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
