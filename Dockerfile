@@ -3,32 +3,38 @@
 #   docker run ... spice-triage            the webhook service (`spice serve`, port 8000)
 #   docker run ... spice-triage worker     the job consumer (`spice worker`)
 # Build: docker build -t spice-triage .
+#
+# The base: any Debian bookworm image with python3 (3.11) and its venv module. The default is
+# the Python image at an exact release, not a floating tag; production pins its digest too
+# (--build-arg BASE_IMAGE=python:3.11.14-slim-bookworm@sha256:<digest>). Without a registry,
+# scripts/docker-base-image.sh makes spice-base:bookworm from Debian's packages:
+#   docker build --build-arg BASE_IMAGE=spice-base:bookworm -t spice-triage .
+ARG BASE_IMAGE=python:3.11.14-slim-bookworm
 
-# --- build: resolve the pinned set into a virtualenv (compilers stay in this stage) ---
-FROM python:3.11-slim AS build
+# --- build: resolve the pinned set into a virtualenv (x86_64 wheels for every pin: no compiler) ---
+FROM ${BASE_IMAGE} AS build
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends build-essential \
-    && rm -rf /var/lib/apt/lists/*
-RUN python -m venv /opt/venv
+RUN python3 -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
 WORKDIR /src
-# Dependencies first, from the lock, against empty packages: a code edit reuses this layer.
-COPY pyproject.toml constraints.txt README.md ./
+# Dependencies first, from the lock, against empty packages (and an empty README, which only
+# feeds the metadata): a code or docs edit reuses this layer.
+COPY pyproject.toml constraints.txt ./
 RUN mkdir -p app spice_engine prompts \
-    && touch app/__init__.py spice_engine/__init__.py \
+    && touch README.md app/__init__.py spice_engine/__init__.py \
     && pip install --constraint constraints.txt . \
     && pip uninstall --yes spice-triage
 # Then the code, without touching the dependencies.
+COPY README.md ./
 COPY spice_engine ./spice_engine
 COPY app ./app
 COPY prompts ./prompts
 RUN pip install --no-deps .
 
 # --- runtime: the virtualenv only, as an unprivileged user ---
-FROM python:3.11-slim AS runtime
+FROM ${BASE_IMAGE} AS runtime
 # git: the worker clones each repository once to read pull requests at their base.
 # bubblewrap, slirp4netns: the sandbox validation runs repositories' code in. Unprivileged, it
 # needs user namespaces, which Docker's default seccomp profile refuses: run the worker with

@@ -26,13 +26,31 @@ def heartbeat_path(data_dir: Path) -> Path:
     return data_dir / f"worker-{socket.gethostname()}.alive"
 
 
-def container_role() -> str:
-    """`web` or `worker`, from what the container's first process runs."""
+def container_command() -> list[str]:
+    """What the container's first process runs (`spice serve --port 9000`, `spice worker`)."""
     try:
         argv = Path("/proc/1/cmdline").read_bytes().split(b"\0")
     except OSError:
-        return "web"
-    return "worker" if b"worker" in argv else "web"
+        return []
+    return [part.decode(errors="replace") for part in argv if part]
+
+
+def container_role(command: list[str]) -> str:
+    """`web` or `worker`, from the container's command."""
+    return "worker" if "worker" in command else "web"
+
+
+def served_port(command: list[str]) -> int | None:
+    """The port of `spice serve --port N`, or of the gunicorn it becomes (`--bind HOST:N`)."""
+    for i, part in enumerate(command):
+        name, _, value = part.partition("=")
+        if name in ("--port", "--bind") and not value and i + 1 < len(command):
+            value = command[i + 1]
+        if name == "--bind":
+            value = value.rpartition(":")[2]
+        if name in ("--port", "--bind") and value.isdigit():
+            return int(value)
+    return None
 
 
 def check_web(port: int) -> str | None:
@@ -55,11 +73,14 @@ def check_worker(data_dir: Path) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--role", choices=("web", "worker"), default=None)
-    parser.add_argument("--port", type=int, default=int(os.environ.get("SPICE_PORT", "8000")))
+    parser.add_argument("--port", type=int, default=None, help="default: the served one")
     args = parser.parse_args(argv)
-    role = args.role or os.environ.get("SPICE_ROLE") or container_role()
+    command = container_command()
+    role = args.role or os.environ.get("SPICE_ROLE") or container_role(command)
+    # The port `docker run IMAGE serve --port 9000` serves on, unless told another.
+    port = args.port or int(os.environ.get("SPICE_PORT") or 0) or served_port(command) or 8000
     data_dir = Path(os.environ.get("SPICE_DATA_DIR", ".spice-data"))
-    problem = check_worker(data_dir) if role == "worker" else check_web(args.port)
+    problem = check_worker(data_dir) if role == "worker" else check_web(port)
     print(f"{role}: {problem or 'ok'}")
     return 1 if problem else 0
 

@@ -140,9 +140,11 @@ class Settings(BaseSettings):
 
     # --- GitHub ---
     git_base_url: str = "https://github.com"
-    """Where repositories are cloned from to validate harvested instances (`{url}/{owner}/{name}.git`)."""
+    """Where repositories are cloned from to validate harvested instances (`{url}/{owner}/{name}.git`;
+    a `file://` folder for a local stand-in)."""
     github_api_url: str = "https://api.github.com"
-    """REST base URL (tests point it at the fake GitHub on 127.0.0.1)."""
+    """REST base URL: a GitHub Enterprise Server's, or a local stand-in's such as the fake GitHub
+    the tests and the offline tours use (`python -m tests.fakes.github_server`)."""
     github_app_id: int | None = None
     """The GitHub App's id (App mode, with its private key)."""
     github_private_key: SecretStr | None = None
@@ -222,3 +224,17 @@ class Settings(BaseSettings):
             max_attempts=self.max_attempts,
             cost_cap_usd=self.cost_cap_usd,
         )
+
+
+def plain_github_token(settings: Settings) -> str | None:
+    """SPICE_GITHUB_TOKEN's value; a copy of the docs' placeholder (`ghp_...`) is refused at
+    once, before any request could fail slowly on it."""
+    if settings.github_token is None:
+        return None
+    token = settings.github_token.get_secret_value().strip()
+    if not token or "..." in token or "…" in token or token.startswith("<"):
+        raise ConfigError(
+            "SPICE_GITHUB_TOKEN is the docs' placeholder, not a token: give a real one, or try "
+            "the offline fake GitHub (python -m tests.fakes.github_server, docs/offline.md)"
+        )
+    return token

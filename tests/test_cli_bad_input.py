@@ -38,3 +38,18 @@ def test_bad_input_is_one_clear_line_never_a_traceback(tmp_path: Path) -> None:
         assert done.returncode == 1, (args, done.stderr)
         assert "Traceback" not in done.stderr and expected in done.stderr, (args, done.stderr)
         assert done.stderr.strip().count("\n") == 0, done.stderr
+
+
+def test_the_docs_placeholder_token_fails_at_once_saying_so(tmp_path: Path) -> None:
+    env = {**os.environ, "SPICE_DATA_DIR": str(tmp_path), "SPICE_GITHUB_TOKEN": "ghp_..."}
+    env["SPICE_GITHUB_API_URL"] = "https://api.github.invalid"  # never reached
+    done = subprocess.run(
+        [SPICE, "harvest", "OWNER/NAME", "--max", "50", "--no-label"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1 and "placeholder" in done.stderr, done.stderr
+    assert done.stderr.strip().count("\n") == 0 and "retry" not in done.stderr

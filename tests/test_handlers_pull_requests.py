@@ -235,3 +235,15 @@ def test_split_difficulty_votes_ask_for_a_person_too(
         "difficulty: 1-4h",
         "triage: needs human",
     }
+
+
+def test_a_pr_with_no_changed_file_says_so_in_its_comment(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, handler_deps: HandlerDeps
+) -> None:
+    fake_github.add_pull(REPO, 10, "Empty", "A branch with no change yet.", files=[])
+    out = _event(fake_github, handler_deps, "opened")
+    assert out.ok and out.skipped and "no changed file" in out.skipped
+    [comment] = fake_github.issue_comments(REPO, 10)
+    assert "changes no file" in comment["body"] and fake_openai.requests == []
+    again = _event(fake_github, handler_deps, "synchronize")
+    assert again.ok and len(fake_github.issue_comments(REPO, 10)) == 1  # said once

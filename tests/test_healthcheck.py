@@ -43,3 +43,15 @@ def test_a_worker_is_healthy_only_with_a_fresh_heartbeat(tmp_path: Path) -> None
 def test_the_web_role_fails_when_nothing_answers(tmp_path: Path) -> None:
     done = healthcheck(tmp_path, "--role", "web", "--port", "9")
     assert done.returncode == 1 and "/healthz" in done.stdout
+
+
+def test_the_web_role_checks_the_port_the_container_serves_on() -> None:
+    from app.healthcheck import container_role, served_port
+
+    assert served_port(["spice", "serve", "--host", "0.0.0.0", "--port", "9000"]) == 9000
+    assert served_port(["spice", "serve", "--port=9001"]) == 9001
+    assert served_port(["spice", "serve"]) is None
+    gunicorn = ["python3", "-m", "gunicorn", "--bind", "0.0.0.0:9002", "--workers", "2"]
+    assert served_port(gunicorn) == 9002  # what `serve` execs, as the container's process 1
+    assert container_role(["spice", "worker", "--threads", "2"]) == "worker"
+    assert container_role(["spice", "serve", "--port", "9000"]) == "web"

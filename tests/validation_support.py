@@ -1,101 +1,25 @@
-"""A tiny real project with a bug, its fix and a test that shows it: an instance to validate."""
+"""Fixtures around the tiny calc project (tests/fakes/sample_project.py) and the sandbox."""
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from spice_engine.validate.bubblewrap import Bubblewrap
-from tests.fakes.github_server import FakeGitHub
-
-
-def git(repo: Path, *args: str) -> str:
-    env = os.environ | {
-        "GIT_AUTHOR_DATE": "2025-06-01T00:00:00",
-        "GIT_COMMITTER_DATE": "2025-06-01T00:00:00",
-    }
-    done = subprocess.run(
-        ["git", "-c", "user.email=t@t", "-c", "user.name=t", *args],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout
-
-
-CALC_FIX = {"calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"}
-"""The calc project's fix: `add` adds."""
-
-
-def instance_of(
-    repo: Path, name: str, fix: dict[str, str], test: tuple[str, str], problem: str
-) -> dict[str, str]:
-    """The instance of the repository's HEAD: the fix (files rewritten) as its gold patch and
-    `test` (a path and text appended to it) as its test patch; the tree is left at HEAD."""
-    base = git(repo, "rev-parse", "HEAD").strip()
-    for path, text in fix.items():
-        (repo / path).write_text(text)
-    gold = git(repo, "diff")
-    git(repo, "checkout", "-q", ".")
-    new = not (repo / test[0]).exists()
-    with (repo / test[0]).open("a") as tests:
-        tests.write(test[1])
-    git(repo, "add", "--intent-to-add", test[0])  # a new file shows in the diff too
-    test_patch = git(repo, "diff")
-    git(repo, "reset", "-q")
-    git(repo, "checkout", "-q", ".")
-    if new:
-        (repo / test[0]).unlink()
-    owner, project = name.split("/")
-    return {
-        "instance_id": f"{owner}__{project}-1",
-        "repo": name,
-        "base_commit": base,
-        "patch": gold,
-        "test_patch": test_patch,
-        "problem_statement": problem,
-        "hints_text": "",
-        "created_at": "2025-06-02T00:00:00Z",
-    }
+from tests.fakes.sample_project import CALC_FIX as CALC_FIX
+from tests.fakes.sample_project import git as git
+from tests.fakes.sample_project import instance_of as instance_of
+from tests.fakes.sample_project import make_calc_repo
+from tests.fakes.sample_project import merged_pull as merged_pull
 
 
 @pytest.fixture(name="calc_repo")
 def calc_repo_fixture(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
     """A tiny project: `add` subtracts; the fix and a test that shows it."""
     repo = tmp_path / "calc"
-    (repo / "tests").mkdir(parents=True)
-    (repo / "pyproject.toml").write_text(
-        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
-        '[project]\nname = "calc"\nversion = "0.1.0"\nrequires-python = ">=3.11"\n'
-        '[tool.setuptools]\npy-modules = ["calc"]\n'
-    )
-    (repo / "calc.py").write_text(
-        "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
-    )
-    (repo / "tests" / "test_calc.py").write_text(
-        "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
-    )
-    git(repo, "init", "-q")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "init")
-    git(repo, "tag", "v0.1.0")
-    row = instance_of(
-        repo,
-        "octo/calc",
-        fix=CALC_FIX,
-        test=(
-            "tests/test_calc.py",
-            "\n\ndef test_add():\n    from calc import add\n    assert add(2, 3) == 5\n",
-        ),
-        problem="add() subtracts\nadd(2, 3) gives -1.",
-    )
+    row = make_calc_repo(repo)
     yield repo, row
 
 
@@ -106,32 +30,3 @@ def sandbox_fixture() -> Bubblewrap:
     if why := box.problem() or box.network_problem():
         pytest.skip(f"no sandbox here: {why}")
     return box
-
-
-def _hunks(diff: str) -> dict[str, str]:
-    """`path -> patch` as GitHub lists a PR's files (the hunks, without git's headers)."""
-    files: dict[str, str] = {}
-    for part in re.split(r"^diff --git ", diff, flags=re.M)[1:]:
-        path = part.split("\n", 1)[0].split(" b/", 1)[1]
-        files[path] = part[part.index("\n@@") + 1 :]
-    return files
-
-
-def merged_pull(gh: FakeGitHub, repo: str, number: int, row: dict[str, str]) -> None:
-    """The instance as GitHub shows it: issue #5, and PR `number` fixing it (the instance's
-    patches as its files, its base commit), merged."""
-    gh.add_issue(repo, 5, "add() subtracts", "add(2, 3) gives -1.")
-    patches = _hunks(row["patch"]) | _hunks(row["test_patch"])
-    files = [{"filename": path, "patch": hunk} for path, hunk in patches.items()]
-    gh.add_pull(
-        repo,
-        number,
-        "Fix add",
-        "Fixes #5",
-        files=files,
-        commits=["fix add"],
-        base_sha=row["base_commit"],
-    )
-    gh.edit_issue(repo, number, state="closed")
-    stamp = "2026-02-01T00:00:00Z"
-    gh.repos[repo].pulls[number].update(merged=True, merged_at=stamp, closed_at=stamp)

@@ -48,6 +48,7 @@ def label_issues(
     options = IssueOptions(votes=settings.votes, cost_cap_usd=settings.cost_cap_usd)
     failed: list[str] = []
     bar = tqdm(total=len(todo), unit="issue", desc="label", disable=None, dynamic_ncols=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("a", encoding="utf-8") as sink, bar:
         for done in run_all(todo, lambda row: assess_issue(row[1], chat, options), workers):
             iid, _ = done.item

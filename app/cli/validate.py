@@ -41,7 +41,9 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _repo_map(specs: list[str], cache: Path, rows: list[dict[str, Any]]) -> dict[str, Path]:
+def _repo_map(
+    specs: list[str], cache: Path, rows: list[dict[str, Any]], base_url: str
+) -> dict[str, Path]:
     git_dirs: dict[str, Path] = {}
     for spec in specs:
         name, sep, path = spec.partition("=")
@@ -51,10 +53,10 @@ def _repo_map(specs: list[str], cache: Path, rows: list[dict[str, Any]]) -> dict
             git_dirs[name] = open_repository(Path(path).expanduser(), cache)
         except InputError as exc:
             fail(str(exc))
-    if not specs:  # no local copies: clone each repository the rows name
+    if not specs:  # no local copies: clone each repository the rows name (SPICE_GIT_BASE_URL)
         for name in sorted({str(r["repo"]) for r in rows}):
             try:
-                git_dirs[name] = clone_from_github(name, cache)
+                git_dirs[name] = clone_from_github(name, cache, base_url)
             except InputError as exc:
                 typer.echo(f"warning: {exc}", err=True)
     return git_dirs
@@ -142,7 +144,7 @@ def validate_cmd(
         typer.echo(
             f"validate: resuming, {len(rows) - len(todo)} of {len(rows)} already in {out}", err=True
         )
-    git_dirs = _repo_map(repo or [], data / "repos", todo)
+    git_dirs = _repo_map(repo or [], data / "repos", todo, settings.git_base_url)
     bar = tqdm(total=len(todo), unit="instance", desc="validate", disable=None, dynamic_ncols=True)
     lock = threading.Lock()
     finished: list[str] = []

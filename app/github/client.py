@@ -30,7 +30,7 @@ from app.github.models import LabelEvent as LabelEvent
 from app.github.models import PullData as PullData
 from app.github.models import PullFile as PullFile
 from app.github.retries import RetryPolicy, call_with_retries, policy_from_settings
-from app.settings import Settings
+from app.settings import Settings, plain_github_token
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -337,9 +337,9 @@ def session_factory(settings: Settings, policy: RetryPolicy | None = None) -> Se
             return PyGithubSession(auth_github(auth, settings, pacing), login, pacing)
 
         return app_session
-    if settings.github_token is None:
+    token = plain_github_token(settings)
+    if token is None:
         raise GitHubAuthError("set SPICE_GITHUB_APP_ID (+ private key) or a GitHub token")
-    token = settings.github_token.get_secret_value()
     login = settings.bot_login
 
     def token_session(_installation_id: int | None) -> GitHubSession:

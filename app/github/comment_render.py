@@ -188,6 +188,11 @@ def render_config_error(
     return cap(template.render(marker=marker(kind), state=state_line(state), problems=lines))
 
 
+def render_no_changes(state: StickyState, kind: str) -> str:
+    template = _environment().get_template("no_changes.md.j2")
+    return template.render(marker=marker(kind), state=state_line(state))
+
+
 def render_help(prefix: str) -> str:
     template = _environment().get_template("help.md.j2")
     return template.render(marker=marker("help"), prefix=neutralise(prefix or "(none)", 40))

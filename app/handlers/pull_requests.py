@@ -131,6 +131,9 @@ def handle_pull_request(
         out.skipped = "draft pull request: assessed when marked ready for review"
         return
     engine_pr = engine_pull_request(ctx, number, pr, out.warnings)
+    if not engine_pr.diff.strip():  # a branch opened before its first change: nothing to vote on
+        ctx.report_no_changes(number)
+        return
     choice = choose(settings, config, "pull_requests")
     chat = ctx.deps.chat(choice.model)
     options = PROptions(

@@ -6,7 +6,12 @@ import logging
 from dataclasses import dataclass
 
 from app.github.client import GitHubRepo, GitHubSession
-from app.github.comment_render import assessment_view, render_config_error, render_view
+from app.github.comment_render import (
+    assessment_view,
+    render_config_error,
+    render_no_changes,
+    render_view,
+)
 from app.github.labels import LabelPlan, apply_labels, plan_for_item, plan_labels
 from app.github.repo_config import ConfigResult, RepoConfig
 from app.github.sticky_comment import StickyState, find_sticky, read_state, upsert_sticky
@@ -125,5 +130,16 @@ class RunContext:
             return
         state = StickyState(input_hash=f"config:{loaded.source_hash}", pipeline="config")
         body = render_config_error(error, loaded.problems, state, ASSESSMENT)
+        done = upsert_sticky(self.repo, number, self.bot, ASSESSMENT, body, self.deps.retry_policy)
+        self.outcome.comment_id, self.outcome.comment_action = done.comment_id, done.action
+
+    def report_no_changes(self, number: int) -> None:
+        """A pull request that changes no file: said once in the sticky comment, no votes."""
+        self.outcome.skipped = "the pull request has no changed file: nothing to assess yet"
+        log.info("pull request %s#%d changes no file: not assessed", self.repo.full_name, number)
+        if self.dry_run or self.config.comment_mode == "never":
+            return
+        state = StickyState(input_hash="no-changes", pipeline="pull_requests")
+        body = render_no_changes(state, ASSESSMENT)
         done = upsert_sticky(self.repo, number, self.bot, ASSESSMENT, body, self.deps.retry_policy)
         self.outcome.comment_id, self.outcome.comment_action = done.comment_id, done.action

@@ -19,7 +19,7 @@ from app.github.retries import (
     policy_from_settings,
 )
 from app.harvest.budget import RateBudget, budget_for
-from app.settings import Settings
+from app.settings import Settings, plain_github_token
 
 log = logging.getLogger(__name__)
 
@@ -265,9 +265,9 @@ def source_from_settings(
             budget_for(f"installation:{inst}", per_hour, settings.redis_url),
             policy_from_settings(settings),
         )
-    if settings.github_token is None:
+    secret = plain_github_token(settings)
+    if secret is None:
         raise ValueError("set SPICE_GITHUB_TOKEN, or SPICE_GITHUB_APP_ID with its private key")
-    secret = settings.github_token.get_secret_value()
     return GitHubHarvestSource(
         lambda: secret,
         settings.github_api_url,

@@ -16,7 +16,8 @@ worker_class = "uvicorn.workers.UvicornWorker"
 workers = 2
 # GitHub waits 10 s for an answer; a request stuck longer than this is a bug worth a restart.
 timeout = 30
-graceful_timeout = 20
+# Draining must end inside `docker stop`'s 10 s before its SIGKILL (and systemd's 90 s).
+graceful_timeout = 8
 keepalive = 5
 accesslog = None  # our own log line per delivery says more, and never includes headers
 errorlog = "-"

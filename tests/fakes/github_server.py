@@ -100,6 +100,7 @@ class FakeGitHub(FailureShapes):
         bot_login: str = "spice-triage[bot]",
         app_slug: str = "spice-triage",
         check_contract: bool = True,
+        port: int = 0,
     ):
         self.bot_login = bot_login
         self.check_contract = check_contract
@@ -129,7 +130,7 @@ class FakeGitHub(FailureShapes):
         """Sign-in with GitHub (OAuth web flow): apps, the browser's user, codes."""
         self._ids = itertools.count(1000)
         self._lock = threading.RLock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_class(self))
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler_class(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
@@ -589,3 +590,9 @@ def _git_file_diff(spec: Json) -> str:
     if not patch:
         return head
     return head + f"--- {a}\n+++ {b}\n" + (patch if patch.endswith("\n") else patch + "\n")
+
+
+if __name__ == "__main__":  # the offline tours' GitHub: sample data, settings printed
+    from tests.fakes.sample_github import main
+
+    main()
