@@ -9,7 +9,6 @@ docs/screenshots/ holds copies made with SPICE_SCREENSHOT_DIR=docs/screenshots.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from PIL import Image
 
 from app.store.engine import database_url, make_engine, session_factory
 from app.web.app import create_app
+from tests.browser_support import NO_CHROMIUM, WIDTHS, chromium, chromium_path
 from tests.dashboard_support import HOSTILE_TITLE, OPERATOR_TOKEN, dashboard_settings, seed
 from tests.fakes.github_oauth import OAuthApp
 from tests.fakes.github_server import FakeGitHub
@@ -26,34 +26,17 @@ from tests.live_app import serve
 
 CLIENT_ID = "Iv1.browsertest"
 CLIENT_SECRET = "browser-oauth-secret"
-WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
 ACCENT = (0x09, 0x69, 0xDA)
 """The bars' colour (dashboard.css --accent)."""
-
-
-def chromium_path() -> str | None:
-    return (
-        os.environ.get("SPICE_CHROMIUM")
-        or shutil.which("chromium")
-        or shutil.which("chromium-browser")
-    )
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     path = chromium_path()
     if path is None:
-        pytest.skip(
-            "no Chromium on this machine: `./dev install` installs Debian's chromium where it "
-            "can (root and apt-get), or point SPICE_CHROMIUM at one"
-        )
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        # --no-sandbox: Chromium's sandbox refuses to start as root (containers, CI).
-        launched = playwright.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        pytest.skip(NO_CHROMIUM)
+    with chromium(path) as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module")

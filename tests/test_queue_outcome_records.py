@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+from pydantic import ValidationError
+
 from app.queue.outcome_records import record_from_result
+from app.store.assessments import AssessmentRecord
 from spice_engine.models import (
     Agreement,
     DimensionResult,
@@ -19,7 +23,7 @@ from spice_engine.results import ASSESSMENT
 
 def test_issue_assessment_becomes_a_row() -> None:
     result = IssueAssessment(
-        issue=Issue(title="t", body="b"),
+        issue=Issue(title="t", body="b", repo="o/r", number=5),
         clarity=DimensionResult(
             dimension="clarity",
             score=1,
@@ -44,8 +48,12 @@ def test_issue_assessment_becomes_a_row() -> None:
     assert row.rationales == ["fine", "vague"]
     assert (row.tokens_in, row.tokens_out, row.cost_usd) == (100, 20, 0.003)
     assert (row.model, row.prompt_version) == ("openai/fake", "issue_clarity/v2")
-    assert row.result == result.model_dump(mode="json", exclude={"issue"})
-    assert "issue" not in row.result
+    # The title names the decision on the dashboard; the body stays on GitHub only.
+    stored = row.model_dump(mode="json")["result"]
+    assert stored["issue"] == {"title": "t", "body": "", "repo": "o/r", "number": 5, "url": None}
+    assert ASSESSMENT.validate_python(stored) == result.model_copy(
+        update={"issue": result.issue.model_copy(update={"body": ""})}
+    )
 
 
 def test_unknown_cost_is_stored_as_null() -> None:
@@ -59,7 +67,14 @@ def test_unknown_cost_is_stored_as_null() -> None:
 def test_a_stored_result_reads_back_as_the_same_typed_assessment() -> None:
     result = _pr(Usage(input=5))
     row = record_from_result(result, "o/r", 2, [])
-    assert ASSESSMENT.validate_python(row.result) == result
+    assert ASSESSMENT.validate_python(row.model_dump(mode="json")["result"]) == result
+
+
+def test_a_result_of_another_shape_is_refused_where_it_is_written() -> None:
+    row = record_from_result(_pr(Usage(input=5)), "o/r", 2, []).model_dump(mode="json")
+    broken = row | {"result": {k: v for k, v in row["result"].items() if k != "difficulty"}}
+    with pytest.raises(ValidationError, match="difficulty"):
+        AssessmentRecord.model_validate(broken)
 
 
 def _pr(usage: Usage) -> PRAssessment:
