@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -23,6 +23,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
+from app.harvest.validation_task import register_validation_task
 from app.settings import Settings
 from app.store.models import Assessment, HumanLabel, utcnow
 from app.web.app import create_app
@@ -80,10 +81,12 @@ class AppPipeline:
         votes: list[int],
         body: str = ISSUE_BODY,
         candidate: str = "none",
+        echo: bool = False,
     ) -> None:
-        """An issue is opened; the model votes `votes` on clarity (and `candidate`)."""
+        """An issue is opened; the model votes `votes` on clarity (and `candidate`), its
+        rationales quoting the issue with `echo`."""
         self.github.add_issue(repo, number, title, body)
-        self.model.responder = scripted(votes, candidate=candidate)
+        self.model.responder = scripted(votes, candidate=candidate, echo=echo)
         self.deliver("issues", payload(self.github, "issues", "opened", repo, number))
 
     def open_pull(self, repo: str, number: int, title: str, votes: list[int]) -> None:
@@ -96,6 +99,15 @@ class AppPipeline:
         self.model.responder = scripted(votes)
         self.deliver("pull_request", payload(self.github, "pull_request", "opened", repo, number))
 
+    def merge_pull(self, repo: str, number: int) -> None:
+        """The pull request `number` (opened with `open_pull`) is merged: the App harvests its
+        task instance, and its validation task runs (and, with live validation off, records
+        why it did not validate)."""
+        stamp = "2026-10-01T00:00:00Z"
+        self.github.edit_issue(repo, number, state="closed")
+        self.github.repos[repo].pulls[number].update(merged=True, merged_at=stamp, closed_at=stamp)
+        self.deliver("pull_request", payload(self.github, "pull_request", "closed", repo, number))
+
     def relabel(self, repo: str, number: int, label: str | None, by: str = "maintainer") -> None:
         """A maintainer takes our clarity label off and puts `label` on (None: none)."""
         for ours in [n for n in self.github.label_names(repo, number) if n.startswith("clarity")]:
@@ -107,16 +119,20 @@ class AppPipeline:
             event = payload(self.github, "issues", "labeled", repo, number, label=label, author=by)
             self.deliver("issues", event)
 
-    def backdate(self, repo: str, number: int, days: float) -> None:
-        """Date the item's stored rows `days` back: a store lives for weeks, a test does not.
-        Only the time changes; every other field is as the pipeline wrote it."""
-        when = utcnow() - timedelta(days=days)
+    def backdate(self, repo: str, number: int, decided: float, labelled: float) -> None:
+        """Date the item's decisions `decided` days back and its maintainer labels `labelled`
+        days back: a store lives for weeks, a test does not. Only the time changes; every
+        other field is as the pipeline wrote it."""
+        now = utcnow()
         with self.stack.sessions.begin() as session:
-            for table, column in ((Assessment, "created_at"), (HumanLabel, "changed_at")):
+            for table, column, days in (
+                (Assessment, "created_at", decided),
+                (HumanLabel, "changed_at", labelled),
+            ):
                 session.execute(
                     update(table)
                     .where(table.repo == repo, table.number == number)
-                    .values({column: when})
+                    .values({column: now - timedelta(days=days)})
                 )
 
 
@@ -132,8 +148,12 @@ def app_pipeline(data_dir: Path, repos: list[str], **overrides: Any) -> Iterator
             "webhook_secret": SECRET.decode(),
             "model": PRICED_MODEL,
             "github_web_url": github.base_url,
+            "live_validation": False,
         }
         settings = settings_for(github, model, **(values | overrides))
-        stack = build_stack(settings, runner_handler=make_handler(settings))
+        enqueue: list[Callable[[str], object]] = []
+        handler = make_handler(settings, on_instance_saved=lambda iid: enqueue[0](iid))
+        stack = build_stack(settings, runner_handler=handler)
+        enqueue.append(register_validation_task(stack.queue.huey, settings))
         with TestClient(create_app(settings)) as client:
             yield AppPipeline(github, model, settings, client, stack)

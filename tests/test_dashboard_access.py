@@ -6,51 +6,55 @@ by the sign-in code, with its OAuth web flow and per-user repository permissions
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from app.store.engine import database_url, make_engine, session_factory
 from app.web.app import create_app
-from tests.dashboard_support import HOSTILE_TITLE, OPERATOR_TOKEN, dashboard_settings, seed
+from tests.dashboard_support import HOSTILE_TITLE, OPERATOR_TOKEN, seed, seed_one
 from tests.fakes.github_oauth import OAuthApp
 from tests.fakes.github_server import FakeGitHub
+from tests.pipeline_store import AppPipeline, app_pipeline
+from tests.service.deliveries import SECRET
 
 CLIENT_ID = "Iv1.dashboardtest"
 CLIENT_SECRET = "oauth-secret-for-tests"
+REPOS = ["acme/widgets", "acme/secret-plans", "other/tool"]
 
 
-@pytest.fixture
-def github() -> Iterator[FakeGitHub]:
-    with FakeGitHub() as gh:
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppPipeline]:
+    """Three repositories the App has worked on; alice may write to one of them only."""
+    data = tmp_path_factory.mktemp("access")
+    oauth = {"github_oauth_client_id": CLIENT_ID, "github_oauth_client_secret": CLIENT_SECRET}
+    with app_pipeline(data, REPOS, dashboard_token=OPERATOR_TOKEN, **oauth) as app:
+        gh = app.github
         gh.web_flow.apps[CLIENT_ID] = OAuthApp(CLIENT_ID, CLIENT_SECRET, "http://testserver/")
-        for repo in ("acme/widgets", "acme/secret-plans", "other/tool"):
-            gh.add_repo(repo)
         gh.repos["acme/secret-plans"].data["private"] = True
         gh.set_permission("acme/widgets", "alice", "write")
         gh.set_permission("acme/secret-plans", "alice", "none")
         gh.set_permission("other/tool", "alice", "read")
-        yield gh
+        seed(app, "acme/widgets", hostile=True)
+        for repo in REPOS[1:]:
+            seed_one(app, repo)
+        app.open_pull("acme/secret-plans", 2, "Raise on empty input", [1, 1, 1])
+        app.merge_pull("acme/secret-plans", 2)
+        yield app
 
 
 @pytest.fixture
-def client(tmp_path: Path, github: FakeGitHub) -> Iterator[TestClient]:
-    settings = dashboard_settings(
-        tmp_path,
-        github_api_url=github.base_url,
-        github_web_url=github.base_url,
-        github_oauth_client_id=CLIENT_ID,
-        github_oauth_client_secret=CLIENT_SECRET,
-    )
-    app = create_app(settings)
-    sessions = session_factory(make_engine(database_url(settings)))
-    for repo in ("acme/widgets", "acme/secret-plans", "other/tool"):
-        seed(sessions, repo, hostile=repo == "acme/widgets")
-    with TestClient(app) as test_client:
+def github(site: AppPipeline) -> FakeGitHub:
+    return site.github
+
+
+@pytest.fixture
+def client(site: AppPipeline) -> Iterator[TestClient]:
+    """A browser of its own (no cookies) on the seeded App."""
+    with TestClient(create_app(site.settings)) as test_client:
         yield test_client
 
 
@@ -141,9 +145,11 @@ def test_operator_token_sees_everything_and_wrong_tokens_do_not(client: TestClie
     assert wrong.status_code == 401
     assert "spice_dashboard" not in wrong.cookies
     bearer = {"Authorization": f"Bearer {OPERATOR_TOKEN}"}
-    export = client.get("/dashboard/repos/acme/secret-plans/export.jsonl", headers=bearer)
+    export = client.get(
+        "/dashboard/repos/acme/secret-plans/export.jsonl?include_unvalidated=true", headers=bearer
+    )
     assert export.status_code == 200
-    assert [r for r in export.text.splitlines() if r]  # one validated instance
+    assert [r for r in export.text.splitlines() if r]  # the one instance harvested there
     ok = client.post("/dashboard/login", data={"token": OPERATOR_TOKEN}, follow_redirects=False)
     assert ok.status_code == 303
     index = client.get("/dashboard")
@@ -163,31 +169,27 @@ def test_hostile_text_is_shown_as_text(client: TestClient) -> None:
 
 
 def test_export_lists_validated_instances_unless_asked(client: TestClient) -> None:
+    # The App harvested the merged pull request; with live validation off it is unvalidated.
     bearer = {"Authorization": f"Bearer {OPERATOR_TOKEN}"}
     validated = client.get("/dashboard/repos/acme/widgets/export.jsonl", headers=bearer)
     everything = client.get(
         "/dashboard/repos/acme/widgets/export.jsonl?include_unvalidated=true", headers=bearer
     )
-    assert len(validated.text.splitlines()) == 1
-    assert len(everything.text.splitlines()) == 2
+    assert validated.status_code == 200 and validated.text == ""
+    [instance] = [json.loads(line) for line in everything.text.splitlines()]
+    assert instance["instance_id"] == "acme__widgets-22"
+    assert instance["spice"]["validation"]["status"] == "sandbox_unavailable"
     assert 'filename="acme__widgets.jsonl"' in validated.headers["content-disposition"]
 
 
-def test_secrets_in_rationales_are_redacted(tmp_path: Path) -> None:
-    from tests.dashboard_support import save_issue
-    from tests.service.deliveries import SECRET
-
-    settings = dashboard_settings(tmp_path)
-    app = create_app(settings)
-    sessions = session_factory(make_engine(database_url(settings)))
+def test_secrets_in_rationales_are_redacted(site: AppPipeline, client: TestClient) -> None:
     leaked = f"token {SECRET.decode()} and sk-proj-{'a1B2' * 10}"
-    save_issue(sessions, "acme/leaky", 7, leaked, [2, 2, 2])
-    with TestClient(app) as client:
-        client.post("/dashboard/login", data={"token": OPERATOR_TOKEN})
-        page = client.get("/dashboard/repos/acme/leaky")
+    site.open_issue("acme/leaky", 7, leaked, [2, 2, 2], body=leaked, echo=True)
+    client.post("/dashboard/login", data={"token": OPERATOR_TOKEN})
+    page = client.get("/dashboard/repos/acme/leaky")
     assert page.status_code == 200
     assert SECRET.decode() not in page.text and "a1B2a1B2a1B2" not in page.text
-    assert "[redacted]" in page.text
+    assert page.text.count("[redacted]") >= 4  # the title and the three rationales
 
 
 def test_a_web_worker_loads_the_pages_only_when_one_is_asked_for() -> None:

@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from app.store.engine import database_url, make_engine, session_factory
 from app.web.app import create_app
 from tests.browser_support import NO_CHROMIUM, WIDTHS, chromium, chromium_path
-from tests.dashboard_support import HOSTILE_TITLE, OPERATOR_TOKEN, dashboard_settings, seed
+from tests.dashboard_support import HOSTILE_TITLE, OPERATOR_TOKEN, seed, seed_one
 from tests.fakes.github_oauth import OAuthApp
 from tests.fakes.github_server import FakeGitHub
 from tests.live_app import serve
+from tests.pipeline_store import app_pipeline
 
 CLIENT_ID = "Iv1.browsertest"
 CLIENT_SECRET = "browser-oauth-secret"
@@ -42,24 +42,15 @@ def browser() -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, FakeGitHub]]:
     data = tmp_path_factory.mktemp("dashboard")
-    with FakeGitHub() as github:
-        github.add_repo("acme/widgets")
-        github.add_repo("acme/private")
-        github.set_permission("acme/widgets", "alice", "maintain")
-        settings = dashboard_settings(
-            data,
-            github_api_url=github.base_url,
-            github_web_url=github.base_url,
-            github_oauth_client_id=CLIENT_ID,
-            github_oauth_client_secret=CLIENT_SECRET,
-        )
-        app = create_app(settings)
-        sessions = session_factory(make_engine(database_url(settings)))
-        seed(sessions, "acme/widgets", hostile=True)
-        seed(sessions, "acme/private")
-        with serve(app) as url:
-            github.web_flow.apps[CLIENT_ID] = OAuthApp(CLIENT_ID, CLIENT_SECRET, url)
-            yield url, github
+    oauth = {"github_oauth_client_id": CLIENT_ID, "github_oauth_client_secret": CLIENT_SECRET}
+    repos = ["acme/widgets", "acme/private"]
+    with app_pipeline(data, repos, dashboard_token=OPERATOR_TOKEN, **oauth) as app:
+        app.github.set_permission("acme/widgets", "alice", "maintain")
+        seed(app, "acme/widgets", hostile=True)
+        seed_one(app, "acme/private")
+        with serve(create_app(app.settings)) as url:
+            app.github.web_flow.apps[CLIENT_ID] = OAuthApp(CLIENT_ID, CLIENT_SECRET, url)
+            yield url, app.github
 
 
 def shots_dir(tmp_path: Path) -> Path:
@@ -102,7 +93,7 @@ def test_repository_page_at_desktop_and_phone_width(
     assert page.locator("[data-testid=correction]").count() >= 5
     assert page.locator("[data-testid=split]").count() >= 1
     assert page.locator("[data-testid=decision]").count() == 20
-    assert page.locator("[data-testid=instance]").count() == 2
+    assert page.locator("[data-testid=instance]").count() == 1
     assert page.get_by_test_id("export").is_visible()
     # Hostile issue text stays text: no script ran, no dialog opened.
     assert page.title() != "owned" and not dialogs
