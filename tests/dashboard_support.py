@@ -35,7 +35,9 @@ def seed(app: AppPipeline, repo: str, hostile: bool = False) -> None:
         app.relabel(repo, n, "clarity: minor-gaps" if n < 9 else "clarity: ambiguous")
     app.relabel(repo, 15, None)
     for n in range(1, ISSUES + 2):
-        app.backdate(repo, n, decided=n * 2.5, labelled=n * 4 if n < 15 else 1)
+        # One maintainer label a week, then two weeks with none (holidays), then the rest.
+        labelled = n * 7 + (14 if n > 7 else 0) if n < 15 else 1
+        app.backdate(repo, n, decided=n * 2.5, labelled=labelled)
 
 
 def seed_one(app: AppPipeline, repo: str) -> None:

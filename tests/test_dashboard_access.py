@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
@@ -190,6 +191,18 @@ def test_secrets_in_rationales_are_redacted(site: AppPipeline, client: TestClien
     assert page.status_code == 200
     assert SECRET.decode() not in page.text and "a1B2a1B2a1B2" not in page.text
     assert page.text.count("[redacted]") >= 4  # the title and the three rationales
+
+
+def test_an_unknown_price_is_not_a_free_one(tmp_path: Path) -> None:
+    unpriced = {"model": "openai/fake", "dashboard_token": OPERATOR_TOKEN}
+    with app_pipeline(tmp_path, ["acme/unpriced"], **unpriced) as app:
+        app.open_issue("acme/unpriced", 1, "Crash on empty input", [1, 1, 1])
+        app.client.post("/dashboard/login", data={"token": OPERATOR_TOKEN})
+        page = app.client.get("/dashboard/repos/acme/unpriced").text
+    headline = page.split('data-testid="spend"', 1)[1].split("</div>", 1)[0]
+    assert "$0.0000" not in headline and "unknown" in headline
+    assert "1 decision of unknown cost" in headline
+    assert "cost unknown" in page  # the decision says so too
 
 
 def test_a_web_worker_loads_the_pages_only_when_one_is_asked_for() -> None:

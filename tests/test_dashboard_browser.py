@@ -98,6 +98,20 @@ def test_repository_page_at_desktop_and_phone_width(
     # Hostile issue text stays text: no script ran, no dialog opened.
     assert page.title() != "owned" and not dialogs
     assert HOSTILE_TITLE in page.content().replace("&lt;", "<").replace("&gt;", ">")
+    # A real scale, and every value readable without hover; a measured 0% is not a week
+    # without labels.
+    agreement = page.get_by_test_id("agreement-chart")
+    assert agreement.get_by_test_id("tick").all_inner_texts() == ["0%", "50%", "100%"]
+    values = agreement.get_by_test_id("chart-values").locator("tr").nth(1)
+    assert values.is_visible() and "100%" in values.inner_text()
+    assert "0%" in values.all_inner_texts()[0] and "no labels" in values.inner_text()
+    assert page.locator("[data-testid=agreement-chart] rect.bar.zero").count() >= 1
+    # Every table shows all its columns, or scrolls inside its card with a shadow at the edge
+    # that hides some (a cue that appears only while there is more to scroll to).
+    for box in page.locator(".scroll").all():
+        fits = box.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+        cue = box.evaluate("e => getComputedStyle(e).backgroundImage.includes('radial')")
+        assert fits or cue
     # Nothing is wider than the screen (tables scroll inside their own boxes).
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"page {overflow}px wider than a {w}px screen"
