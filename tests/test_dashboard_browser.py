@@ -3,7 +3,7 @@ phone widths: sign-in, the key elements on screen, nothing wider than the screen
 screenshots themselves checked for the drawn charts.
 
 Screenshots are written to SPICE_SCREENSHOT_DIR (default: the test's temporary directory);
-docs/screenshots/ holds copies made with SPICE_SCREENSHOT_DIR=docs/screenshots.
+docs/screenshots/ holds the ones scripts/dashboard_screenshots.py makes from the same store.
 """
 
 from __future__ import annotations

@@ -120,7 +120,7 @@ def test_a_signed_issue_shows_with_title_rationales_and_evidence(
         assert evidence.is_visible()
         assert "reproduction" in evidence.inner_text() and "full" in evidence.inner_text()
         text = decision.inner_text()
-        assert "clarity: minor-gaps" in text and "majority" in text
+        assert "Clarity: minor-gaps" in text and "majority" in text
         assert "Candidate solution: partial" in text  # what the vote means, not a bare 1
         assert decision.get_by_test_id("decision-note").count() == 0
         page.close()

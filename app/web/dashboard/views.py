@@ -88,16 +88,16 @@ def title_of(key: str) -> str:
         return key
 
 
-def label_text(key: str, score: int | None) -> str:
-    """What a score means: its label, or the level's name where it carries none (a partial
-    candidate solution reads "partial", not "1")."""
+def label_text(key: str, score: int | None, named: bool = False) -> str:
+    """What a score means: its GitHub label, or (`named`, or where it carries no label) the
+    level's name: a partial candidate solution reads "partial", not "1"."""
     if score is None:
         return "none"
     try:
         found = dimension(key)
     except KeyError:
         return str(score)
-    return found.label_of(score) or found.name_of(score)
+    return (None if named else found.label_of(score)) or found.name_of(score)
 
 
 def vote_texts(key: str, scores: list[int]) -> list[str]:
@@ -119,7 +119,7 @@ def dimension_row(key: str, result: DimensionResult, secrets: tuple[str, ...]) -
     asked_in = dimension(key).asked_in
     return DimensionRow(
         name=title_of(key),
-        label=label_text(key, result.score),
+        label=label_text(key, result.score, named=True),
         votes=vote_texts(key, [v.score for v in result.votes]),
         agreement=result.agreement.value if result.agreement else "no valid vote",
         controversial=result.controversial,
@@ -141,7 +141,7 @@ def decision_row(row: Assessment, web_url: str, secrets: tuple[str, ...]) -> Dec
         dimensions=[
             DimensionRow(
                 name=title_of(str(v.get("dimension"))),
-                label=label_text(str(v.get("dimension")), v.get("score")),
+                label=label_text(str(v.get("dimension")), v.get("score"), named=True),
                 votes=vote_texts(str(v.get("dimension")), [int(x) for x in v.get("votes") or []]),
                 agreement="",
                 controversial=False,
@@ -204,7 +204,9 @@ def instance_row(row: TaskInstance, web_url: str) -> InstanceRow:
         tests = json.loads(str(fields["FAIL_TO_PASS"]))
     except (KeyError, ValueError):
         tests = None
-    count = len(tests) if isinstance(tests, list) else None
+    # Only a validation that ran counts tests; an unvalidated row's empty list is no zero.
+    ran = isinstance(tests, list) and (tests or validation.get("status") == "valid")
+    count = len(tests) if ran and isinstance(tests, list) else None
     return InstanceRow(
         instance_id=row.instance_id,
         url=f"{web_url}/{row.repo}/pull/{row.pr_number}",
