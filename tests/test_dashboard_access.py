@@ -7,6 +7,7 @@ by the sign-in code, with its OAuth web flow and per-user repository permissions
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -14,9 +15,11 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from typer.testing import CliRunner
 
+from app.cli.main import cli
 from app.web.app import create_app
-from tests.dashboard_support import HOSTILE_TITLE, OPERATOR_TOKEN, seed, seed_one
+from tests.dashboard_support import HOSTILE_TITLE, ISSUES, OPERATOR_TOKEN, seed, seed_one
 from tests.fakes.github_oauth import OAuthApp
 from tests.fakes.github_server import FakeGitHub
 from tests.pipeline_store import AppPipeline, app_pipeline
@@ -191,6 +194,35 @@ def test_secrets_in_rationales_are_redacted(site: AppPipeline, client: TestClien
     assert page.status_code == 200
     assert SECRET.decode() not in page.text and "a1B2a1B2a1B2" not in page.text
     assert page.text.count("[redacted]") >= 4  # the title and the three rationales
+
+
+def test_every_decision_the_app_stored_shows_in_full(client: TestClient) -> None:
+    client.post("/dashboard/login", data={"token": OPERATOR_TOKEN})
+    pages = [client.get(f"/dashboard/repos/acme/widgets?page={n}").text for n in (1, 2)]
+    cards = [c for page in pages for c in page.split('data-testid="decision"')[1:]]
+    assert len(cards) == ISSUES + 1  # the issues and the pull request
+    for card in cards:
+        assert 'class="title"' in card and 'data-testid="decision-note"' not in card
+        assert 'data-testid="evidence"' in card and "Rationales (3)" in card
+        assert card.count("<li>Vote ") >= 3
+        assert "unanimous</span>" in card or "majority</span>" in card
+    [pull] = [c for c in cards if "pull request #22" in c]
+    assert "Raise ValueError on an empty config" in pull and "difficulty_prior" in pull
+    assert pull.count("Rationales (3)") == 2  # test adequacy and difficulty
+    partial = next(c for c in cards if "issue #3<" in c)
+    assert '<strong>Candidate solution</strong>: <span class="label">partial</span>' in partial
+
+
+def test_eval_from_store_reads_what_the_app_stored(site: AppPipeline) -> None:
+    env = {"SPICE_DATA_DIR": str(site.settings.data_dir)}
+    args = ["eval", "--from-store", "--repo", "acme/widgets", "--resamples", "50"]
+    done = CliRunner().invoke(cli, args, env=env)
+    assert done.exit_code == 0, done.output
+    # The dashboard's figures: 14 maintainer labels, 7 agreeing; one removed with none left.
+    assert "14 items with a maintainer's label" in done.output
+    assert "1 label removed without a replacement" in done.output
+    assert "clarity [majority] n=14\n  accuracy         0.500" in done.output
+    assert re.search(r"^  acme/widgets +n=14 ", done.output, re.M), done.output
 
 
 def test_an_unknown_price_is_not_a_free_one(tmp_path: Path) -> None:

@@ -94,7 +94,7 @@ def test_a_maintainer_replacing_our_label_is_one_correction_and_eval_reports_it(
     env = {"SPICE_DATA_DIR": str(config.data_dir)}
     done = CliRunner().invoke(cli, ["eval", "--from-store", "--resamples", "50"], env=env)
     assert done.exit_code == 0, done.output
-    assert "1 items with a maintainer's label" in done.output
+    assert "1 item with a maintainer's label" in done.output
     assert "clarity [majority] n=1" in done.output
     none = CliRunner().invoke(cli, ["eval", "--from-store", "--repo", "other/repo"], env=env)
     assert none.exit_code == 1 and "nothing to measure" in none.output
