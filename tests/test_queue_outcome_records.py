@@ -7,6 +7,8 @@ from pydantic import ValidationError
 
 from app.queue.outcome_records import record_from_result
 from app.store.assessments import AssessmentRecord
+from app.store.models import Assessment, utcnow
+from app.web.dashboard.views import decision_row
 from spice_engine.models import (
     Agreement,
     DimensionResult,
@@ -19,6 +21,7 @@ from spice_engine.models import (
 from spice_engine.pr.linked_issues import LinkedIssues
 from spice_engine.pr.models import ContextReport, PRAssessment
 from spice_engine.results import ASSESSMENT
+from tests.assessment_samples import issue_assessment
 
 
 def test_issue_assessment_becomes_a_row() -> None:
@@ -103,3 +106,17 @@ def _pr(usage: Usage) -> PRAssessment:
         usage=usage,
         input_hash="prhash",
     )
+
+
+def test_a_row_an_older_version_wrote_shows_its_votes_and_says_what_it_lacks() -> None:
+    # Before the store kept one schema, issue rows were written without their `issue`.
+    record = record_from_result(issue_assessment("o/r", 5, [1, 1, 2]), "o/r", 5, []).model_dump(
+        mode="json"
+    )
+    old = {k: v for k, v in record["result"].items() if k != "issue"}
+    row = Assessment(**(record | {"result": old, "created_at": utcnow()}))
+    shown = decision_row(row, "https://github.com", ())
+    assert (shown.title, shown.dimensions[0].label, shown.dimensions[0].votes) == (
+        "", "minor-gaps", ["1", "1", "2"]
+    )  # fmt: skip
+    assert "older version" in shown.note and shown.evidence == []

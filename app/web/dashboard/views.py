@@ -123,7 +123,9 @@ def dimension_row(key: str, result: DimensionResult, secrets: tuple[str, ...]) -
         votes=vote_texts(key, [v.score for v in result.votes]),
         agreement=result.agreement.value if result.agreement else "no valid vote",
         controversial=result.controversial,
-        rationales=[] if asked_in else [redact(v.rationale, secrets) for v in result.votes],
+        rationales=[]
+        if asked_in
+        else [redact(v.rationale, secrets) for v in result.votes if v.rationale],
         rationales_in=title_of(asked_in) if asked_in else "",
     )
 
