@@ -85,7 +85,7 @@ def test_instance_files(
     proc = spice("label-issue", "--instance", str(inst), *model_args(fake_openai))
     assert proc.returncode == 0, proc.stderr
     assert "clarity: 0 (well-specified)" in proc.stdout
-    assert "evidence:" in proc.stdout and "- reproduction: " in proc.stdout
+    assert "evidence, deterministic signals" in proc.stdout and "- reproduction: " in proc.stdout
     title = swebench_instances[0]["problem_statement"].splitlines()[0]
     assert f"Title: {title}" in seen[-1]
 

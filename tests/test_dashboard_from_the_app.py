@@ -7,18 +7,21 @@ from __future__ import annotations
 import json
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
+from app.store.assessments import assessments_for
+from app.store.engine import database_url, make_engine, session_factory
 from tests.browser_support import NO_CHROMIUM, chromium, chromium_path, sign_in_with_token
 from tests.fakes.github_fixtures import REPO, fake_github_fixture, payload, scripted  # noqa: F401
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
 from tests.pipeline_store import ISSUE_BODY, PRICED_MODEL
 from tests.service.deliveries import SECRET, signed_headers
+from tests.service.settings import service_settings
 from tests.test_web_serve import ROOT, SPICE, env_for, free_port
 
 TOKEN = "operator-token-for-the-app-test-0123"
@@ -72,9 +75,9 @@ def app_processes(
             process.wait(timeout=20)
 
 
-def wait_until(condition: object, what: str, timeout: float = 60) -> None:
+def wait_until(condition: Callable[[], object], what: str, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
-    while not callable(condition) or not condition():
+    while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.1)
 
@@ -87,7 +90,7 @@ def answers(url: str) -> bool:
 
 
 def test_a_signed_issue_shows_with_title_rationales_and_evidence(
-    app_processes: str, fake_github: FakeGitHub, fake_openai: FakeOpenAI
+    app_processes: str, fake_github: FakeGitHub, fake_openai: FakeOpenAI, tmp_path: Path
 ) -> None:
     url = app_processes
     fake_github.add_issue(REPO, 7, TITLE, ISSUE_BODY)
@@ -98,10 +101,16 @@ def test_a_signed_issue_shows_with_title_rationales_and_evidence(
         f"{url}/webhook", content=body, headers=signed_headers(body, "issues", "accept-1")
     )
     assert sent.status_code == 202, sent.text
-    wait_until(lambda: fake_github.issue_comments(REPO, 7), "the worker's comment", 90)
+    sessions = session_factory(make_engine(database_url(service_settings(tmp_path))))
 
-    path = Path(chromium_path() or "")
-    with chromium(str(path)) as browser:
+    def stored() -> bool:
+        with sessions() as session:
+            return bool(assessments_for(session, REPO, 7))
+
+    wait_until(stored, "the worker to store its decision", 90)
+    assert fake_github.issue_comments(REPO, 7)  # and it was published on GitHub
+
+    with chromium(chromium_path() or "") as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         sign_in_with_token(page, url, TOKEN)
         page.click(f"text={REPO}")
