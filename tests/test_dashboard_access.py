@@ -19,35 +19,15 @@ from typer.testing import CliRunner
 
 from app.cli.main import cli
 from app.web.app import create_app
-from tests.dashboard_support import HOSTILE_TITLE, ISSUES, OPERATOR_TOKEN, seed, seed_one
-from tests.fakes.github_oauth import OAuthApp
+from tests.dashboard_support import HOSTILE_TITLE, ISSUES, OPERATOR_TOKEN
 from tests.fakes.github_server import FakeGitHub
 from tests.pipeline_store import AppPipeline, app_pipeline
 from tests.service.deliveries import SECRET
 
-CLIENT_ID = "Iv1.dashboardtest"
-CLIENT_SECRET = "oauth-secret-for-tests"
-REPOS = ["acme/widgets", "acme/secret-plans", "other/tool"]
 
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppPipeline]:
-    """Three repositories the App has worked on; alice may write to one of them only."""
-    data = tmp_path_factory.mktemp("access")
-    oauth = {"github_oauth_client_id": CLIENT_ID, "github_oauth_client_secret": CLIENT_SECRET}
-    with app_pipeline(data, REPOS, dashboard_token=OPERATOR_TOKEN, **oauth) as app:
-        gh = app.github
-        gh.web_flow.apps[CLIENT_ID] = OAuthApp(CLIENT_ID, CLIENT_SECRET, "http://testserver/")
-        gh.repos["acme/secret-plans"].data["private"] = True
-        gh.set_permission("acme/widgets", "alice", "write")
-        gh.set_permission("acme/secret-plans", "alice", "none")
-        gh.set_permission("other/tool", "alice", "read")
-        seed(app, "acme/widgets", hostile=True)
-        for repo in REPOS[1:]:
-            seed_one(app, repo)
-        app.open_pull("acme/secret-plans", 2, "Raise on empty input", [1, 1, 1])
-        app.merge_pull("acme/secret-plans", 2)
-        yield app
+@pytest.fixture
+def site(dashboard_site: AppPipeline) -> AppPipeline:
+    return dashboard_site
 
 
 @pytest.fixture

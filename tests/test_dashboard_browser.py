@@ -15,14 +15,15 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from pydantic import SecretStr
 
 from app.web.app import create_app
 from tests.browser_support import NO_CHROMIUM, WIDTHS, chromium, chromium_path
-from tests.dashboard_support import HOSTILE_TITLE, OPERATOR_TOKEN, seed, seed_one
+from tests.dashboard_support import HOSTILE_TITLE, OPERATOR_TOKEN
 from tests.fakes.github_oauth import OAuthApp
 from tests.fakes.github_server import FakeGitHub
 from tests.live_app import serve
-from tests.pipeline_store import app_pipeline
+from tests.pipeline_store import AppPipeline
 
 CLIENT_ID = "Iv1.browsertest"
 CLIENT_SECRET = "browser-oauth-secret"
@@ -40,17 +41,14 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, FakeGitHub]]:
-    data = tmp_path_factory.mktemp("dashboard")
-    oauth = {"github_oauth_client_id": CLIENT_ID, "github_oauth_client_secret": CLIENT_SECRET}
-    repos = ["acme/widgets", "acme/private"]
-    with app_pipeline(data, repos, dashboard_token=OPERATOR_TOKEN, **oauth) as app:
-        app.github.set_permission("acme/widgets", "alice", "maintain")
-        seed(app, "acme/widgets", hostile=True)
-        seed_one(app, "acme/private")
-        with serve(create_app(app.settings)) as url:
-            app.github.web_flow.apps[CLIENT_ID] = OAuthApp(CLIENT_ID, CLIENT_SECRET, url)
-            yield url, app.github
+def site(dashboard_site: AppPipeline) -> Iterator[tuple[str, FakeGitHub]]:
+    """The dashboard site served over HTTP, signing in through an OAuth app of its own."""
+    secret = SecretStr(CLIENT_SECRET)
+    oauth = {"github_oauth_client_id": CLIENT_ID, "github_oauth_client_secret": secret}
+    settings = dashboard_site.settings.model_copy(update=oauth)
+    with serve(create_app(settings)) as url:
+        dashboard_site.github.web_flow.apps[CLIENT_ID] = OAuthApp(CLIENT_ID, CLIENT_SECRET, url)
+        yield url, dashboard_site.github
 
 
 def shots_dir(tmp_path: Path) -> Path:
@@ -143,7 +141,7 @@ def test_github_sign_in_in_the_browser_shows_only_writable_repositories(
     listed = page.locator("[data-testid=repositories] tbody tr").all_inner_texts()
     assert len(listed) == 1 and listed[0].startswith("acme/widgets")
     page.screenshot(path=str(shots_dir(tmp_path) / "dashboard-index-desktop.png"))
-    answer = page.goto(f"{url}/dashboard/repos/acme/private")
+    answer = page.goto(f"{url}/dashboard/repos/acme/secret-plans")
     assert answer is not None and answer.status == 404
     page.goto(f"{url}/dashboard")
     page.click("text=Sign out")
