@@ -12,6 +12,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from typer.testing import CliRunner
+
+from app.cli.main import cli
 from tests.fakes.github_fixtures import scripted
 from tests.fakes.openai_server import FakeOpenAI, Reply
 
@@ -93,9 +96,10 @@ def test_a_mistyped_model_is_one_short_line_before_any_vote(
     tmp_path: Path, fake_openai: FakeOpenAI
 ) -> None:
     args = ["--model", "opnai/fake", "--api-base", fake_openai.api_base]
-    done = spice("label-issues", str(instances(tmp_path, 3)), "--out", str(tmp_path / "o"), *args)
-    assert done.returncode == 1
-    [line] = done.stderr.splitlines()
+    issues = str(instances(tmp_path, 3))
+    done = CliRunner().invoke(cli, ["label-issues", issues, "--out", str(tmp_path / "o"), *args])
+    assert done.exit_code == 1
+    [line] = done.output.splitlines()
     assert line.startswith("error: unknown model 'opnai/fake'") and len(line) < 250, line
     assert fake_openai.requests == []
 

@@ -38,6 +38,7 @@ def label_issues(
     from app.cli.render import assessment_json
     from app.logging_setup import configure_logging
     from spice_engine.batch import run_all
+    from spice_engine.errors import SpiceError
     from spice_engine.issue_clarity import IssueOptions, assess_issue
     from spice_engine.llm.litellm_chat import LiteLLMChat
 
@@ -45,7 +46,10 @@ def label_issues(
     configure_logging("WARNING", settings.log_format)  # the bar and the summary say enough
     todo = _todo(file, out, limit)
     chat = LiteLLMChat(settings.model_config_for())
-    chat.check_model()  # a mistyped model fails here, once, not once per issue
+    try:
+        chat.check_model()  # a mistyped model fails here, once, not once per issue
+    except SpiceError as exc:
+        fail(str(exc))
     options = IssueOptions(votes=settings.votes, cost_cap_usd=settings.cost_cap_usd)
     failed: list[str] = []
     labelled = 0
