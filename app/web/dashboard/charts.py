@@ -37,6 +37,8 @@ class Point(BaseModel):
 
 class Chart(BaseModel):
     title: str
+    x_name: str
+    """What one slot is (`week`, `day`): the values table's first column."""
     width: int = WIDTH
     height: int = HEIGHT
     bars: list[Bar]
@@ -51,6 +53,7 @@ class Chart(BaseModel):
 
 def bar_chart(
     title: str,
+    x_name: str,
     points: list[tuple[str, float | None, str]],
     top: float | None = None,
     unit: str = "{:g}",
@@ -84,6 +87,7 @@ def bar_chart(
     ]
     return Chart(
         title=title,
+        x_name=x_name,
         bars=bars,
         ticks=ticks if scale_top > 0 else ticks[:1],
         points=[

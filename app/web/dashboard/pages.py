@@ -158,6 +158,7 @@ def _agreement_chart(labels: list[HumanLabel]) -> Chart:
         week += timedelta(days=7)
     return bar_chart(
         "Agreement with maintainers per week",
+        "week",
         points,
         top=100,
         unit="{:.0f}%",
@@ -180,6 +181,7 @@ def _spend(session: Session, repo: str) -> tuple[Chart, str, int]:
     ]
     chart = bar_chart(
         f"Model spend per day, last {SPEND_DAYS} days",
+        "day",
         points,
         unit="${:.4f}",
         missing="unknown",
