@@ -57,6 +57,15 @@ def shots_dir(tmp_path: Path) -> Path:
     return where
 
 
+def columns_shown_or_scroll_cue(page: Any) -> None:
+    """Every table shows all its columns, or scrolls inside its card with a shadow at the edge
+    that hides some (a cue that appears only while there is more to scroll to)."""
+    for box in page.locator(".scroll").all():
+        fits = box.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+        cue = box.evaluate("e => getComputedStyle(e).backgroundImage.includes('radial')")
+        assert fits or cue
+
+
 def accent_pixels(image: Image.Image, box: dict[str, float]) -> int:
     region = image.convert("RGB").crop(
         (int(box["x"]), int(box["y"]), int(box["x"] + box["width"]), int(box["y"] + box["height"]))
@@ -81,6 +90,7 @@ def test_repository_page_at_desktop_and_phone_width(
     assert page.url.endswith("/dashboard/login")
     page.fill("#token", OPERATOR_TOKEN)
     page.click("form[action='/dashboard/login'] button")
+    columns_shown_or_scroll_cue(page)  # the index
     page.click("text=acme/widgets")
     page.wait_for_selector("[data-testid=repo-name]")
 
@@ -104,12 +114,7 @@ def test_repository_page_at_desktop_and_phone_width(
     assert values.is_visible() and "100%" in values.inner_text()
     assert "0%" in values.all_inner_texts()[0] and "no labels" in values.inner_text()
     assert page.locator("[data-testid=agreement-chart] rect.bar.zero").count() >= 1
-    # Every table shows all its columns, or scrolls inside its card with a shadow at the edge
-    # that hides some (a cue that appears only while there is more to scroll to).
-    for box in page.locator(".scroll").all():
-        fits = box.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
-        cue = box.evaluate("e => getComputedStyle(e).backgroundImage.includes('radial')")
-        assert fits or cue
+    columns_shown_or_scroll_cue(page)
     # Nothing is wider than the screen (tables scroll inside their own boxes).
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"page {overflow}px wider than a {w}px screen"
