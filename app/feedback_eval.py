@@ -15,7 +15,8 @@ from spice_engine.evaluation.predictions import Prediction, Predictions
 
 class FromStore(BaseModel):
     gold: dict[str, dict[str, int]]
-    """item (`owner/name#N`) -> dimension -> the maintainer's final score."""
+    """item -> dimension -> the maintainer's final score. Items are named as SWE-bench names
+    instances (`owner__name-N`), so the report groups them by repository."""
     preds: Predictions
     untouched: int
     """Items we assessed on which nobody changed a label of ours (not counted)."""
@@ -36,7 +37,7 @@ def from_store(settings: Settings, repo: str | None, since: datetime | None) -> 
         if row.human_score is None or row.our_score is None:
             removed_only += row.human_score is None
             continue
-        item = f"{row.repo}#{row.number}"
+        item = f"{row.repo.replace('/', '__', 1)}-{row.number}"
         votes = [int(v) for v in row.our_votes]
         gold.setdefault(item, {})[row.dimension] = row.human_score
         preds.setdefault(item, {})[row.dimension] = Prediction(

@@ -26,7 +26,8 @@ def run_all(items: Iterable[T], label: Callable[[T], R], workers: int) -> Iterat
     input) become `error`; anything else is a bug and propagates."""
     pending: dict[Future[R], T] = {}
     source = iter(items)
-    with ThreadPoolExecutor(workers, thread_name_prefix="label") as pool:
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="label")
+    try:
         while True:
             for item in source:
                 pending[pool.submit(label, item)] = item
@@ -41,3 +42,7 @@ def run_all(items: Iterable[T], label: Callable[[T], R], workers: int) -> Iterat
                     yield Done(item, result=future.result())
                 except SpiceError as exc:
                     yield Done(item, error=str(exc))
+    finally:
+        # Stopped early (Ctrl-C, or the caller gave up): items not started never start, and
+        # the caller is not held until those in flight finish.
+        pool.shutdown(wait=not pending, cancel_futures=True)

@@ -53,3 +53,13 @@ def swebench_instances(shared_data: Path) -> list[dict[str, Any]]:
 def hostile_cases(shared_data: Path) -> list[dict[str, Any]]:
     path = shared_data / "hostile" / "issues.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def dashboard_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The App after weeks of work, every row its own (tests.dashboard_support): built once
+    for all dashboard tests; a test may add to it, never change what is there."""
+    from tests.dashboard_support import dashboard_site as site
+
+    with site(tmp_path_factory.mktemp("dashboard")) as app:
+        yield app

@@ -1,131 +1,75 @@
-"""A store seeded as the App leaves it: assessments built from real engine results, maintainers'
-labels recorded through the store's own function, harvested instances with validation."""
+"""A store as the App leaves it after weeks of work, every row written by the App itself
+(tests.pipeline_store): decisions on issues and a pull request, maintainers' labels, a
+harvested instance, spread over weeks. One such site serves every dashboard test of a run
+(the `dashboard_site` fixture in tests/conftest.py)."""
 
 from __future__ import annotations
 
-import json
-from datetime import timedelta
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import update
-from sqlalchemy.orm import Session, sessionmaker
-
 from app.settings import Settings
-from app.store.assessments import AssessmentRecord, DimensionVotes, save_assessment
-from app.store.human_labels import record_human_label
-from app.store.models import Assessment, HumanLabel, TaskInstance, utcnow
-from spice_engine.aggregation import aggregate_dimension
-from spice_engine.models import Issue, IssueAssessment, PromptRef, Usage, Vote
+from tests.fakes.github_oauth import OAuthApp
+from tests.pipeline_store import AppPipeline, app_pipeline
 from tests.service.settings import service_settings
 
 OPERATOR_TOKEN = "operator-token-for-tests-0123456789"
 HOSTILE_TITLE = '<script>document.title="owned"</script><img src=x onerror=alert(1)>'
+ISSUES = 21
+"""One more than a page of decisions (with the pull request, two more)."""
+REPOS = ["acme/widgets", "acme/secret-plans", "other/tool"]
+"""alice may write to the first only; the second is private."""
+CLIENT_ID = "Iv1.dashboardtest"
+CLIENT_SECRET = "oauth-secret-for-tests"
+TEST_CLIENT_URL = "http://testserver/"
+"""Where GitHub's web flow sends the browser back to for in-process (TestClient) tests."""
 
 
 def dashboard_settings(data_dir: Path, **overrides: Any) -> Settings:
     return service_settings(data_dir, dashboard_token=OPERATOR_TOKEN, **overrides)
 
 
-def issue_result(
-    repo: str, number: int, title: str, votes: list[int], cost: float
-) -> IssueAssessment:
-    clarity = aggregate_dimension(
-        "clarity",
-        [
-            Vote(score=s, rationale=f"vote {i}: the issue says {title[:40]}")
-            for i, s in enumerate(votes)
-        ],
-        len(votes),
-    )
-    return IssueAssessment(
-        model="gpt-4o-mini",
-        engine_version="test",
-        usage=Usage(input=1200, output=90, cost_usd=cost, requests=len(votes)),
-        input_hash=f"{repo}#{number}:{votes}",
-        evidence={"reproduction": "full", "localization": {"file": "src/app.py"}},
-        issue=Issue(title=title, body="body", repo=repo, number=number),
-        clarity=clarity,
-        candidate_solution=None,
-        prompt=PromptRef(id="issue_clarity", version="2"),
-    )
-
-
-def save_issue(
-    sessions: sessionmaker[Session],
-    repo: str,
-    number: int,
-    title: str,
-    votes: list[int],
-    cost: float | None = 0.0012,
-    days_ago: float = 0.0,
-) -> None:
-    result = issue_result(repo, number, title, votes, cost or 0.0)
-    clarity = result.clarity
-    record = AssessmentRecord(
-        kind="issue",
-        repo=repo,
-        number=number,
-        input_hash=result.input_hash,
-        labels=[f"spice: clarity {clarity.score}"],
-        votes=[DimensionVotes(dimension="clarity", score=clarity.score, votes=votes)],
-        rationales=[v.rationale for v in clarity.votes],
-        tokens_in=1200,
-        tokens_out=90,
-        cost_usd=cost,
-        model=result.model,
-        prompt_version="issue_clarity v2",
-        result=json.loads(result.model_dump_json()),
-    )
-    with sessions.begin() as session:
-        save_assessment(session, record, f"delivery-{repo}-{number}")
-        session.execute(
-            update(Assessment)
-            .where(Assessment.repo == repo, Assessment.number == number)
-            .values(created_at=utcnow() - timedelta(days=days_ago))
-        )
-
-
-def maintainer_label(
-    sessions: sessionmaker[Session],
-    repo: str,
-    number: int,
-    score: int | None,
-    days_ago: float = 0.0,
-) -> None:
-    with sessions.begin() as session:
-        assert record_human_label(session, repo, number, "clarity", score, "maintainer")
-        session.execute(
-            update(HumanLabel)
-            .where(HumanLabel.repo == repo, HumanLabel.number == number)
-            .values(changed_at=utcnow() - timedelta(days=days_ago))
-        )
-
-
-def harvested(
-    sessions: sessionmaker[Session], repo: str, pr: int, status: str, f2p: list[str]
-) -> None:
-    instance_id = f"{repo.replace('/', '__')}-{pr}"
-    instance = {"instance_id": instance_id, "repo": repo, "created_at": "2026-10-01T00:00:00Z"}
-    fields = {"FAIL_TO_PASS": json.dumps(f2p), "PASS_TO_PASS": "[]"}
-    labels = {"validation": {"status": status, "fields": fields}}
-    with sessions.begin() as session:
-        session.add(
-            TaskInstance(
-                instance_id=instance_id, repo=repo, pr_number=pr, instance=instance, labels=labels
-            )
-        )
-
-
-def seed(sessions: sessionmaker[Session], repo: str, hostile: bool = False) -> None:
-    """Ten weeks of a repository's life: decisions, split votes, corrections, spend, dataset."""
-    for n in range(1, 25):
+def seed(app: AppPipeline, repo: str, hostile: bool = False) -> None:
+    """Ten weeks of a repository's life: decisions (every fourth one split), a pull request
+    merged and harvested, maintainers who agree more and more (older weeks disagree, and two
+    weeks have no label), one label removed with none put back."""
+    for n in range(1, ISSUES + 1):
         votes = [1, 1, 1] if n % 4 else [1, 2, 3]
         title = HOSTILE_TITLE if hostile and n == 1 else f"Crash when parsing config file {n}"
-        save_issue(sessions, repo, n, title, votes, cost=0.001 * (n % 5 + 1), days_ago=n * 2.5)
+        app.open_issue(repo, n, title, votes, candidate="partial" if n % 3 == 0 else "none")
+    app.open_pull(repo, ISSUES + 1, "Raise ValueError on an empty config", [1, 2, 2])
+    app.merge_pull(repo, ISSUES + 1)
     for n in range(1, 15):
-        # Maintainers agree more and more: older weeks disagree, recent ones agree.
-        maintainer_label(sessions, repo, n, 1 if n < 9 else 2, days_ago=n * 4)
-    maintainer_label(sessions, repo, 15, None, days_ago=1)
-    harvested(sessions, repo, 101, "valid", ["tests/test_a.py::test_x"])
-    harvested(sessions, repo, 102, "patch_does_not_apply", [])
+        app.relabel(repo, n, "clarity: minor-gaps" if n < 9 else "clarity: ambiguous")
+    app.relabel(repo, 15, None)
+    for n in range(1, ISSUES + 2):
+        # One maintainer label a week, then two weeks with none (holidays), then the rest.
+        labelled = n * 7 + (14 if n > 7 else 0) if n < 15 else 1
+        app.backdate(repo, n, decided=n * 2.5, labelled=labelled)
+
+
+def seed_one(app: AppPipeline, repo: str) -> None:
+    """A repository with one decision, for tests about who may see it."""
+    app.open_issue(repo, 1, "Crash when parsing config file 1", [1, 1, 1])
+
+
+@contextmanager
+def dashboard_site(data_dir: Path) -> Iterator[AppPipeline]:
+    """The App after weeks on `REPOS`: the first seeded in full (a hostile title on #1), the
+    others with one decision, the private one with a harvested pull request too."""
+    oauth = {"github_oauth_client_id": CLIENT_ID, "github_oauth_client_secret": CLIENT_SECRET}
+    with app_pipeline(data_dir, REPOS, dashboard_token=OPERATOR_TOKEN, **oauth) as app:
+        gh = app.github
+        gh.web_flow.apps[CLIENT_ID] = OAuthApp(CLIENT_ID, CLIENT_SECRET, TEST_CLIENT_URL)
+        gh.repos["acme/secret-plans"].data["private"] = True
+        gh.set_permission("acme/widgets", "alice", "write")
+        gh.set_permission("acme/secret-plans", "alice", "none")
+        gh.set_permission("other/tool", "alice", "read")
+        seed(app, "acme/widgets", hostile=True)
+        for repo in REPOS[1:]:
+            seed_one(app, repo)
+        app.open_pull("acme/secret-plans", 2, "Raise on empty input", [1, 1, 1])
+        app.merge_pull("acme/secret-plans", 2)
+        yield app

@@ -10,6 +10,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+from typer.testing import CliRunner
+
+from app.cli.main import cli
 from app.settings import Settings
 from spice_engine.prompts import latest_version
 from tests.clarity_script import clarity
@@ -81,7 +85,7 @@ def test_instance_files(
     proc = spice("label-issue", "--instance", str(inst), *model_args(fake_openai))
     assert proc.returncode == 0, proc.stderr
     assert "clarity: 0 (well-specified)" in proc.stdout
-    assert "evidence:" in proc.stdout and "- reproduction: " in proc.stdout
+    assert "evidence, deterministic signals" in proc.stdout and "- reproduction: " in proc.stdout
     title = swebench_instances[0]["problem_statement"].splitlines()[0]
     assert f"Title: {title}" in seen[-1]
 
@@ -139,3 +143,26 @@ def test_a_refused_port_is_named(fake_openai: FakeOpenAI) -> None:
     assert proc.returncode == 1
     assert "http://127.0.0.1:9/v1" in proc.stderr and "cannot connect" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_text_tells_the_models_candidate_verdict_from_the_signal(
+    fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("SPICE_MODEL", "SPICE_API_BASE", "SPICE_VOTES"):
+        monkeypatch.delenv(name, raising=False)
+    fake_openai.responder = lambda r: Reply(
+        texts=[clarity(1, candidate_solution=c) for c in ("partial", "partial", "none")]
+    )
+    body = str(ROOT / "examples" / "issue.md")
+    args = ["label-issue", "--title", "Crash", "--body-file", body, *model_args(fake_openai)]
+    text = CliRunner().invoke(cli, args).stdout
+    assert (
+        "candidate solution, the model's verdict: partial  votes partial · partial · none" in text
+    )
+    signals = text.split("evidence, deterministic signals from the text (shown to the model):")[1]
+    assert "- candidate solution: none" in signals
+
+    typo = CliRunner().invoke(cli, [*args[:5], "--model", "gpt-4o-mnii"])
+    assert typo.exit_code == 1
+    assert typo.output.strip().startswith("error: unknown model 'gpt-4o-mnii'")
+    assert len(typo.output.strip().splitlines()) == 1 and len(typo.output) < 250

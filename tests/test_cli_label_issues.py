@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from typer.testing import CliRunner
+
+from app.cli.main import cli
+from tests.fakes.github_fixtures import scripted
 from tests.fakes.openai_server import FakeOpenAI, Reply
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,3 +90,40 @@ def test_every_issue_failing_is_an_error(tmp_path: Path, fake_openai: FakeOpenAI
     assert done.returncode == 1
     assert "every issue failed" in done.stderr and "Traceback" not in done.stderr
     assert out.read_text() == ""
+
+
+def test_a_mistyped_model_is_one_short_line_before_any_vote(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    args = ["--model", "opnai/fake", "--api-base", fake_openai.api_base]
+    issues = str(instances(tmp_path, 3))
+    done = CliRunner().invoke(cli, ["label-issues", issues, "--out", str(tmp_path / "o"), *args])
+    assert done.exit_code == 1
+    [line] = done.output.splitlines()
+    assert line.startswith("error: unknown model 'opnai/fake'") and len(line) < 250, line
+    assert fake_openai.requests == []
+
+
+def test_ctrl_c_keeps_what_was_labelled_and_says_how_to_resume(
+    tmp_path: Path, fake_openai: FakeOpenAI
+) -> None:
+    slow = scripted([1])
+    fake_openai.responder = lambda request: replace(slow(request), delay_s=0.3)
+    out, issues = tmp_path / "labels.jsonl", instances(tmp_path, 40)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SPICE_", "OPENAI_"))}
+    command = [SPICE, "label-issues", str(issues), "--out", str(out), "--workers", "2"]
+    run = subprocess.Popen(
+        [*command, *model(fake_openai)], cwd=ROOT, env=env, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not (out.exists() and out.read_text().count("\n") >= 2):
+        assert time.monotonic() < deadline and run.poll() is None, run.communicate()
+        time.sleep(0.05)
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=30)
+    assert run.returncode == 130
+    kept = out.read_text().count("\n")
+    assert f"interrupted: {kept} of 40 issues labelled into {out} and kept" in err
+    assert f"run the same command again to label the other {40 - kept}" in err
+    assert "Traceback" not in err

@@ -6,6 +6,8 @@ by the sign-in code, with its OAuth web flow and per-user repository permissions
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -13,44 +15,30 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from typer.testing import CliRunner
 
-from app.store.engine import database_url, make_engine, session_factory
+from app.cli.main import cli
 from app.web.app import create_app
-from tests.dashboard_support import HOSTILE_TITLE, OPERATOR_TOKEN, dashboard_settings, seed
-from tests.fakes.github_oauth import OAuthApp
+from tests.dashboard_support import HOSTILE_TITLE, ISSUES, OPERATOR_TOKEN
 from tests.fakes.github_server import FakeGitHub
-
-CLIENT_ID = "Iv1.dashboardtest"
-CLIENT_SECRET = "oauth-secret-for-tests"
-
-
-@pytest.fixture
-def github() -> Iterator[FakeGitHub]:
-    with FakeGitHub() as gh:
-        gh.web_flow.apps[CLIENT_ID] = OAuthApp(CLIENT_ID, CLIENT_SECRET, "http://testserver/")
-        for repo in ("acme/widgets", "acme/secret-plans", "other/tool"):
-            gh.add_repo(repo)
-        gh.repos["acme/secret-plans"].data["private"] = True
-        gh.set_permission("acme/widgets", "alice", "write")
-        gh.set_permission("acme/secret-plans", "alice", "none")
-        gh.set_permission("other/tool", "alice", "read")
-        yield gh
+from tests.pipeline_store import AppPipeline, app_pipeline
+from tests.service.deliveries import SECRET
 
 
 @pytest.fixture
-def client(tmp_path: Path, github: FakeGitHub) -> Iterator[TestClient]:
-    settings = dashboard_settings(
-        tmp_path,
-        github_api_url=github.base_url,
-        github_web_url=github.base_url,
-        github_oauth_client_id=CLIENT_ID,
-        github_oauth_client_secret=CLIENT_SECRET,
-    )
-    app = create_app(settings)
-    sessions = session_factory(make_engine(database_url(settings)))
-    for repo in ("acme/widgets", "acme/secret-plans", "other/tool"):
-        seed(sessions, repo, hostile=repo == "acme/widgets")
-    with TestClient(app) as test_client:
+def site(dashboard_site: AppPipeline) -> AppPipeline:
+    return dashboard_site
+
+
+@pytest.fixture
+def github(site: AppPipeline) -> FakeGitHub:
+    return site.github
+
+
+@pytest.fixture
+def client(site: AppPipeline) -> Iterator[TestClient]:
+    """A browser of its own (no cookies) on the seeded App."""
+    with TestClient(create_app(site.settings)) as test_client:
         yield test_client
 
 
@@ -141,9 +129,11 @@ def test_operator_token_sees_everything_and_wrong_tokens_do_not(client: TestClie
     assert wrong.status_code == 401
     assert "spice_dashboard" not in wrong.cookies
     bearer = {"Authorization": f"Bearer {OPERATOR_TOKEN}"}
-    export = client.get("/dashboard/repos/acme/secret-plans/export.jsonl", headers=bearer)
+    export = client.get(
+        "/dashboard/repos/acme/secret-plans/export.jsonl?include_unvalidated=true", headers=bearer
+    )
     assert export.status_code == 200
-    assert [r for r in export.text.splitlines() if r]  # one validated instance
+    assert [r for r in export.text.splitlines() if r]  # the one instance harvested there
     ok = client.post("/dashboard/login", data={"token": OPERATOR_TOKEN}, follow_redirects=False)
     assert ok.status_code == 303
     index = client.get("/dashboard")
@@ -163,31 +153,68 @@ def test_hostile_text_is_shown_as_text(client: TestClient) -> None:
 
 
 def test_export_lists_validated_instances_unless_asked(client: TestClient) -> None:
+    # The App harvested the merged pull request; with live validation off it is unvalidated.
     bearer = {"Authorization": f"Bearer {OPERATOR_TOKEN}"}
     validated = client.get("/dashboard/repos/acme/widgets/export.jsonl", headers=bearer)
     everything = client.get(
         "/dashboard/repos/acme/widgets/export.jsonl?include_unvalidated=true", headers=bearer
     )
-    assert len(validated.text.splitlines()) == 1
-    assert len(everything.text.splitlines()) == 2
+    assert validated.status_code == 200 and validated.text == ""
+    [instance] = [json.loads(line) for line in everything.text.splitlines()]
+    assert instance["instance_id"] == "acme__widgets-22"
+    assert instance["spice"]["validation"]["status"] == "sandbox_unavailable"
     assert 'filename="acme__widgets.jsonl"' in validated.headers["content-disposition"]
 
 
-def test_secrets_in_rationales_are_redacted(tmp_path: Path) -> None:
-    from tests.dashboard_support import save_issue
-    from tests.service.deliveries import SECRET
-
-    settings = dashboard_settings(tmp_path)
-    app = create_app(settings)
-    sessions = session_factory(make_engine(database_url(settings)))
+def test_secrets_in_rationales_are_redacted(site: AppPipeline, client: TestClient) -> None:
     leaked = f"token {SECRET.decode()} and sk-proj-{'a1B2' * 10}"
-    save_issue(sessions, "acme/leaky", 7, leaked, [2, 2, 2])
-    with TestClient(app) as client:
-        client.post("/dashboard/login", data={"token": OPERATOR_TOKEN})
-        page = client.get("/dashboard/repos/acme/leaky")
+    site.open_issue("acme/leaky", 7, leaked, [2, 2, 2], body=leaked, echo=True)
+    client.post("/dashboard/login", data={"token": OPERATOR_TOKEN})
+    page = client.get("/dashboard/repos/acme/leaky")
     assert page.status_code == 200
     assert SECRET.decode() not in page.text and "a1B2a1B2a1B2" not in page.text
-    assert "[redacted]" in page.text
+    assert page.text.count("[redacted]") >= 4  # the title and the three rationales
+
+
+def test_every_decision_the_app_stored_shows_in_full(client: TestClient) -> None:
+    client.post("/dashboard/login", data={"token": OPERATOR_TOKEN})
+    pages = [client.get(f"/dashboard/repos/acme/widgets?page={n}").text for n in (1, 2)]
+    cards = [c for page in pages for c in page.split('data-testid="decision"')[1:]]
+    assert len(cards) == ISSUES + 1  # the issues and the pull request
+    for card in cards:
+        assert 'class="title"' in card and 'data-testid="decision-note"' not in card
+        assert 'data-testid="evidence"' in card and "Rationales (3)" in card
+        assert card.count("<li>Vote ") >= 3
+        assert "unanimous</span>" in card or "majority</span>" in card
+    [pull] = [c for c in cards if "pull request #22" in c]
+    assert "Raise ValueError on an empty config" in pull and "difficulty_prior" in pull
+    assert pull.count("Rationales (3)") == 2  # test adequacy and difficulty
+    partial = next(c for c in cards if "issue #3<" in c)
+    assert '<strong>Candidate solution</strong>: <span class="label">partial</span>' in partial
+
+
+def test_eval_from_store_reads_what_the_app_stored(site: AppPipeline) -> None:
+    env = {"SPICE_DATA_DIR": str(site.settings.data_dir)}
+    args = ["eval", "--from-store", "--repo", "acme/widgets", "--resamples", "50"]
+    done = CliRunner().invoke(cli, args, env=env)
+    assert done.exit_code == 0, done.output
+    # The dashboard's figures: 14 maintainer labels, 7 agreeing; one removed with none left.
+    assert "14 items with a maintainer's label" in done.output
+    assert "1 label removed without a replacement" in done.output
+    assert "clarity [majority] n=14\n  accuracy         0.500" in done.output
+    assert re.search(r"^  acme/widgets +n=14 ", done.output, re.M), done.output
+
+
+def test_an_unknown_price_is_not_a_free_one(tmp_path: Path) -> None:
+    unpriced = {"model": "openai/fake", "dashboard_token": OPERATOR_TOKEN}
+    with app_pipeline(tmp_path, ["acme/unpriced"], **unpriced) as app:
+        app.open_issue("acme/unpriced", 1, "Crash on empty input", [1, 1, 1])
+        app.client.post("/dashboard/login", data={"token": OPERATOR_TOKEN})
+        page = app.client.get("/dashboard/repos/acme/unpriced").text
+    headline = page.split('data-testid="spend"', 1)[1].split("</div>", 1)[0]
+    assert "$0.0000" not in headline and "unknown" in headline
+    assert "1 decision of unknown cost" in headline
+    assert "cost unknown" in page  # the decision says so too
 
 
 def test_a_web_worker_loads_the_pages_only_when_one_is_asked_for() -> None:

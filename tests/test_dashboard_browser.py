@@ -3,86 +3,67 @@ phone widths: sign-in, the key elements on screen, nothing wider than the screen
 screenshots themselves checked for the drawn charts.
 
 Screenshots are written to SPICE_SCREENSHOT_DIR (default: the test's temporary directory);
-docs/screenshots/ holds copies made with SPICE_SCREENSHOT_DIR=docs/screenshots.
+docs/screenshots/ holds the ones scripts/dashboard_screenshots.py makes from the same store.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import Image
+from pydantic import SecretStr
 
-from app.store.engine import database_url, make_engine, session_factory
 from app.web.app import create_app
-from tests.dashboard_support import HOSTILE_TITLE, OPERATOR_TOKEN, dashboard_settings, seed
+from tests.browser_support import NO_CHROMIUM, WIDTHS, chromium, chromium_path
+from tests.dashboard_support import HOSTILE_TITLE, OPERATOR_TOKEN
 from tests.fakes.github_oauth import OAuthApp
 from tests.fakes.github_server import FakeGitHub
 from tests.live_app import serve
+from tests.pipeline_store import AppPipeline
 
 CLIENT_ID = "Iv1.browsertest"
 CLIENT_SECRET = "browser-oauth-secret"
-WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
 ACCENT = (0x09, 0x69, 0xDA)
 """The bars' colour (dashboard.css --accent)."""
-
-
-def chromium_path() -> str | None:
-    return (
-        os.environ.get("SPICE_CHROMIUM")
-        or shutil.which("chromium")
-        or shutil.which("chromium-browser")
-    )
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     path = chromium_path()
     if path is None:
-        pytest.skip(
-            "no Chromium on this machine: `./dev install` installs Debian's chromium where it "
-            "can (root and apt-get), or point SPICE_CHROMIUM at one"
-        )
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        # --no-sandbox: Chromium's sandbox refuses to start as root (containers, CI).
-        launched = playwright.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        pytest.skip(NO_CHROMIUM)
+    with chromium(path) as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, FakeGitHub]]:
-    data = tmp_path_factory.mktemp("dashboard")
-    with FakeGitHub() as github:
-        github.add_repo("acme/widgets")
-        github.add_repo("acme/private")
-        github.set_permission("acme/widgets", "alice", "maintain")
-        settings = dashboard_settings(
-            data,
-            github_api_url=github.base_url,
-            github_web_url=github.base_url,
-            github_oauth_client_id=CLIENT_ID,
-            github_oauth_client_secret=CLIENT_SECRET,
-        )
-        app = create_app(settings)
-        sessions = session_factory(make_engine(database_url(settings)))
-        seed(sessions, "acme/widgets", hostile=True)
-        seed(sessions, "acme/private")
-        with serve(app) as url:
-            github.web_flow.apps[CLIENT_ID] = OAuthApp(CLIENT_ID, CLIENT_SECRET, url)
-            yield url, github
+def site(dashboard_site: AppPipeline) -> Iterator[tuple[str, FakeGitHub]]:
+    """The dashboard site served over HTTP, signing in through an OAuth app of its own."""
+    secret = SecretStr(CLIENT_SECRET)
+    oauth = {"github_oauth_client_id": CLIENT_ID, "github_oauth_client_secret": secret}
+    settings = dashboard_site.settings.model_copy(update=oauth)
+    with serve(create_app(settings)) as url:
+        dashboard_site.github.web_flow.apps[CLIENT_ID] = OAuthApp(CLIENT_ID, CLIENT_SECRET, url)
+        yield url, dashboard_site.github
 
 
 def shots_dir(tmp_path: Path) -> Path:
     where = Path(os.environ.get("SPICE_SCREENSHOT_DIR") or tmp_path)
     where.mkdir(parents=True, exist_ok=True)
     return where
+
+
+def columns_shown_or_scroll_cue(page: Any) -> None:
+    """Every table shows all its columns, or scrolls inside its card with a shadow at the edge
+    that hides some (a cue that appears only while there is more to scroll to)."""
+    for box in page.locator(".scroll").all():
+        fits = box.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+        cue = box.evaluate("e => getComputedStyle(e).backgroundImage.includes('radial')")
+        assert fits or cue
 
 
 def accent_pixels(image: Image.Image, box: dict[str, float]) -> int:
@@ -109,6 +90,7 @@ def test_repository_page_at_desktop_and_phone_width(
     assert page.url.endswith("/dashboard/login")
     page.fill("#token", OPERATOR_TOKEN)
     page.click("form[action='/dashboard/login'] button")
+    columns_shown_or_scroll_cue(page)  # the index
     page.click("text=acme/widgets")
     page.wait_for_selector("[data-testid=repo-name]")
 
@@ -119,11 +101,20 @@ def test_repository_page_at_desktop_and_phone_width(
     assert page.locator("[data-testid=correction]").count() >= 5
     assert page.locator("[data-testid=split]").count() >= 1
     assert page.locator("[data-testid=decision]").count() == 20
-    assert page.locator("[data-testid=instance]").count() == 2
+    assert page.locator("[data-testid=instance]").count() == 1
     assert page.get_by_test_id("export").is_visible()
     # Hostile issue text stays text: no script ran, no dialog opened.
     assert page.title() != "owned" and not dialogs
     assert HOSTILE_TITLE in page.content().replace("&lt;", "<").replace("&gt;", ">")
+    # A real scale, and every value readable without hover; a measured 0% is not a week
+    # without labels.
+    agreement = page.get_by_test_id("agreement-chart")
+    assert agreement.get_by_test_id("tick").all_inner_texts() == ["0%", "50%", "100%"]
+    values = agreement.get_by_test_id("chart-values").locator("tr").nth(1)
+    assert values.is_visible() and "100%" in values.inner_text()
+    assert "0%" in values.all_inner_texts()[0] and "no labels" in values.inner_text()
+    assert page.locator("[data-testid=agreement-chart] rect.bar.zero").count() >= 1
+    columns_shown_or_scroll_cue(page)
     # Nothing is wider than the screen (tables scroll inside their own boxes).
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"page {overflow}px wider than a {w}px screen"
@@ -155,7 +146,7 @@ def test_github_sign_in_in_the_browser_shows_only_writable_repositories(
     listed = page.locator("[data-testid=repositories] tbody tr").all_inner_texts()
     assert len(listed) == 1 and listed[0].startswith("acme/widgets")
     page.screenshot(path=str(shots_dir(tmp_path) / "dashboard-index-desktop.png"))
-    answer = page.goto(f"{url}/dashboard/repos/acme/private")
+    answer = page.goto(f"{url}/dashboard/repos/acme/secret-plans")
     assert answer is not None and answer.status == 404
     page.goto(f"{url}/dashboard")
     page.click("text=Sign out")

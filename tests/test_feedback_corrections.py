@@ -25,6 +25,7 @@ from tests.fakes.github_fixtures import (  # noqa: F401
 )
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
+from tests.pipeline_store import app_pipeline
 from tests.service.deliveries import SECRET, signed_headers
 from tests.service.github_worker_handler import make_handler
 from tests.service.stack import Stack, build_stack, run_ready_tasks
@@ -93,7 +94,7 @@ def test_a_maintainer_replacing_our_label_is_one_correction_and_eval_reports_it(
     env = {"SPICE_DATA_DIR": str(config.data_dir)}
     done = CliRunner().invoke(cli, ["eval", "--from-store", "--resamples", "50"], env=env)
     assert done.exit_code == 0, done.output
-    assert "1 items with a maintainer's label" in done.output
+    assert "1 item with a maintainer's label" in done.output
     assert "clarity [majority] n=1" in done.output
     none = CliRunner().invoke(cli, ["eval", "--from-store", "--repo", "other/repo"], env=env)
     assert none.exit_code == 1 and "nothing to measure" in none.output
@@ -132,47 +133,21 @@ def test_spice_feedback_from_a_maintainer_is_a_human_label(
     assert len(fake_openai.requests) == requests_before
 
 
-def seed_corrected(stack: Stack, number: int) -> None:
-    """An item we called clarity 1 by votes 1 · 1 · 3, which the maintainers call 3."""
-    from app.store.assessments import AssessmentRecord, DimensionVotes, save_assessment
-    from app.store.human_labels import record_human_label
-
-    votes = [DimensionVotes(dimension="clarity", score=1, votes=[1, 1, 3])]
-    record = AssessmentRecord(
-        kind="issue", repo=REPO, number=number, input_hash=f"h{number}", labels=[],
-        votes=votes, rationales=[], model="openai/fake", prompt_version="v", result={},
-    )  # fmt: skip
-    with stack.sessions.begin() as session:
-        save_assessment(session, record, None)
-        assert record_human_label(session, REPO, number, "clarity", 3, "maint")
-
-
-def test_calibration_changes_a_label_only_after_the_minimum_and_says_so(
-    tmp_path: Path, fake_github: FakeGitHub, fake_openai: FakeOpenAI
-) -> None:
-    config = settings_for(
-        fake_github, fake_openai, data_dir=tmp_path, webhook_secret=SECRET.decode(),
-        calibration_min_labels=3,
-    )  # fmt: skip
-    stack = build_stack(config, runner_handler=make_handler(config))
-    fake_openai.responder = scripted([1, 1, 3])
-    with TestClient(create_app(config)) as client:
+def test_calibration_changes_a_label_only_after_the_minimum_and_says_so(tmp_path: Path) -> None:
+    with app_pipeline(tmp_path, [REPO], calibration_min_labels=3) as app:
+        labels = app.github.label_names
+        # Items we called clarity 1 by votes 1 · 1 · 3, which the maintainers call 3.
         for n in (101, 102):
-            seed_corrected(stack, n)
-        fake_github.add_issue(REPO, 9, "Crash", "parse('') fails somewhere.")
-        assert post(client, "issues", payload(fake_github, "issues", "opened", REPO, 9), "a") == 202
-        run_ready_tasks(stack.queue)
-        assert "clarity: minor-gaps" in fake_github.label_names(REPO, 9)  # 2 < 3: majority
-        assert "Calibrated" not in fake_github.issue_comments(REPO, 9)[0]["body"]
+            app.open_issue(REPO, n, "Crash", [1, 1, 3])
+            app.relabel(REPO, n, "clarity: underspecified")
+        app.open_issue(REPO, 9, "Crash", [1, 1, 3])
+        assert "clarity: minor-gaps" in labels(REPO, 9)  # 2 < 3: majority
+        assert "Calibrated" not in app.github.issue_comments(REPO, 9)[0]["body"]
 
-        seed_corrected(stack, 103)  # the third maintainer label
-        fake_github.add_issue(REPO, 10, "Crash", "parse('') fails somewhere.")
-        assert (
-            post(client, "issues", payload(fake_github, "issues", "opened", REPO, 10), "b") == 202
-        )
-        run_ready_tasks(stack.queue)
-    labels = fake_github.label_names(REPO, 10)
-    assert "clarity: underspecified" in labels and "clarity: minor-gaps" not in labels
-    body = fake_github.issue_comments(REPO, 10)[0]["body"]
+        app.relabel(REPO, 9, "clarity: underspecified")  # the third maintainer label
+        app.open_issue(REPO, 10, "Crash", [1, 1, 3])
+        assert "clarity: underspecified" in labels(REPO, 10)
+        assert "clarity: minor-gaps" not in labels(REPO, 10)
+        body = app.github.issue_comments(REPO, 10)[0]["body"]
     assert "Calibrated for this repository from 3 maintainer labels" in body
     assert "calibration: false" in body

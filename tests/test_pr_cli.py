@@ -112,6 +112,10 @@ def test_label_pr_end_to_end(tmp_path: Path, fake_openai: FakeOpenAI) -> None:
     result = runner.invoke(cli, [*args, "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
+    text = runner.invoke(cli, args).stdout  # the same result, as people read it
+    tokens = data["context"]["prompt_tokens"]
+    assert f"prompt tokens: tests {tokens['tests']:,} · difficulty {tokens['difficulty']:,}" in text
+    assert "{" not in text.split("context:")[1].splitlines()[0]  # no Python dict
     assert data["judged_against"] == "linked_issues"
     assert data["context"]["mode"] == "repository"
     assert "Tax rate per call" in fake_openai.requests[0]["messages"][1]["content"]

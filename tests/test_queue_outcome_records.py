@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+from pydantic import ValidationError
+
 from app.queue.outcome_records import record_from_result
+from app.store.assessments import AssessmentRecord
+from app.store.models import Assessment, utcnow
+from app.web.dashboard.views import decision_row
 from spice_engine.models import (
     Agreement,
     DimensionResult,
@@ -15,11 +21,12 @@ from spice_engine.models import (
 from spice_engine.pr.linked_issues import LinkedIssues
 from spice_engine.pr.models import ContextReport, PRAssessment
 from spice_engine.results import ASSESSMENT
+from tests.assessment_samples import issue_assessment
 
 
 def test_issue_assessment_becomes_a_row() -> None:
     result = IssueAssessment(
-        issue=Issue(title="t", body="b"),
+        issue=Issue(title="t", body="b", repo="o/r", number=5),
         clarity=DimensionResult(
             dimension="clarity",
             score=1,
@@ -44,8 +51,12 @@ def test_issue_assessment_becomes_a_row() -> None:
     assert row.rationales == ["fine", "vague"]
     assert (row.tokens_in, row.tokens_out, row.cost_usd) == (100, 20, 0.003)
     assert (row.model, row.prompt_version) == ("openai/fake", "issue_clarity/v2")
-    assert row.result == result.model_dump(mode="json", exclude={"issue"})
-    assert "issue" not in row.result
+    # The title names the decision on the dashboard; the body stays on GitHub only.
+    stored = row.model_dump(mode="json")["result"]
+    assert stored["issue"] == {"title": "t", "body": "", "repo": "o/r", "number": 5, "url": None}
+    assert ASSESSMENT.validate_python(stored) == result.model_copy(
+        update={"issue": result.issue.model_copy(update={"body": ""})}
+    )
 
 
 def test_unknown_cost_is_stored_as_null() -> None:
@@ -59,7 +70,14 @@ def test_unknown_cost_is_stored_as_null() -> None:
 def test_a_stored_result_reads_back_as_the_same_typed_assessment() -> None:
     result = _pr(Usage(input=5))
     row = record_from_result(result, "o/r", 2, [])
-    assert ASSESSMENT.validate_python(row.result) == result
+    assert ASSESSMENT.validate_python(row.model_dump(mode="json")["result"]) == result
+
+
+def test_a_result_of_another_shape_is_refused_where_it_is_written() -> None:
+    row = record_from_result(_pr(Usage(input=5)), "o/r", 2, []).model_dump(mode="json")
+    broken = row | {"result": {k: v for k, v in row["result"].items() if k != "difficulty"}}
+    with pytest.raises(ValidationError, match="difficulty"):
+        AssessmentRecord.model_validate(broken)
 
 
 def _pr(usage: Usage) -> PRAssessment:
@@ -88,3 +106,17 @@ def _pr(usage: Usage) -> PRAssessment:
         usage=usage,
         input_hash="prhash",
     )
+
+
+def test_a_row_an_older_version_wrote_shows_its_votes_and_says_what_it_lacks() -> None:
+    # Before the store kept one schema, issue rows were written without their `issue`.
+    record = record_from_result(issue_assessment("o/r", 5, [1, 1, 2]), "o/r", 5, []).model_dump(
+        mode="json"
+    )
+    old = {k: v for k, v in record["result"].items() if k != "issue"}
+    row = Assessment(**(record | {"result": old, "created_at": utcnow()}))
+    shown = decision_row(row, "https://github.com", ())
+    assert (shown.title, shown.dimensions[0].label, shown.dimensions[0].votes) == (
+        "", "minor-gaps", ["1", "1", "2"]
+    )  # fmt: skip
+    assert "older version" in shown.note and shown.evidence == []

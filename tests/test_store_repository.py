@@ -19,6 +19,7 @@ from app.store.assessments import (
     DimensionVotes,
     assessments_for,
     save_assessment,
+    stored_result,
 )
 from app.store.deliveries import NewDelivery, delivery_body, get_delivery, record_deliveries
 from app.store.engine import make_engine, session_factory
@@ -26,6 +27,7 @@ from app.store.intake import Intake, store_delivery
 from app.store.jobs import claim_run, finish_run, get_job, request_run
 from app.store.migrate import alembic_config, upgrade_to_head
 from app.store.models import Delivery, utcnow
+from tests.assessment_samples import issue_assessment
 from tests.service.backends import throwaway_postgres
 
 TABLES = {
@@ -176,7 +178,7 @@ def record(input_hash: str, labels: list[str]) -> AssessmentRecord:
         cost_usd=0.001,
         model="openai/fake",
         prompt_version="issue_clarity/v1",
-        result={"clarity": 1, "nested": {"ok": True}},
+        result=issue_assessment("o/r", 1, [1, 2]),
     )
 
 
@@ -191,7 +193,7 @@ def test_assessment_upsert_is_idempotent_per_input(sessions: sessionmaker[Sessio
         ("h1", ["y"], "b"),
         ("h2", ["z"], "c"),
     ]
-    assert rows[0].result == {"clarity": 1, "nested": {"ok": True}}
+    assert stored_result(rows[0]) == issue_assessment("o/r", 1, [1, 2])
 
 
 def test_sqlite_runs_in_wal_mode(tmp_path: Path) -> None:

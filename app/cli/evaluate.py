@@ -72,6 +72,10 @@ def _text_report(report: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
 GoldOption = Annotated[
     Path | None, typer.Option(help="Human labels (SWE-bench Verified annotations CSV).")
 ]
@@ -115,9 +119,10 @@ def _from_store(repo: str | None, since: str | None) -> tuple[dict[str, dict[str
     except ValueError as exc:
         fail(str(exc))
     typer.echo(
-        f"from the store: {len(found.gold)} items with a maintainer's label; "
-        f"{found.untouched} assessed items nobody touched (not counted as agreement); "
-        f"{found.removed_only} labels removed without a replacement (no score to compare)"
+        f"from the store: {_count(len(found.gold), 'item')} with a maintainer's label; "
+        f"{_count(found.untouched, 'assessed item')} nobody touched (not counted as "
+        f"agreement); {_count(found.removed_only, 'label')} removed without a replacement "
+        "(no score to compare)"
     )
     if not found.gold:
         fail("no maintainer has corrected or confirmed a label of ours yet: nothing to measure")

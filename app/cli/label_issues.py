@@ -38,6 +38,7 @@ def label_issues(
     from app.cli.render import assessment_json
     from app.logging_setup import configure_logging
     from spice_engine.batch import run_all
+    from spice_engine.errors import SpiceError
     from spice_engine.issue_clarity import IssueOptions, assess_issue
     from spice_engine.llm.litellm_chat import LiteLLMChat
 
@@ -45,20 +46,36 @@ def label_issues(
     configure_logging("WARNING", settings.log_format)  # the bar and the summary say enough
     todo = _todo(file, out, limit)
     chat = LiteLLMChat(settings.model_config_for())
+    try:
+        chat.check_model()  # a mistyped model fails here, once, not once per issue
+    except SpiceError as exc:
+        fail(str(exc))
     options = IssueOptions(votes=settings.votes, cost_cap_usd=settings.cost_cap_usd)
     failed: list[str] = []
+    labelled = 0
     bar = tqdm(total=len(todo), unit="issue", desc="label", disable=None, dynamic_ncols=True)
     out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("a", encoding="utf-8") as sink, bar:
-        for done in run_all(todo, lambda row: assess_issue(row[1], chat, options), workers):
-            iid, _ = done.item
-            if done.result is None:
-                failed.append(iid)
-                typer.echo(f"{iid}: {done.error}", err=True)
-            else:
-                sink.write(json.dumps({"instance_id": iid, **assessment_json(done.result)}) + "\n")
-                sink.flush()  # an interrupted run keeps what it paid for
-            bar.update(1)
+    try:
+        with out.open("a", encoding="utf-8") as sink, bar:
+            for done in run_all(todo, lambda row: assess_issue(row[1], chat, options), workers):
+                iid, _ = done.item
+                if done.result is None:
+                    failed.append(iid)
+                    typer.echo(f"{iid}: {done.error}", err=True)
+                else:
+                    line = json.dumps({"instance_id": iid, **assessment_json(done.result)})
+                    sink.write(line + "\n")
+                    sink.flush()  # an interrupted run keeps what it paid for
+                    labelled += 1
+                bar.update(1)
+    except KeyboardInterrupt:
+        left = len(todo) - labelled
+        typer.echo(
+            f"\ninterrupted: {labelled} of {len(todo)} issues labelled into {out} and kept; "
+            f"run the same command again to label the other {left} (ids in {out} are skipped)",
+            err=True,
+        )
+        raise typer.Exit(130) from None
     typer.echo(f"labelled {len(todo) - len(failed)} of {len(todo)} issues into {out}", err=True)
     if todo and len(failed) == len(todo):
         fail(f"every issue failed (first: {failed[0]})")

@@ -13,8 +13,10 @@ def record_from_result(
     """One row from an `IssueAssessment` or `PRAssessment`, keyed on its input hash."""
     dims = list(result.results().values())
     usage = result.usage
-    # The issue's own text is not kept twice: it is on GitHub, and the hash identifies it.
-    exclude = {"issue"} if isinstance(result, IssueAssessment) else set()
+    if isinstance(result, IssueAssessment):
+        # The issue's body is not kept twice: it is on GitHub (and in the stored payload until
+        # retention prunes it); its title, number and link name the decision on the dashboard.
+        result = result.model_copy(update={"issue": result.issue.model_copy(update={"body": ""})})
     return AssessmentRecord(
         kind="issue" if isinstance(result, IssueAssessment) else "pr",
         repo=repo,
@@ -32,5 +34,5 @@ def record_from_result(
         cost_usd=usage.cost_usd if usage.cost_known else None,
         model=result.model,
         prompt_version=",".join(f"{p.id}/v{p.version}" for p in result.prompt_refs()) or "unknown",
-        result=result.model_dump(mode="json", exclude=exclude),
+        result=result,
     )

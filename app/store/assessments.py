@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, JsonValue
+from pydantic import BaseModel
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.store.models import Assessment, utcnow
 from app.store.upsert import dialect_insert
+from spice_engine.results import ASSESSMENT, AnyAssessment
 
 
 class DimensionVotes(BaseModel):
@@ -21,7 +22,8 @@ class DimensionVotes(BaseModel):
 
 
 class AssessmentRecord(BaseModel):
-    """One labelling result as stored (votes and rationales in vote order)."""
+    """One labelling result as stored (votes and rationales in vote order): the one schema
+    the `assessments` table is written with, and `stored_result` reads `result` back with."""
 
     kind: Literal["issue", "pr"]
     repo: str
@@ -35,13 +37,20 @@ class AssessmentRecord(BaseModel):
     cost_usd: float | None = None
     model: str
     prompt_version: str
-    result: dict[str, JsonValue]
-    """The engine's assessment as JSON (spice_engine.results.ASSESSMENT reads it back)."""
+    result: AnyAssessment
+    """The engine's assessment, typed: a result the dashboard could not read is refused here,
+    where it is written, not found out when a page shows it."""
+
+
+def stored_result(row: Assessment) -> AnyAssessment:
+    """A row's `result` as the engine's typed assessment (ValidationError for a row some older
+    version wrote in another shape)."""
+    return ASSESSMENT.validate_python(row.result)
 
 
 def save_assessment(session: Session, record: AssessmentRecord, delivery_id: str | None) -> None:
     """Insert, or replace the row of the same input (a re-run of unchanged input)."""
-    values = record.model_dump() | {"delivery_id": delivery_id, "created_at": utcnow()}
+    values = record.model_dump(mode="json") | {"delivery_id": delivery_id, "created_at": utcnow()}
     stmt = dialect_insert(session, Assessment).values(**values)
     key = ["kind", "repo", "number", "input_hash"]
     session.execute(

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel
 
-from spice_engine.errors import ModelCallError
+from spice_engine.errors import InputError, ModelCallError
 from spice_engine.llm.config import ModelConfig
 from spice_engine.llm.output_format import resolve_mode, response_format
 from spice_engine.llm.retry import call_with_retry, is_transient
@@ -46,6 +46,22 @@ class LiteLLMChat:
         self.mode = resolve_mode(config)
         self._down: tuple[float, str] | None = None
         """(until when, why): the server did not answer moments ago."""
+        self._routable = False
+
+    def check_model(self) -> None:
+        """Refuse, in one line and before any vote, a model string litellm cannot route to a
+        provider (a typo, a missing `provider/` prefix): every vote would fail the same way."""
+        if self._routable:
+            return
+        try:
+            self._litellm.get_llm_provider(model=self.config.model, api_base=self.config.api_base)
+        except self._litellm.BadRequestError as exc:
+            raise InputError(
+                f"unknown model {self.config.model!r}: litellm cannot tell its provider; "
+                "write it as provider/name, e.g. openai/gpt-4o-mini or ollama/llama3 "
+                "(https://docs.litellm.ai/docs/providers)"
+            ) from exc
+        self._routable = True
 
     @property
     def name(self) -> str:
@@ -64,6 +80,7 @@ class LiteLLMChat:
     def chat(
         self, messages: list[dict[str, str]], *, n: int, seed: int, schema: type[BaseModel]
     ) -> ChatReply:
+        self.check_model()
         kwargs: dict[str, Any] = {
             "model": self.config.model,
             "messages": messages,

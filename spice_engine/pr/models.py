@@ -76,6 +76,8 @@ class PRAssessment(Assessment):
     kind: Literal["pull_request"] = "pull_request"
     repo: str | None
     number: int | None
+    title: str = ""
+    """The PR's title, so a stored result names what it judged."""
     base_sha: str | None
     linked_issues: LinkedIssues
     judged_against: Literal["linked_issues", "pr_description"]

@@ -205,6 +205,7 @@ def assess_prepared(
     return PRAssessment(
         repo=pr.repo,
         number=pr.number,
+        title=pr.title,
         base_sha=pr.base_sha,
         linked_issues=prepared.linked,
         judged_against=prepared.judged_against,

@@ -134,7 +134,7 @@ def scripted(
         texts = []
         for i in range(n):
             score = wanted[(seed + i) % len(wanted)]
-            answer: dict[str, Any] = {"rationale": f"Rationale: {text}", "score": score}
+            answer: dict[str, Any] = {"rationale": f"Vote {seed + i + 1}: {text}", "score": score}
             if "candidate_solution" in props:
                 answer |= {
                     "candidate_solution": candidate,

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from app.settings import Settings
 from app.store.assessments import AssessmentRecord, DimensionVotes
+from tests.assessment_samples import issue_assessment
 
 CONTROL_ENV = "SPICE_TEST_STANDIN_DIR"
 
@@ -70,7 +71,7 @@ class FileRecordingHandler:
             cost_usd=0.0002,
             model="openai/fake",
             prompt_version="issue_clarity/v1",
-            result={"clarity": 1, "event": event},
+            result=issue_assessment(repo, number, [1, 1, 2]),
         )
         return StandinOutcome(assessments=[record])
 

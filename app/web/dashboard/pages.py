@@ -157,21 +157,35 @@ def _agreement_chart(labels: list[HumanLabel]) -> Chart:
         points.append((week_label(week), 100 * agree / n if n else None, tip))
         week += timedelta(days=7)
     return bar_chart(
-        "Agreement with maintainers per week (%)",
+        "Agreement with maintainers per week",
+        "week",
         points,
         top=100,
-        top_text="100%",
+        unit="{:.0f}%",
         empty="No maintainer has changed one of our labels yet.",
+        missing="no labels",
     )
 
 
 def _spend(session: Session, repo: str) -> tuple[Chart, str, int]:
+    """The chart, the headline and how many decisions had no known cost. A day whose every
+    decision had an unknown cost has no bar: it is not a free day."""
     spend, unknown = queries.spend_by_day(session, repo, SPEND_DAYS)
     points: list[tuple[str, float | None, str]] = [
-        (d.strftime("%d %b"), usd, f"{d:%Y-%m-%d}: ${usd:.4f}") for d, usd in spend.items()
+        (
+            d.strftime("%d %b"),
+            usd,
+            f"{d:%Y-%m-%d}: " + ("cost unknown" if usd is None else f"${usd:.4f}"),
+        )
+        for d, usd in spend.items()
     ]
-    top = max(spend.values(), default=0.0)
     chart = bar_chart(
-        f"Model spend per day, last {SPEND_DAYS} days ($)", points, top_text=f"${top:.4f}"
+        f"Model spend per day, last {SPEND_DAYS} days",
+        "day",
+        points,
+        unit="${:.4f}",
+        missing="unknown",
     )
-    return chart, f"${sum(spend.values()):.4f}", unknown
+    spent = sum(usd for usd in spend.values() if usd is not None)
+    # Nothing known spent and decisions of unknown cost: the headline does not say $0.
+    return chart, "unknown" if unknown and not spent else f"${spent:.4f}", unknown

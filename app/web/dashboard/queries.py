@@ -97,12 +97,14 @@ def split_votes(session: Session, repo: str, limit: int) -> list[tuple[Assessmen
     return found[:limit]
 
 
-def spend_by_day(session: Session, repo: str, days: int) -> tuple[dict[date, float], int]:
-    """Dollars per day over the last `days` (every day present, zero included), and how many
-    decisions in that time had no known cost."""
+def spend_by_day(session: Session, repo: str, days: int) -> tuple[dict[date, float | None], int]:
+    """Dollars per day over the last `days` (every day present: zero when nothing was spent,
+    None when every decision that day had an unknown cost), and how many decisions in that
+    time had no known cost."""
     today = utcnow().date()
     first = today - timedelta(days=days - 1)
-    spend = {first + timedelta(days=i): 0.0 for i in range(days)}
+    known: dict[date, float] = {}
+    unknown_days: set[date] = set()
     unknown = 0
     rows = session.execute(
         select(Assessment.created_at, Assessment.cost_usd).where(
@@ -112,12 +114,17 @@ def spend_by_day(session: Session, repo: str, days: int) -> tuple[dict[date, flo
     )
     for created, cost in rows:
         day = created.date()
-        if day not in spend:
+        if day < first or day > today:
             continue
         if cost is None:
             unknown += 1
+            unknown_days.add(day)
         else:
-            spend[day] += float(cost)
+            known[day] = known.get(day, 0.0) + float(cost)
+    spend: dict[date, float | None] = {}
+    for i in range(days):
+        day = first + timedelta(days=i)
+        spend[day] = known.get(day, None if day in unknown_days else 0.0)
     return spend, unknown
 
 

@@ -10,21 +10,23 @@ from pydantic import BaseModel, ValidationError
 
 from app.calibration import calibrate_clarity
 from app.github.comment_render import evidence_items
-from app.github.labels import scored_label
 from app.redaction import redact
+from app.store.assessments import stored_result
 from app.store.models import Assessment, HumanLabel, TaskInstance
 from spice_engine.dimensions import dimension
-from spice_engine.models import IssueAssessment
-from spice_engine.results import ASSESSMENT
+from spice_engine.models import DimensionResult
+from spice_engine.results import AnyAssessment, IssueAssessment
 
 
 class DimensionRow(BaseModel):
     name: str
     label: str
-    votes: list[int]
+    votes: list[str]
     agreement: str
     controversial: bool
     rationales: list[str]
+    rationales_in: str = ""
+    """The dimension whose prompt asked for this one, whose rationales explain it too."""
 
 
 class DecisionRow(BaseModel):
@@ -38,6 +40,8 @@ class DecisionRow(BaseModel):
     cost: str
     model: str
     prompt: str
+    note: str = ""
+    """Why details are missing (a row an older version stored in another shape)."""
 
 
 class CorrectionRow(BaseModel):
@@ -46,7 +50,7 @@ class CorrectionRow(BaseModel):
     dimension: str
     ours: str
     theirs: str
-    votes: list[int]
+    votes: list[str]
     who: str
     when: str
     prompt: str
@@ -57,7 +61,7 @@ class SplitRow(BaseModel):
     url: str
     dimension: str
     label: str
-    votes: list[int]
+    votes: list[str]
     when: str
 
 
@@ -84,15 +88,52 @@ def title_of(key: str) -> str:
         return key
 
 
-def label_text(key: str, score: int | None) -> str:
+def label_text(key: str, score: int | None, named: bool = False) -> str:
+    """What a score means: its GitHub label, or (`named`, or where it carries no label) the
+    level's name: a partial candidate solution reads "partial", not "1"."""
     if score is None:
         return "none"
-    return scored_label(key, score) or str(score)
+    try:
+        found = dimension(key)
+    except KeyError:
+        return str(score)
+    return (None if named else found.label_of(score)) or found.name_of(score)
+
+
+def vote_texts(key: str, scores: list[int]) -> list[str]:
+    """Votes as numbers on a 0-3 scale whose every level is a label, as names otherwise."""
+    try:
+        found = dimension(key)
+    except KeyError:
+        return [str(s) for s in scores]
+    if all(level.label for level in found.levels):
+        return [str(s) for s in scores]
+    return [found.name_of(s) for s in scores]
+
+
+def decision_title(result: AnyAssessment) -> str:
+    return result.issue.title if isinstance(result, IssueAssessment) else result.title
+
+
+def dimension_row(key: str, result: DimensionResult, secrets: tuple[str, ...]) -> DimensionRow:
+    asked_in = dimension(key).asked_in
+    return DimensionRow(
+        name=title_of(key),
+        label=label_text(key, result.score, named=True),
+        votes=vote_texts(key, [v.score for v in result.votes]),
+        agreement=result.agreement.value if result.agreement else "no valid vote",
+        controversial=result.controversial,
+        rationales=[]
+        if asked_in
+        else [redact(v.rationale, secrets) for v in result.votes if v.rationale],
+        rationales_in=title_of(asked_in) if asked_in else "",
+    )
 
 
 def decision_row(row: Assessment, web_url: str, secrets: tuple[str, ...]) -> DecisionRow:
-    """A decision with its votes and rationales; a row an older version stored in another
-    shape still shows its labels and votes."""
+    """A decision with its title, votes, rationales and evidence, read with the schema it was
+    written with; a row an older version stored in another shape still shows its labels and
+    votes, and says what it lacks."""
     base = DecisionRow(
         item=f"#{row.number}",
         url=item_url(web_url, row.repo, row.kind, row.number),
@@ -102,8 +143,8 @@ def decision_row(row: Assessment, web_url: str, secrets: tuple[str, ...]) -> Dec
         dimensions=[
             DimensionRow(
                 name=title_of(str(v.get("dimension"))),
-                label=label_text(str(v.get("dimension")), v.get("score")),
-                votes=[int(x) for x in v.get("votes") or []],
+                label=label_text(str(v.get("dimension")), v.get("score"), named=True),
+                votes=vote_texts(str(v.get("dimension")), [int(x) for x in v.get("votes") or []]),
                 agreement="",
                 controversial=False,
                 rationales=[],
@@ -114,26 +155,19 @@ def decision_row(row: Assessment, web_url: str, secrets: tuple[str, ...]) -> Dec
         cost=f"${row.cost_usd:.4f}" if row.cost_usd is not None else "cost unknown",
         model=row.model,
         prompt=row.prompt_version,
+        note="stored by an older version: its title, rationales and evidence were not kept",
     )
     try:
-        result = ASSESSMENT.validate_python(row.result)
+        result = stored_result(row)
     except ValidationError:
         return base
-    dims = [
-        DimensionRow(
-            name=title_of(key),
-            label=label_text(key, r.score),
-            votes=[v.score for v in r.votes],
-            agreement=r.agreement.value if r.agreement else "no valid vote",
-            controversial=r.controversial,
-            rationales=[redact(v.rationale, secrets) for v in r.votes if v.rationale],
-        )
-        for key, r in result.results().items()
-    ]
-    title = result.issue.title if isinstance(result, IssueAssessment) else ""
-    evidence = [(n, redact(v, secrets)) for n, v in evidence_items(result.evidence)]
     return base.model_copy(
-        update={"title": redact(title, secrets), "dimensions": dims, "evidence": evidence}
+        update={
+            "title": redact(decision_title(result), secrets),
+            "dimensions": [dimension_row(k, r, secrets) for k, r in result.results().items()],
+            "evidence": [(n, redact(v, secrets)) for n, v in evidence_items(result.evidence)],
+            "note": "",
+        }
     )
 
 
@@ -146,7 +180,7 @@ def correction_row(row: HumanLabel, web_url: str) -> CorrectionRow:
         theirs=label_text(row.dimension, row.human_score)
         if row.human_score is not None
         else "removed, none left",
-        votes=[int(v) for v in row.our_votes],
+        votes=vote_texts(row.dimension, [int(v) for v in row.our_votes]),
         who=row.login,
         when=stamp(row.changed_at),
         prompt=f"{row.model} · {row.prompt_version}",
@@ -160,7 +194,7 @@ def split_row(row: Assessment, key: str, web_url: str) -> SplitRow:
         url=item_url(web_url, row.repo, row.kind, row.number),
         dimension=title_of(key),
         label=label_text(key, voted.get("score")),
-        votes=[int(x) for x in voted.get("votes") or []],
+        votes=vote_texts(key, [int(x) for x in voted.get("votes") or []]),
         when=stamp(row.created_at),
     )
 
@@ -172,7 +206,9 @@ def instance_row(row: TaskInstance, web_url: str) -> InstanceRow:
         tests = json.loads(str(fields["FAIL_TO_PASS"]))
     except (KeyError, ValueError):
         tests = None
-    count = len(tests) if isinstance(tests, list) else None
+    # Only a validation that ran counts tests; an unvalidated row's empty list is no zero.
+    ran = isinstance(tests, list) and (tests or validation.get("status") == "valid")
+    count = len(tests) if ran and isinstance(tests, list) else None
     return InstanceRow(
         instance_id=row.instance_id,
         url=f"{web_url}/{row.repo}/pull/{row.pr_number}",
