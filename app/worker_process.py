@@ -15,7 +15,7 @@ from app.logging_setup import configure_logging
 from app.metrics import build_metrics, use_multiprocess_dir, watch_github
 from app.queue.consumer import run_consumer
 from app.queue.handler import load_handler
-from app.queue.runner import JobRunner
+from app.queue.runner import JobRunner, deferral_budget
 from app.queue.tasks import build_queue
 from app.redaction import secret_values
 from app.settings import Settings
@@ -49,7 +49,9 @@ def run_worker(threads: int, handler: str | None = None) -> None:
     chosen = (
         load_handler(handler, settings) if handler else github_handler(settings, validate_later)
     )
-    runner = JobRunner(sessions, chosen, metrics, secret_values(settings))
+    runner = JobRunner(
+        sessions, chosen, metrics, secret_values(settings), deferral_budget(settings)
+    )
     queue = build_queue(settings, sessions, runner)
     validation["enqueue"] = register_validation_task(queue.huey, settings)
     # `spice harvest --enqueue`: each harvested instance is then validated by a worker too.

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.github.client import session_factory
 from app.github.repo_config import RepoConfig
+from app.github.sessions import session_factory
 from app.handlers.delivery_handler import handler_for, store_lookup
 from app.handlers.deps import HandlerDeps
 from app.model_policy import choose

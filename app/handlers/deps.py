@@ -9,9 +9,9 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from app.calibration import Calibration
-from app.github.client import SessionFactory, session_factory
 from app.github.repo_config import ConfigCache
 from app.github.retries import RetryPolicy, policy_from_settings
+from app.github.sessions import SessionFactory, session_factory
 from app.redaction import secret_values
 from app.settings import Settings
 from spice_engine.pr.checkout import CheckoutConfig, CheckoutManager

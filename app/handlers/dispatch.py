@@ -10,7 +10,7 @@ from github import GithubException
 
 from app.github.auth import GitHubAuthError
 from app.github.repo_config import RepoConfig
-from app.github.retries import RetryAfterTooLong, is_transient
+from app.github.retries import RetryAfterTooLong, describe, is_transient
 from app.handlers.comments import handle_comment, may_command, parse_command
 from app.handlers.corrections import could_be_ours, from_a_person, handle_label_change
 from app.handlers.deps import HandlerDeps, HandlerOutcome
@@ -110,7 +110,7 @@ def _run_in_repository(
 def _record_failure(out: HandlerOutcome, exc: Exception) -> bool:
     """Put an expected failure in `out` (retryable or not); False for anything else."""
     if isinstance(exc, GithubException):
-        out.errors.append(f"GitHub API error {exc.status}: {exc.message or exc.data}")
+        out.errors.append(describe(exc))
         out.retryable = is_transient(exc)
         if isinstance(exc, RetryAfterTooLong):
             out.retry_after_s = exc.wait_s

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from app.github.client import GitHubRepo, GitHubSession
+from app.github.client import CommentData, GitHubRepo
 from app.github.comment_render import assessment_view, render_config_error, render_view
 from app.github.labels import LabelPlan, apply_labels, plan_for_item, plan_labels
 from app.github.repo_config import ConfigResult, RepoConfig
+from app.github.seams import GitHubSession
 from app.github.sticky_comment import StickyState, find_sticky, read_state, upsert_sticky
 from app.github.untrusted_text import neutralise
 from app.handlers.deps import HandlerDeps, HandlerOutcome
@@ -26,6 +27,13 @@ class RunContext:
     repo: GitHubRepo
     config: RepoConfig
     outcome: HandlerOutcome
+    listed: dict[int, list[CommentData]] = field(default_factory=dict)
+    """Comments per item, listed once per run (our edit copes with one deleted meanwhile)."""
+
+    def comments(self, number: int) -> list[CommentData]:
+        if number not in self.listed:
+            self.listed[number] = self.repo.list_comments(number)
+        return self.listed[number]
 
     @property
     def dry_run(self) -> bool:
@@ -37,7 +45,7 @@ class RunContext:
 
     def previous_state(self, number: int) -> StickyState | None:
         """The state block of OUR sticky comment; text anyone else wrote is never read."""
-        return read_state(find_sticky(self.repo.list_comments(number), self.bot, ASSESSMENT))
+        return read_state(find_sticky(self.comments(number), self.bot, ASSESSMENT))
 
     def unchanged(self, kind: str, number: int, key: str, force: bool) -> bool:
         """True (and the outcome says so) when this input was assessed before: our comment's
@@ -83,10 +91,18 @@ class RunContext:
         if (
             mode == "when-actionable"
             and not actionable
-            and find_sticky(self.repo.list_comments(number), self.bot, ASSESSMENT) is None
+            and find_sticky(self.comments(number), self.bot, ASSESSMENT) is None
         ):
             return
-        done = upsert_sticky(self.repo, number, self.bot, ASSESSMENT, body, self.deps.retry_policy)
+        done = upsert_sticky(
+            self.repo,
+            number,
+            self.bot,
+            ASSESSMENT,
+            body,
+            self.deps.retry_policy,
+            self.comments(number),
+        )
         out.comment_id, out.comment_action = done.comment_id, done.action
 
     def publish_assessment(
@@ -125,5 +141,13 @@ class RunContext:
             return
         state = StickyState(input_hash=f"config:{loaded.source_hash}", pipeline="config")
         body = render_config_error(error, loaded.problems, state, ASSESSMENT)
-        done = upsert_sticky(self.repo, number, self.bot, ASSESSMENT, body, self.deps.retry_policy)
+        done = upsert_sticky(
+            self.repo,
+            number,
+            self.bot,
+            ASSESSMENT,
+            body,
+            self.deps.retry_policy,
+            self.comments(number),
+        )
         self.outcome.comment_id, self.outcome.comment_action = done.comment_id, done.action

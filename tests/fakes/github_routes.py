@@ -253,7 +253,8 @@ def _contents(req: Request) -> Answer:
     if req.repo is None:
         return NOT_FOUND
     if req.repo.empty_message is not None:
-        return 404, {"message": req.repo.empty_message}
+        status, message = req.repo.empty_message
+        return status, {"message": message}
     ref = req.query.get("ref") or req.repo.data["default_branch"]
     text = req.repo.contents.get((ref, req.arg("path")))
     if text is None:
@@ -275,7 +276,20 @@ def _graphql(req: Request) -> Answer:
         for ref in repo.closing[number]
     ]
     pull = {"closingIssuesReferences": {"nodes": nodes}}
-    return 200, {"data": {"repository": {"pullRequest": pull}}}
+    answer: Json = {"data": {"repository": {"pullRequest": pull}}}
+    # Each null comes with its error beside the data that could be read (partial data).
+    where = ["repository", "pullRequest", "closingIssuesReferences", "nodes"]
+    errors = [
+        {
+            "type": "NOT_FOUND",
+            "path": [*where, i],
+            "locations": [{"line": 5, "column": 49}],
+            "message": "Could not resolve to an Issue.",
+        }
+        for i, node in enumerate(nodes)
+        if node is None
+    ]
+    return 200, answer | ({"errors": errors} if errors else {})
 
 
 def _app(req: Request) -> Answer:
@@ -371,7 +385,7 @@ def route(
     actor = fake.actor(authorization)
     if actor is None:
         return 401, {"message": "Bad credentials"}
-    moved = redirect(fake, method, path)
+    moved = redirect(fake, method, path, query)
     if moved is not None:
         return moved
     for verb, pattern, func, writes in ROUTES:

@@ -18,6 +18,7 @@ import itertools
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -52,6 +53,8 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     body: Any = None
     """The answer's body instead of `{"message": message}` (e.g. GraphQL `errors`)."""
+    before: Callable[[], None] | None = None
+    """Instead of failing: do this (revoke tokens, delete a comment), then answer as usual."""
 
 
 @dataclass
@@ -80,8 +83,8 @@ class RepoState:
     contents: dict[tuple[str, str], str] = field(default_factory=dict)
     diffs: dict[int, str | None] = field(default_factory=dict)
     """Each PR's `.diff`; None: too large for GitHub to render (406)."""
-    empty_message: str | None = None
-    """Set: the repository has no commits; the contents API answers 404 with this."""
+    empty_message: tuple[int, str] | None = None
+    """Set: the repository has no commits; the contents API answers this status and message."""
     deleted: set[int] = field(default_factory=set)
     """Issues deleted: 410 Gone."""
     events: dict[int, list[Json]] = field(default_factory=dict)
@@ -364,13 +367,14 @@ class FakeGitHub(FailureShapes):
         after: bool = False,
         headers: dict[str, str] | None = None,
         body: Any = None,
+        before: Callable[[], None] | None = None,
     ) -> None:
         """The next `times` matching requests fail (`403` + message = secondary rate limit)."""
         with self._lock:
             fault = Fault(
                 status, times, retry_after, message, method, path_contains, after, headers or {}
             )
-            fault.body = body
+            fault.body, fault.before = body, before
             self.faults.append(fault)
 
     def fail_secondary_rate_limit(self, times: int = 1, retry_after: int = 1) -> None:
@@ -484,6 +488,17 @@ class FakeGitHub(FailureShapes):
                 return fault
         return None
 
+    def revoke_installation_tokens(self) -> None:
+        with self._lock:
+            for token in [t for t in self.tokens if t.startswith("ghs_inst_")]:
+                del self.tokens[token]
+
+    def delete_comment(self, comment_id: int) -> None:
+        with self._lock:
+            repo, number = self.comment_repo.pop(comment_id)
+            del self.comments[comment_id]
+            self.repos[repo].issues[number]["comments"] -= 1
+
     def actor(self, authorization: str) -> str | None:
         token = authorization.split(" ", 1)[-1].strip()
         login, expiry = self.tokens.get(token, ("", 0.0))
@@ -491,6 +506,7 @@ class FakeGitHub(FailureShapes):
 
 
 def _handler_class(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
+    from tests.fakes.github_failures import by_name
     from tests.fakes.github_oauth import web_flow_answer
     from tests.fakes.github_routes import RawText, route
 
@@ -506,9 +522,13 @@ def _handler_class(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             parts = urlsplit(self.path)
-            path = unquote(parts.path)
-            fake.requests.append((self.command, path))
+            fake.requests.append((self.command, unquote(parts.path)))
+            # GitHub serves a repository by id too (where a rename redirects): same operations.
+            path = by_name(fake, unquote(parts.path))
             fault = fake.take_fault(self.command, path)
+            if fault is not None and fault.before is not None:
+                fault.before()
+                fault = None
             body = json.loads(raw) if raw else None
             query = {k: v[0] for k, v in parse_qs(parts.query).items()}
             signing_in = web_flow_answer(fake, self.command, path, query, body)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from app.github.client import session_factory
 from app.github.retries import policy_from_settings
+from app.github.sessions import session_factory
 from app.handlers.delivery_handler import (
     calibration_lookup,
     handler_for,
