@@ -8,13 +8,15 @@ from typing import Any
 
 from app.calibration import Calibration, calibrate_clarity
 from app.handlers.deps import HandlerDeps, default_deps
-from app.handlers.dispatch import handle_delivery
+from app.handlers.dispatch import handle_routed
 from app.queue.handler import DeliveryFailed, DeliveryHandler, StoredOutcome
 from app.queue.outcome_records import record_from_result
+from app.routing import Route
 from app.settings import Settings
 from app.store.assessments import assessed_before
 from app.store.engine import database_url, make_engine, session_factory
 from app.store.human_labels import human_labels, record_human_label
+from app.store.jobs import cancel_installation_jobs
 
 
 def github_handler(
@@ -26,6 +28,7 @@ def github_handler(
     deps.record_human_label = human_label_recorder(settings)
     deps.calibration_for = calibration_lookup(settings)
     deps.assessed_before = store_lookup(settings)
+    deps.cancel_installation_jobs = installation_canceller(settings)
     return handler_for(deps)
 
 
@@ -52,6 +55,17 @@ def calibration_lookup(settings: Settings) -> Callable[[str], Calibration | None
     return lookup
 
 
+def installation_canceller(settings: Settings) -> Callable[[int], int]:
+    """`cancel_installation_jobs` on the App's store."""
+    sessions = session_factory(make_engine(database_url(settings)))
+
+    def cancel(installation: int) -> int:
+        with sessions.begin() as session:
+            return cancel_installation_jobs(session, installation)
+
+    return cancel
+
+
 def store_lookup(settings: Settings) -> Callable[[str, str, int, str], bool]:
     """`assessed_before` on the App's store (the database the runner writes results to)."""
     sessions = session_factory(make_engine(database_url(settings)))
@@ -66,8 +80,8 @@ def store_lookup(settings: Settings) -> Callable[[str, str, int, str], bool]:
 def handler_for(deps: HandlerDeps) -> DeliveryHandler:
     """`handle_delivery` bound to `deps`; a failed outcome raises `DeliveryFailed`."""
 
-    def handle(event: str, payload: dict[str, Any], delivery_id: str) -> StoredOutcome:
-        outcome = handle_delivery(event, payload, delivery_id, deps)
+    def handle(route: Route, payload: dict[str, Any], delivery_id: str) -> StoredOutcome:
+        outcome = handle_routed(route, payload, delivery_id, deps)
         if not outcome.ok:
             problems = outcome.errors or [f"config: {outcome.config_error}"]
             raise DeliveryFailed(

@@ -48,6 +48,8 @@ class HandlerDeps:
     """Repository -> its clarity calibration from maintainers' labels, if earned."""
     on_instance_saved: Callable[[str], object] | None = None
     """A merged PR's task instance was stored: the worker enqueues its validation."""
+    cancel_installation_jobs: Callable[[int], int] | None = None
+    """Cancel an installation's waiting jobs in the App's store; returns how many."""
     config_cache: ConfigCache = field(default_factory=ConfigCache)
     retry_policy: RetryPolicy = field(default_factory=RetryPolicy)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from app.handlers.run_context import RunContext
 from app.model_policy import choose
@@ -11,6 +12,11 @@ from spice_engine.issue_signals.extract import extract_signals
 from spice_engine.models import Issue, IssueAssessment
 
 log = logging.getLogger(__name__)
+
+
+def on_issue(ctx: RunContext, payload: dict[str, Any]) -> None:
+    """The event table's entry (app.routing)."""
+    handle_issue(ctx, ctx.number)
 
 
 def handle_issue(ctx: RunContext, number: int, force: bool = False, explain: bool = False) -> None:

@@ -36,6 +36,12 @@ class RunContext:
         return self.listed[number]
 
     @property
+    def number(self) -> int:
+        """The issue or PR of this run (every repository route has one)."""
+        assert self.outcome.number is not None
+        return self.outcome.number
+
+    @property
     def dry_run(self) -> bool:
         return self.deps.dry_run or self.config.dry_run
 

@@ -8,11 +8,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import orjson
+from pydantic import ValidationError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.metrics import ServiceMetrics
 from app.queue.handler import DeliveryFailed, DeliveryHandler, JobDeferred, ReportsAssessments
 from app.redaction import redact
+from app.routing import Route, UnknownKind
 from app.settings import Settings
 from app.store.assessments import AssessmentRecord, save_assessment
 from app.store.deliveries import delivery_body, get_delivery, set_delivery_status
@@ -38,8 +40,8 @@ def deferral_budget(settings: Settings) -> DeferralBudget:
     return DeferralBudget(settings.job_max_deferrals, settings.job_max_deferred_s)
 
 
-UNREADABLE = (CorruptPayload, PrunedPayload)
-"""A stored payload no retry can read; a redelivery from GitHub can."""
+UNREADABLE = (CorruptPayload, PrunedPayload, ValidationError, UnknownKind)
+"""A stored payload (or route) no retry can read; a redelivery from GitHub can."""
 
 
 class JobRunner:
@@ -106,6 +108,11 @@ class JobRunner:
             delivery = get_delivery(session, run.delivery_id)
             assert delivery is not None  # job rows only point at stored deliveries
             event, received_at = delivery.event, delivery.received_at
+            stored = {
+                "kind": delivery.kind, "action": delivery.action, "repo": delivery.repo,
+                "number": delivery.number, "job_key": delivery.job_key,
+                "installation": delivery.installation, "event": event,
+            }  # fmt: skip
         log.info(
             "job start key=%s delivery=%s event=%s attempt=%d",
             run.key,
@@ -114,8 +121,10 @@ class JobRunner:
             run.attempt,
         )
         try:
-            # Decoded here: a damaged row fails its job with the reason, like a bad body.
-            outcome = self._handler(event, orjson.loads(delivery_body(delivery)), run.delivery_id)
+            # Decoded here: a damaged row fails its job with the reason, like a bad body. The
+            # route is the one stored at the door: never decided again from the payload.
+            route = Route.model_validate(stored)
+            outcome = self._handler(route, orjson.loads(delivery_body(delivery)), run.delivery_id)
         except Exception as exc:
             # Record why on the job before the queue's retry (or the final failure) takes over.
             hopeless = isinstance(exc, UNREADABLE) or (

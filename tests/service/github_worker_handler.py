@@ -10,6 +10,7 @@ from app.handlers.delivery_handler import (
     calibration_lookup,
     handler_for,
     human_label_recorder,
+    installation_canceller,
     store_lookup,
 )
 from app.handlers.deps import HandlerDeps
@@ -41,5 +42,6 @@ def make_handler(
         record_human_label=human_label_recorder(settings),
         calibration_for=calibration_lookup(settings),
         on_instance_saved=on_instance_saved,
+        cancel_installation_jobs=installation_canceller(settings),
     )
     return handler_for(deps)

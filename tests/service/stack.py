@@ -45,6 +45,9 @@ class Stack:
             repo=route.repo,
             job_key=route.job_key,
             payload=json.dumps(payload).encode(),
+            kind=route.kind,
+            number=route.number,
+            installation=route.installation,
         )
         return accept(self.sessions, new, self.queue.enqueue)
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from app.routing import Route
 from app.settings import Settings
 from app.store.assessments import AssessmentRecord, DimensionVotes
 
@@ -43,7 +44,7 @@ class FileRecordingHandler:
         with (self.control / name).open("a") as file:
             file.write(line + "\n")
 
-    def __call__(self, event: str, payload: dict[str, Any], delivery_id: str) -> StandinOutcome:
+    def __call__(self, route: Route, payload: dict[str, Any], delivery_id: str) -> StandinOutcome:
         self._append("starts", delivery_id)
         if (self.control / "block").exists():
             deadline = time.monotonic() + 60
@@ -70,7 +71,7 @@ class FileRecordingHandler:
             cost_usd=0.0002,
             model="openai/fake",
             prompt_version="issue_clarity/v1",
-            result={"clarity": 1, "event": event},
+            result={"clarity": 1, "event": route.event},
         )
         return StandinOutcome(assessments=[record])
 
