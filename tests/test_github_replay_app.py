@@ -3,17 +3,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from tests.fakes.github_fixtures import REPO, fake_github_fixture, scripted  # noqa: F401
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
 from tests.service.github_app import LiveApp, live_app, live_fixture  # noqa: F401
-from tests.test_github_auth import _pem_pair
-from tests.test_github_failures_pr import KEY, comment, pull
+from tests.test_github_failures_pr import KEY, app_live_fixture, comment, pull  # noqa: F401
 from tests.test_handlers_pull_requests import _scores
 
 LABEL = "clarity: underspecified"
@@ -23,16 +19,6 @@ def opened(live: LiveApp, number: int = 7) -> None:
     live.gh.add_issue(REPO, number, "Crash on empty input", "`parse('')` raises KeyError.")
     live.model.responder = scripted([3])
     live.deliver("issues", "opened", REPO, number)
-
-
-@pytest.fixture(name="app_live")
-def app_live_fixture(
-    tmp_path: Path, fake_github: FakeGitHub, fake_openai: FakeOpenAI
-) -> Iterator[LiveApp]:
-    private, public = _pem_pair()
-    fake_github.jwt_public_key = public
-    app_mode = {"github_app_id": fake_github.app_id, "github_private_key": private}
-    yield from live_app(tmp_path, fake_github, fake_openai, github_token=None, **app_mode)
 
 
 def test_a_token_revoked_before_its_expiry_is_dropped_minted_again_once_and_the_job_done(

@@ -67,6 +67,14 @@ class RunContext:
             self.outcome.skipped = "unchanged input: not re-voted"
         return seen
 
+    def post_sticky(self, number: int, body: str) -> None:
+        """Our one comment on the item, from the comments listed once this run."""
+        done = upsert_sticky(
+            self.repo, number, self.bot, ASSESSMENT, body, self.deps.retry_policy,
+            self.comments(number),
+        )  # fmt: skip
+        self.outcome.comment_id, self.outcome.comment_action = done.comment_id, done.action
+
     def publish(
         self,
         number: int,
@@ -100,16 +108,7 @@ class RunContext:
             and find_sticky(self.comments(number), self.bot, ASSESSMENT) is None
         ):
             return
-        done = upsert_sticky(
-            self.repo,
-            number,
-            self.bot,
-            ASSESSMENT,
-            body,
-            self.deps.retry_policy,
-            self.comments(number),
-        )
-        out.comment_id, out.comment_action = done.comment_id, done.action
+        self.post_sticky(number, body)
 
     def publish_assessment(
         self,
@@ -147,13 +146,4 @@ class RunContext:
             return
         state = StickyState(input_hash=f"config:{loaded.source_hash}", pipeline="config")
         body = render_config_error(error, loaded.problems, state, ASSESSMENT)
-        done = upsert_sticky(
-            self.repo,
-            number,
-            self.bot,
-            ASSESSMENT,
-            body,
-            self.deps.retry_policy,
-            self.comments(number),
-        )
-        self.outcome.comment_id, self.outcome.comment_action = done.comment_id, done.action
+        self.post_sticky(number, body)
