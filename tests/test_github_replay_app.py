@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.fakes.github_fixtures import REPO, fake_github_fixture, scripted  # noqa: F401
+from tests.fakes.github_fixtures import REPO, fake_github_fixture, payload, scripted  # noqa: F401
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
 from tests.service.github_app import LiveApp, live_app, live_fixture  # noqa: F401
@@ -107,3 +107,17 @@ def test_comments_are_listed_once_per_run_a_hundred_a_page(live: LiveApp) -> Non
     assert live.job(f"{REPO}#7").state == "done", live.job(f"{REPO}#7").error
     listings = [p for m, p in live.gh.requests if m == "GET" and p.endswith("/7/comments")]
     assert len(listings) == 2  # 131 comments: two pages of 100, one listing
+
+
+def test_after_a_rename_the_new_name_is_learned_once(live: LiveApp) -> None:
+    live.gh.add_issue(REPO, 7, "Crash on empty input", "`parse('')` raises KeyError.")
+    live.model.responder = scripted([3])
+    first = payload(live.gh, "issues", "opened", REPO, 7)  # sent before the rename
+    live.gh.rename_repository(REPO, "octo-org/gadgets")
+    live.post("issues", first)
+    first["action"] = "reopened"
+    live.post("issues", first)
+    assert live.job(f"{REPO}#7").state == "done", live.job(f"{REPO}#7").error
+    old = [p for _, p in live.gh.requests if p.startswith(f"/repos/{REPO}")]
+    assert old == [f"/repos/{REPO}"]  # one redirect, then every call under the new name
+    assert live.gh.label_names("octo-org/gadgets", 7) == [LABEL]

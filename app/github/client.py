@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import logging
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -34,18 +35,47 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
+class Renames:
+    """Repositories' current names, learned from GitHub's answers and shared by a process's
+    sessions: a renamed repository's old name would cost a redirect on every call."""
+
+    def __init__(self) -> None:
+        self._names: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def current(self, name: str) -> str:
+        with self._lock:
+            return self._names.get(name.lower(), name)
+
+    def learn(self, asked: str, current: str) -> None:
+        if asked.lower() != current.lower():
+            log.info("%s is now %s: calls go to the new name", asked, current)
+            with self._lock:
+                self._names[asked.lower()] = current
+
+
 class PyGithubRepo:
-    """`GitHubRepo` over PyGithub; every call goes through the one retry policy."""
+    """`GitHubRepo` over PyGithub; every call goes through the one retry policy. Calls go
+    to the repository's current name (`Renames`); `full_name` stays the one asked for."""
 
     def __init__(
-        self, gh: Github, full_name: str, policy: RetryPolicy, renewal: TokenRenewal | None = None
+        self,
+        gh: Github,
+        full_name: str,
+        policy: RetryPolicy,
+        renewal: TokenRenewal | None = None,
+        renames: Renames | None = None,
     ) -> None:
         self._gh, self.full_name, self._policy = gh, full_name, policy
         self._renewal = renewal
         """App mode: a token GitHub refuses (revoked early) is replaced once per call."""
-        self._repo = gh.get_repo(full_name, lazy=True)
-        self._path = f"/repos/{full_name}"
+        self._renames = renames or Renames()
+        self._at(self._renames.current(full_name))
         self._default_branch: str | None = None
+
+    def _at(self, name: str) -> None:
+        self._repo = self._gh.get_repo(name, lazy=True)
+        self._path = f"/repos/{name}"
 
     def _call(self, what: str, func: Callable[[], T]) -> T:
         return call_with_retries(
@@ -69,6 +99,10 @@ class PyGithubRepo:
         if self._default_branch is None:
             data = self._call("get repo", lambda: self._request("GET", self._path))
             self._default_branch = str(data["default_branch"])
+            current = str(data.get("full_name") or self.full_name)
+            if current != self._path.removeprefix("/repos/"):
+                self._renames.learn(self.full_name, current)
+                self._at(current)
         return self._default_branch
 
     def get_issue(self, number: int) -> IssueData:

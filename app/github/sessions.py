@@ -15,7 +15,7 @@ from app.github.auth import (
     auth_github,
     token_github,
 )
-from app.github.client import PyGithubRepo
+from app.github.client import PyGithubRepo, Renames
 from app.github.retries import RetryPolicy, call_with_retries, policy_from_settings
 from app.github.seams import GitHubSession
 from app.settings import Settings
@@ -30,16 +30,18 @@ class PyGithubSession:
         bot_login: str,
         policy: RetryPolicy | None = None,
         renewal: TokenRenewal | None = None,
+        renames: Renames | None = None,
     ) -> None:
         self._gh, self._bot_login, self._policy = gh, bot_login, policy or RetryPolicy()
         self._renewal = renewal
+        self._renames = renames or Renames()
 
     @property
     def bot_login(self) -> str:
         return self._bot_login
 
     def repo(self, full_name: str) -> PyGithubRepo:
-        return PyGithubRepo(self._gh, full_name, self._policy, self._renewal)
+        return PyGithubRepo(self._gh, full_name, self._policy, self._renewal, self._renames)
 
 
 SessionFactory = Callable[[int | None], GitHubSession]
@@ -63,6 +65,7 @@ def token_owner(gh: Github, policy: RetryPolicy) -> str | None:
 def session_factory(settings: Settings, policy: RetryPolicy | None = None) -> SessionFactory:
     """Installation id -> session: App auth when an App id is set, else the plain token."""
     pacing = policy or policy_from_settings(settings)
+    renames = Renames()  # one per process: every job after a rename uses the new name
     if settings.github_app_id is not None:
         creds = AppCredentials(settings)
 
@@ -74,7 +77,7 @@ def session_factory(settings: Settings, policy: RetryPolicy | None = None) -> Se
             auth = InstallationAuth(creds, installation_id)
             login = settings.bot_login or creds.bot_login()
             gh = auth_github(auth, settings, pacing)
-            return PyGithubSession(gh, login, pacing, creds.renewal(installation_id))
+            return PyGithubSession(gh, login, pacing, creds.renewal(installation_id), renames)
 
         return app_session
     if settings.github_token is None:
@@ -88,6 +91,6 @@ def session_factory(settings: Settings, policy: RetryPolicy | None = None) -> Se
         gh = token_github(token, settings, pacing)
         if login is None:
             login = token_owner(gh, pacing) or ACTION_BOT_LOGIN
-        return PyGithubSession(gh, login, pacing)
+        return PyGithubSession(gh, login, pacing, renames=renames)
 
     return token_session

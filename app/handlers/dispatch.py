@@ -133,7 +133,7 @@ def _record_failure(out: HandlerOutcome, exc: Exception) -> bool:
         # Every vote failed (provider down, malformed answers): another run may succeed,
         # unless the cost cap is what stopped it.
         out.errors.append(f"model: {exc}")
-        out.retryable = not any("cost cap" in e for e in exc.errors)
+        out.retryable = not exc.capped
     elif isinstance(exc, CostCapExceeded | SpiceError | GitHubAuthError):
         out.errors.append(f"{type(exc).__name__}: {exc}")
     else:
