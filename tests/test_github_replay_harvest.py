@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from app.cli.main import cli
+from app.harvest import budget
 from app.settings import Settings
 from app.store.engine import database_url
 from tests.fakes.github_server import FakeGitHub
@@ -21,7 +22,14 @@ from tests.harvest_support import store_at
 from tests.test_github_auth import _pem_pair
 from tests.test_harvest_export import harvest_env
 
-N_PRS = 16
+N_PRS = 8
+
+
+@pytest.fixture(autouse=True)
+def own_request_budgets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The process keeps one request budget per token: these runs must not spend the one
+    later tests pace themselves by."""
+    monkeypatch.setattr(budget, "_BUDGETS", {})
 
 
 def harvest(gh: FakeGitHub, env: dict[str, str], *args: str, timeout_s: float = 60) -> Any:

@@ -45,6 +45,14 @@ def upgrade() -> None:
         sa.column("kind", sa.String),
         sa.column("number", sa.Integer),
     )
+    # Before routes were stored the worker skipped every installation event: a job of one
+    # still waiting would do nothing, so it is closed rather than run by the new handler.
+    jobs = sa.table("jobs", sa.column("key", sa.String), sa.column("state", sa.String))
+    conn.execute(
+        jobs.update()
+        .where(jobs.c.key.like("installation/%"), jobs.c.state == "pending")
+        .values(state="done")
+    )
     rows = conn.execute(sa.select(deliveries.c.id, deliveries.c.event, deliveries.c.job_key))
     for row_id, event, key in rows.fetchall():
         found = _NUMBER.search(key)
