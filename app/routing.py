@@ -1,17 +1,22 @@
 """Which deliveries become jobs, of which kind, under which key: decided here, once.
 
-The web process calls `route_body` before storing a delivery; the worker calls
-`route_payload` on the stored payload to pick the handler. The fields routing reads are
-validated (GitHub's number range, `owner/name` shape): a signed payload is still input.
+`EVENTS` is the one table: per event and actions, the job kind, the job key, the condition
+checked at the door, the pre-filter the worker applies before any GitHub call and the handler.
+The web process routes a delivery with it (`route_body`) and stores the route beside the
+payload; the worker dispatches on the stored kind and never routes again. Handlers are named
+as `module:function` so that the web process imports none of them. The fields routing reads
+are validated (GitHub's number range, `owner/name` shape): a signed payload is still input.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any
 
 import msgspec
 import orjson
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 MAX_NUMBER = 2**31 - 1  # issue and PR numbers are GitHub Int (32-bit) values
 MAX_ID = 2**63 - 1
@@ -22,17 +27,8 @@ FullName = Annotated[
     str, msgspec.Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/(?!\.\.?$)[A-Za-z0-9._-]{1,100}$")
 ]
 Action = Annotated[str, msgspec.Meta(min_length=1, max_length=60, pattern=r"^[a-z_]+$")]
-Kind = Literal["issue", "pull_request", "comment", "harvest", "installation", "label"]
-
-HANDLED_ACTIONS: dict[str, frozenset[str] | None] = {
-    "issues": frozenset({"opened", "edited", "reopened", "labeled", "unlabeled"}),
-    "pull_request": frozenset(
-        {"opened", "synchronize", "edited", "ready_for_review", "reopened", "labeled", "unlabeled"}
-    ),
-    "issue_comment": frozenset({"created"}),
-    "installation": None,  # every action
-    "installation_repositories": None,
-}
+Kind = Annotated[str, Field(pattern=r"^[a-z_]{1,20}$")]
+"""A job kind: the `kind` of one entry of `EVENTS`."""
 
 
 class MalformedBody(ValueError):
@@ -41,6 +37,10 @@ class MalformedBody(ValueError):
 
 class InvalidPayload(ValueError):
     """A handled event whose payload lacks or mangles the fields every such event has."""
+
+
+class UnknownKind(LookupError):
+    """A stored route names a kind no entry of the table has (the table lost an event)."""
 
 
 class _Repo(msgspec.Struct):
@@ -77,11 +77,130 @@ class _Envelope(msgspec.Struct):
 
 
 class Route(BaseModel):
+    """Where a delivery goes: decided at the door, stored with the delivery, read by the
+    worker as it was stored."""
+
     kind: Kind
     action: str | None
     repo: str | None
     number: int | None
     job_key: str
+    installation: int | None = None
+    event: str = ""
+
+
+Place = tuple[str | None, int | None, str]
+"""(repository, number, job key)"""
+
+
+@dataclass(frozen=True)
+class EventEntry:
+    """One row of the event table."""
+
+    event: str
+    actions: frozenset[str]
+    kind: Kind
+    place: Callable[[str, _Envelope], Place]
+    """The job's repository, number and key; raises `InvalidPayload` when fields are missing."""
+    handler: str
+    """`module:function` run by the worker (see app.handlers.dispatch for the signatures)."""
+    accepts: Callable[[_Envelope], bool] | None = None
+    """At the door: False answers the delivery 200 ignored (e.g. a PR closed unmerged)."""
+    pre_filter: str | None = None
+    """`module:function(payload) -> skip reason | None`, run by the worker before any
+    GitHub call (our own comments and labels come back as events)."""
+    in_repository: bool = True
+    """The handler works in one repository (config loaded first); else on the installation."""
+
+
+def _item(event: str, env: _Envelope) -> Place:
+    """An issue's or PR's triage: one key per item, so bursts coalesce."""
+    repo, number = _required(event, env.repository, env.issue if event == "issues" else env.number)
+    return repo, number, f"{repo}#{number}"
+
+
+def _label_change(event: str, env: _Envelope) -> Place:
+    # A person's label change is feedback, kept apart from the item's triage run; each label
+    # and direction once (a removal and an addition both count).
+    repo, number, key = _item(event, env)
+    return repo, number, f"{key}/label/{env.action}/{env.label.name if env.label else ''}"
+
+
+def _merge(event: str, env: _Envelope) -> Place:
+    # Harvested under its own key, never folded into a pending triage run of the PR.
+    repo, number, key = _item(event, env)
+    return repo, number, f"{key}/merged"
+
+
+def _command(event: str, env: _Envelope) -> Place:
+    # Commands get their own key: folding `/spice explain` into a pending run would drop it.
+    repo, number = _required(event, env.repository, env.issue)
+    if env.comment is None:
+        raise InvalidPayload(f"{event} payload: missing comment.id")
+    return repo, number, f"{repo}#{number}/comment/{env.comment.id}"
+
+
+def installation_place(event: str, env: _Envelope) -> Place:
+    if env.installation is None:
+        raise InvalidPayload(f"{event} payload: missing installation.id")
+    return None, None, f"installation/{env.installation.id}"
+
+
+def _merged(env: _Envelope) -> bool:
+    return env.pull_request is not None and env.pull_request.merged is True
+
+
+ITEM_ACTIONS = frozenset({"opened", "edited", "reopened"})
+LABEL_ACTIONS = frozenset({"labeled", "unlabeled"})
+H = "app.handlers"
+EVENTS: list[EventEntry] = [
+    EventEntry("issues", ITEM_ACTIONS, "issue", _item, f"{H}.issues:on_issue"),
+    EventEntry(
+        "pull_request",
+        ITEM_ACTIONS | {"synchronize", "ready_for_review"},
+        "pull_request",
+        _item,
+        f"{H}.pull_requests:on_pull_request",
+    ),
+    EventEntry(
+        "pull_request", frozenset({"closed"}), "harvest", _merge, f"{H}.merges:handle_merge",
+        accepts=_merged,
+    ),
+    EventEntry(
+        "issue_comment", frozenset({"created"}), "comment", _command,
+        f"{H}.comments:handle_comment", pre_filter=f"{H}.comments:not_a_command",
+    ),
+    *(
+        EventEntry(
+            event, LABEL_ACTIONS, "label", _label_change, f"{H}.corrections:handle_label_change",
+            pre_filter=f"{H}.corrections:not_a_correction",
+        )
+        for event in ("issues", "pull_request")
+    ),
+    # Uninstalled, or repositories taken away: that installation's waiting jobs are cancelled.
+    *(
+        EventEntry(
+            event, frozenset({action}), "installation", installation_place,
+            f"{H}.installations:cancel_installation_jobs", in_repository=False,
+        )
+        for event, action in (("installation", "deleted"), ("installation_repositories", "removed"))
+    ),
+]  # fmt: skip
+HANDLED_EVENTS = frozenset(entry.event for entry in EVENTS)
+
+
+def entry_for(
+    event: str, action: str | None, table: list[EventEntry] | None = None
+) -> EventEntry | None:
+    return next((e for e in table or EVENTS if e.event == event and action in e.actions), None)
+
+
+def entry_of(kind: str, table: list[EventEntry] | None = None) -> EventEntry:
+    """The entry a stored route names (every kind has one handler)."""
+    found = next((e for e in table or EVENTS if e.kind == kind), None)
+    if found is None:
+        raise UnknownKind(f"no entry of the event table handles jobs of kind {kind!r}")
+    return found
 
 
 def parse_body(body: bytes) -> dict[str, Any]:
@@ -95,64 +214,32 @@ def parse_body(body: bytes) -> dict[str, Any]:
     return data
 
 
-def route_body(event: str, body: bytes) -> Route | None:
+def route_body(event: str, body: bytes, table: list[EventEntry] | None = None) -> Route | None:
     """`route_payload` of a raw body; raises `MalformedBody` for anything but a JSON object."""
-    return route_payload(event, parse_body(body))
+    return route_payload(event, parse_body(body), table)
 
 
-def route_payload(event: str, payload: dict[str, Any]) -> Route | None:
+def route_payload(
+    event: str, payload: dict[str, Any], table: list[EventEntry] | None = None
+) -> Route | None:
     """The job route of a delivery, or None when the service ignores it.
 
     Raises `InvalidPayload` for a handled event without the fields it must have.
     """
-    if event not in HANDLED_ACTIONS:
+    if event not in {e.event for e in table or EVENTS}:
         return None
     try:
         envelope = msgspec.convert(payload, _Envelope)
     except msgspec.ValidationError as exc:
         raise InvalidPayload(f"{event} payload: {exc}") from exc
-    return _route(event, envelope)
-
-
-def _route(event: str, envelope: _Envelope) -> Route | None:
-    action = envelope.action
-    if event == "pull_request" and action == "closed":
-        if envelope.pull_request is None or envelope.pull_request.merged is not True:
-            return None
-        # A merge is harvested under its own key, never folded into (or replacing) a
-        # pending triage run of the PR.
-        repo, number = _required(event, envelope.repository, envelope.number)
-        return Route(
-            kind="harvest", action=action, repo=repo, number=number,
-            job_key=f"{repo}#{number}/merged",
-        )  # fmt: skip
-    actions = HANDLED_ACTIONS[event]
-    if actions is not None and action not in actions:
+    entry = entry_for(event, envelope.action, table)
+    if entry is None or (entry.accepts is not None and not entry.accepts(envelope)):
         return None
-    if event in ("issues", "pull_request"):
-        item = envelope.issue if event == "issues" else envelope.number
-        repo, number = _required(event, envelope.repository, item)
-        if action in ("labeled", "unlabeled"):
-            # A person's label change is feedback, kept apart from the item's triage run;
-            # each label and direction once (a removal and an addition both count).
-            name = envelope.label.name if envelope.label else ""
-            key = f"{repo}#{number}/label/{action}/{name}"
-            return Route(kind="label", action=action, repo=repo, number=number, job_key=key)
-        kind: Kind = "issue" if event == "issues" else "pull_request"
-        return Route(kind=kind, action=action, repo=repo, number=number, job_key=f"{repo}#{number}")
-    if event == "issue_comment":
-        # Commands get their own key: folding `/spice explain` into a pending run of the
-        # same issue would drop it.
-        repo, number = _required(event, envelope.repository, envelope.issue)
-        if envelope.comment is None:
-            raise InvalidPayload(f"{event} payload: missing comment.id")
-        key = f"{repo}#{number}/comment/{envelope.comment.id}"
-        return Route(kind="comment", action=action, repo=repo, number=number, job_key=key)
-    if envelope.installation is None:
-        raise InvalidPayload(f"{event} payload: missing installation.id")
+    repo, number, key = entry.place(event, envelope)
+    installation = envelope.installation.id if envelope.installation else None
     return Route(
-        kind="installation", action=action, repo=None, number=None,
-        job_key=f"installation/{envelope.installation.id}",
+        kind=entry.kind, action=envelope.action, repo=repo, number=number, job_key=key,
+        installation=installation, event=event,
     )  # fmt: skip
 
 

@@ -90,6 +90,10 @@ class Settings(BaseSettings):
     """Retries of a failed job, with exponential backoff from job_retry_delay_s."""
     job_retry_delay_s: float = Field(default=10.0, ge=0)
     """First wait before a failed job runs again; doubles per retry."""
+    job_max_deferrals: int = Field(default=12, ge=1)
+    """A job GitHub keeps rate-limiting fails, saying why, after this many waits."""
+    job_max_deferred_s: float = Field(default=6 * 3600.0, gt=0)
+    """A job GitHub keeps rate-limiting fails once its delivery has waited this long."""
     job_lease_s: float = Field(default=900.0, gt=0)
     """A running job silent this long is presumed crashed and runs again."""
     test_mode: bool = False

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable
 
 from app.handlers.delivery_handler import github_handler
 from app.harvest.fanout import register_harvest_task, settings_contexts
@@ -14,8 +13,9 @@ from app.healthcheck import heartbeat_path
 from app.logging_setup import configure_logging
 from app.metrics import build_metrics, use_multiprocess_dir, watch_github
 from app.queue.consumer import run_consumer
+from app.queue.factory import make_huey
 from app.queue.handler import load_handler
-from app.queue.runner import JobRunner
+from app.queue.runner import JobRunner, deferral_budget
 from app.queue.tasks import build_queue
 from app.redaction import secret_values
 from app.settings import Settings
@@ -39,21 +39,21 @@ def run_worker(threads: int, handler: str | None = None) -> None:
     sessions = session_factory(engine)
     metrics = build_metrics()
     watch_github(metrics)  # for the process's life: GitHub failures and waits in /metrics
-    # The queue is built with the runner, the runner with the handler, and the handler
-    # enqueues validations on that queue: bound once the queue exists.
-    validation: dict[str, Callable[[str], object]] = {}
-
-    def validate_later(instance_id: str) -> object:
-        return validation["enqueue"](instance_id)
-
+    # The queue's huey first: the validation task the handlers enqueue is registered on it
+    # before the handler, the runner and the queue's own tasks are built around them.
+    huey = make_huey(settings)
+    validate_later = register_validation_task(huey, settings, engine)
     chosen = (
-        load_handler(handler, settings) if handler else github_handler(settings, validate_later)
+        load_handler(handler, settings)
+        if handler
+        else github_handler(settings, engine, validate_later)
     )
-    runner = JobRunner(sessions, chosen, metrics, secret_values(settings))
-    queue = build_queue(settings, sessions, runner)
-    validation["enqueue"] = register_validation_task(queue.huey, settings)
+    runner = JobRunner(
+        sessions, chosen, metrics, secret_values(settings), deferral_budget(settings)
+    )
+    queue = build_queue(settings, sessions, runner, huey)
     # `spice harvest --enqueue`: each harvested instance is then validated by a worker too.
-    register_harvest_task(queue.huey, settings_contexts(settings, on_saved=validate_later))
+    register_harvest_task(huey, settings_contexts(settings, validate_later, engine))
     recovered = queue.recover()
     log.info("worker up queue=%s recovered=%d", type(queue.huey).__name__, len(recovered))
     heartbeat = (sessions, heartbeat_path(settings.data_dir))

@@ -31,9 +31,11 @@ class CostCapExceeded(SpiceError):
 class NoValidVotesError(SpiceError):
     """Every vote for a dimension failed; no label can be given."""
 
-    def __init__(self, dimension: str, errors: list[str]) -> None:
+    def __init__(self, dimension: str, errors: list[str], capped: bool = False) -> None:
         self.dimension = dimension
         self.errors = errors
+        self.capped = capped
+        """The cost cap stopped votes: trying again would stop at it again."""
         detail = "; ".join(dict.fromkeys(errors)) or "no votes were requested"
         super().__init__(f"no valid votes for {dimension}: {detail}")
 

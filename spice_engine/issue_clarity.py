@@ -133,7 +133,7 @@ def _vote_dimension(
 
 
 def _clarity(
-    answers: list[ClarityAnswer], opts: IssueOptions, errors: list[str]
+    answers: list[ClarityAnswer], opts: IssueOptions, errors: list[str], capped: bool = False
 ) -> DimensionResult:
     votes = [
         Vote(
@@ -149,7 +149,7 @@ def _clarity(
     ]
     clarity = aggregate_dimension(CLARITY.key, votes, opts.votes, errors)
     if clarity.score is None:
-        raise NoValidVotesError(CLARITY.key, errors)
+        raise NoValidVotesError(CLARITY.key, errors, capped)
     return clarity
 
 
@@ -158,10 +158,12 @@ def assess_issue(
     model: ChatModel,
     options: IssueOptions | None = None,
     evidence: dict[str, object] | None = None,
+    prompts: IssuePrompts | None = None,
 ) -> IssueAssessment:
-    """Label an issue's clarity, candidate solution and further issue dimensions with k votes."""
+    """Label an issue's clarity, candidate solution and further issue dimensions with k votes.
+    `prompts`: `build_issue_prompts` of the same arguments, when the caller has them already."""
     opts = options or IssueOptions()
-    prompts = build_issue_prompts(issue, opts, evidence)
+    prompts = prompts or build_issue_prompts(issue, opts, evidence)
     digest = input_hash(prompts, model.name, opts.votes)
     if not prompts.title.strip() and not prompts.clean.text.strip():
         return _nothing_to_assess(issue, model, prompts, digest)
@@ -175,7 +177,7 @@ def assess_issue(
         budget=budget,
     )
     answers = [a for a in batch.answers if isinstance(a, ClarityAnswer)]
-    clarity = _clarity(answers, opts, batch.errors)
+    clarity = _clarity(answers, opts, batch.errors, batch.capped)
     more = aggregate_guests(CLARITY, answers, opts.votes)  # the candidate solution, yes/no's
     usage = batch.usage
     for dim in voted_separately("issue"):

@@ -9,7 +9,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from app.github.auth import GitHubAuthError
-from app.github.client import session_factory
+from app.github.sessions import session_factory
 from app.handlers.deps import HandlerDeps
 from app.handlers.dispatch import handle_delivery
 from app.settings import Settings

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from unidiff import PatchSet
 
-from app.github.client import PullFile, pull_diff, session_factory
+from app.github.client import PullFile, pull_diff
+from app.github.sessions import session_factory
 from tests.fakes.github_fixtures import (
     FAST_RETRIES,
     REPO,

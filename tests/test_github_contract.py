@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from github import Auth, Github, GithubException
 
-from app.github.client import CLOSING_QUERY
+from app.github.graphql import CLOSING_QUERY
 from tests.contract.excerpt import EXCERPT, FULL
 from tests.contract.graphql_check import graphql_problems
 from tests.contract.rest import rest_contract

@@ -13,6 +13,7 @@ from prometheus_client import generate_latest
 
 from app.metrics import build_metrics
 from app.queue.handler import DeliveryFailed
+from app.routing import Route
 from app.store.assessments import assessments_for
 from app.store.deliveries import get_delivery
 from app.store.jobs import claim_run, count_by_state
@@ -70,7 +71,7 @@ def test_delivery_during_a_run_triggers_exactly_one_rerun(tmp_path: Path) -> Non
     stack: Stack | None = None
     calls: list[str] = []
 
-    def handler(event: str, payload: dict[str, Any], delivery_id: str) -> StandinOutcome:
+    def handler(route: Route, payload: dict[str, Any], delivery_id: str) -> StandinOutcome:
         calls.append(delivery_id)
         if delivery_id == "first":
             # Two more edits land while this run is under way: neither enqueues a task.
@@ -161,7 +162,7 @@ def test_task_for_unknown_delivery_is_a_no_op(
 def test_payload_reaches_the_handler_verbatim(tmp_path: Path) -> None:
     seen: list[dict[str, Any]] = []
 
-    def handler(event: str, payload: dict[str, Any], delivery_id: str) -> None:
+    def handler(route: Route, payload: dict[str, Any], delivery_id: str) -> None:
         seen.append(payload)
 
     stack = build_stack(service_settings(tmp_path), handler)
@@ -174,7 +175,7 @@ def test_payload_reaches_the_handler_verbatim(tmp_path: Path) -> None:
 
 
 def test_hopeless_failure_fails_at_once_without_retries(tmp_path: Path) -> None:
-    def handler(event: str, payload: dict[str, Any], delivery_id: str) -> None:
+    def handler(route: Route, payload: dict[str, Any], delivery_id: str) -> None:
         raise DeliveryFailed("GitHub API error 404: Not Found", retryable=False)
 
     stack = build_stack(service_settings(tmp_path), handler)
@@ -191,7 +192,7 @@ def test_redelivering_a_failed_delivery_runs_it_again_and_only_then(tmp_path: Pa
     # on one that was handled, or is still queued, it stays a duplicate.
     broken = {"now": True}
 
-    def handler(event: str, payload: dict[str, Any], delivery_id: str) -> None:
+    def handler(route: Route, payload: dict[str, Any], delivery_id: str) -> None:
         if broken["now"]:
             raise DeliveryFailed("GitHub API error 404: Not Found", retryable=False)
 

@@ -15,12 +15,14 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.github.client import session_factory
 from app.github.repo_config import RepoConfig
+from app.github.sessions import session_factory
 from app.handlers.delivery_handler import handler_for, store_lookup
 from app.handlers.deps import HandlerDeps
 from app.model_policy import choose
 from app.settings import Settings
+from app.store.engine import database_url, make_engine
+from app.store.engine import session_factory as store_sessions
 from app.web.app import create_app
 from spice_engine.llm.litellm_chat import LiteLLMChat
 from spice_engine.pr.checkout import CheckoutConfig, CheckoutManager
@@ -131,7 +133,7 @@ def test_a_hostile_repository_gets_no_secret_and_no_request_out_through_the_app(
         chat=lambda model: LiteLLMChat(config.model_config_for(model)),
         checkouts=CheckoutManager(CheckoutConfig(cache_dir=tmp_path / "checkouts")),
         retry_policy=FAST_RETRIES,
-        assessed_before=store_lookup(config),
+        assessed_before=store_lookup(store_sessions(make_engine(database_url(config)))),
     )
     fake_openai.responder = scripted(lambda _request: [1, 1, 1])
     body = json.dumps(payload(fake_github, "pull_request", "opened", REPO, 10)).encode()

@@ -114,7 +114,7 @@ def test_all_votes_invalid_twice_gives_no_label(fake_openai: FakeOpenAI) -> None
     fake_openai.responder = lambda request: Reply(texts=["not json"] * int(request.get("n") or 1))
     with pytest.raises(NoValidVotesError) as info:
         assess_issue(ISSUE, chat(fake_openai))
-    assert "no JSON object" in str(info.value)
+    assert "no JSON object" in str(info.value) and not info.value.capped
     assert len(fake_openai.requests) == 1 + 3
 
 
@@ -173,9 +173,10 @@ def test_cost_is_priced_from_the_local_table_and_capped(fake_openai: FakeOpenAI)
     assert result.usage.cost_usd == pytest.approx(expected, rel=1e-6)
 
     fake_openai.requests.clear()
-    with pytest.raises(NoValidVotesError, match="cost cap"):
+    with pytest.raises(NoValidVotesError, match="cost cap") as capped:
         assess_issue(ISSUE, priced, IssueOptions(cost_cap_usd=1e-7))
     assert fake_openai.requests == []
+    assert capped.value.capped  # a type-level fact the worker reads: not worth a retry
 
 
 def test_unknown_price_is_reported_not_invented(fake_openai: FakeOpenAI) -> None:

@@ -42,10 +42,21 @@ def explain(exc: BaseException) -> str | None:
     return _explain_github(exc)
 
 
+def rerun_hint(kind: str, wait_s: float) -> str:
+    """When to try again after GitHub asked for a wait longer than a command blocks."""
+    when = time.strftime("%H:%M UTC", time.gmtime(time.time() + wait_s))
+    return f"GitHub {kind.replace('_', ' ')}: it asks to wait {wait_s / 60:.0f} min; rerun after {when}"
+
+
 def _explain_github(exc: BaseException) -> str | None:
     module = type(exc).__module__
     if module.startswith("app.github") and type(exc).__name__ == "GitHubAuthError":
         return f"GitHub credentials: {exc}"
+    if module.startswith("app.github"):
+        from app.github.retries import RetryAfterTooLong
+
+        if isinstance(exc, RetryAfterTooLong):
+            return rerun_hint(exc.kind, exc.wait_s)
     if not module.startswith("github"):
         return None
     from github import GithubException

@@ -58,6 +58,8 @@ def harvest(
     """Harvest merged PRs into SWE-bench-style task instances; a rerun resumes where it stopped."""
     from tqdm import tqdm  # type: ignore[import-untyped]
 
+    from app.cli.errors import rerun_hint
+    from app.github.retries import RetryAfterTooLong
     from app.harvest.command import HarvestRequest, run_harvest
     from app.harvest.decontam import parse_date
 
@@ -92,6 +94,8 @@ def harvest(
         report = run_harvest(settings, request, progress)
     except ValueError as exc:
         fail(str(exc))
+    except RetryAfterTooLong as exc:
+        fail(f"{rerun_hint(exc.kind, exc.wait_s)}: it resumes where this run stopped")
     finally:
         bar.close()
     emit_json(report.as_dict())

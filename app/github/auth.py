@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from cachetools import TLRUCache
-from github import Auth, Github, GithubIntegration
+from github import Auth, BadCredentialsException, Github, GithubIntegration
 
 from app.github.retries import RetryPolicy
 from app.settings import Settings
 
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 TOKEN_MARGIN_S = 300
 """An installation token is renewed this long before GitHub's expiry."""
 ACTION_BOT_LOGIN = "github-actions[bot]"
@@ -30,6 +35,33 @@ class InstallationToken:
 
 def _token_expiry(_key: int, value: InstallationToken, _now: float) -> float:
     return value.expires_at - TOKEN_MARGIN_S
+
+
+@dataclass(frozen=True)
+class TokenRenewal:
+    """How a caller gets a new installation token after GitHub refused the current one."""
+
+    current: Callable[[], str | None]
+    """The token in use now, if any (asking mints none)."""
+    forget: Callable[[str | None], None]
+
+
+def renewing(renewal: TokenRenewal | None, func: Callable[[], T]) -> Callable[[], T]:
+    """`func`, tried once more with a newly minted token when GitHub answers 401 "Bad
+    credentials" (a token revoked before its expiry); a second refusal is raised."""
+    if renewal is None:
+        return func
+
+    def call() -> T:
+        used = renewal.current()
+        try:
+            return func()
+        except BadCredentialsException:
+            log.warning("GitHub refused the installation token (401): minting a new one")
+            renewal.forget(used)
+            return func()
+
+    return call
 
 
 class AppCredentials:
@@ -69,6 +101,26 @@ class AppCredentials:
             self._cache[installation_id] = token
             return token
 
+    def cached_token(self, installation_id: int) -> str | None:
+        with self._lock:
+            cached = self._cache.get(installation_id)
+        return cached.token if cached is not None else None
+
+    def forget(self, installation_id: int, token: str | None) -> None:
+        """Drop `token` (GitHub refused it: revoked before its expiry; None: whichever was
+        minted during the refused call); the next request mints another. A token another
+        thread has renewed already is kept."""
+        with self._lock:
+            cached = self._cache.get(installation_id)
+            if cached is not None and token in (None, cached.token):
+                del self._cache[installation_id]
+
+    def renewal(self, installation_id: int) -> TokenRenewal:
+        return TokenRenewal(
+            current=lambda: self.cached_token(installation_id),
+            forget=lambda token: self.forget(installation_id, token),
+        )
+
     def bot_login(self) -> str:
         """`<app-slug>[bot]`: the identity our comments are posted under."""
         if self._slug is None:
@@ -104,6 +156,7 @@ def auth_github(auth: Auth.Auth, settings: Settings, policy: RetryPolicy | None 
         base_url=settings.github_api_url,
         retry=None,
         timeout=30,
+        per_page=100,  # GitHub's maximum: a long thread is read in as few requests as can be
         seconds_between_requests=pacing.seconds_between_requests,
         seconds_between_writes=pacing.seconds_between_writes,
     )

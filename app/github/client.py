@@ -1,11 +1,12 @@
-"""The narrow GitHub seam the handlers use (a Protocol), implemented on PyGithub."""
+"""The GitHub seam (`app.github.seams`) implemented on PyGithub."""
 
 from __future__ import annotations
 
 import base64
 import logging
+import threading
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from github import Auth, Github, GithubException
@@ -13,83 +14,73 @@ from github.IssueEvent import IssueEvent
 from github.PaginatedList import PaginatedList
 
 from app.github.auth import (
-    ACTION_BOT_LOGIN,
-    AppCredentials,
-    GitHubAuthError,
     InstallationAuth,
-    auth_github,
-    token_github,
+    TokenRenewal,
+    renewing,
 )
 from app.github.diffs import complete_pull_diff as complete_pull_diff
 from app.github.diffs import pull_diff as pull_diff
-from app.github.models import MAX_REDIRECTS, closing_refs_in, comment_data, is_redirect, login_of
+from app.github.graphql import closing_refs
+from app.github.models import MAX_REDIRECTS, comment_data, is_redirect, login_of
 from app.github.models import CommentData as CommentData
 from app.github.models import CommitData as CommitData
 from app.github.models import IssueData as IssueData
 from app.github.models import LabelEvent as LabelEvent
 from app.github.models import PullData as PullData
 from app.github.models import PullFile as PullFile
-from app.github.retries import RetryPolicy, call_with_retries, policy_from_settings
-from app.settings import Settings, plain_github_token
+from app.github.retries import RetryPolicy, call_with_retries
+from app.github.seams import GitHubRepo as GitHubRepo
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-CLOSING_QUERY = """
-query($owner: String!, $name: String!, $number: Int!) {
-  repository(owner: $owner, name: $name) {
-    pullRequest(number: $number) {
-      closingIssuesReferences(first: 50) { nodes { number repository { nameWithOwner } } }
-    }
-  }
-}"""
 
 
-class GitHubRepo(Protocol):
-    """One repository as the handlers see it."""
+class Renames:
+    """Repositories' current names, learned from GitHub's answers and shared by a process's
+    sessions: a renamed repository's old name would cost a redirect on every call."""
 
-    full_name: str
+    def __init__(self) -> None:
+        self._names: dict[str, str] = {}
+        self._lock = threading.Lock()
 
-    @property
-    def default_branch(self) -> str: ...
-    def get_issue(self, number: int) -> IssueData: ...
-    def get_pull(self, number: int) -> PullData: ...
-    def pull_files(self, number: int) -> list[PullFile]: ...
-    def pull_commits(self, number: int) -> list[CommitData]: ...
-    def pull_full_diff(self, number: int) -> str: ...
-    def closing_issue_refs(self, number: int) -> list[tuple[str, int]]: ...
-    def list_comments(self, number: int) -> list[CommentData]: ...
-    def create_comment(self, number: int, body: str) -> CommentData: ...
-    def edit_comment(self, comment_id: int, body: str) -> CommentData: ...
-    def label_names(self) -> set[str]: ...
-    def create_label(self, name: str, color: str, description: str) -> None: ...
-    def add_labels(self, number: int, names: list[str]) -> None: ...
-    def remove_label(self, number: int, name: str) -> None: ...
-    def label_events(self, number: int) -> list[LabelEvent]: ...
-    def react_to_comment(self, comment_id: int, content: str) -> None: ...
-    def permission(self, login: str) -> str: ...
-    def read_default_branch_file(self, path: str) -> str | None: ...
-    def git_http_header(self) -> str | None: ...
+    def current(self, name: str) -> str:
+        with self._lock:
+            return self._names.get(name.lower(), name)
 
-
-class GitHubSession(Protocol):
-    """An authenticated client: our own identity and access to repositories."""
-
-    @property
-    def bot_login(self) -> str: ...
-    def repo(self, full_name: str) -> GitHubRepo: ...
+    def learn(self, asked: str, current: str) -> None:
+        if asked.lower() != current.lower():
+            log.info("%s is now %s: calls go to the new name", asked, current)
+            with self._lock:
+                self._names[asked.lower()] = current
 
 
 class PyGithubRepo:
-    """`GitHubRepo` over PyGithub; every call goes through the one retry policy."""
+    """`GitHubRepo` over PyGithub; every call goes through the one retry policy. Calls go
+    to the repository's current name (`Renames`); `full_name` stays the one asked for."""
 
-    def __init__(self, gh: Github, full_name: str, policy: RetryPolicy) -> None:
+    def __init__(
+        self,
+        gh: Github,
+        full_name: str,
+        policy: RetryPolicy,
+        renewal: TokenRenewal | None = None,
+        renames: Renames | None = None,
+    ) -> None:
         self._gh, self.full_name, self._policy = gh, full_name, policy
-        self._repo = gh.get_repo(full_name, lazy=True)
-        self._path = f"/repos/{full_name}"
+        self._renewal = renewal
+        """App mode: a token GitHub refuses (revoked early) is replaced once per call."""
+        self._renames = renames or Renames()
+        self._at(self._renames.current(full_name))
         self._default_branch: str | None = None
 
+    def _at(self, name: str) -> None:
+        self._repo = self._gh.get_repo(name, lazy=True)
+        self._path = f"/repos/{name}"
+
     def _call(self, what: str, func: Callable[[], T]) -> T:
-        return call_with_retries(self._policy, f"{what} {self.full_name}", func)
+        return call_with_retries(
+            self._policy, f"{what} {self.full_name}", renewing(self._renewal, func)
+        )
 
     def _request(self, verb: str, url: str, body: Any = None) -> Any:
         """A REST call. A renamed or transferred repository answers writes with 307 and a
@@ -108,6 +99,10 @@ class PyGithubRepo:
         if self._default_branch is None:
             data = self._call("get repo", lambda: self._request("GET", self._path))
             self._default_branch = str(data["default_branch"])
+            current = str(data.get("full_name") or self.full_name)
+            if current != self._path.removeprefix("/repos/"):
+                self._renames.learn(self.full_name, current)
+                self._at(current)
         return self._default_branch
 
     def get_issue(self, number: int) -> IssueData:
@@ -180,13 +175,12 @@ class PyGithubRepo:
         return self._call("pull commits", fetch)
 
     def closing_issue_refs(self, number: int) -> list[tuple[str, int]]:
-        owner, name = self.full_name.split("/", 1)
-        variables = {"owner": owner, "name": name, "number": number}
-        _, data = self._call(
+        """Whatever links came back, also beside errors for nodes GitHub would not resolve."""
+        _, found = self._call(
             "graphql closingIssuesReferences",
-            lambda: self._gh.requester.graphql_query(CLOSING_QUERY, variables),
+            lambda: closing_refs(self._gh.requester, self.full_name, number),
         )
-        return closing_refs_in(data)
+        return found.refs
 
     def list_comments(self, number: int) -> list[CommentData]:
         def fetch() -> list[CommentData]:
@@ -199,8 +193,9 @@ class PyGithubRepo:
 
     def create_comment(self, number: int, body: str) -> CommentData:
         # Not retried here: a POST that timed out may have landed. The sticky comment retries
-        # the whole find-then-create, which is idempotent.
-        data = self._request("POST", f"{self._path}/issues/{number}/comments", {"body": body})
+        # the whole find-then-create, which is idempotent. A refused token posted nothing.
+        url = f"{self._path}/issues/{number}/comments"
+        data = renewing(self._renewal, lambda: self._request("POST", url, {"body": body}))()
         return comment_data(data)
 
     def edit_comment(self, comment_id: int, body: str) -> CommentData:
@@ -271,9 +266,9 @@ class PyGithubRepo:
             try:
                 content = self._repo.get_contents(path, ref=branch)
             except GithubException as exc:
-                # Any 404: no such file, and also "This repository is empty." or "No commit
-                # found for the ref" (PyGithub raises those as a plain GithubException).
-                if exc.status == 404:
+                # Any 404: no such file, and also "No commit found for the ref"; 409: "Git
+                # Repository is empty." (PyGithub raises those as a plain GithubException).
+                if exc.status in (404, 409):
                     return None
                 raise
             if isinstance(content, list):
@@ -287,67 +282,3 @@ def basic_git_header(token: str) -> str:
     """The header git sends to GitHub's HTTPS remotes for a token (App or personal)."""
     pair = base64.b64encode(f"x-access-token:{token}".encode()).decode()
     return f"Authorization: Basic {pair}"
-
-
-class PyGithubSession:
-    """`GitHubSession` for one token."""
-
-    def __init__(self, gh: Github, bot_login: str, policy: RetryPolicy | None = None) -> None:
-        self._gh, self._bot_login, self._policy = gh, bot_login, policy or RetryPolicy()
-
-    @property
-    def bot_login(self) -> str:
-        return self._bot_login
-
-    def repo(self, full_name: str) -> PyGithubRepo:
-        return PyGithubRepo(self._gh, full_name, self._policy)
-
-
-SessionFactory = Callable[[int | None], GitHubSession]
-
-
-def token_owner(gh: Github, policy: RetryPolicy) -> str | None:
-    """Whom a plain token acts as: a personal token's user, or None for the workflow's
-    GITHUB_TOKEN and installation tokens (GitHub answers them 403 on `/user`)."""
-    try:
-        data = call_with_retries(
-            policy, "who am I", lambda: gh.requester.requestJsonAndCheck("GET", "/user")[1]
-        )
-    except GithubException as exc:
-        if exc.status in (401, 403, 404):
-            return None
-        raise
-    login = data.get("login") if isinstance(data, dict) else None
-    return login if isinstance(login, str) and login else None
-
-
-def session_factory(settings: Settings, policy: RetryPolicy | None = None) -> SessionFactory:
-    """Installation id -> session: App auth when an App id is set, else the plain token."""
-    pacing = policy or policy_from_settings(settings)
-    if settings.github_app_id is not None:
-        creds = AppCredentials(settings)
-
-        def app_session(installation_id: int | None) -> GitHubSession:
-            if installation_id is None:
-                raise GitHubAuthError("the event has no installation id (App mode needs one)")
-            # The token is asked for on every request (cached until shortly before it
-            # expires): a job may outlive the token it started with.
-            auth = InstallationAuth(creds, installation_id)
-            login = settings.bot_login or creds.bot_login()
-            return PyGithubSession(auth_github(auth, settings, pacing), login, pacing)
-
-        return app_session
-    token = plain_github_token(settings)
-    if token is None:
-        raise GitHubAuthError("set SPICE_GITHUB_APP_ID (+ private key) or a GitHub token")
-    login = settings.bot_login
-
-    def token_session(_installation_id: int | None) -> GitHubSession:
-        # Asked on first use, not at start-up: a worker must not need GitHub to boot.
-        nonlocal login
-        gh = token_github(token, settings, pacing)
-        if login is None:
-            login = token_owner(gh, pacing) or ACTION_BOT_LOGIN
-        return PyGithubSession(gh, login, pacing)
-
-    return token_session

@@ -57,6 +57,8 @@ class RetryAfterTooLong(GithubException):
             exc.status, exc.data, exc.headers, f"{what}: GitHub asked to wait {wait_s:.0f}s"
         )
         self.wait_s = wait_s
+        self.kind = failure_kind(exc)
+        """Why GitHub asked (`rate_limit_primary`, ...), as `failure_kind` names it."""
 
 
 def _header(exc: GithubException, name: str) -> str | None:
@@ -100,6 +102,19 @@ def failure_kind(exc: BaseException) -> str:
             return "redirect"
         return kinds.get(exc.status, "other")
     return "network" if isinstance(exc, requests.RequestException) else "other"
+
+
+def describe(exc: GithubException) -> str:
+    """One line for a stored error: the kind, the HTTP status, GitHub's message and the
+    details GitHub gives beside it (a 422's `errors[].message`, GraphQL's errors)."""
+    kind = exc.kind if isinstance(exc, RetryAfterTooLong) else failure_kind(exc)
+    data = exc.data if isinstance(exc.data, dict) else {}
+    said = [data.get("message")] + [
+        e.get("message") for e in data.get("errors") or [] if isinstance(e, dict)
+    ]
+    text = "; ".join(str(s) for s in said if s) or str(exc.message or exc.data or "")
+    waited = f" ({exc.message})" if isinstance(exc, RetryAfterTooLong) else ""
+    return f"GitHub API error {exc.status} ({kind}): {text}{waited}"
 
 
 def is_retryable(exc: BaseException) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+from github import UnknownObjectException
 from pydantic import BaseModel, Field, ValidationError
 
 from app.github.client import CommentData, GitHubRepo
@@ -65,16 +66,27 @@ class Upserted(BaseModel):
 
 
 def upsert_sticky(
-    repo: GitHubRepo, number: int, bot_login: str, kind: str, body: str, policy: RetryPolicy
+    repo: GitHubRepo,
+    number: int,
+    bot_login: str,
+    kind: str,
+    body: str,
+    policy: RetryPolicy,
+    listed: list[CommentData] | None = None,
 ) -> Upserted:
-    """Create or edit our comment; a retried create looks again first, so it never duplicates."""
+    """Create or edit our comment; a retried create looks again first, so it never duplicates.
+    `listed`: the item's comments when the caller has listed them already."""
     if not body.startswith(marker(kind)):
         raise ValueError("a sticky comment body must start with its marker")
-    existing = find_sticky(repo.list_comments(number), bot_login, kind)
+    comments = repo.list_comments(number) if listed is None else listed
+    existing = find_sticky(comments, bot_login, kind)
     if existing is not None:
         if existing.body == body:
             return Upserted(comment_id=existing.id, action="unchanged")
-        return Upserted(comment_id=repo.edit_comment(existing.id, body).id, action="edited")
+        try:
+            return Upserted(comment_id=repo.edit_comment(existing.id, body).id, action="edited")
+        except UnknownObjectException:
+            pass  # a maintainer deleted it since we listed it: the explanation is posted anew
     attempts = 0
 
     def create() -> Upserted:

@@ -59,6 +59,16 @@ def may_command(ctx: RunContext, comment: dict[str, Any]) -> bool:
     return bool(login) and ctx.repo.permission(str(login)) in WRITE_PERMISSIONS
 
 
+def not_a_command(payload: dict[str, Any]) -> str | None:
+    """The event table's pre-filter: most comments need no API call at all."""
+    comment = payload.get("comment") or {}
+    if (comment.get("user") or {}).get("type") == "Bot":
+        return "comment by a bot"  # our own comments come back as events
+    if parse_command(comment.get("body") or "") is None:
+        return "no /spice command in the comment"
+    return None
+
+
 def handle_comment(ctx: RunContext, payload: dict[str, Any]) -> None:
     """Run a maintainer's command; refuse (silently, logged) anyone without write access."""
     out = ctx.outcome

@@ -58,6 +58,15 @@ def from_a_person(payload: dict[str, Any], bot: str | None = None) -> bool:
     return sender.get("type") != "Bot" and (bot is None or sender.get("login") != bot)
 
 
+def not_a_correction(payload: dict[str, Any]) -> str | None:
+    """The event table's pre-filter: our own label writes come back as events."""
+    if not from_a_person(payload):
+        return "label changed by a bot"
+    if not could_be_ours(str((payload.get("label") or {}).get("name"))):
+        return "not a label of ours"
+    return None
+
+
 def handle_label_change(ctx: RunContext, payload: dict[str, Any]) -> None:
     out = ctx.outcome
     out.pipeline = "feedback"

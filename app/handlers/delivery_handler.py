@@ -4,34 +4,51 @@ dependencies, reporting results as store records."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
 
 from app.calibration import Calibration, calibrate_clarity
 from app.handlers.deps import HandlerDeps, default_deps
-from app.handlers.dispatch import handle_delivery
+from app.handlers.dispatch import handle_routed
+from app.harvest.fanout import settings_contexts
 from app.queue.handler import DeliveryFailed, DeliveryHandler, StoredOutcome
 from app.queue.outcome_records import record_from_result
+from app.routing import Route
 from app.settings import Settings
 from app.store.assessments import assessed_before
-from app.store.engine import database_url, make_engine, session_factory
+from app.store.engine import session_factory
 from app.store.human_labels import human_labels, record_human_label
+from app.store.jobs import cancel_installation_jobs
 
 
 def github_handler(
-    settings: Settings, on_instance_saved: Callable[[str], object] | None = None
+    settings: Settings,
+    engine: Engine,
+    on_instance_saved: Callable[[str], object] | None = None,
 ) -> DeliveryHandler:
-    """The production handler: the GitHub handlers' dispatch with its dependencies bound."""
-    deps = default_deps(settings)
-    deps.on_instance_saved = on_instance_saved
-    deps.record_human_label = human_label_recorder(settings)
-    deps.calibration_for = calibration_lookup(settings)
-    deps.assessed_before = store_lookup(settings)
+    """The production handler: the GitHub handlers' dispatch with its dependencies bound,
+    every store use on the process's one `engine`."""
+    sessions = session_factory(engine)
+    production = default_deps(settings)
+    deps = replace(
+        production,
+        on_instance_saved=on_instance_saved,
+        record_human_label=human_label_recorder(sessions),
+        calibration_for=calibration_lookup(settings, sessions),
+        assessed_before=store_lookup(sessions),
+        cancel_installation_jobs=installation_canceller(sessions),
+        harvest_contexts=settings_contexts(settings, engine=engine),
+    )
     return handler_for(deps)
 
 
-def human_label_recorder(settings: Settings) -> Callable[[str, int, str, int | None, str], bool]:
+def human_label_recorder(
+    sessions: sessionmaker[Session],
+) -> Callable[[str, int, str, int | None, str], bool]:
     """`record_human_label` on the App's store."""
-    sessions = session_factory(make_engine(database_url(settings)))
 
     def record(repo: str, number: int, dimension: str, human: int | None, login: str) -> bool:
         with sessions.begin() as session:
@@ -40,9 +57,10 @@ def human_label_recorder(settings: Settings) -> Callable[[str, int, str, int | N
     return record
 
 
-def calibration_lookup(settings: Settings) -> Callable[[str], Calibration | None]:
+def calibration_lookup(
+    settings: Settings, sessions: sessionmaker[Session]
+) -> Callable[[str], Calibration | None]:
     """A repository's clarity calibration, from its maintainers' labels in the App's store."""
-    sessions = session_factory(make_engine(database_url(settings)))
 
     def lookup(repo: str) -> Calibration | None:
         with sessions() as session:
@@ -52,9 +70,18 @@ def calibration_lookup(settings: Settings) -> Callable[[str], Calibration | None
     return lookup
 
 
-def store_lookup(settings: Settings) -> Callable[[str, str, int, str], bool]:
+def installation_canceller(sessions: sessionmaker[Session]) -> Callable[[int], int]:
+    """`cancel_installation_jobs` on the App's store."""
+
+    def cancel(installation: int) -> int:
+        with sessions.begin() as session:
+            return cancel_installation_jobs(session, installation)
+
+    return cancel
+
+
+def store_lookup(sessions: sessionmaker[Session]) -> Callable[[str, str, int, str], bool]:
     """`assessed_before` on the App's store (the database the runner writes results to)."""
-    sessions = session_factory(make_engine(database_url(settings)))
 
     def lookup(kind: str, repo: str, number: int, key: str) -> bool:
         with sessions() as session:
@@ -66,8 +93,8 @@ def store_lookup(settings: Settings) -> Callable[[str, str, int, str], bool]:
 def handler_for(deps: HandlerDeps) -> DeliveryHandler:
     """`handle_delivery` bound to `deps`; a failed outcome raises `DeliveryFailed`."""
 
-    def handle(event: str, payload: dict[str, Any], delivery_id: str) -> StoredOutcome:
-        outcome = handle_delivery(event, payload, delivery_id, deps)
+    def handle(route: Route, payload: dict[str, Any], delivery_id: str) -> StoredOutcome:
+        outcome = handle_routed(route, payload, delivery_id, deps)
         if not outcome.ok:
             problems = outcome.errors or [f"config: {outcome.config_error}"]
             raise DeliveryFailed(

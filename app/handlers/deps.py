@@ -5,18 +5,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
 from app.calibration import Calibration
-from app.github.client import SessionFactory, session_factory
 from app.github.repo_config import ConfigCache
 from app.github.retries import RetryPolicy, policy_from_settings
+from app.github.sessions import SessionFactory, session_factory
 from app.redaction import secret_values
 from app.settings import Settings
 from spice_engine.pr.checkout import CheckoutConfig, CheckoutManager
 from spice_engine.protocols import ChatModel
 from spice_engine.results import AnyAssessment
+
+if TYPE_CHECKING:
+    from app.harvest.fanout import ContextFactory
 
 ChatFactory = Callable[[str], ChatModel]
 AssessedBefore = Callable[[str, str, int, str], bool]
@@ -48,6 +52,17 @@ class HandlerDeps:
     """Repository -> its clarity calibration from maintainers' labels, if earned."""
     on_instance_saved: Callable[[str], object] | None = None
     """A merged PR's task instance was stored: the worker enqueues its validation."""
+    cancel_installation_jobs: Callable[[int], int] | None = None
+    """Cancel an installation's waiting jobs in the App's store; returns how many."""
+    harvest_contexts: ContextFactory | None = None
+    """Merged PRs' harvest context per installation; None: built from the settings (once)."""
+
+    def __post_init__(self) -> None:
+        if self.harvest_contexts is None:
+            from app.harvest.fanout import settings_contexts
+
+            self.harvest_contexts = settings_contexts(self.settings)
+
     config_cache: ConfigCache = field(default_factory=ConfigCache)
     retry_policy: RetryPolicy = field(default_factory=RetryPolicy)
 

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from app.handlers.run_context import RunContext
 from app.model_policy import choose
-from spice_engine.issue_clarity import IssueOptions, assess_issue, issue_input_hash
+from spice_engine.issue_clarity import IssueOptions, assess_issue, build_issue_prompts, input_hash
 from spice_engine.issue_signals.extract import extract_signals
 from spice_engine.models import Issue, IssueAssessment
 
 log = logging.getLogger(__name__)
+
+
+def on_issue(ctx: RunContext, payload: dict[str, Any]) -> None:
+    """The event table's entry (app.routing)."""
+    handle_issue(ctx, ctx.number)
 
 
 def handle_issue(ctx: RunContext, number: int, force: bool = False, explain: bool = False) -> None:
@@ -34,11 +40,12 @@ def handle_issue(ctx: RunContext, number: int, force: bool = False, explain: boo
         votes=choice.votes, cost_cap_usd=choice.cost_cap_usd, allow_unpriced=choice.allow_unpriced
     )
     engine_issue = Issue(title=issue.title, body=issue.body, repo=ctx.repo.full_name, number=number)
-    key = issue_input_hash(engine_issue, chat.name, options, evidence)
+    prompts = build_issue_prompts(engine_issue, options, evidence)  # once: hashed, then voted on
+    key = input_hash(prompts, chat.name, options.votes)
     if ctx.unchanged("issue", number, key, force):
         return
     out.warnings += choice.warnings
-    result = calibrated(ctx, assess_issue(engine_issue, chat, options, evidence))
+    result = calibrated(ctx, assess_issue(engine_issue, chat, options, evidence, prompts))
     score = result.clarity.score or 0
     actionable = score >= 2 or result.clarity.controversial or bool(result.questions)
     state = ctx.publish_assessment(number, issue.labels, result, actionable, explain)

@@ -2,27 +2,13 @@
 
 from __future__ import annotations
 
-import threading
 from dataclasses import replace
 from typing import Any
 
 from app.handlers.run_context import RunContext
-from app.harvest.fanout import ContextFactory, settings_contexts
 from app.harvest.label import make_labeller
 from app.harvest.live import record_merge
-from app.harvest.runner import HarvestContext
-from app.settings import Settings
 from spice_engine.pr.diff_split import SplitRules
-
-_CONTEXTS: dict[int, ContextFactory] = {}
-_LOCK = threading.Lock()
-
-
-def _context(settings: Settings, payload: dict[str, Any]) -> HarvestContext:
-    """The process's harvest context for the payload's installation."""
-    with _LOCK:
-        contexts = _CONTEXTS.setdefault(id(settings), settings_contexts(settings))
-    return contexts((payload.get("installation") or {}).get("id"))
 
 
 def handle_merge(ctx: RunContext, payload: dict[str, Any]) -> None:
@@ -33,7 +19,9 @@ def handle_merge(ctx: RunContext, payload: dict[str, Any]) -> None:
     if not config.pipelines.harvest:
         ctx.outcome.skipped = "harvest is disabled in .github/spice.yml"
         return
-    base = _context(ctx.deps.settings, payload)
+    contexts = ctx.deps.harvest_contexts
+    assert contexts is not None  # set when the deps are built
+    base = contexts((payload.get("installation") or {}).get("id"))
     rules = SplitRules(test_globs=config.test_paths) if config.test_paths else base.rules
     labeller = make_labeller(ctx.deps.settings, config=config) if base.labeller else None
     live = replace(base, rules=rules, labeller=labeller, on_saved=ctx.deps.on_instance_saved)

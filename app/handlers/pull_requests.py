@@ -6,6 +6,7 @@ import logging
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Any
 
 from github import GithubException
 
@@ -108,6 +109,11 @@ def engine_pull_request(
             for i in issues
         ],
     )
+
+
+def on_pull_request(ctx: RunContext, payload: dict[str, Any]) -> None:
+    """The event table's entry (app.routing)."""
+    handle_pull_request(ctx, ctx.number)
 
 
 def handle_pull_request(

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from app.github.client import GitHubRepo, GitHubSession
+from app.github.client import CommentData, GitHubRepo
 from app.github.comment_render import (
     assessment_view,
     render_config_error,
@@ -14,6 +14,7 @@ from app.github.comment_render import (
 )
 from app.github.labels import LabelPlan, apply_labels, plan_for_item, plan_labels
 from app.github.repo_config import ConfigResult, RepoConfig
+from app.github.seams import GitHubSession
 from app.github.sticky_comment import StickyState, find_sticky, read_state, upsert_sticky
 from app.github.untrusted_text import neutralise
 from app.handlers.deps import HandlerDeps, HandlerOutcome
@@ -31,6 +32,19 @@ class RunContext:
     repo: GitHubRepo
     config: RepoConfig
     outcome: HandlerOutcome
+    listed: dict[int, list[CommentData]] = field(default_factory=dict)
+    """Comments per item, listed once per run (our edit copes with one deleted meanwhile)."""
+
+    def comments(self, number: int) -> list[CommentData]:
+        if number not in self.listed:
+            self.listed[number] = self.repo.list_comments(number)
+        return self.listed[number]
+
+    @property
+    def number(self) -> int:
+        """The issue or PR of this run (every repository route has one)."""
+        assert self.outcome.number is not None
+        return self.outcome.number
 
     @property
     def dry_run(self) -> bool:
@@ -42,7 +56,7 @@ class RunContext:
 
     def previous_state(self, number: int) -> StickyState | None:
         """The state block of OUR sticky comment; text anyone else wrote is never read."""
-        return read_state(find_sticky(self.repo.list_comments(number), self.bot, ASSESSMENT))
+        return read_state(find_sticky(self.comments(number), self.bot, ASSESSMENT))
 
     def unchanged(self, kind: str, number: int, key: str, force: bool) -> bool:
         """True (and the outcome says so) when this input was assessed before: our comment's
@@ -57,6 +71,14 @@ class RunContext:
         if seen:
             self.outcome.skipped = "unchanged input: not re-voted"
         return seen
+
+    def post_sticky(self, number: int, body: str) -> None:
+        """Our one comment on the item, from the comments listed once this run."""
+        done = upsert_sticky(
+            self.repo, number, self.bot, ASSESSMENT, body, self.deps.retry_policy,
+            self.comments(number),
+        )  # fmt: skip
+        self.outcome.comment_id, self.outcome.comment_action = done.comment_id, done.action
 
     def publish(
         self,
@@ -88,11 +110,10 @@ class RunContext:
         if (
             mode == "when-actionable"
             and not actionable
-            and find_sticky(self.repo.list_comments(number), self.bot, ASSESSMENT) is None
+            and find_sticky(self.comments(number), self.bot, ASSESSMENT) is None
         ):
             return
-        done = upsert_sticky(self.repo, number, self.bot, ASSESSMENT, body, self.deps.retry_policy)
-        out.comment_id, out.comment_action = done.comment_id, done.action
+        self.post_sticky(number, body)
 
     def publish_assessment(
         self,
@@ -130,8 +151,7 @@ class RunContext:
             return
         state = StickyState(input_hash=f"config:{loaded.source_hash}", pipeline="config")
         body = render_config_error(error, loaded.problems, state, ASSESSMENT)
-        done = upsert_sticky(self.repo, number, self.bot, ASSESSMENT, body, self.deps.retry_policy)
-        self.outcome.comment_id, self.outcome.comment_action = done.comment_id, done.action
+        self.post_sticky(number, body)
 
     def report_no_changes(self, number: int) -> None:
         """A pull request that changes no file: said once in the sticky comment, no votes."""
@@ -140,6 +160,4 @@ class RunContext:
         if self.dry_run or self.config.comment_mode == "never":
             return
         state = StickyState(input_hash="no-changes", pipeline="pull_requests")
-        body = render_no_changes(state, ASSESSMENT)
-        done = upsert_sticky(self.repo, number, self.bot, ASSESSMENT, body, self.deps.retry_policy)
-        self.outcome.comment_id, self.outcome.comment_action = done.comment_id, done.action
+        self.post_sticky(number, render_no_changes(state, ASSESSMENT))

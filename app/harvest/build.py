@@ -16,6 +16,7 @@ from spice_engine.pr.linked_issues import find_linked_issues
 SkipReason = Literal[
     "not_merged",
     "no_linked_issue",
+    "links_incomplete",
     "no_test_change",
     "no_source_change",
     "bad_diff",
@@ -105,10 +106,12 @@ def build_instance(
         return Skipped(pr_number=pull.number, reason="not_merged")
     commits = source.pull_commits(repo, pull.number)
     refs = source.closing_refs(repo, pull.number)
-    numbers = resolved_issue_numbers(repo, pull, [c.message for c in commits], refs)
+    numbers = resolved_issue_numbers(repo, pull, [c.message for c in commits], refs.refs)
     issues = [i for i in (source.issue(repo, n) for n in numbers) if i and not i.is_pull_request]
     if not issues:
-        return Skipped(pr_number=pull.number, reason="no_linked_issue")
+        # "No linked issue" only from GitHub's whole answer; a partial one may have lost it.
+        reason: SkipReason = "no_linked_issue" if refs.complete else "links_incomplete"
+        return Skipped(pr_number=pull.number, reason=reason)
     diff, missing = exact_pull_diff(
         lambda: source.pull_full_diff(repo, pull.number),
         lambda: source.pull_files(repo, pull.number),
@@ -123,7 +126,7 @@ def build_instance(
         return Skipped(pr_number=pull.number, reason="no_test_change")
     if not split.gold.strip():
         return Skipped(pr_number=pull.number, reason="no_source_change")
-    first_commit = min((c.date for c in commits), key=_when, default=None)
+    first_commit = min((c.date for c in commits if c.date), key=_when, default=None)
     comments = [c for i in issues for c in source.issue_comments(repo, i.number)]
     instance = SweInstance(
         instance_id=instance_id(repo, pull.number),

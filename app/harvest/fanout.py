@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from huey import Huey
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
 
 from app.harvest.label import make_labeller
 from app.harvest.runner import Dispatch, HarvestContext, harvest_one
@@ -22,24 +25,29 @@ ContextFactory = Callable[[int | None], HarvestContext]
 
 
 def settings_contexts(
-    settings: Settings, on_saved: Callable[[str], object] | None = None
+    settings: Settings,
+    on_saved: Callable[[str], object] | None = None,
+    engine: Engine | None = None,
 ) -> ContextFactory:
     """Contexts from the settings, built once per installation and process; `on_saved` is
-    called with each stored instance's id (to enqueue its validation)."""
+    called with each stored instance's id (to enqueue its validation). `engine`: the
+    process's own (else one is made on first use)."""
     cache: dict[int | None, HarvestContext] = {}
     lock = threading.Lock()
-    engine = make_engine(database_url(settings))
-    sessions = session_factory(engine)
+
+    @functools.cache
+    def sessions() -> sessionmaker[Session]:
+        bound = engine if engine is not None else make_engine(database_url(settings))
+        # Idempotent; callers outside `spice worker` (the Action) need it.
+        upgrade_to_head(bound)
+        return session_factory(bound)
 
     def context(installation_id: int | None) -> HarvestContext:
         with lock:
-            if not cache:
-                # Idempotent and locked; callers outside `spice worker` (the Action) need it.
-                upgrade_to_head(engine)
             if installation_id not in cache:
                 cache[installation_id] = HarvestContext(
                     source=source_from_settings(settings, installation_id),
-                    store=HarvestStore(sessions),
+                    store=HarvestStore(sessions()),
                     labeller=make_labeller(settings),
                     on_saved=on_saved,
                 )

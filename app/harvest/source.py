@@ -6,23 +6,21 @@ import logging
 import re
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from github import Auth, Github, GithubException
 from pydantic import BaseModel
 
-from app.github.client import CLOSING_QUERY, PullFile, closing_refs_in
-from app.github.retries import (
-    RetryPolicy,
-    call_with_retries,
-    is_transient,
-    policy_from_settings,
-)
+from app.github.auth import TokenRenewal, renewing
+from app.github.client import PullFile
+from app.github.graphql import ClosingRefs, closing_refs
+from app.github.retries import RetryPolicy, call_with_retries, is_transient, policy_from_settings
 from app.harvest.budget import RateBudget, budget_for
 from app.settings import Settings, plain_github_token
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
 PER_PAGE = 100
 _NEXT = re.compile(r'<[^>]*>;\s*rel="next"')
 
@@ -42,8 +40,9 @@ class PullSummary(BaseModel):
 class CommitInfo(BaseModel):
     sha: str
     message: str
-    date: str
-    """Author date (ISO 8601): when the work was done, not when it was rebased."""
+    date: str | None
+    """Author date (ISO 8601): when the work was done, not when it was rebased; None when
+    GitHub gives neither person (both are nullable)."""
 
 
 class IssueInfo(BaseModel):
@@ -68,15 +67,15 @@ class HarvestSource(Protocol):
     def pull_commits(self, repo: str, number: int) -> list[CommitInfo]: ...
     def pull_files(self, repo: str, number: int) -> list[PullFile]: ...
     def pull_full_diff(self, repo: str, number: int) -> str: ...
-    def closing_refs(self, repo: str, number: int) -> list[tuple[str, int]]: ...
+    def closing_refs(self, repo: str, number: int) -> ClosingRefs: ...
     def issue(self, repo: str, number: int) -> IssueInfo | None: ...
     def issue_comments(self, repo: str, number: int) -> list[CommentInfo]: ...
 
 
-def _commit_date(commit: dict[str, Any]) -> str:
-    """Author date, else committer date: GitHub may give either person as null."""
+def _commit_date(commit: dict[str, Any]) -> str | None:
+    """Author date, else committer date: GitHub may give either person, or both, as null."""
     person = commit.get("author") or commit.get("committer") or {}
-    return str(person.get("date") or "")
+    return str(person["date"]) if person.get("date") else None
 
 
 def _is_merged(pull: dict[str, Any]) -> bool:
@@ -94,8 +93,12 @@ class GitHubHarvestSource:
         policy: RetryPolicy | None = None,
         timeout_s: int = 30,
         per_page: int = PER_PAGE,
+        renewal: TokenRenewal | None = None,
     ) -> None:
         self._token, self._api_url, self._budget = token, api_url, budget
+        self._renewal = renewal
+        """App mode: a token GitHub refuses before its expiry is replaced, once per call."""
+        self._names: dict[str, str] = {}
         self._policy = policy or RetryPolicy()
         self._timeout = timeout_s
         self._per_page = per_page
@@ -119,6 +122,9 @@ class GitHubHarvestSource:
             self._local.gh, self._local.token = gh, token
         return gh
 
+    def _retried(self, what: str, call: Callable[[], T]) -> T:
+        return call_with_retries(self._policy, what, renewing(self._renewal, call))
+
     def _get(self, url: str, params: dict[str, Any] | None = None) -> tuple[dict[str, Any], Any]:
         def call() -> tuple[dict[str, Any], Any]:
             self._budget.acquire()
@@ -128,7 +134,18 @@ class GitHubHarvestSource:
             self._budget.observe(headers)
             return headers, data
 
-        return call_with_retries(self._policy, f"GET {url}", call)
+        return self._retried(f"GET {url}", call)
+
+    def _repo(self, repo: str) -> str:
+        """`/repos/{name}` under the repository's current name, asked once: GitHub answers an
+        old name with a 301 that PyGithub follows without the query (`state`, `page`)."""
+        if repo not in self._names:
+            _, data = self._get(f"/repos/{repo}")
+            current = str(data.get("full_name") or repo) if isinstance(data, dict) else repo
+            if current.lower() != repo.lower():
+                log.warning("%s was renamed %s: reading it under its new name", repo, current)
+            self._names[repo] = current
+        return f"/repos/{self._names[repo]}"
 
     def _pages(self, url: str, params: dict[str, Any], start: int = 1) -> Iterator[tuple[int, Any]]:
         """Pages of a list endpoint until its `Link` header has no `next`."""
@@ -143,7 +160,7 @@ class GitHubHarvestSource:
     def closed_pulls(self, repo: str, start_page: int = 1) -> Iterator[PullSummary]:
         # Ascending creation order keeps pages stable: new PRs only ever append.
         params = {"state": "closed", "sort": "created", "direction": "asc"}
-        for page, items in self._pages(f"/repos/{repo}/pulls", params, start_page):
+        for page, items in self._pages(f"{self._repo(repo)}/pulls", params, start_page):
             for pull in items:
                 yield PullSummary(
                     number=pull["number"],
@@ -157,7 +174,7 @@ class GitHubHarvestSource:
 
     def pull_commits(self, repo: str, number: int) -> list[CommitInfo]:
         commits = []
-        for _, items in self._pages(f"/repos/{repo}/pulls/{number}/commits", {}):
+        for _, items in self._pages(f"{self._repo(repo)}/pulls/{number}/commits", {}):
             for c in items:
                 commits.append(
                     CommitInfo(
@@ -170,7 +187,7 @@ class GitHubHarvestSource:
 
     def pull_files(self, repo: str, number: int) -> list[PullFile]:
         files = []
-        for _, items in self._pages(f"/repos/{repo}/pulls/{number}/files", {}):
+        for _, items in self._pages(f"{self._repo(repo)}/pulls/{number}/files", {}):
             files += [
                 PullFile(
                     filename=f["filename"],
@@ -184,7 +201,10 @@ class GitHubHarvestSource:
         return files
 
     def pull_full_diff(self, repo: str, number: int) -> str:
-        url, headers = f"/repos/{repo}/pulls/{number}", {"Accept": "application/vnd.github.diff"}
+        url, headers = (
+            f"{self._repo(repo)}/pulls/{number}",
+            {"Accept": "application/vnd.github.diff"},
+        )
 
         def call() -> str:
             self._budget.acquire()
@@ -192,36 +212,36 @@ class GitHubHarvestSource:
             self._budget.observe(answer)
             return str(data.get("data", "")) if isinstance(data, dict) else ""
 
-        return call_with_retries(self._policy, f"GET {url}.diff", call)
+        return self._retried(f"GET {url}.diff", call)
 
-    def closing_refs(self, repo: str, number: int) -> list[tuple[str, int]]:
-        owner, name = repo.split("/", 1)
-        variables = {"owner": owner, "name": name, "number": number}
+    def closing_refs(self, repo: str, number: int) -> ClosingRefs:
+        """GitHub's links, read from whatever data came back: a `NOT_FOUND` beside them
+        makes the answer incomplete, not empty. A rate limit is raised (the PR must not be
+        recorded as unlinked and the cursor moved past it)."""
+        current = self._repo(repo).removeprefix("/repos/")
 
-        def call() -> dict[str, Any]:
+        def call() -> ClosingRefs:
             self._budget.acquire()
-            headers, data = self._github().requester.graphql_query(CLOSING_QUERY, variables)
+            headers, found = closing_refs(self._github().requester, current, number)
             self._budget.observe(headers)
-            return data
+            return found
 
         try:
-            data = call_with_retries(self._policy, f"graphql closing refs {repo}#{number}", call)
+            found = self._retried(f"graphql closing refs {repo}#{number}", call)
         except GithubException as exc:
-            # A rate limit (HTTP 200 with `errors` and no budget left) must stop here: taken
-            # for "no links" the PR would be recorded unlinked and the cursor moved past it.
-            if is_transient(exc):
+            if is_transient(exc) or exc.status not in (200, 400, 404):
                 raise
-            if exc.status not in (400, 404):
-                raise
-            # GraphQL refused the query or cannot see the PR (old GitHub Enterprise,
-            # `NOT_FOUND`): the keyword parser still links issues; go on without GitHub's.
+            # GraphQL refused the query or answered no data (old GitHub Enterprise): the
+            # keyword parser still links issues; an empty answer is not "no links".
             log.warning("closingIssuesReferences unavailable for %s#%s: %s", repo, number, exc)
-            return []
-        return closing_refs_in(data)
+            return ClosingRefs(refs=[], complete=False)
+        # Links within the repository are named as the caller named it.
+        refs = [(repo if r.lower() == current.lower() else r, n) for r, n in found.refs]
+        return found.model_copy(update={"refs": refs})
 
     def issue(self, repo: str, number: int) -> IssueInfo | None:
         try:
-            _, data = self._get(f"/repos/{repo}/issues/{number}")
+            _, data = self._get(f"{self._repo(repo)}/issues/{number}")
         except GithubException as exc:
             if exc.status not in (404, 410):
                 raise
@@ -235,7 +255,7 @@ class GitHubHarvestSource:
 
     def issue_comments(self, repo: str, number: int) -> list[CommentInfo]:
         comments = []
-        for _, items in self._pages(f"/repos/{repo}/issues/{number}/comments", {}):
+        for _, items in self._pages(f"{self._repo(repo)}/issues/{number}/comments", {}):
             comments += [
                 CommentInfo(
                     id=c["id"],
@@ -264,6 +284,7 @@ def source_from_settings(
             settings.github_api_url,
             budget_for(f"installation:{inst}", per_hour, settings.redis_url),
             policy_from_settings(settings),
+            renewal=creds.renewal(inst),
         )
     secret = plain_github_token(settings)
     if secret is None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from huey import Huey
+from sqlalchemy import Engine
 
 from app.harvest.store import HarvestStore
 from app.sandboxing import SANDBOX_UNAVAILABLE, live_validation_problem, sandbox_for
@@ -57,10 +58,13 @@ def run_validation(settings: Settings, store: HarvestStore, instance_id: str) ->
     return status
 
 
-def register_validation_task(huey: Huey, settings: Settings) -> Callable[[str], Any]:
+def register_validation_task(
+    huey: Huey, settings: Settings, engine: Engine | None = None
+) -> Callable[[str], Any]:
     """Register `validate_instance` on `huey` (workers and enqueuers alike); returns the
-    function that enqueues it."""
-    store = HarvestStore(session_factory(make_engine(database_url(settings))))
+    function that enqueues it. `engine`: the process's own (else one is made)."""
+    bound = engine if engine is not None else make_engine(database_url(settings))
+    store = HarvestStore(session_factory(bound))
 
     @huey.task(retries=2, retry_delay=60, name=TASK_NAME)
     def validate_instance(instance_id: str) -> str:

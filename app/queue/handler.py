@@ -10,14 +10,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from app.routing import Route
 from app.settings import Settings
 from app.store.assessments import AssessmentRecord
 
 
 class DeliveryHandler(Protocol):
-    """Handles one delivery's payload; raises to have the job retried."""
+    """Handles one delivery's payload along the route stored with it; raises to have the job
+    retried."""
 
-    def __call__(self, event: str, payload: dict[str, Any], delivery_id: str) -> object: ...
+    def __call__(self, route: Route, payload: dict[str, Any], delivery_id: str) -> object: ...
 
 
 HandlerFactory = Callable[[Settings], DeliveryHandler]

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import orjson
+from pydantic import ValidationError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.metrics import ServiceMetrics
 from app.queue.handler import DeliveryFailed, DeliveryHandler, JobDeferred, ReportsAssessments
 from app.redaction import redact
+from app.routing import Route, UnknownKind
+from app.settings import Settings
 from app.store.assessments import AssessmentRecord, save_assessment
 from app.store.deliveries import delivery_body, get_delivery, set_delivery_status
 from app.store.jobs import ClaimedRun, claim_run, finish_run, release_run
@@ -19,8 +23,25 @@ from app.store.models import DeliveryStatus
 from app.store.payloads import CorruptPayload, PrunedPayload
 
 log = logging.getLogger(__name__)
-UNREADABLE = (CorruptPayload, PrunedPayload)
-"""A stored payload no retry can read; a redelivery from GitHub can."""
+
+
+@dataclass(frozen=True)
+class DeferralBudget:
+    """How long a job may keep waiting for GitHub (rate limits) before it fails for good."""
+
+    max_count: int = 12
+    max_s: float = 6 * 3600.0
+
+    def spent(self, attempt: int, waited_s: float, next_wait_s: float) -> bool:
+        return attempt >= self.max_count or waited_s + next_wait_s > self.max_s
+
+
+def deferral_budget(settings: Settings) -> DeferralBudget:
+    return DeferralBudget(settings.job_max_deferrals, settings.job_max_deferred_s)
+
+
+UNREADABLE = (CorruptPayload, PrunedPayload, ValidationError, UnknownKind)
+"""A stored payload (or route) no retry can read; a redelivery from GitHub can."""
 
 
 class JobRunner:
@@ -32,8 +53,10 @@ class JobRunner:
         handler: DeliveryHandler,
         metrics: ServiceMetrics | None = None,
         secrets: tuple[str, ...] = (),
+        deferrals: DeferralBudget | None = None,
     ) -> None:
         self._sessions = sessions
+        self._deferrals = deferrals or DeferralBudget()
         self._handler = handler
         self._metrics = metrics
         self._secrets = secrets
@@ -85,6 +108,11 @@ class JobRunner:
             delivery = get_delivery(session, run.delivery_id)
             assert delivery is not None  # job rows only point at stored deliveries
             event, received_at = delivery.event, delivery.received_at
+            stored = {
+                "kind": delivery.kind, "action": delivery.action, "repo": delivery.repo,
+                "number": delivery.number, "job_key": delivery.job_key,
+                "installation": delivery.installation, "event": event,
+            }  # fmt: skip
         log.info(
             "job start key=%s delivery=%s event=%s attempt=%d",
             run.key,
@@ -93,8 +121,10 @@ class JobRunner:
             run.attempt,
         )
         try:
-            # Decoded here: a damaged row fails its job with the reason, like a bad body.
-            outcome = self._handler(event, orjson.loads(delivery_body(delivery)), run.delivery_id)
+            # Decoded here: a damaged row fails its job with the reason, like a bad body. The
+            # route is the one stored at the door: never decided again from the payload.
+            route = Route.model_validate(stored)
+            outcome = self._handler(route, orjson.loads(delivery_body(delivery)), run.delivery_id)
         except Exception as exc:
             # Record why on the job before the queue's retry (or the final failure) takes over.
             hopeless = isinstance(exc, UNREADABLE) or (
@@ -102,6 +132,13 @@ class JobRunner:
             )
             delay = exc.retry_after_s if isinstance(exc, DeliveryFailed) else None
             error = redact(f"{type(exc).__name__}: {exc}", self._secrets)
+            waited_s = _age_s(received_at)
+            if delay is not None and self._deferrals.spent(run.attempt, waited_s, delay):
+                error = (
+                    f"gave up: GitHub made this job wait {run.attempt} times "
+                    f"over {waited_s:.0f}s; last: {error}"
+                )
+                delay, hopeless = None, True
             # A rate limit is not the job's failure: it waits, however many retries are left.
             again = self._close(run, error=error, final=(final or hopeless) and delay is None)
             log.warning("job error key=%s delivery=%s error=%s", run.key, run.delivery_id, error)
@@ -144,11 +181,15 @@ class JobRunner:
         self._metrics.jobs_finished.labels("done").inc()
         if not records:
             return
-        # SQLite hands datetimes back naive; every stored time is UTC.
-        arrived = received_at if received_at.tzinfo else received_at.replace(tzinfo=UTC)
-        self._metrics.label_latency.observe((datetime.now(UTC) - arrived).total_seconds())
+        self._metrics.label_latency.observe(_age_s(received_at))
         for record in records:
             self._metrics.llm_tokens.labels("input").inc(record.tokens_in)
             self._metrics.llm_tokens.labels("output").inc(record.tokens_out)
             if record.cost_usd:
                 self._metrics.llm_cost.inc(record.cost_usd)
+
+
+def _age_s(received_at: datetime) -> float:
+    # SQLite hands datetimes back naive; every stored time is UTC.
+    arrived = received_at if received_at.tzinfo else received_at.replace(tzinfo=UTC)
+    return (datetime.now(UTC) - arrived).total_seconds()

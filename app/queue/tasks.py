@@ -31,10 +31,14 @@ class JobQueue:
 
 
 def build_queue(
-    settings: Settings, sessions: sessionmaker[Session], runner: JobRunner | None = None
+    settings: Settings,
+    sessions: sessionmaker[Session],
+    runner: JobRunner | None = None,
+    huey: Huey | None = None,
 ) -> JobQueue:
-    """The queue with its tasks; web processes pass no runner (they only enqueue)."""
-    huey = make_huey(settings)
+    """The queue with its tasks; web processes pass no runner (they only enqueue). `huey`:
+    one the process has registered other tasks on already."""
+    huey = huey if huey is not None else make_huey(settings)
 
     @huey.task(
         retries=settings.job_retries,

@@ -24,6 +24,10 @@ class NewDelivery(BaseModel):
     job_key: str
     payload: bytes
     """As stored: encoded by `payload_codec`."""
+    kind: str | None = None
+    """The route decided at the door (app.routing): the worker dispatches on it."""
+    number: int | None = None
+    installation: int | None = None
     payload_codec: str | None = None
     payload_sha256: str = Field(
         default_factory=lambda data: hashlib.sha256(data["payload"]).hexdigest()
@@ -40,6 +44,9 @@ class NewDelivery(BaseModel):
         repo: str | None,
         job_key: str,
         body: bytes,
+        kind: str | None = None,
+        number: int | None = None,
+        installation: int | None = None,
     ) -> NewDelivery:
         """Hashed and compressed where it is received."""
         stored, codec = payloads.pack(body)
@@ -50,6 +57,9 @@ class NewDelivery(BaseModel):
             action=action,
             repo=repo,
             job_key=job_key,
+            kind=kind,
+            number=number,
+            installation=installation,
             payload=stored,
             payload_codec=codec.value,
             payload_sha256=hashlib.sha256(body).hexdigest(),

@@ -167,6 +167,22 @@ def release_run(session: Session, run: ClaimedRun) -> bool:
     return True
 
 
+def cancel_installation_jobs(session: Session, installation: int) -> int:
+    """Waiting jobs whose latest delivery came through `installation` are cancelled (the
+    App was uninstalled or lost the repository); returns how many."""
+    of_installation = select(Delivery.delivery_id).where(Delivery.installation == installation)
+    jobs = session.scalars(
+        select(Job)
+        .where(Job.state == JobState.pending, Job.delivery_id.in_(of_installation))
+        .with_for_update()
+    ).all()
+    now = utcnow()
+    for job in jobs:
+        job.state, job.updated_at, job.finished_at = JobState.cancelled, now, now
+        job.error = f"cancelled: installation {installation} was removed"
+    return len(jobs)
+
+
 def get_job(session: Session, key: str) -> Job | None:
     return session.scalar(select(Job).where(Job.key == key))
 

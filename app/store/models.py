@@ -6,7 +6,16 @@ import enum
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Index, LargeBinary, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    Index,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -27,6 +36,8 @@ class JobState(enum.StrEnum):
     running = "running"
     done = "done"
     failed = "failed"
+    cancelled = "cancelled"
+    """The App was uninstalled (or lost the repository) before the job ran."""
 
 
 class DeliveryStatus(enum.StrEnum):
@@ -49,6 +60,10 @@ class Delivery(Base):
     action: Mapped[str | None] = mapped_column(String(60))
     repo: Mapped[str | None] = mapped_column(String(200))
     job_key: Mapped[str] = mapped_column(String(300), index=True)
+    kind: Mapped[str | None] = mapped_column(String(20))
+    """The route decided when the delivery came in (app.routing); the worker reads it."""
+    number: Mapped[int | None]
+    installation: Mapped[int | None] = mapped_column(BigInteger, index=True)
     received_at: Mapped[datetime] = mapped_column(default=utcnow)
     payload_sha256: Mapped[str] = mapped_column(String(64))
     """Of the payload as received (before `payload_codec`)."""

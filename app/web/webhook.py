@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
-from app.routing import HANDLED_ACTIONS, InvalidPayload, MalformedBody, route_body
+from app.routing import HANDLED_EVENTS, InvalidPayload, MalformedBody, route_body
 from app.store.deliveries import NewDelivery
 from app.store.intake import Intake, StoreUnavailable, accept
 from app.web.services import WebServices
@@ -97,7 +97,7 @@ async def _accept_signed(request: Request, services: WebServices, body: bytes) -
     count = services.metrics.deliveries
     event = request.headers.get("x-github-event", "")
     delivery_id = request.headers.get("x-github-delivery", "")
-    event_label = event if event in HANDLED_ACTIONS or event == "ping" else "other"
+    event_label = event if event in HANDLED_EVENTS or event == "ping" else "other"
     if not event:
         count.labels(event_label, "malformed").inc()
         return _answer(400, error="missing X-GitHub-Event header")
@@ -125,6 +125,9 @@ async def _accept_signed(request: Request, services: WebServices, body: bytes) -
         repo=route.repo,
         job_key=route.job_key,
         body=body,
+        kind=route.kind,
+        number=route.number,
+        installation=route.installation,
     )
     try:
         intake = await run_in_threadpool(accept, services.sessions, new, services.queue.enqueue)

@@ -27,12 +27,15 @@ class VoteBatch(Generic[T]):
     answers: list[T]
     errors: list[str]
     usage: Usage = field(default_factory=Usage)
+    capped: bool = False
+    """The item's cost cap stopped at least one vote (another run would stop there too)."""
 
 
 @dataclass
 class _Slot(Generic[T]):
     answer: T | None = None
     error: str | None = None
+    capped: bool = False
     usage: Usage = field(default_factory=Usage)
 
 
@@ -126,6 +129,7 @@ def _settle(
             slot.answer = _parse(reply.choice(0), schema)
     except (FormatError, ModelCallError, CostCapExceeded) as exc:
         slot.error = f"vote (seed {seed}): {exc}"
+        slot.capped = isinstance(exc, CostCapExceeded)
     return slot
 
 
@@ -156,7 +160,7 @@ def collect_votes(
             budget.add(reply.usage)
             choices = [reply.choice(i) for i in range(min(k, len(reply.texts)))]
         except CostCapExceeded as exc:
-            return VoteBatch(answers=[], errors=[str(exc)], usage=usage)
+            return VoteBatch(answers=[], errors=[str(exc)], usage=usage, capped=True)
         except ModelCallError as exc:
             if not exc.retry_singly:
                 # Down, too slow or unauthorised: k more requests would only repeat that.
@@ -176,4 +180,5 @@ def collect_votes(
         usage += s.usage
         if s.error:
             errors.append(s.error)
-    return VoteBatch(answers=answers, errors=errors, usage=usage)
+    capped = any(s.capped for s in slots)
+    return VoteBatch(answers=answers, errors=errors, usage=usage, capped=capped)

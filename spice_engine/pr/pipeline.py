@@ -144,7 +144,7 @@ def _vote(
     ]
     result = aggregate_dimension(dim, votes, opts.votes, batch.errors)
     if result.score is None:
-        raise NoValidVotesError(dim, batch.errors)
+        raise NoValidVotesError(dim, batch.errors, batch.capped)
     return result, answers, batch.usage
 
 

@@ -153,7 +153,7 @@ def graphql_excerpt(schema: GraphQLSchema, queries: list[str]) -> str:
 
 
 def graphql_queries() -> list[str]:
-    from app.github.client import CLOSING_QUERY
+    from app.github.graphql import CLOSING_QUERY
 
     return [CLOSING_QUERY]
 

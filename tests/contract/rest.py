@@ -21,10 +21,11 @@ from referencing.jsonschema import DRAFT4
 
 EXCERPT = Path(__file__).resolve().parents[1] / "data" / "github" / "rest-openapi.json"
 BASE = "urn:github-rest"
-GITHUB_WIDE = {301, 307, 401, 403, 404, 422, 429, 500, 502, 503, 504}
+GITHUB_WIDE = {301, 307, 401, 403, 404, 409, 422, 429, 500, 502, 503, 504}
 """Statuses GitHub may send for any operation (a renamed repository's redirects, bad token,
-a repository that does not exist or is hidden from the token, secondary limits, outages) though not every operation lists them; their body must still be
-GitHub's `basic-error`."""
+a repository that does not exist or is hidden from the token, an empty repository's 409 "Git
+Repository is empty.", secondary limits, outages) though not every operation lists them; their
+body must still be GitHub's `basic-error`."""
 _REQUIRED = re.compile(r"^'([^']+)' is a required property")
 
 

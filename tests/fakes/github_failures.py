@@ -8,14 +8,17 @@ rate limits as HTTP 200 with `errors`, 429 without `Retry-After`, abuse-detectio
 
 from __future__ import annotations
 
+import re
 import time
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 if TYPE_CHECKING:
     from tests.fakes.github_server import RepoState
 
 Json = dict[str, Any]
-EMPTY_REPOSITORY = "This repository is empty."
+EMPTY_REPOSITORY = "Git Repository is empty."
+"""GitHub's contents API on a repository with no commits: 409 with this message."""
 SECONDARY = (
     "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
 )
@@ -29,18 +32,44 @@ class FailureShapes:
     def fail_next(self, *args: Any, **kwargs: Any) -> None:  # defined by FakeGitHub
         raise NotImplementedError
 
-    def empty_repository(self, repo: str, message: str = EMPTY_REPOSITORY) -> None:
-        """The contents API answers 404 with `message` (also "No commit found for the ref
-        main"): PyGithub raises a plain GithubException for it, not UnknownObjectException."""
-        self.repos[repo].empty_message = message
+    def revoke_installation_tokens(self) -> None:  # defined by FakeGitHub
+        raise NotImplementedError
+
+    def delete_comment(self, comment_id: int) -> None:  # defined by FakeGitHub
+        raise NotImplementedError
+
+    def empty_repository(
+        self, repo: str, message: str = EMPTY_REPOSITORY, status: int = 409
+    ) -> None:
+        """The contents API answers `status` with `message`: GitHub's 409 "Git Repository is
+        empty.", or a 404 such as "No commit found for the ref main" (PyGithub raises either
+        as a plain GithubException)."""
+        self.repos[repo].empty_message = (status, message)
+
+    def revoke_tokens_on(self, path_contains: str) -> None:
+        """The next request whose path has `path_contains` finds every installation token
+        revoked (a 401 "Bad credentials" long before its expiry), as when an owner changes the
+        App's permissions."""
+        self.fail_next(0, 1, path_contains=path_contains, before=self.revoke_installation_tokens)
+
+    def delete_comment_before_edit(self, comment_id: int) -> None:
+        """A maintainer deletes the comment after we listed it and before our edit (404)."""
+        self.fail_next(
+            0,
+            1,
+            method="PATCH",
+            path_contains=f"/comments/{comment_id}",
+            before=lambda: self.delete_comment(comment_id),
+        )
 
     def delete_issue(self, repo: str, number: int) -> None:
         """The issue answers 410 Gone."""
         self.repos[repo].deleted.add(number)
 
     def rename_repository(self, old: str, new: str) -> None:
-        """Requests to `old` are redirected: 301 for reads (PyGithub follows), 307 for
-        writes (PyGithub does not: it takes the redirect's body for the answer)."""
+        """Requests to `old` are redirected, as GitHub does, to `/repositories/{id}/...` with
+        the query kept: 301 for reads (PyGithub follows, dropping the query), 307 for writes
+        (PyGithub does not: it takes the redirect's body for the answer)."""
         state = self.repos.pop(old)
         state.data.update(full_name=new, name=new.split("/", 1)[1])
         state.data["url"] = state.data["url"].replace(f"/repos/{old}", f"/repos/{new}")
@@ -102,16 +131,31 @@ class FailureShapes:
         self.repos[repo].issues[number]["user"] = None
 
 
-def redirect(fake: Any, method: str, path: str) -> tuple[int, Json, dict[str, str]] | None:
+def redirect(
+    fake: Any, method: str, path: str, query: dict[str, str]
+) -> tuple[int, Json, dict[str, str]] | None:
     """The redirect a renamed repository's old path answers, or None."""
     for old, new in fake.renamed.items():
         prefix = f"/repos/{old}"
         if path == prefix or path.startswith(prefix + "/"):
-            location = f"{fake.base_url}/repos/{new}{path[len(prefix) :]}"
+            repo_id = fake.repos[new].data["id"]
+            kept = f"?{urlencode(query)}" if query else ""
+            location = f"{fake.base_url}/repositories/{repo_id}{path[len(prefix) :]}{kept}"
             status = 301 if method == "GET" else 307
             body = {"message": "Moved Permanently", "url": location, "documentation_url": ""}
             return status, body, {"Location": location}
     return None
+
+
+def by_name(fake: Any, path: str) -> str:
+    """`/repositories/{id}/...` (where a rename redirects) as `/repos/{owner}/{name}/...`."""
+    match = re.match(r"/repositories/(\d+)(/.*)?$", path)
+    if match is None:
+        return path
+    for full_name, state in fake.repos.items():
+        if state.data["id"] == int(match.group(1)):
+            return f"/repos/{full_name}{match.group(2) or ''}"
+    return path
 
 
 def paginate(

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from app.github.client import session_factory
 from app.github.retries import RetryPolicy
+from app.github.sessions import session_factory
 from app.handlers.deps import HandlerDeps
 from app.settings import Settings
 from spice_engine.llm.litellm_chat import LiteLLMChat

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-import jwt
-
+from tests.fakes.github_app_routes import APP_ROUTES, check_jwt
 from tests.fakes.github_failures import paginate, redirect
+from tests.fakes.github_graphql import graphql_route
+from tests.fakes.github_label_routes import (
+    add_labels_route,
+    create_label_route,
+    issue_events_route,
+    issue_labels_route,
+    label_route,
+    labels_route,
+    remove_label_route,
+)
 
 if TYPE_CHECKING:
     from tests.fakes.github_server import FakeGitHub, Json, RepoState
@@ -181,64 +189,6 @@ def _reaction(req: Request) -> Answer:
     return 201, reaction
 
 
-def _labels(req: Request) -> Answer:
-    return (200, list(req.repo.labels.values())) if req.repo else NOT_FOUND
-
-
-def _label(req: Request) -> Answer:
-    label = req.repo.labels.get(req.arg("label").lower()) if req.repo else None
-    return (200, label) if label else NOT_FOUND
-
-
-def _create_label(req: Request) -> Answer:
-    if req.repo is None:
-        return NOT_FOUND
-    name = req.body["name"]
-    if name.lower() in req.repo.labels:
-        return 422, {"message": "Validation Failed", "errors": [{"code": "already_exists"}]}
-    color = req.body.get("color", "ededed")
-    return 201, req.fake._label(req.repo, name, color, req.body.get("description"))
-
-
-def _issue_labels(req: Request) -> Answer:
-    issue = req.repo.issues.get(int(req.arg("n"))) if req.repo else None
-    return (200, issue["labels"]) if issue else NOT_FOUND
-
-
-def _add_labels(req: Request) -> Answer:
-    issue = req.repo.issues.get(int(req.arg("n"))) if req.repo else None
-    if issue is None or req.repo is None:
-        return NOT_FOUND
-    names = req.body["labels"] if isinstance(req.body, dict) else req.body
-    present = {lab["name"].lower() for lab in issue["labels"]}
-    for name in names:
-        if name.lower() not in present:
-            # GitHub creates unknown labels on the fly with a grey colour and no description.
-            issue["labels"].append(req.fake._label(req.repo, name, "ededed", None))
-            req.fake.label_event(req.repo, int(req.arg("n")), name, req.actor, added=True)
-            present.add(name.lower())
-    return 200, issue["labels"]
-
-
-def _remove_label(req: Request) -> Answer:
-    issue = req.repo.issues.get(int(req.arg("n"))) if req.repo else None
-    if issue is None or req.repo is None:
-        return NOT_FOUND
-    name = req.arg("label").lower()
-    gone = [lab for lab in issue["labels"] if lab["name"].lower() == name]
-    if not gone:
-        return 404, {"message": "Label does not exist"}
-    issue["labels"] = [lab for lab in issue["labels"] if lab["name"].lower() != name]
-    req.fake.label_event(req.repo, int(req.arg("n")), gone[0]["name"], req.actor, added=False)
-    return 200, issue["labels"]
-
-
-def _issue_events(req: Request) -> Answer:
-    if req.repo is None or int(req.arg("n")) not in req.repo.issues:
-        return NOT_FOUND
-    return 200, req.repo.events.get(int(req.arg("n")), [])
-
-
 def _permission(req: Request) -> Answer:
     if req.repo is None:
         return NOT_FOUND
@@ -248,62 +198,18 @@ def _permission(req: Request) -> Answer:
 
 
 def _contents(req: Request) -> Answer:
-    from tests.fakes.github_server import content_entry
+    from tests.fakes.github_git_shapes import content_entry
 
     if req.repo is None:
         return NOT_FOUND
     if req.repo.empty_message is not None:
-        return 404, {"message": req.repo.empty_message}
+        status, message = req.repo.empty_message
+        return status, {"message": message}
     ref = req.query.get("ref") or req.repo.data["default_branch"]
     text = req.repo.contents.get((ref, req.arg("path")))
     if text is None:
         return NOT_FOUND
     return 200, content_entry(req.fake, req.full_name, req.arg("path"), text)
-
-
-def _graphql(req: Request) -> Answer:
-    query = str(req.body.get("query", ""))
-    variables: Mapping[str, Any] = req.body.get("variables") or {}
-    if "closingIssuesReferences" not in query:
-        return 200, {"errors": [{"message": "the fake GitHub does not support this query"}]}
-    repo = req.fake.repos.get(f"{variables.get('owner')}/{variables.get('name')}")
-    number = int(variables.get("number", 0))
-    if repo is None or number not in repo.pulls:
-        return 200, {"data": {"repository": None}, "errors": [{"message": "not found"}]}
-    nodes = [  # None: an issue this token may not see, which GitHub gives as null
-        {"number": ref[1], "repository": {"nameWithOwner": ref[0]}} if ref else None
-        for ref in repo.closing[number]
-    ]
-    pull = {"closingIssuesReferences": {"nodes": nodes}}
-    return 200, {"data": {"repository": {"pullRequest": pull}}}
-
-
-def _app(req: Request) -> Answer:
-    fake = req.fake
-    return 200, {
-        "id": fake.app_id,
-        "slug": fake.app_slug,
-        "name": fake.app_slug,
-        "node_id": "A_1",
-        "owner": fake.user("app-owner"),
-        "html_url": "",
-        "external_url": "",
-        "description": "",
-        "created_at": "2026-01-01T00:00:00Z",
-        "updated_at": "2026-01-01T00:00:00Z",
-        "permissions": {},
-        "events": [],
-    }
-
-
-def _access_token(req: Request) -> Answer:
-    fake = req.fake
-    fake.token_requests += 1
-    token = f"ghs_inst_{req.arg('inst')}_{fake.token_requests}"
-    expiry = time.time() + fake.token_ttl_s
-    fake.tokens[token] = (f"{fake.app_slug}[bot]", expiry)
-    expires_at = datetime.fromtimestamp(expiry, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return 201, {"token": token, "expires_at": expires_at, "permissions": {}}
 
 
 ROUTES: list[tuple[str, re.Pattern[str], Callable[[Request], Answer], bool]] = [
@@ -318,38 +224,22 @@ ROUTES: list[tuple[str, re.Pattern[str], Callable[[Request], Answer], bool]] = [
         ("PATCH", REPO + r"/issues/comments/(?P<id>\d+)", _edit_comment, True),
         ("POST", REPO + r"/issues/comments/(?P<id>\d+)/reactions", _reaction, True),
         ("POST", REPO + r"/issues/(?P<n>\d+)/reactions", _reaction, True),
-        ("GET", REPO + r"/issues/(?P<n>\d+)/labels", _issue_labels, False),
-        ("GET", REPO + r"/issues/(?P<n>\d+)/events", _issue_events, False),
-        ("POST", REPO + r"/issues/(?P<n>\d+)/labels", _add_labels, True),
-        ("DELETE", REPO + r"/issues/(?P<n>\d+)/labels/(?P<label>.+)", _remove_label, True),
-        ("GET", REPO + r"/labels", _labels, False),
-        ("POST", REPO + r"/labels", _create_label, True),
-        ("GET", REPO + r"/labels/(?P<label>.+)", _label, False),
+        ("GET", REPO + r"/issues/(?P<n>\d+)/labels", issue_labels_route, False),
+        ("GET", REPO + r"/issues/(?P<n>\d+)/events", issue_events_route, False),
+        ("POST", REPO + r"/issues/(?P<n>\d+)/labels", add_labels_route, True),
+        ("DELETE", REPO + r"/issues/(?P<n>\d+)/labels/(?P<label>.+)", remove_label_route, True),
+        ("GET", REPO + r"/labels", labels_route, False),
+        ("POST", REPO + r"/labels", create_label_route, True),
+        ("GET", REPO + r"/labels/(?P<label>.+)", label_route, False),
         ("GET", REPO + r"/pulls", _pulls, False),
         ("GET", REPO + r"/pulls/(?P<n>\d+)", _pull, False),
         ("GET", REPO + r"/pulls/(?P<n>\d+)/files", _pull_files, False),
         ("GET", REPO + r"/pulls/(?P<n>\d+)/commits", _pull_commits, False),
         ("GET", REPO + r"/collaborators/(?P<user>[^/]+)/permission", _permission, False),
         ("GET", REPO + r"/contents/(?P<path>.+)", _contents, False),
-        ("POST", r"/graphql", _graphql, False),
+        ("POST", r"/graphql", graphql_route, False),
     ]
 ]
-APP_ROUTES: list[tuple[str, re.Pattern[str], Callable[[Request], Answer]]] = [
-    ("GET", re.compile(r"/app$"), _app),
-    ("POST", re.compile(r"/app/installations/(?P<inst>\d+)/access_tokens$"), _access_token),
-]
-
-
-def _check_jwt(fake: FakeGitHub, authorization: str) -> bool:
-    if not authorization.startswith("Bearer "):
-        return False
-    if fake.jwt_public_key is None:
-        return True
-    try:
-        claims = jwt.decode(authorization[7:], fake.jwt_public_key, algorithms=["RS256"])
-    except jwt.PyJWTError:
-        return False
-    return str(claims.get("iss")) == str(fake.app_id)
 
 
 def route(
@@ -365,13 +255,13 @@ def route(
     for verb, pattern, func in APP_ROUTES:
         match = pattern.match(path)
         if verb == method and match:
-            if not _check_jwt(fake, authorization):
+            if not check_jwt(fake, authorization):
                 return 401, {"message": "A JSON web token could not be decoded"}
             return func(Request(fake, "app", match, query, body))
     actor = fake.actor(authorization)
     if actor is None:
         return 401, {"message": "Bad credentials"}
-    moved = redirect(fake, method, path)
+    moved = redirect(fake, method, path, query)
     if moved is not None:
         return moved
     for verb, pattern, func, writes in ROUTES:

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from app.github.client import session_factory
 from app.github.retries import policy_from_settings
+from app.github.sessions import session_factory as github_sessions
 from app.handlers.delivery_handler import (
     calibration_lookup,
     handler_for,
     human_label_recorder,
+    installation_canceller,
     store_lookup,
 )
 from app.handlers.deps import HandlerDeps
 from app.queue.handler import DeliveryHandler
 from app.settings import Settings
+from app.store.engine import database_url, make_engine, session_factory
 from spice_engine.llm.litellm_chat import LiteLLMChat
 from tests.fakes.github_fixtures import FAST_RETRIES
 
@@ -32,14 +34,16 @@ def make_handler(
             "seconds_between_writes": 0,
         }
     )
+    sessions = session_factory(make_engine(database_url(settings)))
     deps = HandlerDeps(
         settings=settings,
-        github=session_factory(settings, policy),
+        github=github_sessions(settings, policy),
         chat=lambda model: LiteLLMChat(settings.model_config_for(model)),
         retry_policy=policy,
-        assessed_before=store_lookup(settings),
-        record_human_label=human_label_recorder(settings),
-        calibration_for=calibration_lookup(settings),
+        assessed_before=store_lookup(sessions),
+        record_human_label=human_label_recorder(sessions),
+        calibration_for=calibration_lookup(settings, sessions),
         on_instance_saved=on_instance_saved,
+        cancel_installation_jobs=installation_canceller(sessions),
     )
     return handler_for(deps)

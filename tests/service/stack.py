@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.metrics import ServiceMetrics
-from app.queue.runner import JobRunner
+from app.queue.runner import JobRunner, deferral_budget
 from app.queue.tasks import JobQueue, build_queue
 from app.redaction import secret_values
 from app.routing import route_payload
@@ -45,6 +45,9 @@ class Stack:
             repo=route.repo,
             job_key=route.job_key,
             payload=json.dumps(payload).encode(),
+            kind=route.kind,
+            number=route.number,
+            installation=route.installation,
         )
         return accept(self.sessions, new, self.queue.enqueue)
 
@@ -62,7 +65,13 @@ def build_stack(
     upgrade_to_head(engine)
     sessions = session_factory(engine)
     runner = (
-        JobRunner(sessions, runner_handler, metrics, secret_values(settings))
+        JobRunner(
+            sessions,
+            runner_handler,
+            metrics,
+            secret_values(settings),
+            deferral_budget(settings),
+        )
         if runner_handler is not None
         else None
     )

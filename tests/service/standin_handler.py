@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from app.routing import Route
 from app.settings import Settings
 from app.store.assessments import AssessmentRecord, DimensionVotes
 from tests.assessment_samples import issue_assessment
@@ -44,7 +45,7 @@ class FileRecordingHandler:
         with (self.control / name).open("a") as file:
             file.write(line + "\n")
 
-    def __call__(self, event: str, payload: dict[str, Any], delivery_id: str) -> StandinOutcome:
+    def __call__(self, route: Route, payload: dict[str, Any], delivery_id: str) -> StandinOutcome:
         self._append("starts", delivery_id)
         if (self.control / "block").exists():
             deadline = time.monotonic() + 60

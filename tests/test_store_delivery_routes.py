@@ -1,0 +1,60 @@
+"""Migration 0006: deliveries stored before routes were kept get the route routing gave them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import sqlalchemy as sa
+from alembic import command
+
+from app.store.engine import make_engine
+from app.store.migrate import alembic_config, upgrade_to_head
+
+LEGACY = [  # (delivery id, event, action, job key)
+    ("d1", "issues", "opened", "octo-org/widgets#7"),
+    ("d2", "pull_request", "opened", "octo-org/widgets#10"),
+    ("d3", "pull_request", "closed", "octo-org/widgets#10/merged"),
+    ("d4", "issue_comment", "created", "octo-org/widgets#7/comment/55"),
+    ("d5", "issues", "labeled", "octo-org/widgets#7/label/labeled/clarity: vague"),
+    ("d6", "installation", "created", "installation/1"),
+]
+
+
+def test_legacy_deliveries_get_their_kind_and_number(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'spice.db'}")
+    command.upgrade(alembic_config(engine), "0005_dashboard_sessions")
+    with engine.begin() as conn:
+        for delivery_id, event, action, key in LEGACY:
+            conn.execute(
+                sa.text(
+                    "INSERT INTO deliveries (delivery_id, event, action, repo, job_key,"
+                    " received_at, payload_sha256, payload, status) VALUES"
+                    " (:d, :e, :a, 'octo-org/widgets', :k, CURRENT_TIMESTAMP, 'x', x'7b7d',"
+                    " 'queued')"
+                ),
+                {"d": delivery_id, "e": event, "a": action, "k": key},
+            )
+            conn.execute(
+                sa.text(
+                    "INSERT INTO jobs (key, state, generation, run_generation, delivery_id,"
+                    " attempts, created_at, updated_at) VALUES"
+                    " (:k, 'pending', 1, 0, :d, 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                ),
+                {"k": key, "d": delivery_id},
+            )
+    upgrade_to_head(engine)
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.text("SELECT delivery_id, kind, number FROM deliveries ORDER BY delivery_id")
+        ).all()
+        states: dict[str, str] = dict(conn.execute(sa.text("SELECT key, state FROM jobs")).all())
+    assert [tuple(r) for r in rows] == [
+        ("d1", "issue", 7),
+        ("d2", "pull_request", 10),
+        ("d3", "harvest", 10),
+        ("d4", "comment", 7),
+        ("d5", "label", 7),
+        ("d6", "installation", None),
+    ]
+    # The worker used to skip installation events: a waiting one is closed, not run.
+    assert states["installation/1"] == "done" and states["octo-org/widgets#7"] == "pending"
