@@ -7,11 +7,13 @@ from pathlib import Path
 
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.local import LocalExecutor
-from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.validator import Job, validate
-from tests.validation_support import calc_repo_fixture, git, sandbox_fixture  # noqa: F401
+from tests.validation_support import (  # noqa: F401
+    calc_repo_fixture,
+    calc_test_patch,
+    sandbox_fixture,
+    validate_calc,
+)
 
-RECIPE = Recipe(python="3.11", extra_packages=["pytest"])
 PATH_TESTS = """
 
 import sys
@@ -30,24 +32,11 @@ def test_ids_are_the_same_from_two_data_folders(
     calc_repo: tuple[Path, dict[str, str]], tmp_path: Path, sandbox: Bubblewrap
 ) -> None:
     repo, row = calc_repo
-    git(repo, "checkout", "-q", row["base_commit"])
-    with (repo / "tests" / "test_calc.py").open("a") as tests:
-        tests.write(PATH_TESTS)
-    patch = git(repo, "diff")
-    git(repo, "checkout", "-q", "tests/test_calc.py")
+    patch = calc_test_patch(repo, row["base_commit"], PATH_TESTS)
     lists = []
     for run in ("first", "second"):
-        done = validate(
-            Job(
-                instance=row | {"test_patch": patch},
-                git_dir=repo / ".git",
-                version="0.1",
-                recipe=RECIPE,
-                reruns=0,
-            ),
-            LocalExecutor(tmp_path / run / "envs", sandbox),
-            tmp_path / run / "scratch",
-        )
+        executor = LocalExecutor(tmp_path / run / "envs", sandbox)
+        done = validate_calc(repo, row, patch, executor, tmp_path / run / "scratch", reruns=0)
         assert done.validation.status == "valid", done.validation.detail
         lists.append(done.fail_to_pass)
     assert lists[0] == lists[1]

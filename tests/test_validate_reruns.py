@@ -15,30 +15,25 @@ from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.executor import RERUN_PLUGIN, Prepared, RunResult
 from spice_engine.validate.local import LocalExecutor
 from spice_engine.validate.outcomes import parse_pytest_log
-from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.validator import Job, Validated, validate
-from tests.validation_support import calc_repo_fixture, git, sandbox_fixture  # noqa: F401
+from spice_engine.validate.validator import Validated
+from tests.validation_support import (  # noqa: F401
+    calc_repo_fixture,
+    calc_test_patch,
+    sandbox_fixture,
+    validate_calc,
+)
 
-RECIPE = Recipe(python="3.11", extra_packages=["pytest"])
-
-
-def _flaky_test_patch(repo: Path, base: str) -> str:
-    """Adds test_add (stable) and test_add_once (passes with the fix only on its first run)."""
-    git(repo, "checkout", "-q", base)
-    with (repo / "tests" / "test_calc.py").open("a") as tests:
-        tests.write(
-            "\n\ndef test_add():\n    from calc import add\n    assert add(2, 3) == 5\n"
-            "\n\ndef test_add_once():\n    from pathlib import Path\n    from calc import add\n"
-            "    counter = Path.home() / 'runs'  # the job's own scratch, across its runs\n"
-            "    if add(2, 3) == 5:\n"
-            "        runs = int(counter.read_text()) if counter.exists() else 0\n"
-            "        counter.write_text(str(runs + 1))\n"
-            "        assert runs == 0\n"
-            "    assert add(2, 3) == 5\n"
-        )
-    patch = git(repo, "diff")
-    git(repo, "checkout", "-q", "tests/test_calc.py")
-    return patch
+FLAKY_TESTS = (
+    "\n\ndef test_add():\n    from calc import add\n    assert add(2, 3) == 5\n"
+    "\n\ndef test_add_once():\n    from pathlib import Path\n    from calc import add\n"
+    "    counter = Path.home() / 'runs'  # the job's own scratch, across its runs\n"
+    "    if add(2, 3) == 5:\n"
+    "        runs = int(counter.read_text()) if counter.exists() else 0\n"
+    "        counter.write_text(str(runs + 1))\n"
+    "        assert runs == 0\n"
+    "    assert add(2, 3) == 5\n"
+)
+"""test_add (stable) and test_add_once (passes with the fix only on its first run)."""
 
 
 class NoPluginExecutor(LocalExecutor):
@@ -59,14 +54,9 @@ class NoPluginExecutor(LocalExecutor):
 def _validate(
     repo: Path, row: dict[str, str], tmp_path: Path, executor: LocalExecutor, **job: float
 ) -> tuple[Validated, Path]:
-    row = row | {"test_patch": _flaky_test_patch(repo, row["base_commit"])}
+    patch = calc_test_patch(repo, row["base_commit"], FLAKY_TESTS)
     scratch = tmp_path / "scratch"
-    done = validate(
-        Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, **job),
-        executor,
-        scratch,
-    )
-    return done, scratch
+    return validate_calc(repo, row, patch, executor, scratch, **job), scratch
 
 
 def _assert_lists_and_nothing_left(done: Validated, repo: Path, scratch: Path) -> None:
@@ -101,24 +91,14 @@ def test_a_test_failing_only_on_its_in_session_rerun_is_confirmed_in_new_process
     """A test that leaves state behind in its process (a module-level list here; a shared app
     fixture or build folder in real suites) fails when run twice in one session: not flaky."""
     repo, row = calc_repo
-    git(repo, "checkout", "-q", row["base_commit"])
-    with (repo / "tests" / "test_calc.py").open("a") as tests:
-        tests.write(
-            "\n\nSEEN = []\n\n\ndef test_add_fresh():\n    from calc import add\n"
-            "    SEEN.append(1)\n    assert len(SEEN) == 1 and add(2, 3) == 5\n"
-        )
-    patch = git(repo, "diff")
-    git(repo, "checkout", "-q", "tests/test_calc.py")
-    done = validate(
-        Job(
-            instance=row | {"test_patch": patch},
-            git_dir=repo / ".git",
-            version="0.1",
-            recipe=RECIPE,
-        ),
-        LocalExecutor(tmp_path / "envs", sandbox),
-        tmp_path / "scratch",
+    patch = calc_test_patch(
+        repo,
+        row["base_commit"],
+        "\n\nSEEN = []\n\n\ndef test_add_fresh():\n    from calc import add\n"
+        "    SEEN.append(1)\n    assert len(SEEN) == 1 and add(2, 3) == 5\n",
     )
+    executor = LocalExecutor(tmp_path / "envs", sandbox)
+    done = validate_calc(repo, row, patch, executor, tmp_path / "scratch")
     assert done.validation.status == "valid", done.validation.detail
     assert done.fail_to_pass == ["tests/test_calc.py::test_add_fresh"]
     assert done.validation.flaky == []
