@@ -115,6 +115,9 @@ def test_ctrl_c_keeps_what_was_labelled_and_says_how_to_resume(
     run = subprocess.Popen(
         [*command, *model(fake_openai)], cwd=ROOT, env=env, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        # A suite started in the background (CI, nohup, `&`) ignores SIGINT, and its children
+        # would inherit that: Ctrl-C restored as a terminal would deliver it.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     deadline = time.monotonic() + 60
     while not (out.exists() and out.read_text().count("\n") >= 2):
