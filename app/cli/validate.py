@@ -26,7 +26,7 @@ NONE_VALID = 3
 """Exit status when no instance validated (not an error of the command: of the instances)."""
 
 
-def _read_rows(path: Path) -> list[dict[str, Any]]:
+def read_rows(path: Path) -> list[dict[str, Any]]:
     rows = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -41,7 +41,7 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _repo_map(specs: list[str], cache: Path, rows: list[dict[str, Any]]) -> dict[str, Path]:
+def repo_map(specs: list[str], cache: Path, rows: list[dict[str, Any]]) -> dict[str, Path]:
     git_dirs: dict[str, Path] = {}
     for spec in specs:
         name, sep, path = spec.partition("=")
@@ -60,7 +60,7 @@ def _repo_map(specs: list[str], cache: Path, rows: list[dict[str, Any]]) -> dict
     return git_dirs
 
 
-def _executor(settings: Settings, name: str, no_sandbox: bool) -> Executor:
+def executor_for(settings: Settings, name: str, no_sandbox: bool) -> Executor:
     """The executor asked for; repository code runs in the sandbox unless told otherwise."""
     if name not in ("local", "docker"):
         fail(f"--executor must be local or docker, not {name!r}")
@@ -133,16 +133,16 @@ def validate_cmd(
     0 when at least one instance is valid, 3 when none is.
     """
     settings = settings_with()
-    rows = _read_rows(instances)
+    rows = read_rows(instances)
     data = settings.data_dir.resolve()
-    executor = _executor(settings, executor_name, no_sandbox)
+    executor = executor_for(settings, executor_name, no_sandbox)
     statuses: Counter[str] = Counter(_already_done(out))
     todo = [r for r in rows if str(r["instance_id"]) not in _done_ids(out)]
     if len(todo) < len(rows):
         typer.echo(
             f"validate: resuming, {len(rows) - len(todo)} of {len(rows)} already in {out}", err=True
         )
-    git_dirs = _repo_map(repo or [], data / "repos", todo)
+    git_dirs = repo_map(repo or [], data / "repos", todo)
     bar = tqdm(total=len(todo), unit="instance", desc="validate", disable=None, dynamic_ncols=True)
     lock = threading.Lock()
     finished: list[str] = []
