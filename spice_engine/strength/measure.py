@@ -54,8 +54,8 @@ def measure(job: Job, executor: Executor, scratch: Path, config: StrengthConfig)
     try:
         f2p, p2p = judged_tests(inst)
         base = str(inst.get("base_commit") or "")
-        if not f2p:
-            record.status, record.detail = "no_fail_to_pass", "the instance has no FAIL_TO_PASS"
+        if not f2p and not p2p:
+            record.status, record.detail = "no_fail_to_pass", "the instance lists no test"
         elif not base or not gitwork.has_commit(job.git_dir, base):
             record.status, record.detail = "missing_commit", f"base_commit {base!r} not in repo"
         elif problem := gitwork.apply_problem(
@@ -114,32 +114,29 @@ def _in_tree(
         fixed = {p: (tree / p).read_text(encoding="utf-8") for p in lines}
         choice = choose(fixed, lines, config.max_mutants)
         record.equivalent_skipped = choice.equivalent
-        t0 = time.monotonic()
-        outcomes = _mutate(runner, job_dir, test_files(test), f2p + p2p, choice, config)
-        for path, text in fixed.items():
-            (tree / path).write_text(text, encoding="utf-8")
-        record.durations["mutants"] = round(time.monotonic() - t0, 3)
-        if isinstance(outcomes, str):
-            record.status, record.detail = "baseline_failed", outcomes
-            return
-        if not set(f2p) & set(outcomes.judged):
-            record.status = "baseline_failed"
-            record.detail = "no FAIL_TO_PASS test passes with the fix (in the mutant session)"
-            return
-        record.tests = len(outcomes.judged)
-        record.mutants = outcomes.done
-        record.not_run = len(choice.chosen) - len(outcomes.done)
-        record.mutants_tried = len(outcomes.done)
-        record.mutants_killed = sum(m.killed_by is not None for m in outcomes.done)
-        if record.mutants_tried:
-            record.score = round(record.mutants_killed / record.mutants_tried, 4)
-        t0 = time.monotonic()
-        _confirm(runner, tree, fixed, outcomes, config.confirm_survivors)
-        record.mutants_killed = sum(m.killed_by is not None for m in record.mutants)
-        if record.mutants_tried:
-            record.score = round(record.mutants_killed / record.mutants_tried, 4)
-        record.durations["confirm"] = round(time.monotonic() - t0, 3)
-        if config.ablation:
+        if choice.chosen:
+            t0 = time.monotonic()
+            outcomes = _mutate(runner, job_dir, test_files(test), f2p + p2p, choice, config)
+            record.durations["mutants"] = round(time.monotonic() - t0, 3)
+            if isinstance(outcomes, str) or (f2p and not set(f2p) & set(outcomes.judged)):
+                record.status = "baseline_failed"
+                record.detail = (
+                    outcomes
+                    if isinstance(outcomes, str)
+                    else "no FAIL_TO_PASS test passes with the fix (in the mutant session)"
+                )
+                return
+            t0 = time.monotonic()
+            _confirm(runner, fixed, outcomes, config.confirm_survivors)
+            record.durations["confirm"] = round(time.monotonic() - t0, 3)
+            record.tests = len(outcomes.judged)
+            record.mutants = outcomes.done
+            record.not_run = len(choice.chosen) - len(outcomes.done)
+            record.mutants_tried = len(outcomes.done)
+            record.mutants_killed = sum(m.killed_by is not None for m in outcomes.done)
+            if record.mutants_tried:
+                record.score = round(record.mutants_killed / record.mutants_tried, 4)
+        if config.ablation and f2p:
             t0 = time.monotonic()
             _ablate(runner, tree, gold, f2p, record)
             record.durations["ablation"] = round(time.monotonic() - t0, 3)
@@ -249,12 +246,8 @@ def _plain_run(runner: Runner, c: Chosen, judged: list[str], fixed: str) -> str 
     return next((t for t in judged if outcomes.get(t) != "PASSED"), None)
 
 
-def _confirm(
-    runner: Runner, tree: Path, fixed: dict[str, str], out: _Outcomes | str, limit: int
-) -> None:
+def _confirm(runner: Runner, fixed: dict[str, str], out: _Outcomes, limit: int) -> None:
     """Survivors of the session re-run alone, as plain sources."""
-    if isinstance(out, str):
-        return
     by_diff = {mutants.diff(c.path, fixed[c.path], c.source): c for c in out.by_key.values()}
     for m in [m for m in out.done if m.killed_by is None and m.run == "session"][:limit]:
         if runner.left() <= 0:

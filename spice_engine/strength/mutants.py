@@ -2,7 +2,7 @@
 
 Operators are the selective set of the mutation-testing literature (Offutt et al.): relational
 operator replacement, logical connector replacement, negated conditions, constants ±1 and
-booleans flipped, statement deletion, return values replaced by None, arithmetic `+`/`-`, and
+booleans flipped, strings changed (`"XX…XX"`, as mutmut does), statement deletion, return values replaced by None, arithmetic `+`/`-`, and
 the first two positional arguments of a call swapped. Only nodes that start on a changed line
 are mutated.
 
@@ -88,6 +88,7 @@ class _Mutator(cst.CSTTransformer):
         self._depth = 0  # inside how many function bodies
         self._elifs: set[int] = set()
         self._tests: set[int] = set()
+        self._docstrings: set[int] = set()
 
     # where we are
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -112,6 +113,12 @@ class _Mutator(cst.CSTTransformer):
 
     leave_IndentedBlock = _leave_body  # type: ignore[assignment]
     leave_SimpleStatementSuite = _leave_body  # type: ignore[assignment]
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        # A bare string statement is a docstring or a comment: no program reads it.
+        for small in node.body:
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString):
+                self._docstrings.add(id(small.value))
 
     def visit_If(self, node: cst.If) -> None:
         if isinstance(node.orelse, cst.If):
@@ -228,6 +235,17 @@ class _Mutator(cst.CSTTransformer):
                 node = cst.UnaryOperation(cst.Minus(), node)
             mutants.append(("constant", node, f"`{original.value}` → `{new}`"))
         return self._expr(original, updated, mutants)
+
+    def leave_SimpleString(
+        self, original: cst.SimpleString, updated: cst.SimpleString
+    ) -> cst.BaseExpression:
+        if id(original) in self._docstrings:
+            return updated
+        prefix, quote = updated.prefix, updated.quote
+        body = updated.value[len(prefix) + len(quote) : -len(quote)]
+        mutant = cst.SimpleString(f"{prefix}{quote}XX{body}XX{quote}")
+        change = f"`{_code(original, 30)}` → `{_code(mutant, 34)}`"
+        return self._expr(original, updated, [("string", mutant, change)])
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         if updated.value not in ("True", "False"):
