@@ -1,7 +1,8 @@
 """The benchmark builder's path through the store, every row written by the real pipeline:
 `spice harvest` against the fake GitHub records the instance, `export --include-unvalidated`
 writes it, `spice validate --store` runs it (in the sandbox) and keeps the result on the
-instance, and a plain `spice export` then writes it as a validated task."""
+instance, and a plain `spice export` then writes it as a validated task; `spice test-strength --store`
+adds `spice.test_strength` to it."""
 
 from __future__ import annotations
 
@@ -48,3 +49,20 @@ def test_harvest_validate_store_then_export_gives_validated_tasks(
     assert json.loads(task["FAIL_TO_PASS"]) == ["tests/test_calc.py::test_add"]
     assert json.loads(task["PASS_TO_PASS"]) == ["tests/test_calc.py::test_mul"]
     assert task["spice"]["validation"]["status"] == "valid"
+    assert task["spice"]["test_strength"] is None
+    # The builder's strength of the validated instance, kept for the export as well.
+    strength = tmp_path / "s.jsonl"
+    spice(
+        "test-strength",
+        str(validated),
+        "--repo",
+        f"{REPO}={repo}",
+        "--out",
+        str(strength),
+        "--store",
+    )
+    spice("export", "--out", str(tasks))
+    [task] = [json.loads(line) for line in tasks.read_text().splitlines()]
+    measured = task["spice"]["test_strength"]
+    assert measured["status"] == "measured" and measured["mutants_tried"] >= 2
+    assert measured["score"] == 1.0 and measured["mutants_killed"] == measured["mutants_tried"]

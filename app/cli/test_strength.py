@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,6 +14,7 @@ import typer
 
 from app.cli.common import emit_json, settings_with
 from app.cli.validate import executor_for, read_rows, repo_map
+from app.settings import Settings
 from spice_engine.strength.batch import strength_rows
 from spice_engine.strength.result import StrengthConfig
 
@@ -37,6 +39,13 @@ def test_strength_cmd(
         str,
         typer.Option("--executor", help="local (bubblewrap, the default) or docker."),
     ] = "local",
+    store: Annotated[
+        bool,
+        typer.Option(
+            "--store",
+            help="Also keep each result on its harvested instance in the store, for `spice export`.",
+        ),
+    ] = False,
     no_sandbox: Annotated[
         bool,
         typer.Option(
@@ -61,12 +70,15 @@ def test_strength_cmd(
     config = StrengthConfig(max_mutants=max_mutants, budget_s=budget, ablation=ablation)
     lock = threading.Lock()
     out.parent.mkdir(parents=True, exist_ok=True)
+    keep = _stored(settings) if store else None
 
     def done(row: dict[str, Any]) -> None:
         got = row["spice"]["test_strength"]
         with lock, out.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
             statuses[got["status"]] += 1
+            if keep is not None:
+                keep(str(row["instance_id"]), got)
         score = "" if got["score"] is None else f", score {got['score']:.2f}"
         typer.echo(
             f"test-strength: {row['instance_id']} {got['status']} "
@@ -77,6 +89,25 @@ def test_strength_cmd(
 
     strength_rows(todo, git_dirs, executor, data / "tmp", config, workers, timeout, done)
     emit_json({"instances": len(rows), "statuses": dict(statuses), "out": str(out)})
+
+
+def _stored(settings: Settings) -> Callable[[str, dict[str, Any]], None]:
+    """Saves a result on its harvested instance (one not in the store is said on stderr)."""
+    from app.harvest.store import HarvestStore
+    from app.store.engine import database_url, make_engine, session_factory
+    from app.store.migrate import upgrade_to_head
+
+    engine = make_engine(database_url(settings))
+    upgrade_to_head(engine)
+    harvest = HarvestStore(session_factory(engine))
+
+    def keep(iid: str, strength: dict[str, Any]) -> None:
+        if harvest.instance(iid) is None:
+            typer.echo(f"test-strength: {iid} is not in the store: not kept", err=True)
+            return
+        harvest.save_test_strength(iid, strength)
+
+    return keep
 
 
 def _finished(out: Path) -> list[dict[str, Any]]:
