@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -62,11 +63,16 @@ def recheck(
 ) -> bool:
     """True when every judged test passes with the mutant's diff applied on its own."""
     f2p, p2p = judged_tests(row)
-    with gitwork.worktree(git_dir, row["base_commit"], scratch) as tree:
-        prepared = executor.prepare(row["repo"], group.version, group.recipe, tree, scratch)
-        for patch in (row["test_patch"], row["patch"], diff):
-            gitwork.apply(tree, patch)
-        done = executor.run(prepared, tree, as_args(f2p + p2p), 900)
+    scratch.mkdir(parents=True, exist_ok=True)
+    job = Path(tempfile.mkdtemp(dir=scratch, prefix="recheck-"))
+    try:
+        with gitwork.worktree(git_dir, row["base_commit"], job) as tree:
+            prepared = executor.prepare(row["repo"], group.version, group.recipe, tree, job)
+            for patch in (row["test_patch"], row["patch"], diff):
+                gitwork.apply(tree, patch)
+            done = executor.run(prepared, tree, as_args(f2p + p2p), 900)
+    finally:
+        shutil.rmtree(job, ignore_errors=True)
     outcomes = parse_pytest_log(done.log)
     return all(outcomes.get(t) == "PASSED" for t in f2p + p2p)
 
