@@ -4,7 +4,6 @@ fix; a strong test kills every mutant."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -17,42 +16,16 @@ from spice_engine.validate.local import LocalExecutor
 from spice_engine.validate.outcomes import parse_pytest_log
 from spice_engine.validate.recipe import Recipe
 from spice_engine.validate.validator import Job
-from tests.validation_support import git, instance_of, sandbox_fixture  # noqa: F401
+from tests.strength_support import FIX, STRONG, UNTESTED, WEAK, calc_instance
+from tests.validation_support import sandbox_fixture  # noqa: F401
 
 RECIPE = Recipe(python="3.11", extra_packages=["pytest"])
-STRONG = "\n\ndef test_add():\n    from calc import add\n    assert add(2, 3) == 5\n"
-WEAK = "\n\ndef test_add():\n    from calc import add\n    assert add(2, 0) == 2\n"
-FIX = {"calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"}
-UNTESTED = {"notes.py": "SEP = ', '\n"}
-"""A part of the weak fix no test reads."""
 
 
 @pytest.fixture(name="envs", scope="module")
 def envs_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One environment for the module's instances (same project, same recipe)."""
     return tmp_path_factory.mktemp("envs")
-
-
-def _calc(tmp_path: Path, test: str, fix: dict[str, str]) -> tuple[Path, dict[str, str]]:
-    repo = tmp_path / "calc"
-    (repo / "tests").mkdir(parents=True)
-    (repo / "pyproject.toml").write_text(
-        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
-        '[project]\nname = "calc"\nversion = "0.1.0"\n'
-        '[tool.setuptools]\npy-modules = ["calc", "notes"]\n'
-    )
-    (repo / "calc.py").write_text(FIX["calc.py"].replace("a + b", "b"))
-    (repo / "notes.py").write_text("SEP = ','\n")
-    (repo / "tests" / "test_calc.py").write_text(
-        "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
-    )
-    git(repo, "init", "-q")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "init")
-    row = instance_of(repo, "octo/calc", fix, ("tests/test_calc.py", test), "add subtracts")
-    row["FAIL_TO_PASS"] = json.dumps(["tests/test_calc.py::test_add"])
-    row["PASS_TO_PASS"] = json.dumps(["tests/test_calc.py::test_mul"])
-    return repo, row
 
 
 def _measure(repo: Path, row: dict[str, str], executor: LocalExecutor, tmp: Path) -> TestStrength:
@@ -64,7 +37,7 @@ def test_weak_tests_let_a_wrong_fix_through(
     tmp_path: Path, envs: Path, sandbox: Bubblewrap
 ) -> None:
     executor = LocalExecutor(envs, sandbox)
-    repo, row = _calc(tmp_path, WEAK, FIX | UNTESTED)  # add(2, 0) == 2 holds for a - b too
+    repo, row = calc_instance(tmp_path, WEAK, FIX | UNTESTED)  # add(2, 0) == 2 holds for a - b too
     got = _measure(repo, row, executor, tmp_path)
     assert got.status == "measured", got.detail
     survivor, untested = got.survivors
@@ -87,7 +60,7 @@ def test_weak_tests_let_a_wrong_fix_through(
 
 
 def test_strong_tests_kill_every_mutant(tmp_path: Path, envs: Path, sandbox: Bubblewrap) -> None:
-    repo, row = _calc(tmp_path, STRONG, FIX)
+    repo, row = calc_instance(tmp_path, STRONG, FIX)
     got = _measure(repo, row, LocalExecutor(envs, sandbox), tmp_path)
     assert got.status == "measured", got.detail
     assert got.survivors == [] and got.score == 1.0 and got.mutants_tried == 2

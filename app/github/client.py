@@ -142,6 +142,7 @@ class PyGithubRepo:
                 head_sha=pr.head.sha,
                 base_ref=pr.base.ref,
                 clone_url=pr.base.repo.clone_url if pr.base.repo is not None else None,
+                fork=_is_fork(pr.head.repo, pr.base.repo),
             )
 
         return self._call("get pull", fetch)
@@ -351,3 +352,10 @@ def session_factory(settings: Settings, policy: RetryPolicy | None = None) -> Se
         return PyGithubSession(gh, login, pacing)
 
     return token_session
+
+
+def _is_fork(head: Any, base: Any) -> bool:
+    """A head in another repository (or in one deleted since: not ours to trust either)."""
+    if head is None or base is None:
+        return True
+    return str(head.full_name).lower() != str(base.full_name).lower()
