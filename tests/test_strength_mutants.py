@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from spice_engine.strength import mutants
+from spice_engine.strength import mutants, sources
 from spice_engine.strength.choose import choose
 from spice_engine.strength.parts import changed_lines, parts
 
@@ -60,7 +60,7 @@ def test_only_changed_lines_are_mutated_with_each_operator() -> None:
 def test_the_schema_behaves_as_each_plain_mutant() -> None:
     lines = {8, 9, 10, 11, 15}
     sites = [s for s in mutants.find_sites(SOURCE, lines) if s.switchable]
-    schema = mutants.schema(SOURCE, lines, {s.id for s in sites}, offset=500)
+    schema = sources.schema(SOURCE, lines, {s.id for s in sites}, offset=500)
     compile(schema, "<schema>", "exec")
     inputs = [(0, 1), (0, 0), (2, 5), (7, 1), (-1, 2)]
     differs = 0
@@ -93,7 +93,7 @@ def _outcome(fn: Callable[..., Any], args: tuple[int, int]) -> object:
 def test_choice_is_bounded_and_skips_mutants_that_change_nothing() -> None:
     source = "def f(x):\n    return x * 1 if x else -0\n"
     got = choose({"m.py": source}, {"m.py": {2}}, limit=100)
-    assert all(not mutants.same_program(source, c.source) for c in got.chosen)
+    assert all(not sources.same_program(source, c.source) for c in got.chosen)
     assert len({c.source for c in got.chosen}) == len(got.chosen)
     assert len(choose({"m.py": SOURCE}, {"m.py": {8, 9, 10}}, limit=4).chosen) == 4
 

@@ -54,10 +54,10 @@ def test_strength_cmd(
         ),
     ] = False,
 ) -> None:
-    """Mutants of each fix's changed lines and the fix without each of its parts, judged by
-    FAIL_TO_PASS and the touched test files' PASS_TO_PASS (`spice.test_strength`).
+    """Mutate each instance's fix and leave out its parts: do its tests notice? (sandboxed)
 
-    Rows are appended to --out as they finish; the same command resumes an interrupted batch.
+    Mutants of each fix's changed lines and the fix without each of its parts, judged by
+    FAIL_TO_PASS and the touched test files' PASS_TO_PASS, go to `spice.test_strength`. Rows are appended to --out as they finish; the same command resumes an interrupted batch.
     """
     settings = settings_with()
     rows = read_rows(instances)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from libcst import ParserSyntaxError
 
-from spice_engine.strength import mutants
+from spice_engine.strength import mutants, sources
 from spice_engine.strength.mutants import Site
 
 GOLDEN = 0.6180339887498949
@@ -56,7 +56,7 @@ def choose(files: dict[str, str], lines: dict[str, set[int]], limit: int) -> Cho
         n, path, site = sites[i]
         source = mutants.plain(files[path], lines[path], site.id)
         key = (path, source)
-        if key in seen or mutants.same_program(files[path], source):
+        if key in seen or sources.same_program(files[path], source):
             equivalent += 1
             continue
         seen.add(key)
@@ -71,7 +71,7 @@ def schema_sources(choice: Choice) -> dict[str, str]:
     for n, path in enumerate(sorted(choice.originals)):
         ids = {c.site.id for c in choice.chosen if c.path == path and c.site.switchable}
         if ids:
-            out[path] = mutants.schema(
+            out[path] = sources.schema(
                 choice.originals[path], choice.lines[path], ids, n * ID_STRIDE
             )
     return out

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from spice_engine.errors import InputError
-from spice_engine.strength import mutants
+from spice_engine.strength import sources
 from spice_engine.strength.choose import Choice, Chosen, choose, schema_sources
 from spice_engine.strength.parts import changed_lines, parts
 from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength, UntestedPart
@@ -169,7 +169,7 @@ class _Outcomes:
                 function=c.site.function,
                 operator=c.site.operator,
                 change=c.site.change,
-                diff=mutants.diff(c.path, fixed, c.source),
+                diff=sources.diff(c.path, fixed, c.source),
                 killed_by=killed_by,
                 run="session" if run == "session" else "process",
             )
@@ -248,7 +248,7 @@ def _plain_run(runner: Runner, c: Chosen, judged: list[str], fixed: str) -> str 
 
 def _confirm(runner: Runner, fixed: dict[str, str], out: _Outcomes, limit: int) -> None:
     """Survivors of the session re-run alone, as plain sources."""
-    by_diff = {mutants.diff(c.path, fixed[c.path], c.source): c for c in out.by_key.values()}
+    by_diff = {sources.diff(c.path, fixed[c.path], c.source): c for c in out.by_key.values()}
     for m in [m for m in out.done if m.killed_by is None and m.run == "session"][:limit]:
         if runner.left() <= 0:
             return

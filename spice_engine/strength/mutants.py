@@ -2,11 +2,11 @@
 
 Operators are the selective set of the mutation-testing literature (Offutt et al.): relational
 operator replacement, logical connector replacement, negated conditions, constants ±1 and
-booleans flipped, strings changed (`"XX…XX"`, as mutmut does), statement deletion, return values replaced by None, arithmetic `+`/`-`, and
-the first two positional arguments of a call swapped. Only nodes that start on a changed line
-are mutated.
+booleans flipped, strings changed (`"XX…XX"`, as mutmut does), statement deletion, return
+values replaced by None, arithmetic `+`/`-`, and the first two positional arguments of a call
+swapped. Only nodes that start on a changed line are mutated.
 
-The schema is the file with every chosen mutant inside it, each guarded by
+The schema (spice_engine.strength.sources) is the file with every chosen mutant inside it, each guarded by
 `_spice_mutant(k)`, true only while the environment's `SPICE_MUTANT` is `k`: a test session can
 switch mutants between test runs without reloading anything (a "mutant schema"). That works
 for code that runs when called; a mutant in code run at import (module or class level, default
@@ -15,60 +15,19 @@ arguments, decorators) is run with its plain source in a process of its own.
 
 from __future__ import annotations
 
-import ast
-import difflib
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-GUARD = "_spice_mutant"
-PRELUDE = f"def {GUARD}(n):\n    return __import__('os').environ.get('SPICE_MUTANT') == str(n)\n"
-_FLIP_COMPARISON: dict[type[cst.BaseCompOp], type[cst.BaseCompOp]] = {
-    cst.LessThan: cst.LessThanEqual,
-    cst.LessThanEqual: cst.LessThan,
-    cst.GreaterThan: cst.GreaterThanEqual,
-    cst.GreaterThanEqual: cst.GreaterThan,
-    cst.Equal: cst.NotEqual,
-    cst.NotEqual: cst.Equal,
-    cst.Is: cst.IsNot,
-    cst.IsNot: cst.Is,
-    cst.In: cst.NotIn,
-    cst.NotIn: cst.In,
-}
-_FLIP_ARITHMETIC: dict[type[cst.BaseBinaryOp], type[cst.BaseBinaryOp]] = {
-    cst.Add: cst.Subtract,
-    cst.Subtract: cst.Add,
-}
-
-
-@dataclass(frozen=True)
-class Site:
-    """One mutant as found: where, which operator, and what it changes."""
-
-    id: int
-    line: int
-    operator: str
-    change: str
-    function: str | None
-    switchable: bool
-    """In code that runs when called (a function's body): the schema can switch it."""
-
-
-def _code(node: cst.CSTNode, limit: int = 40) -> str:
-    text = " ".join(cst.Module([]).code_for_node(node).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _paren(node: cst.BaseExpression) -> cst.BaseExpression:
-    return node.with_changes(
-        lpar=[cst.LeftParen(), *node.lpar], rpar=[*node.rpar, cst.RightParen()]
-    )
-
-
-def _guard(k: int) -> cst.Call:
-    return cst.Call(cst.Name(GUARD), [cst.Arg(cst.Integer(str(k)))])
+from spice_engine.strength.sites import (
+    FLIP_ARITHMETIC,
+    FLIP_COMPARISON,
+    Site,
+    code_of,
+    guard,
+    paren,
+)
 
 
 class _Mutator(cst.CSTTransformer):
@@ -157,8 +116,8 @@ class _Mutator(cst.CSTTransformer):
                 continue
             if not self.schema:
                 return mutant
-            out = _paren(
-                cst.IfExp(test=_guard(k + self.offset), body=_paren(mutant), orelse=_paren(out))
+            out = paren(
+                cst.IfExp(test=guard(k + self.offset), body=paren(mutant), orelse=paren(out))
             )
         return out
 
@@ -172,14 +131,14 @@ class _Mutator(cst.CSTTransformer):
             for s in original.body
         ):
             return updated
-        k = self._new(original, "statement removed", _code(original))
+        k = self._new(original, "statement removed", code_of(original))
         if k is None or self.chosen is None or k not in self.chosen:
             return updated
         passing = cst.SimpleStatementLine([cst.Pass()])
         if not self.schema:
             return passing
         return cst.If(
-            test=_guard(k + self.offset),
+            test=guard(k + self.offset),
             body=cst.IndentedBlock([passing]),
             orelse=cst.Else(cst.IndentedBlock([updated])),
         )
@@ -190,15 +149,15 @@ class _Mutator(cst.CSTTransformer):
     ) -> cst.BaseExpression:
         mutants = []
         for i, target in enumerate(updated.comparisons):
-            flip = _FLIP_COMPARISON.get(type(target.operator))
+            flip = FLIP_COMPARISON.get(type(target.operator))
             if flip is None:
                 continue
             new = flip()
             targets = list(updated.comparisons)
             targets[i] = target.with_changes(operator=new)
             was, now = (
-                _code(cst.Comparison(cst.Name("a"), [target])),
-                _code(cst.Comparison(cst.Name("a"), [targets[i]])),
+                code_of(cst.Comparison(cst.Name("a"), [target])),
+                code_of(cst.Comparison(cst.Name("a"), [targets[i]])),
             )
             mutants.append(("comparison", updated.with_changes(comparisons=targets),
                             f"`{was[2:]}` → `{now[2:]}`"))  # fmt: skip
@@ -216,7 +175,7 @@ class _Mutator(cst.CSTTransformer):
     def leave_BinaryOperation(
         self, original: cst.BinaryOperation, updated: cst.BinaryOperation
     ) -> cst.BaseExpression:
-        flip = _FLIP_ARITHMETIC.get(type(updated.operator))
+        flip = FLIP_ARITHMETIC.get(type(updated.operator))
         if flip is None:
             return updated
         was, now = ("+", "-") if flip is cst.Subtract else ("-", "+")
@@ -244,7 +203,7 @@ class _Mutator(cst.CSTTransformer):
         prefix, quote = updated.prefix, updated.quote
         body = updated.value[len(prefix) + len(quote) : -len(quote)]
         mutant = cst.SimpleString(f"{prefix}{quote}XX{body}XX{quote}")
-        change = f"`{_code(original, 30)}` → `{_code(mutant, 34)}`"
+        change = f"`{code_of(original, 30)}` → `{code_of(mutant, 34)}`"
         return self._expr(original, updated, [("string", mutant, change)])
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
@@ -258,10 +217,14 @@ class _Mutator(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         args = list(updated.args)
         plain = [i for i, a in enumerate(args) if a.keyword is None and not a.star]
-        if len(plain) < 2 or plain[:2] != [0, 1] or _code(args[0].value) == _code(args[1].value):
+        if (
+            len(plain) < 2
+            or plain[:2] != [0, 1]
+            or code_of(args[0].value) == code_of(args[1].value)
+        ):
             return self._negated(original, updated)
         swapped = [args[1].with_changes(comma=args[0].comma), args[0].with_changes(comma=args[1].comma), *args[2:]]  # fmt: skip
-        change = f"arguments of `{_code(updated.func, 30)}()` swapped"
+        change = f"arguments of `{code_of(updated.func, 30)}()` swapped"
         out = self._expr(original, updated, [("arguments swapped", updated.with_changes(args=swapped), change)])  # fmt: skip
         return self._negated(original, out)
 
@@ -274,8 +237,8 @@ class _Mutator(cst.CSTTransformer):
         if isinstance(original, cst.UnaryOperation) and isinstance(original.operator, cst.Not):
             mutant: cst.BaseExpression = original.expression
         else:
-            mutant = cst.UnaryOperation(cst.Not(), _paren(original))
-        return self._expr(original, updated, [("negated condition", mutant, f"`{_code(original, 30)}` negated")])  # fmt: skip
+            mutant = cst.UnaryOperation(cst.Not(), paren(original))
+        return self._expr(original, updated, [("negated condition", mutant, f"`{code_of(original, 30)}` negated")])  # fmt: skip
 
     def leave_UnaryOperation(self, original: cst.UnaryOperation, updated: cst.UnaryOperation) -> cst.BaseExpression:  # fmt: skip
         return self._negated(original, updated)
@@ -290,7 +253,7 @@ class _Mutator(cst.CSTTransformer):
         if value is None or (isinstance(value, cst.Name) and value.value == "None"):
             return updated
         mutant = cst.Name("None")
-        change = f"`return {_code(original.value, 30) if original.value else ''}` → `return None`"
+        change = f"`return {code_of(original.value, 30) if original.value else ''}` → `return None`"
         return updated.with_changes(value=self._expr(original, value, [("return replaced", mutant, change)]))  # fmt: skip
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine) -> cst.BaseStatement:  # fmt: skip
@@ -312,7 +275,7 @@ class _Mutator(cst.CSTTransformer):
         return self._stmt(original, updated)
 
 
-def _run(
+def run_mutator(
     source: str, lines: set[int], chosen: set[int] | None, schema: bool, offset: int = 0
 ) -> tuple[str, list[Site]]:
     module = cst.parse_module(source)
@@ -324,52 +287,9 @@ def _run(
 def find_sites(source: str, lines: set[int]) -> list[Site]:
     """Every mutant of the changed `lines` (1-based) of `source`; libcst's ParserSyntaxError
     when the file does not parse."""
-    return _run(source, lines, None, False)[1]
+    return run_mutator(source, lines, None, False)[1]
 
 
 def plain(source: str, lines: set[int], k: int) -> str:
     """`source` with mutant `k` alone, as a fix would be written."""
-    return _run(source, lines, {k}, False)[0]
-
-
-def schema(source: str, lines: set[int], chosen: set[int], offset: int = 0) -> str:
-    """`source` with every mutant in `chosen`, each switched on by `SPICE_MUTANT` equal to its
-    id plus `offset` (so that several files' mutants can share one session)."""
-    code = _run(source, lines, chosen, True, offset)[0]
-    module = cst.parse_module(code)
-    body = list(module.body)
-    at = 0
-    while at < len(body) and _is_header(body[at], first=at == 0):
-        at += 1
-    body[at:at] = cst.parse_module(PRELUDE).body
-    return module.with_changes(body=body).code
-
-
-def _is_header(stmt: cst.CSTNode, first: bool) -> bool:
-    """A module docstring or a `from __future__` import: what must stay at the top."""
-    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
-        return False
-    small = stmt.body[0]
-    if isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name):
-        return small.module.value == "__future__"
-    return first and isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString)
-
-
-def same_program(a: str, b: str) -> bool:
-    """True when the two sources parse to the same AST (a mutant that changes nothing)."""
-    try:
-        return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
-    except (SyntaxError, ValueError):
-        return False
-
-
-def diff(path: str, before: str, after: str) -> str:
-    """A small unified diff of one file (one line of context)."""
-    lines = difflib.unified_diff(
-        before.splitlines(keepends=True),
-        after.splitlines(keepends=True),
-        f"a/{path}",
-        f"b/{path}",
-        n=1,
-    )
-    return "".join(lines)
+    return run_mutator(source, lines, {k}, False)[0]
