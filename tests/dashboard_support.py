@@ -103,12 +103,19 @@ def maintainer_label(
 
 
 def harvested(
-    sessions: sessionmaker[Session], repo: str, pr: int, status: str, f2p: list[str]
+    sessions: sessionmaker[Session],
+    repo: str,
+    pr: int,
+    status: str,
+    f2p: list[str],
+    strength: dict[str, object] | None = None,
 ) -> None:
     instance_id = f"{repo.replace('/', '__')}-{pr}"
     instance = {"instance_id": instance_id, "repo": repo, "created_at": "2026-10-01T00:00:00Z"}
     fields = {"FAIL_TO_PASS": json.dumps(f2p), "PASS_TO_PASS": "[]"}
-    labels = {"validation": {"status": status, "fields": fields}}
+    labels: dict[str, object] = {"validation": {"status": status, "fields": fields}}
+    if strength is not None:
+        labels["test_strength"] = strength
     with sessions.begin() as session:
         session.add(
             TaskInstance(
@@ -127,5 +134,6 @@ def seed(sessions: sessionmaker[Session], repo: str, hostile: bool = False) -> N
         # Maintainers agree more and more: older weeks disagree, recent ones agree.
         maintainer_label(sessions, repo, n, 1 if n < 9 else 2, days_ago=n * 4)
     maintainer_label(sessions, repo, 15, None, days_ago=1)
-    harvested(sessions, repo, 101, "valid", ["tests/test_a.py::test_x"])
+    strength = {"status": "measured", "score": 0.75, "mutants_killed": 3, "mutants_tried": 4}
+    harvested(sessions, repo, 101, "valid", ["tests/test_a.py::test_x"], strength)
     harvested(sessions, repo, 102, "patch_does_not_apply", [])

@@ -6,6 +6,7 @@ by the sign-in code, with its OAuth web flow and per-user repository permissions
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -143,12 +144,17 @@ def test_operator_token_sees_everything_and_wrong_tokens_do_not(client: TestClie
     bearer = {"Authorization": f"Bearer {OPERATOR_TOKEN}"}
     export = client.get("/dashboard/repos/acme/secret-plans/export.jsonl", headers=bearer)
     assert export.status_code == 200
-    assert [r for r in export.text.splitlines() if r]  # one validated instance
+    [exported] = [json.loads(r) for r in export.text.splitlines() if r]  # one validated instance
+    assert exported["spice"]["test_strength"]["score"] == 0.75
     ok = client.post("/dashboard/login", data={"token": OPERATOR_TOKEN}, follow_redirects=False)
     assert ok.status_code == 303
     index = client.get("/dashboard")
     for repo in ("acme/widgets", "acme/secret-plans", "other/tool"):
         assert repo in index.text
+    page = client.get("/dashboard/repos/acme/secret-plans").text
+    assert (
+        "Test strength" in page and '<td class="num" data-testid="strength">0.75 (3/4)</td>' in page
+    )
 
 
 def test_hostile_text_is_shown_as_text(client: TestClient) -> None:
