@@ -13,7 +13,15 @@ from typing import Annotated, Any
 import typer
 
 from app.cli.common import emit_json, settings_with
-from app.cli.validate import executor_for, read_rows, repo_map
+from app.cli.validate import (
+    ExecutorOption,
+    NoSandboxOption,
+    RepoOption,
+    StoreOption,
+    executor_for,
+    read_rows,
+    repo_map,
+)
 from app.settings import Settings
 from spice_engine.strength.batch import strength_rows
 from spice_engine.strength.result import StrengthConfig
@@ -22,10 +30,7 @@ from spice_engine.strength.result import StrengthConfig
 def test_strength_cmd(
     instances: Annotated[Path, typer.Argument(help="SWE-bench JSONL with FAIL_TO_PASS lists.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="JSONL to write.")],
-    repo: Annotated[
-        list[str] | None,
-        typer.Option("--repo", help="OWNER/NAME=PATH (a git repository or bundle); repeatable."),
-    ] = None,
+    repo: RepoOption = None,
     workers: Annotated[int, typer.Option(min=1, help="Instances measured at once.")] = 1,
     timeout: Annotated[float, typer.Option(min=1, help="Seconds per test run.")] = 900.0,
     max_mutants: Annotated[int, typer.Option(min=0, help="Mutants tried per instance.")] = 30,
@@ -35,24 +40,9 @@ def test_strength_cmd(
     ablation: Annotated[
         bool, typer.Option(help="Leave out each file and hunk of the fix in turn.")
     ] = True,
-    executor_name: Annotated[
-        str,
-        typer.Option("--executor", help="local (bubblewrap, the default) or docker."),
-    ] = "local",
-    store: Annotated[
-        bool,
-        typer.Option(
-            "--store",
-            help="Also keep each result on its harvested instance in the store, for `spice export`.",
-        ),
-    ] = False,
-    no_sandbox: Annotated[
-        bool,
-        typer.Option(
-            "--no-sandbox",
-            help="Run the repositories' code without the sandbox (trusted repositories only).",
-        ),
-    ] = False,
+    executor_name: ExecutorOption = "local",
+    store: StoreOption = False,
+    no_sandbox: NoSandboxOption = False,
 ) -> None:
     """Mutate each instance's fix and leave out its parts: do its tests notice? (sandboxed)
 

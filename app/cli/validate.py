@@ -88,43 +88,50 @@ def executor_for(settings: Settings, name: str, no_sandbox: bool) -> Executor:
     return LocalExecutor(settings.data_dir.resolve() / "envs", sandbox)
 
 
+RepoOption = Annotated[
+    list[str] | None,
+    typer.Option("--repo", help="OWNER/NAME=PATH (a git repository or bundle); repeatable."),
+]
+ExecutorOption = Annotated[
+    str,
+    typer.Option(
+        "--executor",
+        help="local (bubblewrap, the default) or docker: where each command is sandboxed.",
+    ),
+]
+StoreOption = Annotated[
+    bool,
+    typer.Option(
+        "--store",
+        help="Also keep each result on its harvested instance in the store, for `spice export`.",
+    ),
+]
+NoSandboxOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-sandbox",
+        help="Run the repositories' code without the sandbox (trusted repositories only).",
+    ),
+]
+"""Options `spice validate` shares with the other commands that run repositories' tests."""
+
+
 def validate_cmd(
     instances: Annotated[Path, typer.Argument(help="SWE-bench JSONL to validate.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="JSONL to write.")],
-    repo: Annotated[
-        list[str] | None,
-        typer.Option("--repo", help="OWNER/NAME=PATH (a git repository or bundle); repeatable."),
-    ] = None,
+    repo: RepoOption = None,
     workers: Annotated[int, typer.Option(min=1, help="Instances validated at once.")] = 1,
     timeout: Annotated[float, typer.Option(min=1, help="Seconds per test run.")] = 900.0,
     reruns: Annotated[
         int, typer.Option(min=0, max=5, help="Reruns of fail-to-pass tests to drop flaky ones.")
     ] = 1,
-    executor_name: Annotated[
-        str,
-        typer.Option(
-            "--executor",
-            help="local (bubblewrap, the default) or docker: where each command is sandboxed.",
-        ),
-    ] = "local",
+    executor_name: ExecutorOption = "local",
     logs: Annotated[
         Path | None,
         typer.Option(help="Keep each instance's run logs here (default: OUT.logs/)."),
     ] = None,
-    store: Annotated[
-        bool,
-        typer.Option(
-            "--store",
-            help="Also keep each result on its harvested instance in the store, for `spice export`.",
-        ),
-    ] = False,
-    no_sandbox: Annotated[
-        bool,
-        typer.Option(
-            "--no-sandbox",
-            help="Run the repositories' code without the sandbox (trusted repositories only).",
-        ),
-    ] = False,
+    store: StoreOption = False,
+    no_sandbox: NoSandboxOption = False,
 ) -> None:
     """Compute FAIL_TO_PASS, PASS_TO_PASS, version and environment_setup_commit by running tests.
 
