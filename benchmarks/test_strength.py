@@ -69,12 +69,13 @@ def recheck(
         with gitwork.worktree(git_dir, row["base_commit"], job) as tree:
             prepared = executor.prepare(row["repo"], group.version, group.recipe, tree, job)
             for patch in (row["test_patch"], row["patch"], diff):
-                gitwork.apply(tree, patch)
+                if patch:
+                    gitwork.apply(tree, patch)
             done = executor.run(prepared, tree, as_args(f2p + p2p), 900)
     finally:
         shutil.rmtree(job, ignore_errors=True)
     outcomes = parse_pytest_log(done.log)
-    return all(outcomes.get(t) == "PASSED" for t in f2p + p2p)
+    return {t: outcomes.get(t) == "PASSED" for t in f2p + p2p}
 
 
 def main() -> int:

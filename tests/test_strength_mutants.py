@@ -57,6 +57,14 @@ def test_only_changed_lines_are_mutated_with_each_operator() -> None:
     ]
 
 
+def test_an_argument_the_fix_adds_to_an_older_call_can_be_removed() -> None:
+    source = "def f(x):\n    return g(\n        x,\n        strict=True,\n    )\n"
+    sites = mutants.find_sites(source, {4})
+    removed = [s for s in sites if s.operator == "argument removed"]
+    assert [s.change for s in removed] == ["`strict=True` removed from `g()`"]
+    assert "strict" not in mutants.plain(source, {4}, removed[0].id)
+
+
 def test_the_schema_behaves_as_each_plain_mutant() -> None:
     lines = {8, 9, 10, 11, 15}
     sites = [s for s in mutants.find_sites(SOURCE, lines) if s.switchable]

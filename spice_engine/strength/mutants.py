@@ -3,8 +3,9 @@
 Operators are the selective set of the mutation-testing literature (Offutt et al.): relational
 operator replacement, logical connector replacement, negated conditions, constants ±1 and
 booleans flipped, strings changed (`"XX…XX"`, as mutmut does), statement deletion, return
-values replaced by None, arithmetic `+`/`-`, and the first two positional arguments of a call
-swapped. Only nodes that start on a changed line are mutated.
+values replaced by None, arithmetic `+`/`-`, the first two positional arguments of a call
+swapped, and an argument on a line of its own removed from a call. Only nodes that start on a
+changed line are mutated.
 
 The schema (spice_engine.strength.sources) is the file with every chosen mutant inside it, each guarded by
 `_spice_mutant(k)`, true only while the environment's `SPICE_MUTANT` is `k`: a test session can
@@ -216,16 +217,20 @@ class _Mutator(cst.CSTTransformer):
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         args = list(updated.args)
+        name = code_of(updated.func, 30)
+        out: cst.BaseExpression = updated
         plain = [i for i, a in enumerate(args) if a.keyword is None and not a.star]
-        if (
-            len(plain) < 2
-            or plain[:2] != [0, 1]
-            or code_of(args[0].value) == code_of(args[1].value)
-        ):
-            return self._negated(original, updated)
-        swapped = [args[1].with_changes(comma=args[0].comma), args[0].with_changes(comma=args[1].comma), *args[2:]]  # fmt: skip
-        change = f"arguments of `{code_of(updated.func, 30)}()` swapped"
-        out = self._expr(original, updated, [("arguments swapped", updated.with_changes(args=swapped), change)])  # fmt: skip
+        if plain[:2] == [0, 1] and code_of(args[0].value) != code_of(args[1].value):
+            swapped = [args[1].with_changes(comma=args[0].comma), args[0].with_changes(comma=args[1].comma), *args[2:]]  # fmt: skip
+            change = f"arguments of `{name}()` swapped"
+            out = self._expr(original, out, [("arguments swapped", updated.with_changes(args=swapped), change)])  # fmt: skip
+        # An argument the fix adds to a call (its own line: the call itself may be older).
+        for i, arg in enumerate(original.args):
+            if self._line(arg) == self._line(original) or arg.star:
+                continue
+            rest = updated.with_changes(args=[a for j, a in enumerate(args) if j != i])
+            change = f"`{code_of(arg, 30).rstrip(',')}` removed from `{name}()`"
+            out = self._expr(arg, out, [("argument removed", rest, change)])
         return self._negated(original, out)
 
     def _negated(
