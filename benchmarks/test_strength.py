@@ -7,7 +7,7 @@ the strength with half the FAIL_TO_PASS tests removed (rounded up; the removed t
 longer judged, as if cut from the test patch), then the re-checks: every survivor and up to
 `--recheck-killed` killed mutants applied on their own (base + gold + test patch + the
 mutant's diff, a fresh worktree, the sandbox) and the judged tests run: a survivor must pass
-them all, a killed mutant must fail one.
+every one that passes with the fix alone there, a killed mutant must fail one of those.
 
     .venv/bin/python benchmarks/test_strength.py [--ids ID,...] [--data DIR] [--out OUT.json]
 
@@ -53,15 +53,15 @@ def halved(row: dict[str, Any]) -> dict[str, Any]:
     return row | {"FAIL_TO_PASS": json.dumps(f2p[: len(f2p) // 2])}
 
 
-def recheck(
+def outcomes_with(
     executor: LocalExecutor,
     git_dir: Path,
     row: dict[str, Any],
     group: Any,
     diff: str,
     scratch: Path,
-) -> bool:
-    """True when every judged test passes with the mutant's diff applied on its own."""
+) -> dict[str, bool]:
+    """Judged test -> passed, with the fix, the test patch and `diff` (a fresh worktree)."""
     f2p, p2p = judged_tests(row)
     scratch.mkdir(parents=True, exist_ok=True)
     job = Path(tempfile.mkdtemp(dir=scratch, prefix="recheck-"))
@@ -135,12 +135,16 @@ def main() -> int:
         group = groups.get(iid)
         if group is not None and group.recipe is not None and s["status"] == "measured":
             git_dir = git_dirs[row["repo"]]
-            line["survivors_pass"] = sum(
-                recheck(executor, git_dir, row, group, m["diff"], data / "tmp") for m in survivors
-            )
-            line["killed_fail"] = sum(
-                not recheck(executor, git_dir, row, group, m["diff"], data / "tmp") for m in killed
-            )
+            alone = outcomes_with(executor, git_dir, row, group, "", data / "tmp")
+            fixed = [t for t, ok in alone.items() if ok]
+
+            def passes(diff: str) -> bool:
+                """Every judged test that passes with the fix alone passes with `diff` too."""
+                got = outcomes_with(executor, git_dir, row, group, diff, data / "tmp")
+                return all(got.get(t) for t in fixed)
+
+            line["survivors_pass"] = sum(passes(m["diff"]) for m in survivors)
+            line["killed_fail"] = sum(not passes(m["diff"]) for m in killed)
         line["survivors"], line["killed_rechecked"] = len(survivors), len(killed)
         # A warm validation: this one's time less its environment, plus a warm preparation.
         warm = v["durations"]["total"] - v["durations"].get("environment", 0.0)
