@@ -135,16 +135,16 @@ def main() -> int:
         group = groups.get(iid)
         if group is not None and group.recipe is not None and s["status"] == "measured":
             git_dir = git_dirs[row["repo"]]
-            alone = outcomes_with(executor, git_dir, row, group, "", data / "tmp")
+            # Judged as the engine judges: by the tests that pass with the fix alone here.
+            run = (executor, git_dir, row, group)
+            alone = outcomes_with(*run, "", data / "tmp")
             fixed = [t for t, ok in alone.items() if ok]
-
-            def passes(diff: str) -> bool:
-                """Every judged test that passes with the fix alone passes with `diff` too."""
-                got = outcomes_with(executor, git_dir, row, group, diff, data / "tmp")
-                return all(got.get(t) for t in fixed)
-
-            line["survivors_pass"] = sum(passes(m["diff"]) for m in survivors)
-            line["killed_fail"] = sum(not passes(m["diff"]) for m in killed)
+            passing = [
+                all(outcomes_with(*run, m["diff"], data / "tmp").get(t) for t in fixed)
+                for m in survivors + killed
+            ]
+            line["survivors_pass"] = sum(passing[: len(survivors)])
+            line["killed_fail"] = sum(not p for p in passing[len(survivors) :])
         line["survivors"], line["killed_rechecked"] = len(survivors), len(killed)
         # A warm validation: this one's time less its environment, plus a warm preparation.
         warm = v["durations"]["total"] - v["durations"].get("environment", 0.0)
