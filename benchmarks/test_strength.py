@@ -156,6 +156,9 @@ def main() -> int:
         line["mutants_per_s"] = round(s["mutants_tried"] / mutant_s, 2) if mutant_s else None
         table.append(line)
         print(json.dumps(line), flush=True)
+        if args.out:  # every figure behind the line: the mutants, their diffs, the parts
+            with args.out.with_suffix(".rows.jsonl").open("a") as rows_out:
+                rows_out.write(json.dumps({"id": iid, "full": s, "half": h}) + "\n")
     _report(table)
     if args.out:
         args.out.write_text(json.dumps(table, indent=1))
