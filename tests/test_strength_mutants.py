@@ -65,6 +65,13 @@ def test_an_argument_the_fix_adds_to_an_older_call_can_be_removed() -> None:
     assert "strict" not in mutants.plain(source, {4}, removed[0].id)
 
 
+def test_strings_that_are_parts_of_a_concatenation_or_docstrings_are_left_alone() -> None:
+    source = 'def f(x):\n    """Doc."""\n    return x + ("a" "b")\n'
+    sites = mutants.find_sites(source, {2, 3})
+    assert [s.operator for s in sites] == ["arithmetic", "return replaced"]
+    compile(sources.schema(source, {2, 3}, {s.id for s in sites}), "<schema>", "exec")
+
+
 def test_the_schema_behaves_as_each_plain_mutant() -> None:
     lines = {8, 9, 10, 11, 15}
     sites = [s for s in mutants.find_sites(SOURCE, lines) if s.switchable]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from libcst import ParserSyntaxError
+from libcst import CSTValidationError, ParserSyntaxError
 
 from spice_engine.strength import mutants, sources
 from spice_engine.strength.mutants import Site
@@ -42,7 +42,7 @@ def choose(files: dict[str, str], lines: dict[str, set[int]], limit: int) -> Cho
     for n, path in enumerate(sorted(files)):
         try:
             found = mutants.find_sites(files[path], lines[path])
-        except (ParserSyntaxError, RecursionError):
+        except (ParserSyntaxError, CSTValidationError, RecursionError):
             unparsable.append(path)
             continue
         sites += [(n, path, s) for s in found]
@@ -54,7 +54,11 @@ def choose(files: dict[str, str], lines: dict[str, set[int]], limit: int) -> Cho
         if len(chosen) >= limit:
             break
         n, path, site = sites[i]
-        source = mutants.plain(files[path], lines[path], site.id)
+        try:
+            source = mutants.plain(files[path], lines[path], site.id)
+        except CSTValidationError:  # a rewrite libcst refuses: not a mutant we can write
+            equivalent += 1
+            continue
         key = (path, source)
         if key in seen or sources.same_program(files[path], source):
             equivalent += 1

@@ -13,6 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from libcst import CSTValidationError
+
 from spice_engine.errors import InputError
 from spice_engine.strength import sources
 from spice_engine.strength.choose import Choice, Chosen, choose, schema_sources
@@ -69,7 +71,7 @@ def measure(job: Job, executor: Executor, scratch: Path, config: StrengthConfig)
                 _in_tree(job, executor, job_dir, config, record, (f2p, p2p))
             finally:
                 shutil.rmtree(job_dir, ignore_errors=True)
-    except (InputError, OSError, ValueError) as exc:
+    except (InputError, OSError, ValueError, CSTValidationError) as exc:
         record.status, record.detail = "error", str(exc)[-2000:]
     record.durations["total"] = round(time.monotonic() - started, 3)
     return record

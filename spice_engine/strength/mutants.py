@@ -48,7 +48,7 @@ class _Mutator(cst.CSTTransformer):
         self._depth = 0  # inside how many function bodies
         self._elifs: set[int] = set()
         self._tests: set[int] = set()
-        self._docstrings: set[int] = set()
+        self._fixed_strings: set[int] = set()
 
     # where we are
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -78,7 +78,7 @@ class _Mutator(cst.CSTTransformer):
         # A bare string statement is a docstring or a comment: no program reads it.
         for small in node.body:
             if isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString):
-                self._docstrings.add(id(small.value))
+                self._fixed_strings.add(id(small.value))
 
     def visit_If(self, node: cst.If) -> None:
         if isinstance(node.orelse, cst.If):
@@ -196,10 +196,15 @@ class _Mutator(cst.CSTTransformer):
             mutants.append(("constant", node, f"`{original.value}` → `{new}`"))
         return self._expr(original, updated, mutants)
 
+    def visit_ConcatenatedString(self, node: cst.ConcatenatedString) -> None:
+        # Its parts cannot be parenthesised one by one (the schema's switch would).
+        for part in (node.left, node.right):
+            self._fixed_strings.add(id(part))
+
     def leave_SimpleString(
         self, original: cst.SimpleString, updated: cst.SimpleString
     ) -> cst.BaseExpression:
-        if id(original) in self._docstrings:
+        if id(original) in self._fixed_strings:
             return updated
         prefix, quote = updated.prefix, updated.quote
         body = updated.value[len(prefix) + len(quote) : -len(quote)]
