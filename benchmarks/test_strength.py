@@ -32,6 +32,7 @@ from spice_engine.strength.runs import as_args
 from spice_engine.validate import gitwork
 from spice_engine.validate.batch import validate_rows
 from spice_engine.validate.bubblewrap import Bubblewrap
+from spice_engine.validate.executor import EnvBuildError
 from spice_engine.validate.gitwork import open_repository
 from spice_engine.validate.local import LocalExecutor
 from spice_engine.validate.outcomes import parse_pytest_log
@@ -108,7 +109,7 @@ def main() -> int:
             git_dirs[repo] = open_repository(DATA / bundle, data / "repos")
             rows += found
     executor = LocalExecutor(data / "envs", box)
-    groups = plan_groups(rows, git_dirs, sorted(find_pythons()))
+    pythons = sorted(find_pythons())
     config = StrengthConfig(max_mutants=args.max_mutants, budget_s=args.budget)
     table = []
     for row in rows:
@@ -129,22 +130,27 @@ def main() -> int:
             "score_half": h["score"],
             "untested": len(s["untested"]),
             "untested_half": len(h["untested"]),
+            "validation": v["status"],
         }
         survivors = [m for m in s["mutants"] if m["killed_by"] is None]
         killed = [m for m in s["mutants"] if m["killed_by"] is not None][: args.recheck_killed]
-        group = groups.get(iid)
+        # Planned alone, as validate_rows and strength_rows plan it: the same environment.
+        group = plan_groups([row], git_dirs, pythons).get(iid)
         if group is not None and group.recipe is not None and s["status"] == "measured":
             git_dir = git_dirs[row["repo"]]
             # Judged as the engine judges: by the tests that pass with the fix alone here.
             run = (executor, git_dir, row, group)
-            alone = outcomes_with(*run, "", data / "tmp")
-            fixed = [t for t, ok in alone.items() if ok]
-            passing = [
-                all(outcomes_with(*run, m["diff"], data / "tmp").get(t) for t in fixed)
-                for m in survivors + killed
-            ]
-            line["survivors_pass"] = sum(passing[: len(survivors)])
-            line["killed_fail"] = sum(not p for p in passing[len(survivors) :])
+            try:
+                alone = outcomes_with(*run, "", data / "tmp")
+                fixed = [t for t, ok in alone.items() if ok]
+                passing = [
+                    all(outcomes_with(*run, m["diff"], data / "tmp").get(t) for t in fixed)
+                    for m in survivors + killed
+                ]
+                line["survivors_pass"] = sum(passing[: len(survivors)])
+                line["killed_fail"] = sum(not p for p in passing[len(survivors) :])
+            except EnvBuildError as exc:  # the sandbox's network set-up can fail under load
+                line["recheck_error"] = str(exc)[:200]
         line["survivors"], line["killed_rechecked"] = len(survivors), len(killed)
         # A warm validation: this one's time less its environment, plus a warm preparation.
         warm = v["durations"]["total"] - v["durations"].get("environment", 0.0)
