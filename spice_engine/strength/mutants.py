@@ -266,23 +266,8 @@ class _Mutator(cst.CSTTransformer):
         change = f"`return {code_of(original.value, 30) if original.value else ''}` → `return None`"
         return updated.with_changes(value=self._expr(original, value, [("return replaced", mutant, change)]))  # fmt: skip
 
-    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine) -> cst.BaseStatement:  # fmt: skip
-        return self._stmt(original, updated)
-
-    def leave_If(self, original: cst.If, updated: cst.If) -> cst.BaseStatement:
-        return self._stmt(original, updated)
-
-    def leave_For(self, original: cst.For, updated: cst.For) -> cst.BaseStatement:
-        return self._stmt(original, updated)
-
-    def leave_While(self, original: cst.While, updated: cst.While) -> cst.BaseStatement:
-        return self._stmt(original, updated)
-
-    def leave_With(self, original: cst.With, updated: cst.With) -> cst.BaseStatement:
-        return self._stmt(original, updated)
-
-    def leave_Try(self, original: cst.Try, updated: cst.Try) -> cst.BaseStatement:
-        return self._stmt(original, updated)
+    # Statements are removed whole: a line of simple ones, an `if`, a loop, a `with`, a `try`.
+    leave_SimpleStatementLine = leave_If = leave_For = leave_While = leave_With = leave_Try = _stmt  # type: ignore[assignment]
 
 
 def run_mutator(
