@@ -1,9 +1,9 @@
 """Test strength on the real development instances (../shared/data/validation): the acceptance
 self-check and the speed benchmark in one run.
 
-Per instance, in this order and on the same environments: one validation (its time is the
-yardstick: target strength <= 3x a warm validation), the strength with the published lists,
-the strength with half the FAIL_TO_PASS tests removed (rounded up; the removed tests are no
+On the same environments (planned as SWE-bench groups them, one per version): one validation
+of each instance (its time is the yardstick: target strength <= 3x a warm validation), the
+strength with the published lists, the strength with half the FAIL_TO_PASS tests removed (rounded up; the removed tests are no
 longer judged, as if cut from the test patch), then the re-checks: every survivor and up to
 `--recheck-killed` killed mutants applied on their own (base + gold + test patch + the
 mutant's diff, a fresh worktree, the sandbox) and the judged tests run: a survivor must pass
@@ -11,7 +11,7 @@ every one that passes with the fix alone there, a killed mutant must fail one of
 
     .venv/bin/python benchmarks/test_strength.py [--ids ID,...] [--data DIR] [--out OUT.json]
 
-Prints one line per instance as it finishes and a table at the end; exits 2 when the data or
+Prints one line per instance and a table at the end; exits 2 when the data or
 the sandbox is absent (saying why).
 """
 
@@ -111,12 +111,16 @@ def main() -> int:
     executor = LocalExecutor(data / "envs", box)
     pythons = sorted(find_pythons())
     config = StrengthConfig(max_mutants=args.max_mutants, budget_s=args.budget)
+    # Planned together, as SWE-bench groups them: one environment per version, shared.
+    groups = plan_groups(rows, git_dirs, pythons)
+    scratch = data / "tmp"
+    validated = {r["instance_id"]: r for r in validate_rows(rows, git_dirs, executor, scratch)}
+    fulls = {r["instance_id"]: r for r in strength_rows(rows, git_dirs, executor, scratch, config)}
+    halves = strength_rows([halved(r) for r in rows], git_dirs, executor, scratch, config)
     table = []
-    for row in rows:
+    for row, half in zip(rows, halves, strict=True):
         iid = row["instance_id"]
-        (valid,) = validate_rows([row], git_dirs, executor, data / "tmp")
-        (full,) = strength_rows([row], git_dirs, executor, data / "tmp", config)
-        (half,) = strength_rows([halved(row)], git_dirs, executor, data / "tmp", config)
+        valid, full = validated[iid], fulls[iid]
         v, s = valid["spice"]["validation"], full["spice"]["test_strength"]
         h = half["spice"]["test_strength"]
         line: dict[str, Any] = {
@@ -134,8 +138,7 @@ def main() -> int:
         }
         survivors = [m for m in s["mutants"] if m["killed_by"] is None]
         killed = [m for m in s["mutants"] if m["killed_by"] is not None][: args.recheck_killed]
-        # Planned alone, as validate_rows and strength_rows plan it: the same environment.
-        group = plan_groups([row], git_dirs, pythons).get(iid)
+        group = groups.get(iid)
         if group is not None and group.recipe is not None and s["status"] == "measured":
             git_dir = git_dirs[row["repo"]]
             # Judged as the engine judges: by the tests that pass with the fix alone here.
