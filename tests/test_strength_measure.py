@@ -66,3 +66,22 @@ def test_strong_tests_kill_every_mutant(tmp_path: Path, envs: Path, sandbox: Bub
     assert got.survivors == [] and got.score == 1.0 and got.mutants_tried == 2
     assert {m.killed_by for m in got.mutants} == {"tests/test_calc.py::test_add"}
     assert got.durations["mutants"] < 60
+
+
+ONCE = (
+    "\n\nRUNS = []\n\n\ndef test_add():\n    from calc import add\n    RUNS.append(1)\n"
+    "    assert len(RUNS) == 1  # leaves state behind: fails a second run in its session\n"
+    "    assert add(2, 0) == 2\n"
+)
+
+
+def test_a_test_that_fails_its_second_run_in_a_session_kills_nothing_there(
+    tmp_path: Path, envs: Path, sandbox: Bubblewrap
+) -> None:
+    repo, row = calc_instance(tmp_path, ONCE, FIX)
+    got = _measure(repo, row, LocalExecutor(envs, sandbox), tmp_path)
+    assert got.status == "measured", got.detail
+    # In the session every mutant would "fail" it; judged alone, `a - b` passes it.
+    (survivor,) = got.survivors
+    assert survivor.change == "`+` → `-`" and survivor.run == "process"
+    assert got.mutants_tried == 2 and got.mutants_killed == 1

@@ -162,6 +162,9 @@ class _Outcomes:
         self.judged = judged
         self.by_key = {c.key: c for c in chosen}
         self.done: list[MutantOutcome] = []
+        self.unstable: list[str] = []
+        """Judged tests that failed their control rerun in the session: they judge the
+        session's survivors again in processes of their own."""
 
     def add(self, c: Chosen, killed_by: str | None, run: str, fixed: str) -> None:
         self.done.append(
@@ -207,6 +210,7 @@ def _mutate(
         if judged is None:
             judged = got.baseline
             out = _Outcomes(judged, chosen)
+            out.unstable = [t for t in judged if t not in got.stable]
         assert out is not None
         for key, killer in got.killed_by.items():
             out.add(out.by_key[key], killer, "session", fixed[out.by_key[key].path])
@@ -249,14 +253,21 @@ def _plain_run(runner: Runner, c: Chosen, judged: list[str], fixed: str) -> str 
 
 
 def _confirm(runner: Runner, fixed: dict[str, str], out: _Outcomes, limit: int) -> None:
-    """Survivors of the session re-run alone, as plain sources."""
+    """Survivors of the session re-run alone, as plain sources: up to `limit`, or every one
+    when some judged test could not judge in the session (those left undone are dropped: not
+    run)."""
     by_diff = {sources.diff(c.path, fixed[c.path], c.source): c for c in out.by_key.values()}
-    for m in [m for m in out.done if m.killed_by is None and m.run == "session"][:limit]:
+    survivors = [m for m in out.done if m.killed_by is None and m.run == "session"]
+    must = bool(out.unstable)
+    for m in survivors if must else survivors[:limit]:
         if runner.left() <= 0:
-            return
+            break
         killer = _plain_run(runner, by_diff[m.diff], out.judged, fixed[m.path])
+        m.run = "process"
         if killer is not None:
-            m.killed_by, m.run = killer, "process"
+            m.killed_by = killer
+    if must:
+        out.done = [m for m in out.done if not (m.killed_by is None and m.run == "session")]
 
 
 def _ablate(runner: Runner, tree: Path, gold: str, f2p: list[str], record: TestStrength) -> None:

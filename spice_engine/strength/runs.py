@@ -20,6 +20,9 @@ class SessionResult(BaseModel):
     baseline: list[str] | None
     """Judged tests that passed in the session's ordinary run (None: the plugin never got
     there: the session failed to start or was cut)."""
+    stable: list[str] = []
+    """Of those, the ones that passed again in the control run (no mutant on): the session's
+    mutants are judged by these only."""
     killed_by: dict[int, str | None]
     """Mutant -> the test that killed it (None: survived), for the mutants the session did."""
     crashed: int | None = None
@@ -71,9 +74,10 @@ class Runner:
         }
         (where / "settings.json").write_text(json.dumps(settings))
         done = self._run(files, where)
-        baseline = None
+        baseline, stable = None, []
         if (where / "baseline.json").is_file():
-            baseline = list(json.loads((where / "baseline.json").read_text())["passed"])
+            found = json.loads((where / "baseline.json").read_text())
+            baseline, stable = list(found["passed"]), list(found["stable"])
         killed_by: dict[int, str | None] = {}
         if (where / "results.jsonl").is_file():
             for line in (where / "results.jsonl").read_text().splitlines():
@@ -87,6 +91,7 @@ class Runner:
             crashed = None if last in killed_by else last
         return SessionResult(
             baseline=baseline,
+            stable=stable,
             killed_by=killed_by,
             crashed=crashed,
             timed_out=done.timed_out,
