@@ -103,6 +103,14 @@ class Settings(BaseSettings):
     live_validation: bool = True
     """Validate instances harvested from merged pull requests by running their tests, always
     inside the sandbox; off (or no working sandbox) = harvested rows stay unvalidated."""
+    execute_pull_requests: bool = False
+    """Run an open pull request's tests against mutants of its fix (test strength), as a CI
+    runner would, for repositories whose `.github/spice.yml` asks (`execute_tests: true`);
+    always in the sandbox, one run per head commit."""
+    execute_fork_pull_requests: bool = False
+    """With `execute_pull_requests`: also pull requests from forks (anyone's code)."""
+    execute_budget_s: float = Field(default=600.0, ge=10)
+    """Seconds one pull request's execution may take (validation, then mutants)."""
     bwrap_path: str = "bwrap"
     """bubblewrap, the sandbox every build and test run of a repository goes through."""
     slirp4netns_path: str = "slirp4netns"

@@ -15,6 +15,7 @@ _PARTS = PromptParts(
     repo_map="x.py:\n│def parse_config(text):",
     files=[FileText(path="x.py", kind="source", text="def parse_config(text): ...", tokens=9)],
     evidence="tests call `parse_config`",
+    survivors="1 of 4 small wrong variants pass:\n- `< b` → `<= b` in `parse()`",
     trimmed=["repository map cut"],
 )
 

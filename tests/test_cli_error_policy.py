@@ -123,6 +123,9 @@ def test_validate_and_label_issues_bad_input(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     assert_one_line_error(spice(tmp_path, "validate", str(broken), "--out", str(out)), "rows.jsonl")
     assert_one_line_error(
+        spice(tmp_path, "test-strength", str(broken), "--out", str(out)), "rows.jsonl"
+    )
+    assert_one_line_error(
         spice(tmp_path, "label-issues", str(broken), "--out", str(out)), "rows.jsonl"
     )
     missing = tmp_path / "missing.jsonl"

@@ -14,6 +14,7 @@ from spice_engine.validate.recipe import Recipe
 from spice_engine.validate.validator import Job, Validated, validate
 from tests.fakes.sample_project import CALC_FIX as CALC_FIX
 from tests.fakes.sample_project import git as git
+from tests.fakes.sample_project import hunks as hunks
 from tests.fakes.sample_project import instance_of as instance_of
 from tests.fakes.sample_project import make_calc_repo
 from tests.fakes.sample_project import merged_pull as merged_pull

@@ -51,6 +51,10 @@ COMMANDS = {
         "Compute FAIL_TO_PASS, PASS_TO_PASS, version and environment_setup_commit by running "
         "tests.",
     ),
+    "test-strength": LazyCommand(
+        "app.cli.test_strength:test_strength_cmd",
+        "Mutate each instance's fix and leave out its parts: do its tests notice? (sandboxed)",
+    ),
     "eval": LazyCommand(
         "app.cli.evaluate:evaluate_cmd",
         "Agreement of predictions with human labels: accuracy, kappa, alpha, F1, CIs, per repo.",

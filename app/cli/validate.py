@@ -26,7 +26,7 @@ NONE_VALID = 3
 """Exit status when no instance validated (not an error of the command: of the instances)."""
 
 
-def _read_rows(path: Path) -> list[dict[str, Any]]:
+def read_rows(path: Path) -> list[dict[str, Any]]:
     rows = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -41,7 +41,7 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _repo_map(
+def repo_map(
     specs: list[str], cache: Path, rows: list[dict[str, Any]], base_url: str
 ) -> dict[str, Path]:
     git_dirs: dict[str, Path] = {}
@@ -62,7 +62,7 @@ def _repo_map(
     return git_dirs
 
 
-def _executor(settings: Settings, name: str, no_sandbox: bool) -> Executor:
+def executor_for(settings: Settings, name: str, no_sandbox: bool) -> Executor:
     """The executor asked for; repository code runs in the sandbox unless told otherwise."""
     if name not in ("local", "docker"):
         fail(f"--executor must be local or docker, not {name!r}")
@@ -90,43 +90,50 @@ def _executor(settings: Settings, name: str, no_sandbox: bool) -> Executor:
     return LocalExecutor(settings.data_dir.resolve() / "envs", sandbox)
 
 
+RepoOption = Annotated[
+    list[str] | None,
+    typer.Option("--repo", help="OWNER/NAME=PATH (a git repository or bundle); repeatable."),
+]
+ExecutorOption = Annotated[
+    str,
+    typer.Option(
+        "--executor",
+        help="local (bubblewrap, the default) or docker: where each command is sandboxed.",
+    ),
+]
+StoreOption = Annotated[
+    bool,
+    typer.Option(
+        "--store",
+        help="Also keep each result on its harvested instance in the store, for `spice export`.",
+    ),
+]
+NoSandboxOption = Annotated[
+    bool,
+    typer.Option(
+        "--no-sandbox",
+        help="Run the repositories' code without the sandbox (trusted repositories only).",
+    ),
+]
+"""Options `spice validate` shares with the other commands that run repositories' tests."""
+
+
 def validate_cmd(
     instances: Annotated[Path, typer.Argument(help="SWE-bench JSONL to validate.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="JSONL to write.")],
-    repo: Annotated[
-        list[str] | None,
-        typer.Option("--repo", help="OWNER/NAME=PATH (a git repository or bundle); repeatable."),
-    ] = None,
+    repo: RepoOption = None,
     workers: Annotated[int, typer.Option(min=1, help="Instances validated at once.")] = 1,
     timeout: Annotated[float, typer.Option(min=1, help="Seconds per test run.")] = 900.0,
     reruns: Annotated[
         int, typer.Option(min=0, max=5, help="Reruns of fail-to-pass tests to drop flaky ones.")
     ] = 1,
-    executor_name: Annotated[
-        str,
-        typer.Option(
-            "--executor",
-            help="local (bubblewrap, the default) or docker: where each command is sandboxed.",
-        ),
-    ] = "local",
+    executor_name: ExecutorOption = "local",
     logs: Annotated[
         Path | None,
         typer.Option(help="Keep each instance's run logs here (default: OUT.logs/)."),
     ] = None,
-    store: Annotated[
-        bool,
-        typer.Option(
-            "--store",
-            help="Also keep each result on its harvested instance in the store, for `spice export`.",
-        ),
-    ] = False,
-    no_sandbox: Annotated[
-        bool,
-        typer.Option(
-            "--no-sandbox",
-            help="Run the repositories' code without the sandbox (trusted repositories only).",
-        ),
-    ] = False,
+    store: StoreOption = False,
+    no_sandbox: NoSandboxOption = False,
 ) -> None:
     """Compute FAIL_TO_PASS, PASS_TO_PASS, version and environment_setup_commit by running tests.
 
@@ -135,16 +142,16 @@ def validate_cmd(
     0 when at least one instance is valid, 3 when none is.
     """
     settings = settings_with()
-    rows = _read_rows(instances)
+    rows = read_rows(instances)
     data = settings.data_dir.resolve()
-    executor = _executor(settings, executor_name, no_sandbox)
+    executor = executor_for(settings, executor_name, no_sandbox)
     statuses: Counter[str] = Counter(_already_done(out))
     todo = [r for r in rows if str(r["instance_id"]) not in _done_ids(out)]
     if len(todo) < len(rows):
         typer.echo(
             f"validate: resuming, {len(rows) - len(todo)} of {len(rows)} already in {out}", err=True
         )
-    git_dirs = _repo_map(repo or [], data / "repos", todo, settings.git_base_url)
+    git_dirs = repo_map(repo or [], data / "repos", todo, settings.git_base_url)
     bar = tqdm(total=len(todo), unit="instance", desc="validate", disable=None, dynamic_ncols=True)
     lock = threading.Lock()
     finished: list[str] = []

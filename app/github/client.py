@@ -137,6 +137,7 @@ class PyGithubRepo:
                 head_sha=pr.head.sha,
                 base_ref=pr.base.ref,
                 clone_url=pr.base.repo.clone_url if pr.base.repo is not None else None,
+                fork=_is_fork(pr.head.repo, pr.base.repo),
             )
 
         return self._call("get pull", fetch)
@@ -282,3 +283,10 @@ def basic_git_header(token: str) -> str:
     """The header git sends to GitHub's HTTPS remotes for a token (App or personal)."""
     pair = base64.b64encode(f"x-access-token:{token}".encode()).decode()
     return f"Authorization: Basic {pair}"
+
+
+def _is_fork(head: Any, base: Any) -> bool:
+    """A head in another repository (or in one deleted since: not ours to trust either)."""
+    if head is None or base is None:
+        return True
+    return str(head.full_name).lower() != str(base.full_name).lower()

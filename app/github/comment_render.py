@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from app.github.labels import scored_label
 from app.github.sticky_comment import StickyState, marker, state_line
+from app.github.strength_render import strength_line, survivor_block
 from app.github.untrusted_text import code_span, neutralise
 from spice_engine.dimensions import CLARITY, dimension
 from spice_engine.models import Assessment, DimensionResult, IssueAssessment, Usage
@@ -40,6 +41,10 @@ class CommentView(BaseModel):
     questions: list[str] = []
     counter_examples: list[str] = []
     evidence: list[str] = []
+    strength: str = ""
+    """One line on the tests run against mutants of the fix ("" when not executed)."""
+    survivor: str = ""
+    """A surviving mutant as a fenced diff."""
     model: str
     prompt: str
     usage: Usage
@@ -153,6 +158,8 @@ def assessment_view(
             neutralise(c, 600, secrets) for c in (pr.counter_examples if pr else [])[:3]
         ],
         evidence=evidence_lines(a.evidence, secrets),
+        strength=strength_line(pr.test_strength if pr else None),
+        survivor=survivor_block(pr.test_strength if pr else None, secrets),
         model=neutralise(a.model, 100),
         prompt=", ".join(f"{p.id} v{p.version}" for p in a.prompt_refs()),
         usage=a.usage,

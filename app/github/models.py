@@ -25,6 +25,8 @@ class PullData(IssueData):
     base_ref: str
     clone_url: str | None = None
     """Of the base repository (where the base commit is)."""
+    fork: bool = False
+    """The head is in another repository than the base."""
 
 
 class PullFile(BaseModel):

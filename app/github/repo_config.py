@@ -57,6 +57,9 @@ class RepoConfig(BaseModel):
     calibration: bool = True
     """Let maintainers' labels on this repository calibrate ours (app.calibration)."""
     """Globs that mark test files in a PR diff, overriding the built-in rules."""
+    execute_tests: bool = False
+    """Run pull requests' tests against mutants of their fix (only where the operator allows:
+    SPICE_EXECUTE_PULL_REQUESTS)."""
 
     def ignores(self, login: str) -> bool:
         """Case-insensitive; `*` is the only wildcard (so `*[bot]` means what it says)."""

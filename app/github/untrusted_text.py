@@ -38,3 +38,17 @@ def code_span(text: str, limit: int = 80) -> str:
     """Inline code: GitHub shows its content literally (no HTML, no mentions, no markdown)."""
     text = _SPACE_RUNS.sub(" ", strip_invisible(text)).replace("`", "'").strip()[:limit]
     return f"`{text}`" if text else "`(root)`"
+
+
+def code_block(
+    text: str, language: str = "", limit: int = 3000, secrets: tuple[str, ...] = ()
+) -> str:
+    """A fenced block GitHub shows literally: its fence longer than any backtick run inside,
+    secrets redacted, our marker word broken (the sticky comment is found by it)."""
+    text = strip_invisible(redact(text, secrets))
+    if len(text) > limit:
+        text = text[:limit].rstrip() + "\n…"
+    text = re.sub(MARKER_WORD, "spice" + ZWJ + "-triage", text, flags=re.IGNORECASE)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text.rstrip()}\n{fence}"

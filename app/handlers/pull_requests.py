@@ -149,8 +149,11 @@ def handle_pull_request(
         return
     out.warnings += choice.warnings
     rules = SplitRules(test_globs=config.test_paths)
+    from app.handlers.pr_execution import pr_strength
+
+    strength = pr_strength(ctx, pr, engine_pr, rules, out.warnings)
     with base_checkout(ctx, pr, out.warnings) as repo_path:
-        prepared = prepare_pr(engine_pr, options, repo_path, split_rules=rules)
+        prepared = prepare_pr(engine_pr, options, repo_path, split_rules=rules, strength=strength)
     # Voted with the clone released: other jobs on this repository need not wait for models.
     result = assess_prepared(engine_pr, prepared, chat, options)
     dims = [d for d in (result.tests, result.difficulty) if d is not None]

@@ -55,6 +55,9 @@ class SpiceLabels(BaseModel):
     errors: list[str] = Field(default_factory=list)
     validation: dict[str, Any] | None = None
     """`spice validate`'s record (status, Python, durations, flaky tests, recipe); None: not run."""
+    test_strength: dict[str, Any] | None = None
+    """`spice test-strength`'s record (mutants tried / killed, score, untested parts, survivors
+    as diffs, time spent); None: not measured."""
 
     @model_validator(mode="before")
     @classmethod

@@ -81,6 +81,14 @@ class HarvestStore:
             ).one()
             row.labels = dict(row.labels) | {"validation": validation}
 
+    def save_test_strength(self, instance_id: str, strength: dict[str, Any]) -> None:
+        """Keep what `spice test-strength` measured for the instance (`spice.test_strength`)."""
+        with self._sessions.begin() as session:
+            row = session.scalars(
+                select(TaskInstance).where(TaskInstance.instance_id == instance_id)
+            ).one()
+            row.labels = dict(row.labels) | {"test_strength": strength}
+
     def is_labelled(self, instance_id: str) -> bool:
         with self._sessions() as session:
             labels = session.scalar(

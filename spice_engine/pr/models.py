@@ -12,6 +12,7 @@ from spice_engine.models import Assessment, DimensionResult, Issue, PromptRef, U
 from spice_engine.pr.diff_split import SplitRules
 from spice_engine.pr.linked_issues import LinkedIssues
 from spice_engine.pr.repo_context import ContextOptions
+from spice_engine.strength.result import TestStrength
 
 
 class PullRequest(BaseModel):
@@ -90,6 +91,8 @@ class PRAssessment(Assessment):
     prompts: list[PromptRef]
     usage_by_dimension: dict[str, Usage] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
+    test_strength: TestStrength | None = None
+    """The PR's tests run against mutants of its fix (None: not executed)."""
 
     def fixed_results(self) -> list[DimensionResult | None]:
         return [self.tests, self.difficulty]

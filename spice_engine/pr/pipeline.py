@@ -32,6 +32,8 @@ from spice_engine.pr.tokens import count_tokens, truncate_to_tokens
 from spice_engine.pr_evidence import pipeline_evidence
 from spice_engine.prompts import latest_version
 from spice_engine.protocols import ChatModel
+from spice_engine.strength.result import TestStrength
+from spice_engine.strength.summary import survivors_text
 from spice_engine.text_cleaning import clean_issue_text
 
 JudgedAgainst = Literal["linked_issues", "pr_description"]
@@ -48,6 +50,8 @@ class PreparedPR:
     report: ContextReport
     evidence: dict[str, object] = field(default_factory=dict)
     """What goes into the result: the caller's evidence, or the computed PR evidence."""
+    strength: TestStrength | None = None
+    """The tests run against mutants of the fix (when the caller executed them)."""
 
 
 def _task_text(pr: PullRequest, max_tokens: int) -> tuple[str, JudgedAgainst]:
@@ -84,8 +88,10 @@ def prepare_pr(
     evidence: dict[str, object] | None = None,
     builder: RepoContextBuilder | None = None,
     split_rules: SplitRules | None = None,
+    strength: TestStrength | None = None,
 ) -> PreparedPR:
-    """Everything up to the model call; `repo_path` is a checkout at the PR's base, if any."""
+    """Everything up to the model call; `repo_path` is a checkout at the PR's base, if any;
+    `strength` (the PR's tests run against mutants of its fix) gives the prompt survivors."""
     opts = options or PROptions()
     split = split_diff(pr.diff, split_rules or rules_for(pr.repo, opts.split_overrides))
     linked = judged_issues(pr)
@@ -100,6 +106,7 @@ def prepare_pr(
         judged_against=judged_against,
         context_mode="repository" if repo_path else "patches_only",
         evidence=evidence_text,
+        survivors=survivors_text(strength),
     )
     report = ContextReport(mode="patches_only", cap=opts.context.max_prompt_tokens)
     if repo_path is not None:
@@ -121,7 +128,7 @@ def prepare_pr(
     report.repo_map_tokens = count_tokens(parts.repo_map) if parts.repo_map else 0
     report.files_full = [f.path for f in parts.files if not f.excerpt]
     report.files_excerpted = [f.path for f in parts.files if f.excerpt]
-    return PreparedPR(split, linked, judged_against, fitted, report, dict(evidence or {}))
+    return PreparedPR(split, linked, judged_against, fitted, report, dict(evidence or {}), strength)
 
 
 def _vote(
@@ -179,10 +186,11 @@ def assess_pr(
     evidence: dict[str, object] | None = None,
     builder: RepoContextBuilder | None = None,
     split_rules: SplitRules | None = None,
+    strength: TestStrength | None = None,
 ) -> PRAssessment:
     """Label a PR's test adequacy (with counter-examples) and difficulty with k votes each."""
     opts = options or PROptions()
-    prepared = prepare_pr(pr, opts, repo_path, evidence, builder, split_rules)
+    prepared = prepare_pr(pr, opts, repo_path, evidence, builder, split_rules, strength)
     return assess_prepared(pr, prepared, model, opts)
 
 
@@ -223,6 +231,7 @@ def assess_prepared(
         evidence=prepared.evidence,
         dimensions=extra,
         notes=list(prepared.report.notes),
+        test_strength=prepared.strength,
     )
 
 

@@ -34,6 +34,8 @@ class PromptParts:
     repo_map: str = ""
     files: list[FileText] = field(default_factory=list)
     evidence: str = ""
+    survivors: str = ""
+    """Mutants of the gold patch the PR's tests accept (spice_engine.strength), as text."""
     trimmed: list[str] = field(default_factory=list)
 
     def variables(self, schema: type[BaseModel]) -> dict[str, object]:
@@ -46,6 +48,7 @@ class PromptParts:
             "repo_map": self.repo_map,
             "files": [f.model_dump() for f in self.files],
             "evidence": self.evidence,
+            "survivors": self.survivors,
             "trimmed": self.trimmed,
             "schema_json": json.dumps(schema.model_json_schema()),
         }

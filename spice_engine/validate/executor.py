@@ -69,10 +69,11 @@ class Executor(Protocol):
         args: list[str],
         timeout_s: float,
         rerun_dir: Path | None = None,
+        plugin: str = RERUN_PLUGIN,
     ) -> RunResult:
         """Run the test command with `args` in `tree`.
 
-        With `rerun_dir` (holding `_spice_rerun.py`), the run loads that pytest plugin, which
-        reads and writes its files there.
+        With `rerun_dir` (holding `{plugin}.py`, by default `_spice_rerun.py`), the run loads
+        that pytest plugin, which reads and writes its files there.
         """
         ...

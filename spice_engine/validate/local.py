@@ -390,11 +390,12 @@ class LocalExecutor:
         args: list[str],
         timeout_s: float,
         rerun_dir: Path | None = None,
+        plugin: str = RERUN_PLUGIN,
     ) -> RunResult:
         shared = self.envs_dir / prepared.key
         recipe = Recipe.model_validate_json((shared / "spice-recipe.json").read_text())
-        plugin = ["-p", RERUN_PLUGIN] if rerun_dir else []
-        cmd = [str(prepared.python), "-m", *recipe.test_cmd.split()[2:], *plugin, *args]
+        load = ["-p", plugin] if rerun_dir else []
+        cmd = [str(prepared.python), "-m", *recipe.test_cmd.split()[2:], *load, *args]
         job = prepared.python.parent.parent.parent
         venv = prepared.python.parent.parent
         # No byte code written into the tree: a patch applied within the second of the run

@@ -93,7 +93,7 @@ def make_calc_repo(repo: Path, name: str = "octo/calc") -> dict[str, str]:
     )
 
 
-def _hunks(diff: str) -> dict[str, str]:
+def hunks(diff: str) -> dict[str, str]:
     """`path -> patch` as GitHub lists a PR's files (the hunks, without git's headers)."""
     files: dict[str, str] = {}
     for part in re.split(r"^diff --git ", diff, flags=re.M)[1:]:
@@ -106,7 +106,7 @@ def merged_pull(gh: FakeGitHub, repo: str, number: int, row: dict[str, str]) -> 
     """The instance as GitHub shows it: issue #5, and PR `number` fixing it (the instance's
     patches as its files, its base commit), merged."""
     gh.add_issue(repo, 5, "add() subtracts", "add(2, 3) gives -1.")
-    patches = _hunks(row["patch"]) | _hunks(row["test_patch"])
+    patches = hunks(row["patch"]) | hunks(row["test_patch"])
     files = [{"filename": path, "patch": hunk} for path, hunk in patches.items()]
     gh.add_pull(
         repo,

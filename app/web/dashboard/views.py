@@ -70,6 +70,8 @@ class InstanceRow(BaseModel):
     url: str
     status: str
     fail_to_pass: int | None
+    strength: str = "-"
+    """Test strength (`spice test-strength`): mutants killed of tried, or "-"."""
     created: str
 
 
@@ -214,8 +216,17 @@ def instance_row(row: TaskInstance, web_url: str) -> InstanceRow:
         url=f"{web_url}/{row.repo}/pull/{row.pr_number}",
         status=str(validation.get("status") or "not validated"),
         fail_to_pass=count,
+        strength=strength_text((row.labels or {}).get("test_strength")),
         created=str(row.instance.get("created_at") or "")[:10],
     )
+
+
+def strength_text(strength: object) -> str:
+    """ "0.75 (3/4)": the share of the fix's mutants its tests kill; "-" when not measured."""
+    if not isinstance(strength, dict) or strength.get("score") is None:
+        return "-"
+    killed, tried = strength.get("mutants_killed"), strength.get("mutants_tried")
+    return f"{float(strength['score']):.2f} ({killed}/{tried})"
 
 
 def calibration_text(labels: list[HumanLabel], minimum: int) -> str:

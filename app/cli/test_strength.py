@@ -1,0 +1,116 @@
+"""`spice test-strength`: how strongly each instance's tests pin its fix down (ablation and
+mutation of the fix, run in the sandbox)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from app.cli.common import emit_json, settings_with
+from app.cli.validate import (
+    ExecutorOption,
+    NoSandboxOption,
+    RepoOption,
+    StoreOption,
+    executor_for,
+    read_rows,
+    repo_map,
+)
+from app.settings import Settings
+from spice_engine.strength.batch import strength_rows
+from spice_engine.strength.result import StrengthConfig
+
+
+def test_strength_cmd(
+    instances: Annotated[Path, typer.Argument(help="SWE-bench JSONL with FAIL_TO_PASS lists.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="JSONL to write.")],
+    repo: RepoOption = None,
+    workers: Annotated[int, typer.Option(min=1, help="Instances measured at once.")] = 1,
+    timeout: Annotated[float, typer.Option(min=1, help="Seconds per test run.")] = 900.0,
+    max_mutants: Annotated[int, typer.Option(min=0, help="Mutants tried per instance.")] = 30,
+    budget: Annotated[
+        float, typer.Option(min=1, help="Seconds per instance once its environment is ready.")
+    ] = 900.0,
+    ablation: Annotated[
+        bool, typer.Option(help="Leave out each file and hunk of the fix in turn.")
+    ] = True,
+    executor_name: ExecutorOption = "local",
+    store: StoreOption = False,
+    no_sandbox: NoSandboxOption = False,
+) -> None:
+    """Mutate each instance's fix and leave out its parts: do its tests notice? (sandboxed)
+
+    Mutants of each fix's changed lines and the fix without each of its parts, judged by
+    FAIL_TO_PASS and the touched test files' PASS_TO_PASS, go to `spice.test_strength`. Rows are appended to --out as they finish; the same command resumes an interrupted batch.
+    """
+    settings = settings_with()
+    rows = read_rows(instances)
+    data = settings.data_dir.resolve()
+    executor = executor_for(settings, executor_name, no_sandbox)
+    done_ids = {str(r.get("instance_id")) for r in _finished(out)}
+    statuses: Counter[str] = Counter(r["spice"]["test_strength"]["status"] for r in _finished(out))
+    todo = [r for r in rows if str(r["instance_id"]) not in done_ids]
+    git_dirs = repo_map(repo or [], data / "repos", todo, settings.git_base_url)
+    config = StrengthConfig(max_mutants=max_mutants, budget_s=budget, ablation=ablation)
+    lock = threading.Lock()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    keep = _stored(settings) if store else None
+
+    def done(row: dict[str, Any]) -> None:
+        got = row["spice"]["test_strength"]
+        with lock, out.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+            statuses[got["status"]] += 1
+            if keep is not None:
+                keep(str(row["instance_id"]), got)
+        score = "" if got["score"] is None else f", score {got['score']:.2f}"
+        typer.echo(
+            f"test-strength: {row['instance_id']} {got['status']} "
+            f"({got['mutants_killed']}/{got['mutants_tried']} killed{score}, "
+            f"{len(got['untested'])} untested parts, {got['durations'].get('total', 0):.0f} s)",
+            err=True,
+        )
+
+    strength_rows(todo, git_dirs, executor, data / "tmp", config, workers, timeout, done)
+    emit_json({"instances": len(rows), "statuses": dict(statuses), "out": str(out)})
+
+
+def _stored(settings: Settings) -> Callable[[str, dict[str, Any]], None]:
+    """Saves a result on its harvested instance (one not in the store is said on stderr)."""
+    from app.harvest.store import HarvestStore
+    from app.store.engine import database_url, make_engine, session_factory
+    from app.store.migrate import upgrade_to_head
+
+    engine = make_engine(database_url(settings))
+    upgrade_to_head(engine)
+    harvest = HarvestStore(session_factory(engine))
+
+    def keep(iid: str, strength: dict[str, Any]) -> None:
+        if harvest.instance(iid) is None:
+            typer.echo(f"test-strength: {iid} is not in the store: not kept", err=True)
+            return
+        harvest.save_test_strength(iid, strength)
+
+    return keep
+
+
+def _finished(out: Path) -> list[dict[str, Any]]:
+    if not out.is_file():
+        return []
+    rows = []
+    for line in out.read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(row, dict) and isinstance(
+            (row.get("spice") or {}).get("test_strength"), dict
+        ):
+            rows.append(row)
+    return rows

@@ -1,0 +1,195 @@
+"""Test strength on the real development instances (../shared/data/validation): the acceptance
+self-check and the speed benchmark in one run.
+
+On the same environments (planned as SWE-bench groups them, one per version): one validation
+of each instance (its time is the yardstick: target strength <= 3x a warm validation), the
+strength with the published lists, the strength with half the FAIL_TO_PASS tests removed (rounded up; the removed tests are no
+longer judged, as if cut from the test patch), then the re-checks: every survivor and up to
+`--recheck-killed` killed mutants applied on their own (base + gold + test patch + the
+mutant's diff, a fresh worktree, the sandbox) and the judged tests run: a survivor must pass
+every one that passes with the fix alone there, a killed mutant must fail one of those.
+
+    .venv/bin/python benchmarks/test_strength.py [--ids ID,...] [--data DIR] [--out OUT.json]
+
+Prints one line per instance and a table at the end; exits 2 when the data or
+the sandbox is absent (saying why).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from spice_engine.strength.batch import strength_rows
+from spice_engine.strength.measure import judged_tests
+from spice_engine.strength.result import StrengthConfig
+from spice_engine.strength.runs import as_args
+from spice_engine.validate import gitwork
+from spice_engine.validate.batch import validate_rows
+from spice_engine.validate.bubblewrap import Bubblewrap
+from spice_engine.validate.executor import EnvBuildError
+from spice_engine.validate.gitwork import open_repository
+from spice_engine.validate.local import LocalExecutor
+from spice_engine.validate.outcomes import parse_pytest_log
+from spice_engine.validate.plan import plan_groups
+from spice_engine.validate.pythons import find_pythons
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "validation"
+SOURCES = {
+    "pytest-dev/pytest": ("instances.jsonl", "pytest.bundle"),
+    "sphinx-doc/sphinx": ("instances_sphinx.jsonl", "sphinx.bundle"),
+    "psf/requests": ("instances_requests.jsonl", "requests.bundle"),
+}
+
+
+def halved(row: dict[str, Any]) -> dict[str, Any]:
+    """The row with the second half (rounded up) of its FAIL_TO_PASS removed."""
+    f2p = sorted(json.loads(row["FAIL_TO_PASS"]))
+    return row | {"FAIL_TO_PASS": json.dumps(f2p[: len(f2p) // 2])}
+
+
+def outcomes_with(
+    executor: LocalExecutor,
+    git_dir: Path,
+    row: dict[str, Any],
+    group: Any,
+    diff: str,
+    scratch: Path,
+) -> dict[str, bool]:
+    """Judged test -> passed, with the fix, the test patch and `diff` (a fresh worktree)."""
+    f2p, p2p = judged_tests(row)
+    scratch.mkdir(parents=True, exist_ok=True)
+    job = Path(tempfile.mkdtemp(dir=scratch, prefix="recheck-"))
+    try:
+        with gitwork.worktree(git_dir, row["base_commit"], job) as tree:
+            prepared = executor.prepare(row["repo"], group.version, group.recipe, tree, job)
+            for patch in (row["test_patch"], row["patch"], diff):
+                if patch:
+                    gitwork.apply(tree, patch)
+            done = executor.run(prepared, tree, as_args(f2p + p2p), 900)
+    finally:
+        shutil.rmtree(job, ignore_errors=True)
+    outcomes = parse_pytest_log(done.log)
+    return {t: outcomes.get(t) == "PASSED" for t in f2p + p2p}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--ids", default="", help="instance ids (default: every pytest one)")
+    parser.add_argument("--data", type=Path, default=None, help="data dir (environments)")
+    parser.add_argument("--out", type=Path, default=None, help="JSON of every figure")
+    parser.add_argument("--max-mutants", type=int, default=30)
+    parser.add_argument("--budget", type=float, default=600.0)
+    parser.add_argument("--recheck-killed", type=int, default=3)
+    args = parser.parse_args()
+    if not DATA.is_dir():
+        print(f"skipped: no validation data at {DATA} (../shared is absent)")
+        return 2
+    box = Bubblewrap()
+    if why := box.problem():
+        print(f"skipped: no sandbox: {why}")
+        return 2
+    data = args.data or Path(tempfile.mkdtemp(prefix="spice-strength-"))
+    wanted = [i for i in args.ids.split(",") if i]
+    rows, git_dirs = [], {}
+    for repo, (listing, bundle) in SOURCES.items():
+        found = [json.loads(line) for line in (DATA / listing).read_text().splitlines()]
+        found = [
+            r
+            for r in found
+            if r["instance_id"] in wanted or (not wanted and repo.startswith("pytest"))
+        ]
+        if found:
+            git_dirs[repo] = open_repository(DATA / bundle, data / "repos")
+            rows += found
+    executor = LocalExecutor(data / "envs", box)
+    pythons = sorted(find_pythons())
+    config = StrengthConfig(max_mutants=args.max_mutants, budget_s=args.budget)
+    # Planned together, as SWE-bench groups them: one environment per version, shared.
+    groups = plan_groups(rows, git_dirs, pythons)
+    scratch = data / "tmp"
+    validated = {r["instance_id"]: r for r in validate_rows(rows, git_dirs, executor, scratch)}
+    fulls = {r["instance_id"]: r for r in strength_rows(rows, git_dirs, executor, scratch, config)}
+    halves = strength_rows([halved(r) for r in rows], git_dirs, executor, scratch, config)
+    table = []
+    for row, half in zip(rows, halves, strict=True):
+        iid = row["instance_id"]
+        valid, full = validated[iid], fulls[iid]
+        v, s = valid["spice"]["validation"], full["spice"]["test_strength"]
+        h = half["spice"]["test_strength"]
+        line: dict[str, Any] = {
+            "id": iid,
+            "status": s["status"],
+            "detail": s["detail"][:200],
+            "f2p": len(json.loads(row["FAIL_TO_PASS"])),
+            "tried": s["mutants_tried"],
+            "killed": s["mutants_killed"],
+            "score": s["score"],
+            "score_half": h["score"],
+            "untested": len(s["untested"]),
+            "untested_half": len(h["untested"]),
+            "validation": v["status"],
+        }
+        survivors = [m for m in s["mutants"] if m["killed_by"] is None]
+        killed = [m for m in s["mutants"] if m["killed_by"] is not None][: args.recheck_killed]
+        group = groups.get(iid)
+        if group is not None and group.recipe is not None and s["status"] == "measured":
+            git_dir = git_dirs[row["repo"]]
+            # Judged as the engine judges: by the tests that pass with the fix alone here.
+            run = (executor, git_dir, row, group)
+            try:
+                alone = outcomes_with(*run, "", data / "tmp")
+                fixed = [t for t, ok in alone.items() if ok]
+                passing = [
+                    all(outcomes_with(*run, m["diff"], data / "tmp").get(t) for t in fixed)
+                    for m in survivors + killed
+                ]
+                line["survivors_pass"] = sum(passing[: len(survivors)])
+                line["killed_fail"] = sum(not p for p in passing[len(survivors) :])
+            except EnvBuildError as exc:  # the sandbox's network set-up can fail under load
+                line["recheck_error"] = str(exc)[:200]
+        line["survivors"], line["killed_rechecked"] = len(survivors), len(killed)
+        # A warm validation: this one's time less its environment, plus a warm preparation.
+        warm = v["durations"]["total"] - v["durations"].get("environment", 0.0)
+        warm += s["durations"].get("environment", 0.0)
+        line["validation_s"] = round(warm, 1)
+        line["strength_s"] = s["durations"]["total"]
+        line["ratio"] = round(s["durations"]["total"] / warm, 2) if warm else None
+        mutant_s = s["durations"].get("mutants", 0.0) + s["durations"].get("confirm", 0.0)
+        line["mutants_per_s"] = round(s["mutants_tried"] / mutant_s, 2) if mutant_s else None
+        table.append(line)
+        print(json.dumps(line), flush=True)
+        if args.out:  # every figure behind the line: the mutants, their diffs, the parts
+            with args.out.with_suffix(".rows.jsonl").open("a") as rows_out:
+                rows_out.write(json.dumps({"id": iid, "full": s, "half": h}) + "\n")
+    _report(table)
+    if args.out:
+        args.out.write_text(json.dumps(table, indent=1))
+    return 0
+
+
+def _report(table: list[dict[str, Any]]) -> None:
+    cols = ["id", "status", "f2p", "tried", "killed", "score", "score_half", "untested",
+            "survivors", "survivors_pass", "killed_rechecked", "killed_fail",
+            "validation_s", "strength_s", "ratio", "mutants_per_s"]  # fmt: skip
+    print("\n| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
+    for line in table:
+        print("| " + " | ".join(str(line.get(c, "")) for c in cols) + " |")
+    scored = [t for t in table if t["score"] is not None and t["score_half"] is not None]
+    raised = sum(t["score_half"] > t["score"] for t in scored)
+    lowered = sum(t["score_half"] < t["score"] for t in scored)
+    print(f"\nhalf the FAIL_TO_PASS removed: score raised on {raised}, lowered on {lowered} "
+          f"of {len(scored)} scored instances")  # fmt: skip
+    ratios = sorted(t["ratio"] for t in table if t.get("ratio"))
+    if ratios:
+        print(f"strength / warm validation: median {ratios[len(ratios) // 2]}, max {ratios[-1]}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""Measure many instances: their environments planned as validation plans them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from spice_engine.strength.measure import measure
+from spice_engine.strength.result import StrengthConfig, TestStrength
+from spice_engine.validate.executor import Executor
+from spice_engine.validate.plan import plan_groups
+from spice_engine.validate.pythons import find_pythons
+from spice_engine.validate.recipe import Recipe
+from spice_engine.validate.validator import Job
+
+
+def strength_rows(
+    rows: list[dict[str, Any]],
+    git_dirs: dict[str, Path],
+    executor: Executor,
+    scratch: Path,
+    config: StrengthConfig,
+    workers: int = 1,
+    timeout_s: float = 900.0,
+    on_done: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Each row with `spice.test_strength`, in input order."""
+    groups = plan_groups(rows, git_dirs, sorted(find_pythons()))
+
+    def one(row: dict[str, Any]) -> dict[str, Any]:
+        group = groups.get(str(row.get("instance_id")))
+        if str(row.get("repo")) not in git_dirs:
+            why = f"no repository given for {row.get('repo')!r} (--repo)"
+            result = TestStrength(status="error", detail=why)
+        elif group is not None and group.recipe is None:
+            result = TestStrength(status="missing_python", detail=group.error)
+        else:
+            job = Job(
+                instance=row,
+                git_dir=git_dirs[str(row["repo"])],
+                version=group.version if group else "0.0",
+                recipe=group.recipe if group and group.recipe else Recipe(python="3"),
+                timeout_s=timeout_s,
+                setup_commit=(group.setup_commit or None) if group else None,
+            )
+            result = measure(job, executor, scratch, config)
+        out = dict(row)
+        out["spice"] = dict(row.get("spice") or {}) | {
+            "test_strength": result.model_dump(mode="json")
+        }
+        if on_done:
+            on_done(out)
+        return out
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return list(pool.map(one, rows))

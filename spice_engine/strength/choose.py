@@ -1,0 +1,81 @@
+"""Which mutants of a fix to try: spread over its changed lines, none that changes nothing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from libcst import CSTValidationError, ParserSyntaxError
+
+from spice_engine.strength import mutants, sources
+from spice_engine.strength.mutants import Site
+
+GOLDEN = 0.6180339887498949
+"""Stride of the spread: consecutive picks land far apart along the sites (a Weyl sequence)."""
+ID_STRIDE = 100_000
+"""Mutant ids of the n-th file start at n * ID_STRIDE, so files share one schema session."""
+
+
+@dataclass(frozen=True)
+class Chosen:
+    key: int
+    """The mutant's id in the schema (`SPICE_MUTANT`)."""
+    path: str
+    site: Site
+    source: str
+    """The fixed file with this mutant alone."""
+
+
+@dataclass
+class Choice:
+    chosen: list[Chosen]
+    equivalent: int
+    unparsable: list[str]
+    originals: dict[str, str]
+    lines: dict[str, set[int]]
+
+
+def choose(files: dict[str, str], lines: dict[str, set[int]], limit: int) -> Choice:
+    """Up to `limit` mutants of the changed `lines` of `files` (path -> fixed source), spread
+    over all sites; those with the fixed file's AST (or another mutant's) are skipped."""
+    sites: list[tuple[int, str, Site]] = []
+    unparsable = []
+    for n, path in enumerate(sorted(files)):
+        try:
+            found = mutants.find_sites(files[path], lines[path])
+        except (ParserSyntaxError, CSTValidationError, RecursionError):
+            unparsable.append(path)
+            continue
+        sites += [(n, path, s) for s in found]
+    order = sorted(range(len(sites)), key=lambda i: ((i * GOLDEN) % 1.0, i))
+    chosen: list[Chosen] = []
+    seen: set[tuple[str, str]] = set()
+    equivalent = 0
+    for i in order:
+        if len(chosen) >= limit:
+            break
+        n, path, site = sites[i]
+        try:
+            source = mutants.plain(files[path], lines[path], site.id)
+        except CSTValidationError:  # a rewrite libcst refuses: not a mutant we can write
+            equivalent += 1
+            continue
+        key = (path, source)
+        if key in seen or sources.same_program(files[path], source):
+            equivalent += 1
+            continue
+        seen.add(key)
+        chosen.append(Chosen(n * ID_STRIDE + site.id, path, site, source))
+    chosen.sort(key=lambda c: c.key)
+    return Choice(chosen, equivalent, unparsable, files, lines)
+
+
+def schema_sources(choice: Choice) -> dict[str, str]:
+    """Each file with its switchable chosen mutants (files without any: not rewritten)."""
+    out = {}
+    for n, path in enumerate(sorted(choice.originals)):
+        ids = {c.site.id for c in choice.chosen if c.path == path and c.site.switchable}
+        if ids:
+            out[path] = sources.schema(
+                choice.originals[path], choice.lines[path], ids, n * ID_STRIDE
+            )
+    return out

@@ -1,0 +1,298 @@
+"""Test strength of one instance's fix: ablation of its parts and mutation of its changed lines,
+judged by the instance's tests (fail-to-pass and the touched files' pass-to-pass).
+
+Every run goes through the `Executor` (so the sandbox); one environment and one worktree serve
+the whole measurement.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from libcst import CSTValidationError
+
+from spice_engine.errors import InputError
+from spice_engine.strength import sources
+from spice_engine.strength.choose import Choice, Chosen, choose, schema_sources
+from spice_engine.strength.parts import changed_lines, parts
+from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength, UntestedPart
+from spice_engine.strength.runs import Runner
+from spice_engine.validate import gitwork
+from spice_engine.validate.executor import EnvBuildError, Executor
+from spice_engine.validate.pythons import MissingPython
+from spice_engine.validate.sandbox import SandboxUnavailable
+from spice_engine.validate.validator import Job, test_files
+
+SESSION_ROUNDS = 4
+"""Sessions at most for the switchable mutants (a crash ends one; the next goes on)."""
+
+
+def test_list(value: object) -> list[str]:
+    """A FAIL_TO_PASS / PASS_TO_PASS field: a JSON-encoded list (SWE-bench's) or a list."""
+    if isinstance(value, str):
+        value = json.loads(value) if value.strip() else []
+    if not isinstance(value, list):
+        raise InputError(f"expected a list of tests, got {type(value).__name__}")
+    return [str(t) for t in value]
+
+
+def judged_tests(instance: dict[str, object]) -> tuple[list[str], list[str]]:
+    """The fail-to-pass tests, and the pass-to-pass tests of the files the test patch touches."""
+    f2p = test_list(instance.get("FAIL_TO_PASS") or "[]")
+    touched = tuple(test_files(str(instance.get("test_patch") or "")))
+    p2p = [t for t in test_list(instance.get("PASS_TO_PASS") or "[]") if t.startswith(touched)]
+    return f2p, p2p
+
+
+def measure(job: Job, executor: Executor, scratch: Path, config: StrengthConfig) -> TestStrength:
+    """Never raises for a problem of the instance or its environment: that is a status."""
+    started = time.monotonic()
+    inst = job.instance
+    record = TestStrength(status="error")
+    try:
+        f2p, p2p = judged_tests(inst)
+        base = str(inst.get("base_commit") or "")
+        if not f2p and not p2p:
+            record.status, record.detail = "no_fail_to_pass", "the instance lists no test"
+        elif not base or not gitwork.has_commit(job.git_dir, base):
+            record.status, record.detail = "missing_commit", f"base_commit {base!r} not in repo"
+        elif problem := gitwork.apply_problem(
+            job.git_dir, base, [str(inst.get("test_patch") or ""), str(inst.get("patch") or "")]
+        ):
+            record.status, record.detail = "patch_does_not_apply", problem
+        else:
+            scratch.mkdir(parents=True, exist_ok=True)
+            job_dir = Path(tempfile.mkdtemp(dir=scratch, prefix="strength-"))
+            try:
+                _in_tree(job, executor, job_dir, config, record, (f2p, p2p))
+            finally:
+                shutil.rmtree(job_dir, ignore_errors=True)
+    except (InputError, OSError, ValueError, CSTValidationError) as exc:
+        record.status, record.detail = "error", str(exc)[-2000:]
+    record.durations["total"] = round(time.monotonic() - started, 3)
+    return record
+
+
+def _in_tree(
+    job: Job,
+    executor: Executor,
+    job_dir: Path,
+    config: StrengthConfig,
+    record: TestStrength,
+    lists: tuple[list[str], list[str]],
+) -> None:
+    inst = job.instance
+    test, gold = str(inst.get("test_patch") or ""), str(inst.get("patch") or "")
+    f2p, p2p = lists
+    with gitwork.worktree(job.git_dir, str(inst["base_commit"]), job_dir) as tree:
+        t0 = time.monotonic()
+        setup = None
+        if job.setup_commit and job.setup_commit != inst.get("base_commit"):
+            commit = job.setup_commit
+            setup = lambda: gitwork.worktree(job.git_dir, commit, job_dir)  # noqa: E731
+        try:
+            prepared = executor.prepare(
+                str(inst.get("repo")), job.version, job.recipe, tree, job_dir, setup
+            )
+        except MissingPython as exc:
+            record.status, record.detail = "missing_python", str(exc)
+            return
+        except EnvBuildError as exc:
+            record.status, record.detail = "environment_failed", str(exc)[:6000]
+            return
+        except SandboxUnavailable as exc:
+            record.status, record.detail = "sandbox_unavailable", str(exc)
+            return
+        record.durations["environment"] = round(time.monotonic() - t0, 3)
+        gitwork.apply(tree, test)
+        gitwork.apply(tree, gold)
+        deadline = time.monotonic() + config.budget_s
+        runner = Runner(executor, prepared, tree, deadline, job.timeout_s)
+        lines = changed_lines(gold)
+        fixed = {p: (tree / p).read_text(encoding="utf-8") for p in lines}
+        choice = choose(fixed, lines, config.max_mutants)
+        record.equivalent_skipped = choice.equivalent
+        if choice.chosen:
+            t0 = time.monotonic()
+            outcomes = _mutate(runner, job_dir, test_files(test), f2p + p2p, choice, config)
+            record.durations["mutants"] = round(time.monotonic() - t0, 3)
+            if isinstance(outcomes, str) or (f2p and not set(f2p) & set(outcomes.judged)):
+                record.status = "baseline_failed"
+                record.detail = (
+                    outcomes
+                    if isinstance(outcomes, str)
+                    else "no FAIL_TO_PASS test passes with the fix (in the mutant session)"
+                )
+                return
+            t0 = time.monotonic()
+            _confirm(runner, fixed, outcomes, config.confirm_survivors)
+            record.durations["confirm"] = round(time.monotonic() - t0, 3)
+            record.tests = len(outcomes.judged)
+            record.mutants = outcomes.done
+            record.not_run = len(choice.chosen) - len(outcomes.done)
+            record.mutants_tried = len(outcomes.done)
+            record.mutants_killed = sum(m.killed_by is not None for m in outcomes.done)
+            if record.mutants_tried:
+                record.score = round(record.mutants_killed / record.mutants_tried, 4)
+        if config.ablation and f2p:
+            t0 = time.monotonic()
+            _ablate(runner, tree, gold, f2p, record)
+            record.durations["ablation"] = round(time.monotonic() - t0, 3)
+        record.status = "measured" if record.mutants_tried else "no_mutants"
+        if not record.mutants_tried:
+            record.detail = _why_none(choice.chosen, choice.unparsable, lines)
+
+
+def _why_none(chosen: list[Chosen], unparsable: list[str], lines: dict[str, set[int]]) -> str:
+    if chosen:
+        return "the time budget ran out before any mutant ran"
+    if unparsable:
+        return f"no mutant: {', '.join(unparsable)} do not parse"
+    if not lines:
+        return "no mutant: the fix changes no Python line"
+    return "no mutant: the changed lines hold no mutable operator"
+
+
+class _Outcomes:
+    def __init__(self, judged: list[str], chosen: list[Chosen]) -> None:
+        self.judged = judged
+        self.by_key = {c.key: c for c in chosen}
+        self.done: list[MutantOutcome] = []
+        self.unstable: list[str] = []
+        """Judged tests that failed their control rerun in the session: they judge the
+        session's survivors again in processes of their own."""
+
+    def add(self, c: Chosen, killed_by: str | None, run: str, fixed: str) -> None:
+        self.done.append(
+            MutantOutcome(
+                path=c.path,
+                line=c.site.line,
+                function=c.site.function,
+                operator=c.site.operator,
+                change=c.site.change,
+                diff=sources.diff(c.path, fixed, c.source),
+                killed_by=killed_by,
+                run="session" if run == "session" else "process",
+            )
+        )
+
+
+def _mutate(
+    runner: Runner,
+    job_dir: Path,
+    files: list[str],
+    tests: list[str],
+    choice: Choice,
+    config: StrengthConfig,
+) -> _Outcomes | str:
+    """Each chosen mutant's outcome; a string says why none could be judged."""
+    tree, chosen, fixed = runner.tree, choice.chosen, choice.originals
+    # The schema of the switchable ones; the rest (code run at import) one process each.
+    switchable = [c for c in chosen if c.site.switchable]
+    only = Choice(switchable, 0, [], fixed, choice.lines)
+    for path, text in schema_sources(only).items():
+        (tree / path).write_text(text, encoding="utf-8")
+    todo = [c.key for c in switchable]
+    judged: list[str] | None = None
+    out: _Outcomes | None = None
+    log = ""
+    for n in range(SESSION_ROUNDS):
+        if n and (not todo or runner.left() <= 0):
+            break
+        got = runner.session(job_dir / f"session-{n}", files, tests, todo, config.per_test_s)
+        log = got.log
+        if got.baseline is None:
+            break
+        if judged is None:
+            judged = got.baseline
+            out = _Outcomes(judged, chosen)
+            out.unstable = [t for t in judged if t not in got.stable]
+        assert out is not None
+        for key, killer in got.killed_by.items():
+            out.add(out.by_key[key], killer, "session", fixed[out.by_key[key].path])
+        if got.crashed is not None and not got.timed_out:
+            out.add(out.by_key[got.crashed], "the test session crashed", "session",
+                    fixed[out.by_key[got.crashed].path])  # fmt: skip
+        finished = set(got.killed_by) | ({got.crashed} if got.crashed is not None else set())
+        todo = [k for k in todo if k not in finished]
+        if got.timed_out:
+            break
+    for path, text in fixed.items():
+        (tree / path).write_text(text, encoding="utf-8")
+    if judged is None:
+        if not switchable:
+            judged = tests
+            out = _Outcomes(judged, chosen)
+        else:
+            return f"the test session did not get to the mutants: {log[-3000:]}"
+    assert out is not None
+    if not judged:
+        return "no judged test passes with the fix (in the mutant session)"
+    for c in chosen:
+        if c.site.switchable or runner.left() <= 0:
+            continue
+        out.add(c, _plain_run(runner, c, judged, fixed[c.path]), "process", fixed[c.path])
+    return out
+
+
+def _plain_run(runner: Runner, c: Chosen, judged: list[str], fixed: str) -> str | None:
+    """The first judged test that does not pass with the mutant's plain source in place."""
+    path = runner.tree / c.path
+    path.write_text(c.source, encoding="utf-8")
+    try:
+        outcomes, done = runner.outcomes(judged)
+    finally:
+        path.write_text(fixed, encoding="utf-8")
+    if done.killed:
+        return f"the run was stopped ({done.killed})"
+    return next((t for t in judged if outcomes.get(t) != "PASSED"), None)
+
+
+def _confirm(runner: Runner, fixed: dict[str, str], out: _Outcomes, limit: int) -> None:
+    """Survivors of the session re-run alone, as plain sources: up to `limit`, or every one
+    when some judged test could not judge in the session (those left undone are dropped: not
+    run)."""
+    by_diff = {sources.diff(c.path, fixed[c.path], c.source): c for c in out.by_key.values()}
+    survivors = [m for m in out.done if m.killed_by is None and m.run == "session"]
+    must = bool(out.unstable)
+    for m in survivors if must else survivors[:limit]:
+        if runner.left() <= 0:
+            break
+        killer = _plain_run(runner, by_diff[m.diff], out.judged, fixed[m.path])
+        m.run = "process"
+        if killer is not None:
+            m.killed_by = killer
+    if must:
+        out.done = [m for m in out.done if not (m.killed_by is None and m.run == "session")]
+
+
+def _ablate(runner: Runner, tree: Path, gold: str, f2p: list[str], record: TestStrength) -> None:
+    """Each part of the fix left out in turn: a part the fail-to-pass tests pass without is
+    untested."""
+    found = parts(gold)
+    if not found:
+        return
+    gitwork.apply(tree, gold, reverse=True)
+    try:
+        for part in found:
+            if runner.left() <= 0:
+                break
+            try:
+                gitwork.apply(tree, part.without)
+            except gitwork.GitError:
+                continue  # the rest does not apply without it: not a part on its own
+            try:
+                outcomes, done = runner.outcomes(f2p)
+            finally:
+                gitwork.apply(tree, part.without, reverse=True)
+            record.parts_checked += 1
+            if not done.killed and all(outcomes.get(t) == "PASSED" for t in f2p):
+                record.untested.append(
+                    UntestedPart(path=part.path, hunk=part.hunk, header=part.header)
+                )
+    finally:
+        gitwork.apply(tree, gold)

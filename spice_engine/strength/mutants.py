@@ -1,0 +1,290 @@
+"""Mutants of the lines a fix adds or changes, as plain sources and as one switchable schema.
+
+Operators are the selective set of the mutation-testing literature (Offutt et al.): relational
+operator replacement, logical connector replacement, negated conditions, constants ±1 and
+booleans flipped, strings changed (`"XX…XX"`, as mutmut does), statement deletion, return
+values replaced by None, arithmetic `+`/`-`, the first two positional arguments of a call
+swapped, and an argument on a line of its own removed from a call. Only nodes that start on a
+changed line are mutated.
+
+The schema (spice_engine.strength.sources) is the file with every chosen mutant inside it, each guarded by
+`_spice_mutant(k)`, true only while the environment's `SPICE_MUTANT` is `k`: a test session can
+switch mutants between test runs without reloading anything (a "mutant schema"). That works
+for code that runs when called; a mutant in code run at import (module or class level, default
+arguments, decorators) is run with its plain source in a process of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from spice_engine.strength.sites import (
+    FLIP_ARITHMETIC,
+    FLIP_COMPARISON,
+    Site,
+    code_of,
+    guard,
+    paren,
+)
+
+
+class _Mutator(cst.CSTTransformer):
+    """Numbers every mutation site in traversal order; in `chosen` mode rewrites those only
+    (plainly when `schema` is False: then `chosen` holds one id)."""
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(
+        self, lines: set[int], chosen: set[int] | None = None, schema: bool = False, offset: int = 0
+    ):
+        super().__init__()
+        self.lines, self.chosen, self.schema, self.offset = lines, chosen, schema, offset
+        self.sites: list[Site] = []
+        self._functions: list[str] = []
+        self._bodies: set[int] = set()
+        self._depth = 0  # inside how many function bodies
+        self._elifs: set[int] = set()
+        self._tests: set[int] = set()
+        self._fixed_strings: set[int] = set()
+
+    # where we are
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._functions.append(node.name.value)
+        self._bodies.add(id(node.body))
+
+    def leave_FunctionDef(
+        self, original: cst.FunctionDef, updated: cst.FunctionDef
+    ) -> cst.BaseStatement:
+        self._functions.pop()
+        return updated
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._depth += id(node) in self._bodies
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
+        self._depth += id(node) in self._bodies
+
+    def _leave_body(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        self._depth -= id(original) in self._bodies
+        return updated
+
+    leave_IndentedBlock = _leave_body  # type: ignore[assignment]
+    leave_SimpleStatementSuite = _leave_body  # type: ignore[assignment]
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        # A bare string statement is a docstring or a comment: no program reads it.
+        for small in node.body:
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString):
+                self._fixed_strings.add(id(small.value))
+
+    def visit_If(self, node: cst.If) -> None:
+        if isinstance(node.orelse, cst.If):
+            self._elifs.add(id(node.orelse))
+        self._tests.add(id(node.test))
+
+    def visit_While(self, node: cst.While) -> None:
+        self._tests.add(id(node.test))
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._tests.add(id(node.test))
+
+    def _line(self, node: cst.CSTNode) -> int:
+        return int(self.get_metadata(PositionProvider, node).start.line)
+
+    def _new(self, original: cst.CSTNode, operator: str, change: str) -> int | None:
+        """A site's id if `original` starts on a changed line (None: not a site)."""
+        line = self._line(original)
+        if line not in self.lines:
+            return None
+        k = len(self.sites)
+        fn = self._functions[-1] if self._functions else None
+        self.sites.append(Site(k, line, operator, change, fn, self._depth > 0))
+        return k
+
+    def _expr(
+        self,
+        original: cst.CSTNode,
+        updated: cst.BaseExpression,
+        mutants: Sequence[tuple[str, cst.BaseExpression, str]],
+    ) -> cst.BaseExpression:
+        out = updated
+        for operator, mutant, change in mutants:
+            k = self._new(original, operator, change)
+            if k is None or self.chosen is None or k not in self.chosen:
+                continue
+            if not self.schema:
+                return mutant
+            out = paren(
+                cst.IfExp(test=guard(k + self.offset), body=paren(mutant), orelse=paren(out))
+            )
+        return out
+
+    def _stmt(self, original: cst.BaseStatement, updated: cst.BaseStatement) -> cst.BaseStatement:
+        if self._depth == 0 or id(original) in self._elifs:
+            return updated
+        if isinstance(original, cst.SimpleStatementLine) and all(
+            # a removed `return` is `return None` (another operator's mutant) in effect
+            isinstance(s, (cst.Pass, cst.Global, cst.Nonlocal, cst.Return))
+            or (isinstance(s, cst.Expr) and isinstance(s.value, (cst.SimpleString, cst.Yield)))
+            for s in original.body
+        ):
+            return updated
+        k = self._new(original, "statement removed", code_of(original))
+        if k is None or self.chosen is None or k not in self.chosen:
+            return updated
+        passing = cst.SimpleStatementLine([cst.Pass()])
+        if not self.schema:
+            return passing
+        return cst.If(
+            test=guard(k + self.offset),
+            body=cst.IndentedBlock([passing]),
+            orelse=cst.Else(cst.IndentedBlock([updated])),
+        )
+
+    # the operators
+    def leave_Comparison(
+        self, original: cst.Comparison, updated: cst.Comparison
+    ) -> cst.BaseExpression:
+        mutants = []
+        for i, target in enumerate(updated.comparisons):
+            flip = FLIP_COMPARISON.get(type(target.operator))
+            if flip is None:
+                continue
+            new = flip()
+            targets = list(updated.comparisons)
+            targets[i] = target.with_changes(operator=new)
+            was, now = (
+                code_of(cst.Comparison(cst.Name("a"), [target])),
+                code_of(cst.Comparison(cst.Name("a"), [targets[i]])),
+            )
+            mutants.append(("comparison", updated.with_changes(comparisons=targets),
+                            f"`{was[2:]}` → `{now[2:]}`"))  # fmt: skip
+        return self._negated(original, self._expr(original, updated, mutants))
+
+    def leave_BooleanOperation(
+        self, original: cst.BooleanOperation, updated: cst.BooleanOperation
+    ) -> cst.BaseExpression:
+        flip: cst.BaseBooleanOp = cst.Or() if isinstance(updated.operator, cst.And) else cst.And()
+        was, now = ("and", "or") if isinstance(updated.operator, cst.And) else ("or", "and")
+        mutant = updated.with_changes(operator=flip)
+        out = self._expr(original, updated, [("boolean operator", mutant, f"`{was}` → `{now}`")])
+        return self._negated(original, out)
+
+    def leave_BinaryOperation(
+        self, original: cst.BinaryOperation, updated: cst.BinaryOperation
+    ) -> cst.BaseExpression:
+        flip = FLIP_ARITHMETIC.get(type(updated.operator))
+        if flip is None:
+            return updated
+        was, now = ("+", "-") if flip is cst.Subtract else ("-", "+")
+        mutant = updated.with_changes(operator=flip())
+        return self._expr(original, updated, [("arithmetic", mutant, f"`{was}` → `{now}`")])
+
+    def leave_Integer(self, original: cst.Integer, updated: cst.Integer) -> cst.BaseExpression:
+        try:
+            value = int(original.value.replace("_", ""), 0)
+        except ValueError:
+            return updated
+        mutants = []
+        for new in (value + 1, value - 1):
+            node: cst.BaseExpression = cst.Integer(str(abs(new)))
+            if new < 0:
+                node = cst.UnaryOperation(cst.Minus(), node)
+            mutants.append(("constant", node, f"`{original.value}` → `{new}`"))
+        return self._expr(original, updated, mutants)
+
+    def visit_ConcatenatedString(self, node: cst.ConcatenatedString) -> None:
+        # Its parts cannot be parenthesised one by one (the schema's switch would).
+        for part in (node.left, node.right):
+            self._fixed_strings.add(id(part))
+
+    def leave_SimpleString(
+        self, original: cst.SimpleString, updated: cst.SimpleString
+    ) -> cst.BaseExpression:
+        if id(original) in self._fixed_strings:
+            return updated
+        prefix, quote = updated.prefix, updated.quote
+        body = updated.value[len(prefix) + len(quote) : -len(quote)]
+        mutant = cst.SimpleString(f"{prefix}{quote}XX{body}XX{quote}")
+        change = f"`{code_of(original, 30)}` → `{code_of(mutant, 34)}`"
+        return self._expr(original, updated, [("string", mutant, change)])
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        if updated.value not in ("True", "False"):
+            return self._negated(original, updated)
+        other = "False" if updated.value == "True" else "True"
+        change = f"`{updated.value}` → `{other}`"
+        out = self._expr(original, updated, [("constant", cst.Name(other), change)])
+        return self._negated(original, out)
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        args = list(updated.args)
+        name = code_of(updated.func, 30)
+        out: cst.BaseExpression = updated
+        plain = [i for i, a in enumerate(args) if a.keyword is None and not a.star]
+        if plain[:2] == [0, 1] and code_of(args[0].value) != code_of(args[1].value):
+            swapped = [args[1].with_changes(comma=args[0].comma), args[0].with_changes(comma=args[1].comma), *args[2:]]  # fmt: skip
+            change = f"arguments of `{name}()` swapped"
+            out = self._expr(original, out, [("arguments swapped", updated.with_changes(args=swapped), change)])  # fmt: skip
+        # An argument the fix adds to a call (its own line: the call itself may be older).
+        for i, arg in enumerate(original.args):
+            if self._line(arg) == self._line(original) or arg.star:
+                continue
+            rest = updated.with_changes(args=[a for j, a in enumerate(args) if j != i])
+            change = f"`{code_of(arg, 30).rstrip(',')}` removed from `{name}()`"
+            out = self._expr(arg, out, [("argument removed", rest, change)])
+        return self._negated(original, out)
+
+    def _negated(
+        self, original: cst.BaseExpression, updated: cst.BaseExpression
+    ) -> cst.BaseExpression:
+        """Conditions (of `if`, `while`, `x if c else y`) negated."""
+        if id(original) not in self._tests:
+            return updated
+        if isinstance(original, cst.UnaryOperation) and isinstance(original.operator, cst.Not):
+            mutant: cst.BaseExpression = original.expression
+        else:
+            mutant = cst.UnaryOperation(cst.Not(), paren(original))
+        return self._expr(original, updated, [("negated condition", mutant, f"`{code_of(original, 30)}` negated")])  # fmt: skip
+
+    def leave_UnaryOperation(self, original: cst.UnaryOperation, updated: cst.UnaryOperation) -> cst.BaseExpression:  # fmt: skip
+        return self._negated(original, updated)
+
+    def leave_Attribute(
+        self, original: cst.Attribute, updated: cst.Attribute
+    ) -> cst.BaseExpression:
+        return self._negated(original, updated)
+
+    def leave_Return(self, original: cst.Return, updated: cst.Return) -> cst.Return:
+        value = updated.value
+        if value is None or (isinstance(value, cst.Name) and value.value == "None"):
+            return updated
+        mutant = cst.Name("None")
+        change = f"`return {code_of(original.value, 30) if original.value else ''}` → `return None`"
+        return updated.with_changes(value=self._expr(original, value, [("return replaced", mutant, change)]))  # fmt: skip
+
+    # Statements are removed whole: a line of simple ones, an `if`, a loop, a `with`, a `try`.
+    leave_SimpleStatementLine = leave_If = leave_For = leave_While = leave_With = leave_Try = _stmt  # type: ignore[assignment]
+
+
+def run_mutator(
+    source: str, lines: set[int], chosen: set[int] | None, schema: bool, offset: int = 0
+) -> tuple[str, list[Site]]:
+    module = cst.parse_module(source)
+    mutator = _Mutator(lines, chosen, schema, offset)
+    out = MetadataWrapper(module).visit(mutator)
+    return out.code, mutator.sites
+
+
+def find_sites(source: str, lines: set[int]) -> list[Site]:
+    """Every mutant of the changed `lines` (1-based) of `source`; libcst's ParserSyntaxError
+    when the file does not parse."""
+    return run_mutator(source, lines, None, False)[1]
+
+
+def plain(source: str, lines: set[int], k: int) -> str:
+    """`source` with mutant `k` alone, as a fix would be written."""
+    return run_mutator(source, lines, {k}, False)[0]

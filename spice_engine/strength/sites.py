@@ -1,0 +1,54 @@
+"""What a mutant is and the libcst pieces mutants are built from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+GUARD = "_spice_mutant"
+PRELUDE = f"def {GUARD}(n):\n    return __import__('os').environ.get('SPICE_MUTANT') == str(n)\n"
+FLIP_COMPARISON: dict[type[cst.BaseCompOp], type[cst.BaseCompOp]] = {
+    cst.LessThan: cst.LessThanEqual,
+    cst.LessThanEqual: cst.LessThan,
+    cst.GreaterThan: cst.GreaterThanEqual,
+    cst.GreaterThanEqual: cst.GreaterThan,
+    cst.Equal: cst.NotEqual,
+    cst.NotEqual: cst.Equal,
+    cst.Is: cst.IsNot,
+    cst.IsNot: cst.Is,
+    cst.In: cst.NotIn,
+    cst.NotIn: cst.In,
+}
+FLIP_ARITHMETIC: dict[type[cst.BaseBinaryOp], type[cst.BaseBinaryOp]] = {
+    cst.Add: cst.Subtract,
+    cst.Subtract: cst.Add,
+}
+
+
+@dataclass(frozen=True)
+class Site:
+    """One mutant as found: where, which operator, and what it changes."""
+
+    id: int
+    line: int
+    operator: str
+    change: str
+    function: str | None
+    switchable: bool
+    """In code that runs when called (a function's body): the schema can switch it."""
+
+
+def code_of(node: cst.CSTNode, limit: int = 40) -> str:
+    text = " ".join(cst.Module([]).code_for_node(node).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def paren(node: cst.BaseExpression) -> cst.BaseExpression:
+    return node.with_changes(
+        lpar=[cst.LeftParen(), *node.lpar], rpar=[*node.rpar, cst.RightParen()]
+    )
+
+
+def guard(k: int) -> cst.Call:
+    return cst.Call(cst.Name(GUARD), [cst.Arg(cst.Integer(str(k)))])

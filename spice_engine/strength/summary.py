@@ -1,0 +1,29 @@
+"""The survivors of a measured test strength as evidence for the test-adequacy prompt."""
+
+from __future__ import annotations
+
+from spice_engine.strength.result import MutantOutcome, TestStrength
+
+PROMPT_SURVIVORS = 3
+
+
+def where(m: MutantOutcome) -> str:
+    return f"`{m.function}()`" if m.function else f"`{m.path}` line {m.line}"
+
+
+def survivors_text(s: TestStrength | None, limit: int = PROMPT_SURVIVORS) -> str:
+    """The survivors as the prompt's evidence ("" when there are none)."""
+    if s is None or not s.survivors:
+        return ""
+    lines = [
+        f"{len(s.survivors)} of {s.mutants_tried} small wrong variants of the gold patch pass "
+        "every test this pull request touches. For example:"
+    ]
+    for m in s.survivors[:limit]:
+        lines.append(f"- {m.change} in {where(m)} ({m.operator}):\n{m.diff.rstrip()}")
+    if s.untested:
+        lines.append(
+            "Parts of the gold patch the fail-to-pass tests pass without: "
+            + "; ".join(u.header for u in s.untested[:5])
+        )
+    return "\n".join(lines)

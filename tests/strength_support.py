@@ -1,0 +1,39 @@
+"""A tiny project whose fix is tested weakly or strongly: instances to measure."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.validation_support import git, instance_of
+
+STRONG = "\n\ndef test_add():\n    from calc import add\n    assert add(2, 3) == 5\n"
+WEAK = "\n\ndef test_add():\n    from calc import add\n    assert add(2, 0) == 2\n"
+FIX = {"calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"}
+UNTESTED = {"notes.py": "SEP = ', '\n"}
+"""A part of the weak fix no test reads."""
+
+
+def calc_instance(tmp_path: Path, test: str, fix: dict[str, str]) -> tuple[Path, dict[str, str]]:
+    """The project (`add` returns `b`) in `tmp_path/calc` and its instance: `fix` as the gold
+    patch, `test` appended to its tests as the test patch, with the lists."""
+    repo = tmp_path / "calc"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "calc"\nversion = "0.1.0"\nrequires-python = ">=3.11"\n'
+        '[tool.setuptools]\npy-modules = ["calc", "notes"]\n'
+    )
+    (repo / "calc.py").write_text(FIX["calc.py"].replace("a + b", "b"))
+    (repo / "notes.py").write_text("SEP = ','\n")
+    (repo / "tests" / "test_calc.py").write_text(
+        "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
+    )
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    git(repo, "tag", "v0.1.0")
+    row = instance_of(repo, "octo/calc", fix, ("tests/test_calc.py", test), "add subtracts")
+    row["FAIL_TO_PASS"] = json.dumps(["tests/test_calc.py::test_add"])
+    row["PASS_TO_PASS"] = json.dumps(["tests/test_calc.py::test_mul"])
+    return repo, row

@@ -1,0 +1,34 @@
+"""`spice test-strength`: a row it cannot measure gets a status saying why, and the rest go on;
+a rerun resumes (rows already in --out are not measured again)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from app.cli.main import cli
+
+
+def test_rows_it_cannot_measure_say_why_and_a_rerun_resumes(tmp_path: Path) -> None:
+    rows = tmp_path / "in.jsonl"
+    base = {"repo": "octo/none", "base_commit": "0" * 40, "patch": "", "test_patch": ""}
+    rows.write_text(
+        json.dumps(base | {"instance_id": "a", "FAIL_TO_PASS": '["t.py::test_a"]'})
+        + "\n"
+        + json.dumps(base | {"instance_id": "b", "FAIL_TO_PASS": "[]", "PASS_TO_PASS": "[]"})
+        + "\n"
+    )
+    repo = tmp_path / "empty"
+    repo.mkdir()
+    out = tmp_path / "out.jsonl"
+    args = ["test-strength", str(rows), "--out", str(out), "--repo", f"octo/none={repo}"]
+    env = {"SPICE_DATA_DIR": str(tmp_path / "data")}
+    done = CliRunner().invoke(cli, [*args, "--no-sandbox"], env=env)
+    assert done.exit_code == 0, done.output
+    got = {r["instance_id"]: r["spice"]["test_strength"] for r in map(json.loads, out.open())}
+    assert got["a"]["status"] == "missing_commit" and "not in repo" in got["a"]["detail"]
+    assert got["b"]["status"] == "no_fail_to_pass"
+    again = CliRunner().invoke(cli, [*args, "--no-sandbox"], env=env)
+    assert again.exit_code == 0 and len(out.read_text().splitlines()) == 2

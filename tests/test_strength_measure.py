@@ -1,0 +1,87 @@
+"""Test strength measured in the sandbox on a tiny project: a weak test lets a wrong fix
+through (a survivor, which passes the tests when applied on its own) and misses a part of the
+fix; a strong test kills every mutant."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from spice_engine.strength.measure import measure
+from spice_engine.strength.result import StrengthConfig, TestStrength
+from spice_engine.validate import gitwork
+from spice_engine.validate.bubblewrap import Bubblewrap
+from spice_engine.validate.local import LocalExecutor
+from spice_engine.validate.outcomes import parse_pytest_log
+from spice_engine.validate.recipe import Recipe
+from spice_engine.validate.validator import Job
+from tests.strength_support import FIX, STRONG, UNTESTED, WEAK, calc_instance
+from tests.validation_support import sandbox_fixture  # noqa: F401
+
+RECIPE = Recipe(python="3.11", extra_packages=["pytest"])
+
+
+@pytest.fixture(name="envs", scope="module")
+def envs_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One environment for the module's instances (same project, same recipe)."""
+    return tmp_path_factory.mktemp("envs")
+
+
+def _measure(repo: Path, row: dict[str, str], executor: LocalExecutor, tmp: Path) -> TestStrength:
+    job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, timeout_s=120)
+    return measure(job, executor, tmp / "scratch", StrengthConfig(budget_s=120))
+
+
+def test_weak_tests_let_a_wrong_fix_through(
+    tmp_path: Path, envs: Path, sandbox: Bubblewrap
+) -> None:
+    executor = LocalExecutor(envs, sandbox)
+    repo, row = calc_instance(tmp_path, WEAK, FIX | UNTESTED)  # add(2, 0) == 2 holds for a - b too
+    got = _measure(repo, row, executor, tmp_path)
+    assert got.status == "measured", got.detail
+    survivor, untested = got.survivors
+    assert survivor.change == "`+` → `-`" and survivor.function == "add"
+    assert "-    return a + b\n+    return a - b\n" in survivor.diff
+    assert untested.path == "notes.py" and untested.run == "process"  # runs at import
+    assert got.mutants_tried == 3 and got.mutants_killed == 1
+    assert [(u.path, u.hunk) for u in got.untested] == [("notes.py", None)]
+    assert list((tmp_path / "scratch").iterdir()) == []
+    # The survivor is a real wrong fix: with the test patch, the tests pass (run in the sandbox).
+    with gitwork.worktree(repo / ".git", row["base_commit"], tmp_path / "scratch") as tree:
+        prepared = executor.prepare("octo/calc", "0.1", RECIPE, tree, tmp_path / "scratch")
+        for patch in (row["test_patch"], row["patch"], survivor.diff):
+            gitwork.apply(tree, patch)
+        done = executor.run(prepared, tree, ["tests/test_calc.py"], 60)
+    assert parse_pytest_log(done.log) == {
+        "tests/test_calc.py::test_add": "PASSED",
+        "tests/test_calc.py::test_mul": "PASSED",
+    }
+
+
+def test_strong_tests_kill_every_mutant(tmp_path: Path, envs: Path, sandbox: Bubblewrap) -> None:
+    repo, row = calc_instance(tmp_path, STRONG, FIX)
+    got = _measure(repo, row, LocalExecutor(envs, sandbox), tmp_path)
+    assert got.status == "measured", got.detail
+    assert got.survivors == [] and got.score == 1.0 and got.mutants_tried == 2
+    assert {m.killed_by for m in got.mutants} == {"tests/test_calc.py::test_add"}
+    assert got.durations["mutants"] < 60
+
+
+ONCE = (
+    "\n\nRUNS = []\n\n\ndef test_add():\n    from calc import add\n    RUNS.append(1)\n"
+    "    assert len(RUNS) == 1  # leaves state behind: fails a second run in its session\n"
+    "    assert add(2, 0) == 2\n"
+)
+
+
+def test_a_test_that_fails_its_second_run_in_a_session_kills_nothing_there(
+    tmp_path: Path, envs: Path, sandbox: Bubblewrap
+) -> None:
+    repo, row = calc_instance(tmp_path, ONCE, FIX)
+    got = _measure(repo, row, LocalExecutor(envs, sandbox), tmp_path)
+    assert got.status == "measured", got.detail
+    # In the session every mutant would "fail" it; judged alone, `a - b` passes it.
+    (survivor,) = got.survivors
+    assert survivor.change == "`+` → `-`" and survivor.run == "process"
+    assert got.mutants_tried == 2 and got.mutants_killed == 1

@@ -1,0 +1,149 @@
+"""Mutants of a fix's changed lines: the operators, the lines they keep to, and a schema that
+behaves, mutant by mutant, exactly as each plain mutant does (no execution of a repository)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from spice_engine.strength import mutants, sources
+from spice_engine.strength.choose import choose
+from spice_engine.strength.parts import changed_lines, parts
+
+SOURCE = '''"""A module."""
+from __future__ import annotations
+
+LIMIT = 3
+
+
+def clamp(a, b=1):
+    if a < b and not a:
+        return max(a, b) + 1
+    total = add(a, b)
+    return total > LIMIT
+
+
+def add(x, y):
+    return x + y
+'''
+
+
+def _function(source: str, name: str) -> Callable[..., Any]:
+    space: dict[str, Any] = {}
+    exec(compile(source, "<mutant>", "exec"), space)
+    return space[name]  # type: ignore[no-any-return]
+
+
+def test_only_changed_lines_are_mutated_with_each_operator() -> None:
+    sites = mutants.find_sites(SOURCE, {8, 9, 10})
+    assert {s.line for s in sites} == {8, 9, 10}
+    assert {s.operator for s in sites} >= {
+        "comparison",
+        "boolean operator",
+        "negated condition",
+        "constant",
+        "arithmetic",
+        "arguments swapped",
+        "return replaced",
+        "statement removed",
+    }
+    assert all(s.function == "clamp" and s.switchable for s in sites)
+    # A default argument runs at import: not switchable inside a session.
+    defaults = mutants.find_sites(SOURCE, {7})
+    assert [(s.change, s.switchable) for s in defaults] == [
+        ("`1` → `2`", False),
+        ("`1` → `0`", False),
+    ]
+
+
+def test_an_argument_the_fix_adds_to_an_older_call_can_be_removed() -> None:
+    source = "def f(x):\n    return g(\n        x,\n        strict=True,\n    )\n"
+    sites = mutants.find_sites(source, {4})
+    removed = [s for s in sites if s.operator == "argument removed"]
+    assert [s.change for s in removed] == ["`strict=True` removed from `g()`"]
+    assert "strict" not in mutants.plain(source, {4}, removed[0].id)
+
+
+def test_strings_that_are_parts_of_a_concatenation_or_docstrings_are_left_alone() -> None:
+    source = 'def f(x):\n    """Doc."""\n    return x + ("a" "b")\n'
+    sites = mutants.find_sites(source, {2, 3})
+    assert [s.operator for s in sites] == ["arithmetic", "return replaced"]
+    compile(sources.schema(source, {2, 3}, {s.id for s in sites}), "<schema>", "exec")
+
+
+def test_the_schema_behaves_as_each_plain_mutant() -> None:
+    lines = {8, 9, 10, 11, 15}
+    sites = [s for s in mutants.find_sites(SOURCE, lines) if s.switchable]
+    schema = sources.schema(SOURCE, lines, {s.id for s in sites}, offset=500)
+    compile(schema, "<schema>", "exec")
+    inputs = [(0, 1), (0, 0), (2, 5), (7, 1), (-1, 2)]
+    differs = 0
+    for site in sites:
+        os.environ["SPICE_MUTANT"] = str(500 + site.id)
+        try:
+            switched = _function(schema, "clamp")
+            plain = _function(mutants.plain(SOURCE, lines, site.id), "clamp")
+            for args in inputs:
+                assert _outcome(switched, args) == _outcome(plain, args), (site, args)
+            differs += any(
+                _outcome(plain, a) != _outcome(_function(SOURCE, "clamp"), a) for a in inputs
+            )
+        finally:
+            del os.environ["SPICE_MUTANT"]
+    assert differs >= len(sites) // 2  # most mutants change what clamp returns
+    unswitched = _function(schema, "clamp")
+    assert [_outcome(unswitched, a) for a in inputs] == [
+        _outcome(_function(SOURCE, "clamp"), a) for a in inputs
+    ]
+
+
+def _outcome(fn: Callable[..., Any], args: tuple[int, int]) -> object:
+    try:
+        return fn(*args)
+    except Exception:  # noqa: BLE001 - raising is the outcome (a removed assignment raises
+        return "raised"  # NameError plainly, UnboundLocalError in the schema: both fail a test)
+
+
+def test_choice_is_bounded_and_skips_mutants_that_change_nothing() -> None:
+    source = "def f(x):\n    return x * 1 if x else -0\n"
+    got = choose({"m.py": source}, {"m.py": {2}}, limit=100)
+    assert all(not sources.same_program(source, c.source) for c in got.chosen)
+    assert len({c.source for c in got.chosen}) == len(got.chosen)
+    assert len(choose({"m.py": SOURCE}, {"m.py": {8, 9, 10}}, limit=4).chosen) == 4
+
+
+FIX = """diff --git a/a.py b/a.py
+--- a/a.py
++++ b/a.py
+@@ -1,3 +1,3 @@
+ def f():
+-    return 1
++    return 2
+ x = 0
+@@ -10,3 +10,4 @@ def g():
+ def h():
+     x = 1
++    x += 1
+     return x
+diff --git a/b.py b/b.py
+--- a/b.py
++++ b/b.py
+@@ -1,2 +1,2 @@
+-A = 1
++A = 2
+ B = 2
+"""
+
+
+def test_parts_of_a_fix() -> None:
+    found = parts(FIX)
+    assert [(p.path, p.hunk) for p in found] == [
+        ("a.py", None),
+        ("b.py", None),
+        ("a.py", 1),
+        ("a.py", 2),
+    ]
+    assert "+    x += 1" in found[2].without and "+    return 2" not in found[2].without
+    assert "b.py" in found[2].without and "a.py" not in found[0].without
+    assert changed_lines(FIX) == {"a.py": {2, 12}, "b.py": {1}}
