@@ -19,6 +19,7 @@ from app.cli.validate import (
     RepoOption,
     StoreOption,
     executor_for,
+    finished_rows,
     read_rows,
     repo_map,
 )
@@ -53,8 +54,10 @@ def test_strength_cmd(
     rows = read_rows(instances)
     data = settings.data_dir.resolve()
     executor = executor_for(settings, executor_name, no_sandbox)
-    done_ids = {str(r.get("instance_id")) for r in _finished(out)}
-    statuses: Counter[str] = Counter(r["spice"]["test_strength"]["status"] for r in _finished(out))
+    done_ids = {str(r.get("instance_id")) for r in finished_rows(out, "test_strength")}
+    statuses: Counter[str] = Counter(
+        r["spice"]["test_strength"]["status"] for r in finished_rows(out, "test_strength")
+    )
     todo = [r for r in rows if str(r["instance_id"]) not in done_ids]
     git_dirs = repo_map(repo or [], data / "repos", todo, settings.git_base_url)
     config = StrengthConfig(max_mutants=max_mutants, budget_s=budget, ablation=ablation)
@@ -98,19 +101,3 @@ def _stored(settings: Settings) -> Callable[[str, dict[str, Any]], None]:
         harvest.save_test_strength(iid, strength)
 
     return keep
-
-
-def _finished(out: Path) -> list[dict[str, Any]]:
-    if not out.is_file():
-        return []
-    rows = []
-    for line in out.read_text(encoding="utf-8").splitlines():
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(row, dict) and isinstance(
-            (row.get("spice") or {}).get("test_strength"), dict
-        ):
-            rows.append(row)
-    return rows

@@ -219,16 +219,16 @@ def _stored_validations(settings: Settings) -> Callable[[dict[str, Any]], None]:
 
 
 def _done_ids(out: Path) -> set[str]:
-    return {str(r.get("instance_id")) for r in _finished(out)}
+    return {str(r.get("instance_id")) for r in finished_rows(out)}
 
 
 def _already_done(out: Path) -> list[str]:
-    return [str(r["spice"]["validation"]["status"]) for r in _finished(out)]
+    return [str(r["spice"]["validation"]["status"]) for r in finished_rows(out)]
 
 
-def _finished(out: Path) -> list[dict[str, Any]]:
-    """Rows an earlier run of the same command wrote (a line cut by an interruption is not
-    one of them: that instance runs again)."""
+def finished_rows(out: Path, part: str = "validation") -> list[dict[str, Any]]:
+    """Rows an earlier run of the same command wrote, holding its `spice.<part>` (a line cut
+    by an interruption is not one of them: that instance runs again)."""
     if not out.is_file():
         return []
     rows = []
@@ -237,6 +237,6 @@ def _finished(out: Path) -> list[dict[str, Any]]:
             row = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if isinstance(row, dict) and isinstance((row.get("spice") or {}).get("validation"), dict):
+        if isinstance(row, dict) and isinstance((row.get("spice") or {}).get(part), dict):
             rows.append(row)
     return rows
