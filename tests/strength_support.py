@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.validation_support import git, instance_of
+from tests.fakes.sample_project import calc_project, instance_of
 
 STRONG = "\n\ndef test_add():\n    from calc import add\n    assert add(2, 3) == 5\n"
 WEAK = "\n\ndef test_add():\n    from calc import add\n    assert add(2, 0) == 2\n"
@@ -18,21 +18,9 @@ def calc_instance(tmp_path: Path, test: str, fix: dict[str, str]) -> tuple[Path,
     """The project (`add` returns `b`) in `tmp_path/calc` and its instance: `fix` as the gold
     patch, `test` appended to its tests as the test patch, with the lists."""
     repo = tmp_path / "calc"
-    (repo / "tests").mkdir(parents=True)
-    (repo / "pyproject.toml").write_text(
-        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
-        '[project]\nname = "calc"\nversion = "0.1.0"\nrequires-python = ">=3.11"\n'
-        '[tool.setuptools]\npy-modules = ["calc", "notes"]\n'
+    calc_project(
+        repo, ("calc", "notes"), calc=FIX["calc.py"].replace("a + b", "b"), notes="SEP = ','\n"
     )
-    (repo / "calc.py").write_text(FIX["calc.py"].replace("a + b", "b"))
-    (repo / "notes.py").write_text("SEP = ','\n")
-    (repo / "tests" / "test_calc.py").write_text(
-        "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
-    )
-    git(repo, "init", "-q")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "init")
-    git(repo, "tag", "v0.1.0")
     row = instance_of(repo, "octo/calc", fix, ("tests/test_calc.py", test), "add subtracts")
     row["FAIL_TO_PASS"] = json.dumps(["tests/test_calc.py::test_add"])
     row["PASS_TO_PASS"] = json.dumps(["tests/test_calc.py::test_mul"])

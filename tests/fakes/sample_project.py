@@ -63,17 +63,18 @@ def instance_of(
     }
 
 
-def make_calc_repo(repo: Path, name: str = "octo/calc") -> dict[str, str]:
-    """A git repository at `repo` whose `add` subtracts; returns the instance that fixes it."""
+def calc_project(repo: Path, modules: tuple[str, ...] = ("calc",), **files: str) -> None:
+    """A committed, tagged (v0.1.0) calc project at `repo`: its packaging, the test of `mul`,
+    and `files` (name -> text, `calc` as `calc.py`)."""
     (repo / "tests").mkdir(parents=True)
+    listed = ", ".join(f'"{m}"' for m in modules)
     (repo / "pyproject.toml").write_text(
         '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
         '[project]\nname = "calc"\nversion = "0.1.0"\nrequires-python = ">=3.11"\n'
-        '[tool.setuptools]\npy-modules = ["calc"]\n'
+        f"[tool.setuptools]\npy-modules = [{listed}]\n"
     )
-    (repo / "calc.py").write_text(
-        "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
-    )
+    for name, text in files.items():
+        (repo / f"{name}.py").write_text(text)
     (repo / "tests" / "test_calc.py").write_text(
         "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
     )
@@ -81,6 +82,13 @@ def make_calc_repo(repo: Path, name: str = "octo/calc") -> dict[str, str]:
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "init")
     git(repo, "tag", "v0.1.0")
+
+
+def make_calc_repo(repo: Path, name: str = "octo/calc") -> dict[str, str]:
+    """A git repository at `repo` whose `add` subtracts; returns the instance that fixes it."""
+    calc_project(
+        repo, calc="def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
+    )
     return instance_of(
         repo,
         name,
