@@ -146,6 +146,10 @@ def main() -> int:
             try:
                 alone = outcomes_with(*run, "", data / "tmp")
                 fixed = [t for t, ok in alone.items() if ok]
+                line["fixed_alone"] = len(fixed)
+                if not fixed:
+                    # Nothing to judge by: every mutant would "pass" (all of nothing).
+                    raise EnvBuildError("the fix alone passed none of the judged tests here")
                 passing = [
                     all(outcomes_with(*run, m["diff"], data / "tmp").get(t) for t in fixed)
                     for m in survivors + killed
@@ -176,7 +180,7 @@ def main() -> int:
 
 def _report(table: list[dict[str, Any]]) -> None:
     cols = ["id", "status", "f2p", "tried", "killed", "score", "score_half", "untested",
-            "survivors", "survivors_pass", "killed_rechecked", "killed_fail",
+            "fixed_alone", "survivors", "survivors_pass", "killed_rechecked", "killed_fail",
             "validation_s", "strength_s", "ratio", "mutants_per_s"]  # fmt: skip
     print("\n| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
     for line in table:
