@@ -32,8 +32,15 @@ class SessionResult(BaseModel):
 
 
 def as_args(tests: list[str]) -> list[str]:
-    """Command-line test ids for `tests` (an id with a space cannot be one: its function's)."""
-    return list(dict.fromkeys(t if " " not in t else t.split("[", 1)[0] for t in tests))
+    """Command-line test ids for `tests`. An id with a space cannot be one, nor one SWE-bench's
+    log parser cut at a space (`test_x[a-b` with no closing bracket: pytest answers "not found"
+    and runs nothing at all): their function's id instead."""
+
+    def arg(test: str) -> str:
+        cut = " " in test or ("[" in test and not test.endswith("]"))
+        return test.split("[", 1)[0] if cut else test
+
+    return list(dict.fromkeys(arg(t) for t in tests))
 
 
 class Runner:
