@@ -2,7 +2,7 @@
 `spice harvest` against the fake GitHub records the instance, `export --include-unvalidated`
 writes it, `spice validate --store` runs it (in the sandbox) and keeps the result on the
 instance, and a plain `spice export` then writes it as a validated task; `spice test-strength --store`
-adds `spice.test_strength` to it."""
+adds `spice.test_strength` to it, and the dashboard's dataset section shows its score."""
 
 from __future__ import annotations
 
@@ -10,12 +10,17 @@ import json
 import subprocess
 from pathlib import Path
 
+from fastapi.testclient import TestClient
+
+from app.settings import Settings
+from app.web.app import create_app
 from spice_engine.validate.bubblewrap import Bubblewrap
 from tests.fakes.github_server import FakeGitHub
 from tests.sandbox_attack import SPICE
 from tests.validation_support import calc_repo_fixture, merged_pull, sandbox_fixture  # noqa: F401
 
 REPO = "octo/calc"
+OPERATOR = "operator-token-for-the-dashboard"
 
 
 def test_harvest_validate_store_then_export_gives_validated_tasks(
@@ -66,3 +71,13 @@ def test_harvest_validate_store_then_export_gives_validated_tasks(
     measured = task["spice"]["test_strength"]
     assert measured["status"] == "measured" and measured["mutants_tried"] >= 2
     assert measured["score"] == 1.0 and measured["mutants_killed"] == measured["mutants_tried"]
+    # The dashboard reads the same rows: the instance's strength in its dataset table.
+    settings = Settings(
+        data_dir=tmp_path / "d", dashboard_token=OPERATOR, webhook_secret="not-used-here"
+    )
+    with TestClient(create_app(settings)) as client:
+        client.post("/dashboard/login", data={"token": OPERATOR})
+        page = client.get(f"/dashboard/repos/{REPO}")
+    tried = measured["mutants_tried"]
+    assert page.status_code == 200
+    assert f'data-testid="strength">1.00 ({tried}/{tried})</td>' in page.text
