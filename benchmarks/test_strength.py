@@ -10,6 +10,13 @@ mutant's diff, a fresh worktree, the sandbox) and the judged tests run: a surviv
 every one that passes with the fix alone there, a killed mutant must fail one of those.
 
     .venv/bin/python benchmarks/test_strength.py [--ids ID,...] [--data DIR] [--out OUT.json]
+    .venv/bin/python benchmarks/test_strength.py --held-out [--data DIR]
+
+`--held-out` measures, instead, the SWE-bench instances an outside study found under-tested
+(`benchmarks/under_tested.json`, UTBoost) whose repository is among the bundles here: their rows
+come from ../shared/data/swebench/instances.jsonl without test lists, so FAIL_TO_PASS and
+PASS_TO_PASS are the ones our validation computes. Under-tested means the measure should flag
+them: a survivor or a part of the fix no test needs.
 
 Prints one line per instance and a table at the end; exits 2 when the data or
 the sandbox is absent (saying why).
@@ -41,6 +48,8 @@ from spice_engine.validate.pythons import find_pythons
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "validation"
+SWEBENCH = ROOT.parent / "shared" / "data" / "swebench" / "instances.jsonl"
+UNDER_TESTED = Path(__file__).with_name("under_tested.json")
 SOURCES = {
     "pytest-dev/pytest": ("instances.jsonl", "pytest.bundle"),
     "sphinx-doc/sphinx": ("instances_sphinx.jsonl", "sphinx.bundle"),
@@ -87,6 +96,7 @@ def main() -> int:
     parser.add_argument("--max-mutants", type=int, default=30)
     parser.add_argument("--budget", type=float, default=600.0)
     parser.add_argument("--recheck-killed", type=int, default=3)
+    parser.add_argument("--held-out", action="store_true", help="the under-tested instances")
     args = parser.parse_args()
     if not DATA.is_dir():
         print(f"skipped: no validation data at {DATA} (../shared is absent)")
@@ -99,15 +109,13 @@ def main() -> int:
     wanted = [i for i in args.ids.split(",") if i]
     rows, git_dirs = [], {}
     for repo, (listing, bundle) in SOURCES.items():
-        found = [json.loads(line) for line in (DATA / listing).read_text().splitlines()]
-        found = [
-            r
-            for r in found
-            if r["instance_id"] in wanted or (not wanted and repo.startswith("pytest"))
-        ]
+        found = _held_out(repo) if args.held_out else _development(listing, repo, wanted)
         if found:
             git_dirs[repo] = open_repository(DATA / bundle, data / "repos")
-            rows += found
+            rows += [r for r in found if _has_commit(git_dirs[repo], r["base_commit"])]
+    if not rows:
+        print("skipped: none of the chosen instances has its repository here")
+        return 2
     executor = LocalExecutor(data / "envs", box)
     pythons = sorted(find_pythons())
     config = StrengthConfig(max_mutants=args.max_mutants, budget_s=args.budget)
@@ -115,6 +123,8 @@ def main() -> int:
     groups = plan_groups(rows, git_dirs, pythons)
     scratch = data / "tmp"
     validated = {r["instance_id"]: r for r in validate_rows(rows, git_dirs, executor, scratch)}
+    # Without published lists (held out), judged by the lists our validation computed.
+    rows = [r if "FAIL_TO_PASS" in r else validated[r["instance_id"]] for r in rows]
     fulls = {r["instance_id"]: r for r in strength_rows(rows, git_dirs, executor, scratch, config)}
     halves = strength_rows([halved(r) for r in rows], git_dirs, executor, scratch, config)
     table = []
@@ -159,6 +169,8 @@ def main() -> int:
             except EnvBuildError as exc:  # the sandbox's network set-up can fail under load
                 line["recheck_error"] = str(exc)[:200]
         line["survivors"], line["killed_rechecked"] = len(survivors), len(killed)
+        # What a reviewer is told: a wrong fix the tests accept, or a part no test needs.
+        line["flagged"] = bool(survivors or s["untested"]) if s["status"] == "measured" else None
         # A warm validation: this one's time less its environment, plus a warm preparation.
         warm = v["durations"]["total"] - v["durations"].get("environment", 0.0)
         warm += s["durations"].get("environment", 0.0)
@@ -178,10 +190,34 @@ def main() -> int:
     return 0
 
 
+def _development(listing: str, repo: str, wanted: list[str]) -> list[dict[str, Any]]:
+    found = [json.loads(line) for line in (DATA / listing).read_text().splitlines()]
+    return [
+        r for r in found if r["instance_id"] in wanted or (not wanted and repo.startswith("pytest"))
+    ]
+
+
+def _held_out(repo: str) -> list[dict[str, Any]]:
+    chosen = set(json.loads(UNDER_TESTED.read_text())["instances"])
+    if not SWEBENCH.is_file():
+        return []
+    found = [json.loads(line) for line in SWEBENCH.read_text().splitlines()]
+    rows = [r for r in found if r["instance_id"] in chosen and r["repo"] == repo]
+    # The validation computes these; a stale or partial copy would be judged instead.
+    return [{k: v for k, v in r.items() if k not in ("FAIL_TO_PASS", "PASS_TO_PASS")} for r in rows]
+
+
+def _has_commit(git_dir: Path, sha: str) -> bool:
+    if gitwork.has_commit(git_dir, sha):
+        return True
+    print(f"skipped: {sha[:12]} is not in the repository bundle", flush=True)
+    return False
+
+
 def _report(table: list[dict[str, Any]]) -> None:
     cols = ["id", "status", "f2p", "tried", "killed", "score", "score_half", "untested",
             "fixed_alone", "survivors", "survivors_pass", "killed_rechecked", "killed_fail",
-            "validation_s", "strength_s", "ratio", "mutants_per_s"]  # fmt: skip
+            "flagged", "validation_s", "strength_s", "ratio", "mutants_per_s"]  # fmt: skip
     print("\n| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
     for line in table:
         print("| " + " | ".join(str(line.get(c, "")) for c in cols) + " |")
@@ -190,6 +226,9 @@ def _report(table: list[dict[str, Any]]) -> None:
     lowered = sum(t["score_half"] < t["score"] for t in scored)
     print(f"\nhalf the FAIL_TO_PASS removed: score raised on {raised}, lowered on {lowered} "
           f"of {len(scored)} scored instances")  # fmt: skip
+    measured = [t for t in table if t["flagged"] is not None]
+    flagged = sum(t["flagged"] for t in measured)
+    print(f"flagged (a survivor or an untested part): {flagged} of {len(measured)} measured")
     ratios = sorted(t["ratio"] for t in table if t.get("ratio"))
     if ratios:
         print(f"strength / warm validation: median {ratios[len(ratios) // 2]}, max {ratios[-1]}")
