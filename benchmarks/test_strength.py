@@ -26,23 +26,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from spice_engine.strength.batch import strength_rows
-from spice_engine.strength.measure import judged_tests
+from spice_engine.strength.recheck import verdicts_hold
 from spice_engine.strength.result import StrengthConfig
-from spice_engine.strength.runs import as_args
 from spice_engine.validate import gitwork
 from spice_engine.validate.batch import validate_rows
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.executor import EnvBuildError
 from spice_engine.validate.gitwork import open_repository
 from spice_engine.validate.local import LocalExecutor
-from spice_engine.validate.outcomes import parse_pytest_log
 from spice_engine.validate.plan import plan_groups
 from spice_engine.validate.pythons import find_pythons
 
@@ -61,31 +58,6 @@ def halved(row: dict[str, Any]) -> dict[str, Any]:
     """The row with the second half (rounded up) of its FAIL_TO_PASS removed."""
     f2p = sorted(json.loads(row["FAIL_TO_PASS"]))
     return row | {"FAIL_TO_PASS": json.dumps(f2p[: len(f2p) // 2])}
-
-
-def outcomes_with(
-    executor: LocalExecutor,
-    git_dir: Path,
-    row: dict[str, Any],
-    group: Any,
-    diff: str,
-    scratch: Path,
-) -> dict[str, bool]:
-    """Judged test -> passed, with the fix, the test patch and `diff` (a fresh worktree)."""
-    f2p, p2p = judged_tests(row)
-    scratch.mkdir(parents=True, exist_ok=True)
-    job = Path(tempfile.mkdtemp(dir=scratch, prefix="recheck-"))
-    try:
-        with gitwork.worktree(git_dir, row["base_commit"], job) as tree:
-            prepared = executor.prepare(row["repo"], group.version, group.recipe, tree, job)
-            for patch in (row["test_patch"], row["patch"], diff):
-                if patch:
-                    gitwork.apply(tree, patch)
-            done = executor.run(prepared, tree, as_args(f2p + p2p), 900)
-    finally:
-        shutil.rmtree(job, ignore_errors=True)
-    outcomes = parse_pytest_log(done.log)
-    return {t: outcomes.get(t) == "PASSED" for t in f2p + p2p}
 
 
 def main() -> int:
@@ -152,20 +124,15 @@ def main() -> int:
         if group is not None and group.recipe is not None and s["status"] == "measured":
             git_dir = git_dirs[row["repo"]]
             # Judged as the engine judges: by the tests that pass with the fix alone here.
-            run = (executor, git_dir, row, group)
             try:
-                alone = outcomes_with(*run, "", data / "tmp")
-                fixed = [t for t, ok in alone.items() if ok]
-                line["fixed_alone"] = len(fixed)
+                fixed, holds = verdicts_hold(
+                    executor, git_dir, row, group, survivors + killed, data / "tmp"
+                )
+                line["fixed_alone"] = fixed
                 if not fixed:
-                    # Nothing to judge by: every mutant would "pass" (all of nothing).
                     raise EnvBuildError("the fix alone passed none of the judged tests here")
-                passing = [
-                    all(outcomes_with(*run, m["diff"], data / "tmp").get(t) for t in fixed)
-                    for m in survivors + killed
-                ]
-                line["survivors_pass"] = sum(passing[: len(survivors)])
-                line["killed_fail"] = sum(not p for p in passing[len(survivors) :])
+                line["survivors_pass"] = sum(holds[: len(survivors)])
+                line["killed_fail"] = sum(holds[len(survivors) :])
             except EnvBuildError as exc:  # the sandbox's network set-up can fail under load
                 line["recheck_error"] = str(exc)[:200]
         line["survivors"], line["killed_rechecked"] = len(survivors), len(killed)
