@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import json
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -104,3 +105,16 @@ def replay(install: EditableInstall, site: Path, tree: Path, seen_as: Path | Non
         (site / rel).parent.mkdir(parents=True, exist_ok=True)
         (site / rel).write_text(text.replace(TREE, str(seen_as or tree)), encoding="utf-8")
     return True
+
+
+def editable_dists(site: Path) -> list[Path]:
+    """Distributions installed editable (PEP 610: `dir_info.editable` in direct_url.json)."""
+    found = []
+    for dist_info in sorted(site.glob("*.dist-info")):
+        try:
+            origin = json.loads((dist_info / "direct_url.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(origin, dict) and (origin.get("dir_info") or {}).get("editable") is True:
+            found.append(dist_info)
+    return found

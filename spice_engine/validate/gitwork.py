@@ -163,3 +163,15 @@ def clone_from_github(repo: str, cache: Path, base_url: str = "https://github.co
         return target
     git(cache, "clone", "--quiet", "--bare", f"{base_url.rstrip('/')}/{repo}.git", str(target))
     return target
+
+
+def common_dir(dot_git: Path) -> Path | None:
+    """The repository a worktree's `.git` file points into (its common directory)."""
+    try:
+        text = dot_git.read_text(encoding="utf-8") if dot_git.is_file() else ""
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return dot_git if dot_git.is_dir() else None
+    worktree_dir = Path(text.split(":", 1)[1].strip())
+    return worktree_dir.parent.parent if worktree_dir.parent.name == "worktrees" else worktree_dir

@@ -28,7 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-from spice_engine.validate.editable import EditableInstall, capture, replay
+from spice_engine.validate import gitwork
+from spice_engine.validate.editable import EditableInstall, capture, editable_dists, replay
 from spice_engine.validate.executor import (
     RERUN_PLUGIN,
     EnvBuildError,
@@ -36,7 +37,7 @@ from spice_engine.validate.executor import (
     RunResult,
     SetupTree,
 )
-from spice_engine.validate.missing import missing
+from spice_engine.validate.missing import from_index, missing
 from spice_engine.validate.pythons import python_for
 from spice_engine.validate.recipe import Recipe, build_requires
 from spice_engine.validate.sandbox import Bind, Sandbox
@@ -156,7 +157,7 @@ class LocalExecutor:
         if shared not in writable and shared.is_dir():
             paths.append(Bind(source=shared, target=Path(at(str(shared)))))
         dot_git = tree / ".git"
-        gitdir = _gitdir(dot_git)
+        gitdir = gitwork.common_dir(dot_git)
         if gitdir is not None:
             paths.append(Bind(source=gitdir, target=gitdir))
         if self.moves:
@@ -231,12 +232,7 @@ class LocalExecutor:
                 exempt += more
         else:
             raise EnvBuildError("dependencies could not be resolved as of the commit's date")
-        # What the environment already has (the build tools and theirs) stays: an installer
-        # resolving against it would keep it too, and the project's build needs it as it is.
-        have = {_canonical(_dist_name(d)) for d in _site_packages(where.shared).glob("*.dist-info")}
-        keep = [
-            r for r in _index_requirements(pinned) if _canonical(_requirement_name(r)) not in have
-        ]
+        keep = from_index(pinned, _site_packages(where.shared))
         deps = where.job / "dependencies.txt"
         deps.write_text("".join(f"{line}\n" for line in keep))
         return deps
@@ -326,7 +322,7 @@ class LocalExecutor:
             self._uv([*args, "--no-build-isolation", "-e", "."], where, recipe.env, [])
             if built:
                 # The first job's install, captured to be replayed into the next jobs' venvs.
-                infos = _editable_dists(purelib)
+                infos = editable_dists(purelib)
                 done = capture(purelib, infos, tree, self.seen_as(tree)) if infos else None
                 if done is not None:
                     captured.write_text(done.model_dump_json())
@@ -373,7 +369,7 @@ class LocalExecutor:
         (built at the environment's own commit) lacks: named packages from the index. The
         job's venv holds the project's own install (its `.pth` files run whenever uv asks the
         interpreter about itself): a throw-away package cache, as when resolving."""
-        infos = _editable_dists(purelib)
+        infos = editable_dists(purelib)
         wanted = missing(purelib, _site_packages(where.shared), infos, recipe.extras, recipe.python)
         if not wanted:
             return
@@ -433,55 +429,5 @@ def excerpt(log: str, head: int = 1500, tail: int = 2500) -> str:
     return f"{log[:head]}\n[... {len(log) - head - tail} characters ...]\n{log[-tail:]}"
 
 
-def _index_requirements(pinned: Path) -> list[str]:
-    """The pinned requirements that come from the package index: not the project itself,
-    nor anything it names by path or URL (that would be its code again)."""
-    kept = []
-    for raw in pinned.read_text(encoding="utf-8").splitlines():
-        line = raw.split("#", 1)[0].strip()
-        if not line or line.startswith("-") or "://" in line or " @ " in line:
-            continue
-        kept.append(line)
-    return kept
-
-
-def _requirement_name(line: str) -> str:
-    return re.split(r"[\s<>=!~;\[]", line, maxsplit=1)[0]
-
-
-def _canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def _gitdir(dot_git: Path) -> Path | None:
-    """The repository a worktree's `.git` file points into (its common directory)."""
-    try:
-        text = dot_git.read_text(encoding="utf-8") if dot_git.is_file() else ""
-    except OSError:
-        return None
-    if not text.startswith("gitdir:"):
-        return dot_git if dot_git.is_dir() else None
-    worktree_dir = Path(text.split(":", 1)[1].strip())
-    return worktree_dir.parent.parent if worktree_dir.parent.name == "worktrees" else worktree_dir
-
-
 def _site_packages(venv: Path) -> Path:
     return next((venv / "lib").glob("python*/site-packages"))
-
-
-def _editable_dists(site: Path) -> list[Path]:
-    """Distributions installed editable (PEP 610: `dir_info.editable` in direct_url.json)."""
-    found = []
-    for dist_info in sorted(site.glob("*.dist-info")):
-        try:
-            origin = json.loads((dist_info / "direct_url.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(origin, dict) and (origin.get("dir_info") or {}).get("editable") is True:
-            found.append(dist_info)
-    return found
-
-
-def _dist_name(dist_info: Path) -> str:
-    """`pytest` of `pytest-7.0.0.dist-info`."""
-    return dist_info.name.removesuffix(".dist-info").rsplit("-", 1)[0]

@@ -31,6 +31,27 @@ def installed(site: Path) -> dict[str, Version | None]:
     return found
 
 
+def from_index(pinned: Path, site: Path) -> list[str]:
+    """The lines of a pinned requirements file to install from the package index into the
+    environment at `site`: not the project itself, nor anything it names by path or URL (that
+    would be its code again), nor what the environment already holds (its build tools and
+    theirs: an installer resolving against it would keep them, and the project's build needs
+    them as they are)."""
+    have = set(installed(site))
+    kept = []
+    for raw in pinned.read_text(encoding="utf-8").splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line or line.startswith("-") or "://" in line or " @ " in line:
+            continue
+        try:
+            name: str = canonicalize_name(Requirement(line).name)
+        except InvalidRequirement:
+            name = ""  # the installer says what is wrong with it
+        if name not in have:
+            kept.append(line)
+    return kept
+
+
 def _requires(metadata: Path) -> list[str]:
     if metadata.is_symlink() or not metadata.is_file():
         return []
