@@ -142,8 +142,22 @@ class LiteLLMChat:
             raise error from exc
 
     def _unreachable(self, exc: BaseException) -> bool:
-        timeouts = (self._litellm.Timeout, self._litellm.APIConnectionError, TimeoutError)
-        return isinstance(exc, timeouts) or "Connection error" in str(exc)
+        # litellm reports a refused connection as an InternalServerError: the cause says.
+        kinds = (
+            self._litellm.Timeout,
+            self._litellm.APIConnectionError,
+            httpx.TransportError,
+            TimeoutError,
+            ConnectionError,
+        )
+        seen: set[int] = set()
+        at: BaseException | None = exc
+        while at is not None and id(at) not in seen:
+            if isinstance(at, kinds):
+                return True
+            seen.add(id(at))
+            at = at.__cause__ or at.__context__
+        return False
 
     def _describe(self, exc: BaseException, elapsed_s: float) -> str:
         if isinstance(exc, (self._litellm.Timeout, TimeoutError)):
