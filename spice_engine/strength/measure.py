@@ -210,8 +210,8 @@ def _mutate(
         if judged is None:
             judged = got.baseline
             out = _Outcomes(judged, chosen)
-            out.unstable = [t for t in judged if t not in got.stable]
         assert out is not None
+        out.unstable += [t for t in got.unstable if t not in out.unstable]
         for key, killer in got.killed_by.items():
             out.add(out.by_key[key], killer, "session", fixed[out.by_key[key].path])
         if got.crashed is not None and not got.timed_out:

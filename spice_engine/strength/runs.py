@@ -20,9 +20,9 @@ class SessionResult(BaseModel):
     baseline: list[str] | None
     """Judged tests that passed in the session's ordinary run (None: the plugin never got
     there: the session failed to start or was cut)."""
-    stable: list[str] = []
-    """Of those, the ones that passed again in the control run (no mutant on): the session's
-    mutants are judged by these only."""
+    unstable: list[str] = []
+    """Of those, the ones that failed their control run (no mutant on, after failing under a
+    mutant): they judge none of the session's mutants."""
     killed_by: dict[int, str | None]
     """Mutant -> the test that killed it (None: survived), for the mutants the session did."""
     crashed: int | None = None
@@ -81,10 +81,11 @@ class Runner:
         }
         (where / "settings.json").write_text(json.dumps(settings))
         done = self._run(files, where)
-        baseline, stable = None, []
+        baseline, unstable = None, []
         if (where / "baseline.json").is_file():
-            found = json.loads((where / "baseline.json").read_text())
-            baseline, stable = list(found["passed"]), list(found["stable"])
+            baseline = list(json.loads((where / "baseline.json").read_text())["passed"])
+        if (where / "unstable.txt").is_file():
+            unstable = (where / "unstable.txt").read_text().split("\n")[:-1]
         killed_by: dict[int, str | None] = {}
         if (where / "results.jsonl").is_file():
             for line in (where / "results.jsonl").read_text().splitlines():
@@ -98,7 +99,7 @@ class Runner:
             crashed = None if last in killed_by else last
         return SessionResult(
             baseline=baseline,
-            stable=stable,
+            unstable=unstable,
             killed_by=killed_by,
             crashed=crashed,
             timed_out=done.timed_out,
