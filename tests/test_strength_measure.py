@@ -4,12 +4,14 @@ fix; a strong test kills every mutant."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength
+from spice_engine.strength.runs import run_tests
 from spice_engine.validate import gitwork
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.local import LocalExecutor
@@ -85,3 +87,37 @@ def test_a_test_that_fails_its_second_run_in_a_session_kills_nothing_there(
     (survivor,) = got.survivors
     assert survivor.change == "`+` → `-`" and survivor.run == "process"
     assert got.mutants_tried == 2 and got.mutants_killed == 1
+
+
+NAMED = (
+    "\n\nimport pytest\n\n\n@pytest.mark.parametrize('s', ['a b', 'a/b', 'x\\ny', '[z'])\n"
+    "def test_named(s):\n    from calc import add\n    assert add(2, 3) == 5\n"
+)
+"""Test ids no command line can name: a space (SWE-bench's log parser cuts the id there), a
+slash, an escape and a bracket inside the brackets."""
+
+
+def test_tests_with_ids_no_command_line_can_name_still_judge(
+    tmp_path: Path, envs: Path, sandbox: Bubblewrap
+) -> None:
+    repo, row = calc_instance(tmp_path, NAMED, FIX)
+    named = ["test_named[a", "test_named[a/b]", "test_named[x\\ny]", "test_named[[z]"]
+    f2p = [f"tests/test_calc.py::{t}" for t in named]
+    row["FAIL_TO_PASS"] = json.dumps(f2p)
+    executor = LocalExecutor(envs, sandbox)
+    got = _measure(repo, row, executor, tmp_path)
+    assert got.status == "measured", got.detail
+    assert got.tests == 5  # the four named, and test_mul
+    # Run alone, in a process of its own (as survivors are confirmed), the wrong fix fails them.
+    (first,) = [m for m in got.mutants if m.change == "`+` → `-`"]
+    assert first.killed_by in f2p and got.survivors == []
+    # And the fix alone passes every one of them.
+    job = tmp_path / "alone"
+    job.mkdir()
+    with gitwork.worktree(repo / ".git", row["base_commit"], job) as tree:
+        prepared = executor.prepare("octo/calc", "0.1", RECIPE, tree, job)
+        for patch in (row["test_patch"], row["patch"]):
+            gitwork.apply(tree, patch)
+        done = run_tests(executor, prepared, tree, f2p, job / "selected", 120)
+    outcomes = parse_pytest_log(done.log)
+    assert [outcomes.get(t) for t in f2p] == ["PASSED"] * 4, done.log[-2000:]

@@ -10,7 +10,6 @@ from typing import Any
 from spice_engine.strength import mutants, sources
 from spice_engine.strength.choose import choose
 from spice_engine.strength.parts import changed_lines, parts
-from spice_engine.strength.runs import as_args
 
 SOURCE = '''"""A module."""
 from __future__ import annotations
@@ -148,21 +147,3 @@ def test_parts_of_a_fix() -> None:
     assert "+    x += 1" in found[2].without and "+    return 2" not in found[2].without
     assert "b.py" in found[2].without and "a.py" not in found[0].without
     assert changed_lines(FIX) == {"a.py": {2, 12}, "b.py": {1}}
-
-
-def test_command_line_ids_never_name_a_test_pytest_cannot_find() -> None:
-    """Published lists hold ids cut at a space by SWE-bench's log parser; given as they are,
-    pytest says "not found" and runs nothing, so every mutant would seem to pass."""
-    tests = [
-        "t.py::test_a",
-        "t.py::test_b[x-y]",
-        "t.py::TestC::test_d[module-module",
-        "t.py::TestC::test_d[session--fspath",
-        "t.py::test_e[a b]",
-    ]
-    assert as_args(tests) == [
-        "t.py::test_a",
-        "t.py::test_b[x-y]",
-        "t.py::TestC::test_d",
-        "t.py::test_e",
-    ]

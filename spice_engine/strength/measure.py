@@ -111,7 +111,7 @@ def _in_tree(
         gitwork.apply(tree, test)
         gitwork.apply(tree, gold)
         deadline = time.monotonic() + config.budget_s
-        runner = Runner(executor, prepared, tree, deadline, job.timeout_s)
+        runner = Runner(executor, prepared, tree, job_dir, deadline, job.timeout_s)
         lines = changed_lines(gold)
         fixed = {p: (tree / p).read_text(encoding="utf-8") for p in lines}
         choice = choose(fixed, lines, config.max_mutants)

@@ -11,6 +11,9 @@ that passed in the ordinary run, but those, passes. Each test has a time limit (
 alarm: a mutant that loops forever is killed by it); the results are appended to a file as
 they come, with the mutant being run named beforehand, so a crash loses nothing but that one.
 
+The same plugin, given tests and no mutants, only selects: the run executes exactly the tests
+named (by node id, as SWE-bench's log parser writes them), whatever characters the ids hold.
+
 It runs under the pytest the project pins, with the same care as the rerun plugin: only hooks
 and `runtestprotocol`, type comments, nothing from this package.
 """
@@ -26,6 +29,7 @@ from _pytest.runner import runtestprotocol
 
 _DIR = os.environ.get("SPICE_RERUN_DIR", "")
 _first = {}  # type: Dict[str, str]
+_settings = {}  # type: Dict[str, Any]
 
 
 class _TestTimeout(BaseException):
@@ -44,6 +48,43 @@ def pytest_runtest_logreport(report):
         _first[report.nodeid] = "failed"
     elif report.when == "call" and report.nodeid not in _first:
         _first[report.nodeid] = "skipped" if report.skipped else "passed"
+
+
+def _load():
+    # type: () -> Dict[str, Any]
+    if not _settings and _DIR and os.path.isfile(os.path.join(_DIR, "settings.json")):
+        with open(os.path.join(_DIR, "settings.json")) as fh:
+            _settings.update(json.load(fh))
+    return _settings
+
+
+def _named(items, wanted):
+    # type: (List[Any], List[str]) -> List[Any]
+    """(test id, its items) for each wanted id, in the wanted order. An id is a node id as
+    SWE-bench's log parser wrote it: cut at its first space (`test_x[a b]` is `test_x[a`),
+    which may name several items."""
+    found = {}  # type: Dict[str, List[Any]]
+    names = set(wanted)
+    for item in items:
+        for name in (item.nodeid, item.nodeid.split(" ", 1)[0]):
+            if name in names:
+                found.setdefault(name, []).append(item)
+                break
+    return [(t, found[t]) for t in wanted if t in found]
+
+
+def pytest_collection_modifyitems(session, config, items):
+    # type: (Any, Any, List[Any]) -> None
+    """Only the wanted tests run: chosen here by node id, never on the command line, where an
+    id with a space, a bracket cut open or an escape pytest cannot find stops the whole run."""
+    wanted = _load().get("tests")
+    if wanted is None:
+        return
+    keep = set(id(i) for _, group in _named(items, list(wanted)) for i in group)
+    dropped = [i for i in items if id(i) not in keep]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [i for i in items if id(i) in keep]
 
 
 def _alarm(signum, frame):
@@ -71,17 +112,24 @@ def _fails(item, limit):
     return _failed(reports)
 
 
+def _group_fails(group, limit):
+    # type: (List[Any], float) -> bool
+    return any(_fails(item, limit) for item in group)
+
+
 def _mutate(session):
     # type: (Any) -> None
-    with open(os.path.join(_DIR, "settings.json")) as fh:
-        settings = json.load(fh)
-    by_id = dict((item.nodeid, item) for item in session.items)
-    tests = [by_id[t] for t in settings["tests"] if t in by_id and _first.get(t) == "passed"]
+    settings = _load()
+    tests = [
+        (t, group)
+        for t, group in _named(session.items, list(settings["tests"]))
+        if all(_first.get(i.nodeid) == "passed" for i in group)
+    ]
     limit = float(settings["per_test_s"])
     deadline = time.time() + float(settings["budget_s"])
     old = signal.signal(signal.SIGALRM, _alarm)
     try:
-        _write("baseline.json", json.dumps({"passed": [t.nodeid for t in tests]}))
+        _write("baseline.json", json.dumps({"passed": [t for t, _ in tests]}))
         checked = set()  # type: Set[str]
         unstable = set()  # type: Set[str]
         for mutant in settings["mutants"]:
@@ -90,22 +138,22 @@ def _mutate(session):
             _write("current.txt", "%s\n" % mutant)
             os.environ["SPICE_MUTANT"] = str(mutant)
             started, killer = time.time(), None
-            for item in tests:
-                if item.nodeid in unstable or not _fails(item, limit):
+            for test, group in tests:
+                if test in unstable or not _group_fails(group, limit):
                     continue
-                if item.nodeid not in checked:
+                if test not in checked:
                     # The control, the first time a test fails under a mutant: again with no
                     # mutant on. One that fails now fails a later run in its session whatever
                     # the code (it left state behind): it cannot judge here.
-                    checked.add(item.nodeid)
+                    checked.add(test)
                     os.environ.pop("SPICE_MUTANT", None)
-                    broken = _fails(item, limit)
+                    broken = _group_fails(group, limit)
                     os.environ["SPICE_MUTANT"] = str(mutant)
                     if broken:
-                        unstable.add(item.nodeid)
-                        _write("unstable.txt", item.nodeid + "\n")
+                        unstable.add(test)
+                        _write("unstable.txt", test + "\n")
                         continue
-                killer = item.nodeid
+                killer = test
                 break
             row = {"id": mutant, "killed_by": killer, "seconds": round(time.time() - started, 3)}
             _write("results.jsonl", json.dumps(row) + "\n")
@@ -117,7 +165,7 @@ def _mutate(session):
 def _loop(session):
     # type: (Any) -> Any
     yield
-    if _DIR and os.path.isfile(os.path.join(_DIR, "settings.json")):
+    if _load().get("mutants"):
         _mutate(session)
 
 

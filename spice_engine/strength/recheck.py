@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from spice_engine.strength.measure import judged_tests
-from spice_engine.strength.runs import as_args
+from spice_engine.strength.runs import run_tests
 from spice_engine.validate import gitwork
 from spice_engine.validate.executor import Executor
 from spice_engine.validate.outcomes import parse_pytest_log
@@ -39,7 +39,7 @@ def passed_with(
             for patch in (row.get("test_patch"), row.get("patch"), diff):
                 if patch:
                     gitwork.apply(tree, str(patch))
-            done = executor.run(prepared, tree, as_args(f2p + p2p), timeout_s)
+            done = run_tests(executor, prepared, tree, f2p + p2p, job / "selected", timeout_s)
     finally:
         shutil.rmtree(job, ignore_errors=True)
     outcomes = parse_pytest_log(done.log)

@@ -31,56 +31,72 @@ class SessionResult(BaseModel):
     log: str = ""
 
 
-def as_args(tests: list[str]) -> list[str]:
-    """Command-line test ids for `tests`. An id with a space cannot be one, nor one SWE-bench's
-    log parser cut at a space (`test_x[a-b` with no closing bracket: pytest answers "not found"
-    and runs nothing at all): their function's id instead."""
+def files_of(tests: list[str]) -> list[str]:
+    """The files holding `tests` (node ids), in order."""
+    return list(dict.fromkeys(t.split("::", 1)[0] for t in tests))
 
-    def arg(test: str) -> str:
-        cut = " " in test or ("[" in test and not test.endswith("]"))
-        return test.split("[", 1)[0] if cut else test
 
-    return list(dict.fromkeys(arg(t) for t in tests))
+def load_plugin(where: Path, settings: dict[str, object]) -> None:
+    """`where` made the plugin's folder for one run: its source and the run's settings."""
+    if where.exists():
+        shutil.rmtree(where)
+    where.mkdir(parents=True)
+    shutil.copyfile(_PLUGIN_SOURCE, where / f"{PLUGIN}.py")
+    (where / "settings.json").write_text(json.dumps(settings))
+
+
+def run_tests(
+    executor: Executor,
+    prepared: Prepared,
+    tree: Path,
+    tests: list[str],
+    where: Path,
+    timeout_s: float,
+) -> RunResult:
+    """Exactly `tests` run once: their files on the command line, the tests chosen by node id
+    inside pytest (spice_engine.strength.mutant_plugin), so no id can stop the run."""
+    load_plugin(where, {"tests": tests})
+    files = [f for f in files_of(tests) if (tree / f).exists()]
+    if not files:  # pytest given no path runs every test it finds
+        return RunResult(log="", returncode=None, seconds=0.0)
+    return executor.run(prepared, tree, files, timeout_s, where, PLUGIN)
 
 
 class Runner:
     """Runs the tests of one prepared tree, each run within what is left of a deadline."""
 
     def __init__(
-        self, executor: Executor, prepared: Prepared, tree: Path, deadline: float, max_run_s: float
+        self,
+        executor: Executor,
+        prepared: Prepared,
+        tree: Path,
+        scratch: Path,
+        deadline: float,
+        max_run_s: float,
     ) -> None:
-        self.executor, self.prepared, self.tree = executor, prepared, tree
+        self.executor, self.prepared, self.tree, self.scratch = executor, prepared, tree, scratch
         self.deadline, self.max_run_s = deadline, max_run_s
 
     def left(self) -> float:
         return self.deadline - time.monotonic()
 
-    def _run(self, args: list[str], plugin_dir: Path | None = None) -> RunResult:
-        timeout = max(1.0, min(self.max_run_s, self.left()))
-        if plugin_dir is None:
-            return self.executor.run(self.prepared, self.tree, args, timeout)
-        return self.executor.run(self.prepared, self.tree, args, timeout, plugin_dir, PLUGIN)
+    def _timeout(self) -> float:
+        return max(1.0, min(self.max_run_s, self.left()))
 
     def outcomes(self, tests: list[str]) -> tuple[dict[str, str], RunResult]:
-        done = self._run(as_args(tests))
+        where = self.scratch / "selected"
+        done = run_tests(self.executor, self.prepared, self.tree, tests, where, self._timeout())
         return parse_pytest_log(done.log), done
 
     def session(
         self, where: Path, files: list[str], tests: list[str], keys: list[int], per_test_s: float
     ) -> SessionResult:
-        """The test files run once, then `tests` again under each mutant of `keys`."""
-        if where.exists():
-            shutil.rmtree(where)
-        where.mkdir(parents=True)
-        shutil.copyfile(_PLUGIN_SOURCE, where / f"{PLUGIN}.py")
-        settings = {
-            "mutants": keys,
-            "tests": tests,
-            "per_test_s": per_test_s,
-            "budget_s": max(0.0, self.left() - 5.0),
-        }
-        (where / "settings.json").write_text(json.dumps(settings))
-        done = self._run(files, where)
+        """`tests` run once (chosen in `files`), then again under each mutant of `keys`."""
+        budget = max(0.0, self.left() - 5.0)
+        load_plugin(
+            where, {"mutants": keys, "tests": tests, "per_test_s": per_test_s, "budget_s": budget}
+        )
+        done = self.executor.run(self.prepared, self.tree, files, self._timeout(), where, PLUGIN)
         baseline, unstable = None, []
         if (where / "baseline.json").is_file():
             baseline = list(json.loads((where / "baseline.json").read_text())["passed"])
