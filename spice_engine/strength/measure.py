@@ -240,11 +240,12 @@ def _mutate(
 
 
 def _plain_run(runner: Runner, c: Chosen, judged: list[str], fixed: str) -> str | None:
-    """The first judged test that does not pass with the mutant's plain source in place."""
+    """The first judged test that does not pass with the mutant's plain source in place (the
+    test files run whole, as SWE-bench's harness would grade this wrong fix)."""
     path = runner.tree / c.path
     path.write_text(c.source, encoding="utf-8")
     try:
-        outcomes, done = runner.outcomes(judged)
+        outcomes, done = runner.outcomes(judged, whole_files=True)
     finally:
         path.write_text(fixed, encoding="utf-8")
     if done.killed:

@@ -11,8 +11,9 @@ that passed in the ordinary run, but those, passes. Each test has a time limit (
 alarm: a mutant that loops forever is killed by it); the results are appended to a file as
 they come, with the mutant being run named beforehand, so a crash loses nothing but that one.
 
-The same plugin, given tests and no mutants, only selects: the run executes exactly the tests
-named (by node id, as SWE-bench's log parser writes them), whatever characters the ids hold.
+The same plugin, told to select tests and given no mutants, only selects: the run executes
+exactly the tests named (by node id, as SWE-bench's log parser writes them), whatever characters
+the ids hold.
 
 It runs under the pytest the project pins, with the same care as the rerun plugin: only hooks
 and `runtestprotocol`, type comments, nothing from this package.
@@ -77,9 +78,9 @@ def pytest_collection_modifyitems(session, config, items):
     # type: (Any, Any, List[Any]) -> None
     """Only the wanted tests run: chosen here by node id, never on the command line, where an
     id with a space, a bracket cut open or an escape pytest cannot find stops the whole run."""
-    wanted = _load().get("tests")
-    if wanted is None:
+    if not _load().get("select"):
         return
+    wanted = _settings["tests"]
     keep = set(id(i) for _, group in _named(items, list(wanted)) for i in group)
     dropped = [i for i in items if id(i) not in keep]
     if dropped:

@@ -1,5 +1,6 @@
 """A mutant's verdict checked on its own: the instance's base with the test patch, the fix and
-the mutant's diff applied in a fresh worktree, the judged tests run once in the sandbox. What a
+the mutant's diff applied in a fresh worktree, its test files run once in the sandbox (whole, as
+SWE-bench's harness grades a patch). What a
 builder (or the benchmark, or a test) uses to confirm that a reported survivor really is a wrong
 fix the tests accept and that a killed mutant really fails one."""
 
@@ -39,7 +40,9 @@ def passed_with(
             for patch in (row.get("test_patch"), row.get("patch"), diff):
                 if patch:
                     gitwork.apply(tree, str(patch))
-            done = run_tests(executor, prepared, tree, f2p + p2p, job / "selected", timeout_s)
+            # As SWE-bench's harness grades a patch: the test files run whole.
+            judged = f2p + p2p
+            done = run_tests(executor, prepared, tree, judged, job / "selected", timeout_s, True)
     finally:
         shutil.rmtree(job, ignore_errors=True)
     outcomes = parse_pytest_log(done.log)

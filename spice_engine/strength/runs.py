@@ -52,13 +52,21 @@ def run_tests(
     tests: list[str],
     where: Path,
     timeout_s: float,
+    whole_files: bool = False,
 ) -> RunResult:
-    """Exactly `tests` run once: their files on the command line, the tests chosen by node id
-    inside pytest (spice_engine.strength.mutant_plugin), so no id can stop the run."""
-    load_plugin(where, {"tests": tests})
+    """`tests` run once: their files on the command line, never their ids (an id with a space,
+    a bracket cut open or an escape that pytest cannot find stops the whole run).
+
+    `whole_files`: every test of those files, as SWE-bench's harness runs them (a test's outcome
+    can hang on the tests run before it in its process): what a verdict on a wrong fix rests on.
+    Otherwise exactly `tests`, chosen by node id inside pytest (spice_engine.strength.mutant_plugin).
+    """
     files = [f for f in files_of(tests) if (tree / f).exists()]
     if not files:  # pytest given no path runs every test it finds
         return RunResult(log="", returncode=None, seconds=0.0)
+    if whole_files:
+        return executor.run(prepared, tree, files, timeout_s)
+    load_plugin(where, {"tests": tests, "select": True})
     return executor.run(prepared, tree, files, timeout_s, where, PLUGIN)
 
 
@@ -83,15 +91,19 @@ class Runner:
     def _timeout(self) -> float:
         return max(1.0, min(self.max_run_s, self.left()))
 
-    def outcomes(self, tests: list[str]) -> tuple[dict[str, str], RunResult]:
-        where = self.scratch / "selected"
-        done = run_tests(self.executor, self.prepared, self.tree, tests, where, self._timeout())
+    def outcomes(
+        self, tests: list[str], whole_files: bool = False
+    ) -> tuple[dict[str, str], RunResult]:
+        where, timeout = self.scratch / "selected", self._timeout()
+        done = run_tests(
+            self.executor, self.prepared, self.tree, tests, where, timeout, whole_files
+        )
         return parse_pytest_log(done.log), done
 
     def session(
         self, where: Path, files: list[str], tests: list[str], keys: list[int], per_test_s: float
     ) -> SessionResult:
-        """`tests` run once (chosen in `files`), then again under each mutant of `keys`."""
+        """`files` run once, then `tests` again under each mutant of `keys`."""
         budget = max(0.0, self.left() - 5.0)
         load_plugin(
             where, {"mutants": keys, "tests": tests, "per_test_s": per_test_s, "budget_s": budget}
