@@ -121,3 +121,20 @@ def test_tests_with_ids_no_command_line_can_name_still_judge(
         done = run_tests(executor, prepared, tree, f2p, job / "selected", 120)
     outcomes = parse_pytest_log(done.log)
     assert [outcomes.get(t) for t in f2p] == ["PASSED"] * 4, done.log[-2000:]
+
+
+SEP_TEST = "\n\ndef test_sep():\n    from notes import SEP\n    assert SEP == ', '\n"
+
+
+def test_a_fix_run_only_at_import_is_judged_by_the_tests_that_pass_with_it(
+    tmp_path: Path, envs: Path, sandbox: Bubblewrap
+) -> None:
+    # The fix changes a module constant: its mutants cannot be switched in a session, each runs
+    # in a process of its own, but the session still says which listed tests pass with the fix.
+    repo, row = calc_instance(tmp_path, SEP_TEST, UNTESTED)
+    gone = "tests/test_calc.py::test_gone"  # listed, yet no such test (a stale list)
+    row["FAIL_TO_PASS"] = json.dumps([gone, "tests/test_calc.py::test_sep"])
+    got = _measure(repo, row, LocalExecutor(envs, sandbox), tmp_path)
+    assert got.status == "measured", got.detail
+    assert got.mutants and {m.run for m in got.mutants} == {"process"}
+    assert {m.killed_by for m in got.mutants} == {"tests/test_calc.py::test_sep"}

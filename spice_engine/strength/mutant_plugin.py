@@ -166,7 +166,7 @@ def _mutate(session):
 def _loop(session):
     # type: (Any) -> Any
     yield
-    if _load().get("mutants"):
+    if "mutants" in _load():  # a mutant session (with none: its baseline alone)
         _mutate(session)
 
 
