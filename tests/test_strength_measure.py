@@ -138,3 +138,19 @@ def test_a_fix_run_only_at_import_is_judged_by_the_tests_that_pass_with_it(
     assert got.status == "measured", got.detail
     assert got.mutants and {m.run for m in got.mutants} == {"process"}
     assert {m.killed_by for m in got.mutants} == {"tests/test_calc.py::test_sep"}
+
+
+OFFLINE = (
+    "\n\ndef test_add():\n    import socket\n    from calc import add\n"
+    "    socket.create_connection(('example.org', 80), timeout=5)\n    assert add(2, 3) == 5\n"
+)
+
+
+def test_a_fix_its_tests_cannot_pass_here_says_why(
+    tmp_path: Path, envs: Path, sandbox: Bubblewrap
+) -> None:
+    repo, row = calc_instance(tmp_path, OFFLINE, FIX)  # tests get no network in the sandbox
+    got = _measure(repo, row, LocalExecutor(envs, sandbox), tmp_path)
+    assert got.status == "baseline_failed"
+    assert got.detail.startswith("no FAIL_TO_PASS test passes with the fix")
+    assert "FAILED tests/test_calc.py::test_add - socket.gaierror" in got.detail, got.detail

@@ -126,6 +126,7 @@ def _in_tree(
                     outcomes
                     if isinstance(outcomes, str)
                     else "no FAIL_TO_PASS test passes with the fix (in the mutant session)"
+                    + _failure_line(outcomes.log, f2p)
                 )
                 return
             t0 = time.monotonic()
@@ -160,6 +161,8 @@ def _why_none(chosen: list[Chosen], unparsable: list[str], lines: dict[str, set[
 class _Outcomes:
     def __init__(self, judged: list[str], chosen: list[Chosen]) -> None:
         self.judged = judged
+        self.log = ""
+        """The first session's log."""
         self.by_key = {c.key: c for c in chosen}
         self.done: list[MutantOutcome] = []
         self.unstable: list[str] = []
@@ -210,6 +213,7 @@ def _mutate(
         if judged is None:
             judged = got.baseline
             out = _Outcomes(judged, chosen)
+            out.log = got.log
         assert out is not None
         out.unstable += [t for t in got.unstable if t not in out.unstable]
         for key, killer in got.killed_by.items():
@@ -237,6 +241,16 @@ def _mutate(
             continue
         out.add(c, _plain_run(runner, c, judged, fixed[c.path]), "process", fixed[c.path])
     return out
+
+
+def _failure_line(log: str, tests: list[str]) -> str:
+    """pytest's summary line of the first of `tests` that failed (`-rA`: "FAILED id - why"),
+    which often says what the sandbox lacks (e.g. a connection refused: no network)."""
+    for line in log.splitlines():
+        kind, _, rest = line.partition(" ")
+        if kind in ("FAILED", "ERROR") and any(rest.startswith(t) for t in tests):
+            return f": {line[:300]}"
+    return ""
 
 
 def _plain_run(runner: Runner, c: Chosen, judged: list[str], fixed: str) -> str | None:
