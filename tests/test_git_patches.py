@@ -19,6 +19,7 @@ from app.harvest.build import Built, build_instance
 from app.harvest.source import PullSummary
 from spice_engine.validate import gitwork
 from spice_engine.validate.recipe import Recipe
+from spice_engine.validate.tree import checkout
 from spice_engine.validate.validator import Job, validate
 from tests.fakes.github_server import FakeGitHub
 from tests.harvest_support import fake_source
@@ -103,12 +104,14 @@ def test_every_change_kind_applies_and_rebuilds_the_pr_tree(
     assert "new file mode 100644" in inst["test_patch"]
     for patches in ([inst["test_patch"]], [inst["patch"]], [inst["test_patch"], inst["patch"]]):
         assert gitwork.apply_problem(repo, base, patches) is None
-    with gitwork.worktree(repo, base, tmp_path) as tree:
-        gitwork.apply(tree, inst["test_patch"])
-        gitwork.apply(tree, inst["patch"])
-        sh(tree, "add", "-A")
-        assert sh(tree, "diff", "--cached", head) == ""  # byte for byte the PR, modes included
-    assert sh(repo, "worktree", "list").count("\n") == 1  # the scratch worktree is gone
+    (tmp_path / "scratch").mkdir()
+    with checkout(repo, base, tmp_path / "scratch") as tree:
+        tree.apply(inst["test_patch"])
+        tree.apply(inst["patch"])
+        # The sandbox's own git directory in the tree (the host never uses it) sees the PR.
+        sh(tree.path, "add", "-A")
+        assert sh(tree.path, "diff", "--cached", head) == ""  # byte for byte, modes included
+    assert list((tmp_path / "scratch").iterdir()) == []  # the scratch tree is gone
 
 
 def test_a_binary_change_without_full_index_is_refused_not_exported(

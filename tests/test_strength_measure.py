@@ -5,19 +5,18 @@ fix; a strong test kills every mutant."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 
 from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength
-from spice_engine.strength.runs import run_tests
-from spice_engine.validate import gitwork
+from spice_engine.strength.runs import Runner
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.local import LocalExecutor
-from spice_engine.validate.outcomes import parse_pytest_log
 from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.validator import Job
+from spice_engine.validate.session import Job, open_session
 from tests.strength_support import FIX, STRONG, UNTESTED, WEAK, calc_instance
 from tests.validation_support import sandbox_fixture  # noqa: F401
 
@@ -50,12 +49,12 @@ def test_weak_tests_let_a_wrong_fix_through(
     assert [(u.path, u.hunk) for u in got.untested] == [("notes.py", None)]
     assert list((tmp_path / "scratch").iterdir()) == []
     # The survivor is a real wrong fix: with the test patch, the tests pass (run in the sandbox).
-    with gitwork.worktree(repo / ".git", row["base_commit"], tmp_path / "scratch") as tree:
-        prepared = executor.prepare("octo/calc", "0.1", RECIPE, tree, tmp_path / "scratch")
+    job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE)
+    with open_session(job, executor, tmp_path / "scratch") as session:
         for patch in (row["test_patch"], row["patch"], survivor.diff):
-            gitwork.apply(tree, patch)
-        done = executor.run(prepared, tree, ["tests/test_calc.py"], 60)
-    assert parse_pytest_log(done.log) == {
+            session.tree.apply(patch)
+        done = session.run("survivor", ["tests/test_calc.py"], 60)
+    assert done.outcomes == {
         "tests/test_calc.py::test_add": "PASSED",
         "tests/test_calc.py::test_mul": "PASSED",
     }
@@ -112,15 +111,12 @@ def test_tests_with_ids_no_command_line_can_name_still_judge(
     (first,) = [m for m in got.mutants if m.change == "`+` → `-`"]
     assert first.killed_by in f2p and got.survivors == []
     # And the fix alone passes every one of them.
-    job = tmp_path / "alone"
-    job.mkdir()
-    with gitwork.worktree(repo / ".git", row["base_commit"], job) as tree:
-        prepared = executor.prepare("octo/calc", "0.1", RECIPE, tree, job)
+    job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE)
+    with open_session(job, executor, tmp_path / "alone") as session:
         for patch in (row["test_patch"], row["patch"]):
-            gitwork.apply(tree, patch)
-        done = run_tests(executor, prepared, tree, f2p, job / "selected", 120)
-    outcomes = parse_pytest_log(done.log)
-    assert [outcomes.get(t) for t in f2p] == ["PASSED"] * 4, done.log[-2000:]
+            session.tree.apply(patch)
+        done = Runner(session, time.monotonic() + 120, 120).outcomes(f2p)
+    assert [done.outcomes.get(t) for t in f2p] == ["PASSED"] * 4, done.log[-2000:]
 
 
 SEP_TEST = "\n\ndef test_sep():\n    from notes import SEP\n    assert SEP == ', '\n"

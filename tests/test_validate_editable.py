@@ -6,25 +6,26 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from spice_engine.validate import gitwork
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.executor import Prepared
 from spice_engine.validate.local import EDITABLE, LocalExecutor
 from spice_engine.validate.recipe import Recipe
+from spice_engine.validate.tree import Tree, checkout
 from tests.validation_support import calc_repo_fixture, git, sandbox_fixture  # noqa: F401
 
 RECIPE = Recipe(python="3.11", test_cmd="python -m pytest -rA", extra_packages=["pytest"])
 
 
-def which_calc(executor: LocalExecutor, prepared: Prepared, tree: Path) -> str:
+def which_calc(executor: LocalExecutor, prepared: Prepared, tree: Tree, name: str) -> str:
     """Which calc the job's tests import, as the sandbox shows it: path, the marker file beside
     it (which worktree it is) and the installed version."""
-    (tree / "marker").write_text(tree.parent.parent.name)
-    (tree / "test_which.py").write_text(
+    tree.put("marker", name)
+    tree.put(
+        "test_which.py",
         "def test_which():\n"
         "    import calc, importlib.metadata as m, pathlib\n"
         "    here = pathlib.Path(calc.__file__)\n"
-        "    print('CALC', here, (here.parent / 'marker').read_text(), m.version('calc'))\n"
+        "    print('CALC', here, (here.parent / 'marker').read_text(), m.version('calc'))\n",
     )
     done = executor.run(prepared, tree, ["-s", "test_which.py"], 120)
     return next(line for line in done.log.splitlines() if "CALC " in line).split("CALC ", 1)[1]
@@ -41,20 +42,20 @@ def test_second_job_gets_the_install_replayed_for_its_own_tree(
         job.mkdir()
         jobs.append(job)
     with (
-        gitwork.worktree(repo, row["base_commit"], jobs[0]) as first,
-        gitwork.worktree(repo, row["base_commit"], jobs[1]) as second,
+        checkout(repo, row["base_commit"], jobs[0]) as first,
+        checkout(repo, row["base_commit"], jobs[1]) as second,
     ):
-        built = executor.prepare("octo/calc", "0.1", RECIPE, first, jobs[0])
+        built = executor.prepare("octo/calc", "0.1", RECIPE, first, jobs[0] / "space")
         shared = tmp_path / "envs" / built.key
         captured = json.loads((shared / EDITABLE).read_text())
         assert any(name.endswith(".dist-info/METADATA") for name in captured["site_files"])
         # The shared environment keeps dependencies only, not the first job's project.
         assert not list(next((shared / "lib").glob("python*/site-packages")).glob("calc*"))
-        reused = executor.prepare("octo/calc", "0.1", RECIPE, second, jobs[1])
+        reused = executor.prepare("octo/calc", "0.1", RECIPE, second, jobs[1] / "space")
         assert built.built and not reused.built
         # Each job's tests import its own worktree, always seen at /testbed.
-        assert which_calc(executor, reused, second) == "/testbed/calc.py job1 0.1.0"
-        assert which_calc(executor, built, first) == "/testbed/calc.py job0 0.1.0"
+        assert which_calc(executor, reused, second, "job1") == "/testbed/calc.py job1 0.1.0"
+        assert which_calc(executor, built, first, "job0") == "/testbed/calc.py job0 0.1.0"
 
 
 def test_changed_packaging_installs_for_real(
@@ -65,16 +66,16 @@ def test_changed_packaging_installs_for_real(
     job0, job1 = tmp_path / "job0", tmp_path / "job1"
     job0.mkdir()
     job1.mkdir()
-    with gitwork.worktree(repo, row["base_commit"], job0) as first:
-        executor.prepare("octo/calc", "0.1", RECIPE, first, job0)
+    with checkout(repo, row["base_commit"], job0) as first:
+        executor.prepare("octo/calc", "0.1", RECIPE, first, job0 / "space")
     pyproject = repo / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace('version = "0.1.0"', 'version = "0.1.7"'))
     git(repo, "commit", "-qam", "release 0.1.7")
     head = git(repo, "rev-parse", "HEAD").strip()
-    with gitwork.worktree(repo, head, job1) as second:
-        prepared = executor.prepare("octo/calc", "0.1", RECIPE, second, job1)
+    with checkout(repo, head, job1) as second:
+        prepared = executor.prepare("octo/calc", "0.1", RECIPE, second, job1 / "space")
         # A copy of the old install would claim 0.1.0.
-        assert which_calc(executor, prepared, second) == "/testbed/calc.py job1 0.1.7"
+        assert which_calc(executor, prepared, second, "job1") == "/testbed/calc.py job1 0.1.7"
 
 
 def test_python_dash_m_in_a_subprocess_runs_the_worktree_package(
@@ -106,8 +107,8 @@ def test_python_dash_m_in_a_subprocess_runs_the_worktree_package(
     for n in range(2):
         job = tmp_path / f"job{n}"
         job.mkdir()
-        with gitwork.worktree(repo, base, job) as tree:
-            prepared = executor.prepare("octo/mapped", "0.2", RECIPE, tree, job)
+        with checkout(repo, base, job) as tree:
+            prepared = executor.prepare("octo/mapped", "0.2", RECIPE, tree, job / "space")
             assert prepared.built == (n == 0)
             done = executor.run(prepared, tree, ["-s", "test_main.py"], 120)
             line = next(x for x in done.log.splitlines() if "MAIN " in x)

@@ -12,9 +12,12 @@ from typing import Any
 
 from spice_engine.validate import reruns
 from spice_engine.validate.bubblewrap import Bubblewrap
-from spice_engine.validate.executor import RERUN_PLUGIN, Prepared, RunResult
+from spice_engine.validate.executor import Prepared, RunResult
 from spice_engine.validate.local import LocalExecutor
 from spice_engine.validate.outcomes import parse_pytest_log
+from spice_engine.validate.plugin_run import Plugin, make_plugin, messages
+from spice_engine.validate.reruns import RERUN_PLUGIN
+from spice_engine.validate.tree import Tree
 from spice_engine.validate.validator import Validated
 from tests.validation_support import (  # noqa: F401
     calc_repo_fixture,
@@ -43,10 +46,10 @@ class NoPluginExecutor(LocalExecutor):
     def run(
         self,
         prepared: Prepared,
-        tree: Path,
+        tree: Tree,
         args: list[str],
         timeout_s: float,
-        rerun_dir: Path | None = None,
+        plugin: Plugin | None = None,
     ) -> RunResult:
         return super().run(prepared, tree, args, timeout_s)
 
@@ -65,11 +68,9 @@ def _assert_lists_and_nothing_left(done: Validated, repo: Path, scratch: Path) -
     assert done.fail_to_pass == ["tests/test_calc.py::test_add"]
     assert done.validation.flaky == ["tests/test_calc.py::test_add_once"]
     assert done.pass_to_pass == ["tests/test_calc.py::test_mul"]
-    assert list(scratch.iterdir()) == []  # worktrees, venvs and plugin files are gone
-    worktrees = subprocess.run(
-        ["git", "worktree", "list"], cwd=repo, capture_output=True, text=True, check=True
-    )
-    assert len(worktrees.stdout.splitlines()) == 1
+    assert list(scratch.iterdir()) == []  # trees, venvs and plugin folders are gone
+    # The host never made a worktree of the repository (nor wrote anything into it).
+    assert not (repo / ".git" / "worktrees").exists()
 
 
 def test_reruns_happen_inside_the_two_runs_and_drop_the_flaky_test(
@@ -171,17 +172,27 @@ def _run_plugin(tmp_path: Path, budget: float, passed_before: list[str] | None) 
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
     (project / "test_things.py").write_text(PLUGIN_TESTS)
-    where = reruns.plugin_dir(tmp_path / "rerun", budget, passed_before)
+    plugin = make_plugin(
+        tmp_path, reruns.PLUGIN_SOURCE, RERUN_PLUGIN, reruns.settings(budget, passed_before)
+    )
     env = {k: v for k, v in os.environ.items() if k not in {"PYTEST_ADDOPTS", "PYTHONPATH"}}
-    env |= {"SPICE_RERUN_DIR": str(where), "PYTHONPATH": str(where)}
-    done = subprocess.run(
+    env |= {"SPICE_PLUGIN_DIR": str(plugin.folder), "PYTHONPATH": str(plugin.folder)}
+    # The channel as the sandbox gives it: a descriptor of its own, apart from the output.
+    read, write = os.pipe()
+    env["SPICE_CHANNEL_FD"] = str(write)
+    with subprocess.Popen(
         [sys.executable, "-m", "pytest", "-rA", "-p", RERUN_PLUGIN, "-p", "no:cacheprovider"],
         cwd=project,
         env=env,
-        capture_output=True,
+        stdout=subprocess.PIPE,
         text=True,
-    )
-    return done.stdout, reruns.read_again(where)
+        pass_fds=(write,),
+    ) as proc:
+        os.close(write)
+        with os.fdopen(read) as channel:
+            sent = channel.read()
+        log = proc.stdout.read() if proc.stdout else ""
+    return log, reruns.read_again(messages(sent))
 
 
 def test_the_plugin_reruns_failures_before_the_fix_and_keeps_the_log_as_it_was(

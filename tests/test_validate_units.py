@@ -6,8 +6,8 @@ import subprocess
 from functools import partial
 from pathlib import Path
 
+from spice_engine.validate.envbuild import excerpt
 from spice_engine.validate.gitwork import release_version
-from spice_engine.validate.local import excerpt
 from spice_engine.validate.outcomes import account, compute_lists, parse_pytest_log
 from spice_engine.validate.recipe import choose_python, declared_extras, requirement_files
 
@@ -177,7 +177,7 @@ def test_version_is_the_one_the_package_declares_else_the_tags(tmp_path: Path) -
 
 
 def test_build_tools_follow_the_date_but_can_install_editable(tmp_path: Path) -> None:
-    from spice_engine.validate.local import _tools_cutoff
+    from spice_engine.validate.envbuild import _tools_cutoff
     from spice_engine.validate.recipe import build_requires
 
     assert _tools_cutoff("2020-03-07T00:00:00Z") == ["--exclude-newer", "2022-09-01T00:00:00Z"]

@@ -8,8 +8,6 @@ the whole measurement.
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 import time
 from pathlib import Path
 
@@ -21,11 +19,11 @@ from spice_engine.strength.choose import Choice, Chosen, choose, schema_sources
 from spice_engine.strength.parts import changed_lines, parts
 from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength, UntestedPart
 from spice_engine.strength.runs import Runner
-from spice_engine.validate import gitwork
-from spice_engine.validate.executor import EnvBuildError, Executor
-from spice_engine.validate.pythons import MissingPython
-from spice_engine.validate.sandbox import SandboxUnavailable
-from spice_engine.validate.validator import Job, test_files
+from spice_engine.validate.executor import Executor
+from spice_engine.validate.gitwork import GitError
+from spice_engine.validate.outcomes import FAILING, passed
+from spice_engine.validate.session import Job, Session, Status, check, open_session, stopped_by
+from spice_engine.validate.validator import test_files
 
 SESSION_ROUNDS = 4
 """Sessions at most for the switchable mutants (a crash ends one; the next goes on)."""
@@ -51,101 +49,73 @@ def judged_tests(instance: dict[str, object]) -> tuple[list[str], list[str]]:
 def measure(job: Job, executor: Executor, scratch: Path, config: StrengthConfig) -> TestStrength:
     """Never raises for a problem of the instance or its environment: that is a status."""
     started = time.monotonic()
-    inst = job.instance
-    record = TestStrength(status="error")
+    record = TestStrength(status=Status.ERROR)
     try:
-        f2p, p2p = judged_tests(inst)
-        base = str(inst.get("base_commit") or "")
+        f2p, p2p = judged_tests(job.instance)
         if not f2p and not p2p:
-            record.status, record.detail = "no_fail_to_pass", "the instance lists no test"
-        elif not base or not gitwork.has_commit(job.git_dir, base):
-            record.status, record.detail = "missing_commit", f"base_commit {base!r} not in repo"
-        elif problem := gitwork.apply_problem(
-            job.git_dir, base, [str(inst.get("test_patch") or ""), str(inst.get("patch") or "")]
-        ):
-            record.status, record.detail = "patch_does_not_apply", problem
+            record.status, record.detail = Status.NO_FAIL_TO_PASS, "the instance lists no test"
         else:
-            scratch.mkdir(parents=True, exist_ok=True)
-            job_dir = Path(tempfile.mkdtemp(dir=scratch, prefix="strength-"))
-            try:
-                _in_tree(job, executor, job_dir, config, record, (f2p, p2p))
-            finally:
-                shutil.rmtree(job_dir, ignore_errors=True)
-    except (InputError, OSError, ValueError, CSTValidationError) as exc:
-        record.status, record.detail = "error", str(exc)[-2000:]
+            check(job, [job.test_patch, job.patch])
+            with open_session(job, executor, scratch) as session:
+                try:
+                    _measure(session, config, record, (f2p, p2p))
+                finally:
+                    record.durations |= session.durations
+    except (ValueError, CSTValidationError) as exc:
+        record.status, record.detail = Status.ERROR, str(exc)[-2000:]
+    except Exception as exc:
+        if (stop := stopped_by(exc)) is None:
+            raise
+        record.status, record.detail = stop.status, stop.detail
     record.durations["total"] = round(time.monotonic() - started, 3)
     return record
 
 
-def _in_tree(
-    job: Job,
-    executor: Executor,
-    job_dir: Path,
+def _measure(
+    session: Session,
     config: StrengthConfig,
     record: TestStrength,
     lists: tuple[list[str], list[str]],
 ) -> None:
-    inst = job.instance
-    test, gold = str(inst.get("test_patch") or ""), str(inst.get("patch") or "")
+    job, tree = session.job, session.tree
     f2p, p2p = lists
-    with gitwork.worktree(job.git_dir, str(inst["base_commit"]), job_dir) as tree:
+    tree.apply(job.test_patch)
+    tree.apply(job.patch)
+    runner = Runner(session, time.monotonic() + config.budget_s, job.timeout_s)
+    lines = changed_lines(job.patch)
+    fixed = {p: tree.source(p) for p in lines}
+    choice = choose(fixed, lines, config.max_mutants)
+    record.equivalent_skipped = choice.equivalent
+    if choice.chosen:
         t0 = time.monotonic()
-        setup = None
-        if job.setup_commit and job.setup_commit != inst.get("base_commit"):
-            commit = job.setup_commit
-            setup = lambda: gitwork.worktree(job.git_dir, commit, job_dir)  # noqa: E731
-        try:
-            prepared = executor.prepare(
-                str(inst.get("repo")), job.version, job.recipe, tree, job_dir, setup
+        outcomes = _mutate(runner, test_files(job.test_patch), f2p + p2p, choice, config)
+        record.durations["mutants"] = round(time.monotonic() - t0, 3)
+        if isinstance(outcomes, str) or (f2p and not set(f2p) & set(outcomes.judged)):
+            record.status = Status.BASELINE_FAILED
+            record.detail = (
+                outcomes
+                if isinstance(outcomes, str)
+                else "no FAIL_TO_PASS test passes with the fix (in the mutant session)"
+                + _failure_line(outcomes.log, f2p)
             )
-        except MissingPython as exc:
-            record.status, record.detail = "missing_python", str(exc)
             return
-        except EnvBuildError as exc:
-            record.status, record.detail = "environment_failed", str(exc)[:6000]
-            return
-        except SandboxUnavailable as exc:
-            record.status, record.detail = "sandbox_unavailable", str(exc)
-            return
-        record.durations["environment"] = round(time.monotonic() - t0, 3)
-        gitwork.apply(tree, test)
-        gitwork.apply(tree, gold)
-        deadline = time.monotonic() + config.budget_s
-        runner = Runner(executor, prepared, tree, job_dir, deadline, job.timeout_s)
-        lines = changed_lines(gold)
-        fixed = {p: (tree / p).read_text(encoding="utf-8") for p in lines}
-        choice = choose(fixed, lines, config.max_mutants)
-        record.equivalent_skipped = choice.equivalent
-        if choice.chosen:
-            t0 = time.monotonic()
-            outcomes = _mutate(runner, job_dir, test_files(test), f2p + p2p, choice, config)
-            record.durations["mutants"] = round(time.monotonic() - t0, 3)
-            if isinstance(outcomes, str) or (f2p and not set(f2p) & set(outcomes.judged)):
-                record.status = "baseline_failed"
-                record.detail = (
-                    outcomes
-                    if isinstance(outcomes, str)
-                    else "no FAIL_TO_PASS test passes with the fix (in the mutant session)"
-                    + _failure_line(outcomes.log, f2p)
-                )
-                return
-            t0 = time.monotonic()
-            _confirm(runner, fixed, outcomes, config.confirm_survivors)
-            record.durations["confirm"] = round(time.monotonic() - t0, 3)
-            record.tests = len(outcomes.judged)
-            record.mutants = outcomes.done
-            record.not_run = len(choice.chosen) - len(outcomes.done)
-            record.mutants_tried = len(outcomes.done)
-            record.mutants_killed = sum(m.killed_by is not None for m in outcomes.done)
-            if record.mutants_tried:
-                record.score = round(record.mutants_killed / record.mutants_tried, 4)
-        if config.ablation and f2p:
-            t0 = time.monotonic()
-            _ablate(runner, tree, gold, f2p, record)
-            record.durations["ablation"] = round(time.monotonic() - t0, 3)
-        record.status = "measured" if record.mutants_tried else "no_mutants"
-        if not record.mutants_tried:
-            record.detail = _why_none(choice.chosen, choice.unparsable, lines)
+        t0 = time.monotonic()
+        _confirm(runner, fixed, outcomes, config.confirm_survivors)
+        record.durations["confirm"] = round(time.monotonic() - t0, 3)
+        record.tests = len(outcomes.judged)
+        record.mutants = outcomes.done
+        record.not_run = len(choice.chosen) - len(outcomes.done)
+        record.mutants_tried = len(outcomes.done)
+        record.mutants_killed = sum(m.killed_by is not None for m in outcomes.done)
+        if record.mutants_tried:
+            record.score = round(record.mutants_killed / record.mutants_tried, 4)
+    if config.ablation and f2p:
+        t0 = time.monotonic()
+        _ablate(runner, job.patch, f2p, record)
+        record.durations["ablation"] = round(time.monotonic() - t0, 3)
+    record.status = Status.MEASURED if record.mutants_tried else Status.NO_MUTANTS
+    if not record.mutants_tried:
+        record.detail = _why_none(choice.chosen, choice.unparsable, lines)
 
 
 def _why_none(chosen: list[Chosen], unparsable: list[str], lines: dict[str, set[int]]) -> str:
@@ -186,19 +156,18 @@ class _Outcomes:
 
 def _mutate(
     runner: Runner,
-    job_dir: Path,
     files: list[str],
     tests: list[str],
     choice: Choice,
     config: StrengthConfig,
 ) -> _Outcomes | str:
     """Each chosen mutant's outcome; a string says why none could be judged."""
-    tree, chosen, fixed = runner.tree, choice.chosen, choice.originals
+    tree, chosen, fixed = runner.session.tree, choice.chosen, choice.originals
     # The schema of the switchable ones; the rest (code run at import) one process each.
     switchable = [c for c in chosen if c.site.switchable]
     only = Choice(switchable, 0, [], fixed, choice.lines)
     for path, text in schema_sources(only).items():
-        (tree / path).write_text(text, encoding="utf-8")
+        tree.put(path, text)
     todo = [c.key for c in switchable]
     judged: list[str] | None = None
     out: _Outcomes | None = None
@@ -206,7 +175,7 @@ def _mutate(
     for n in range(SESSION_ROUNDS):
         if n and (not todo or runner.left() <= 0):
             break
-        got = runner.session(job_dir / f"session-{n}", files, tests, todo, config.per_test_s)
+        got = runner.mutant_session(files, tests, todo, config.per_test_s)
         log = got.log
         if got.baseline is None:
             break
@@ -225,8 +194,8 @@ def _mutate(
         todo = [k for k in todo if k not in finished]
         if got.timed_out:
             break
-    for path, text in fixed.items():
-        (tree / path).write_text(text, encoding="utf-8")
+    for path in fixed:
+        tree.restore(path)
     if judged is None:
         if not switchable:
             judged = tests
@@ -248,7 +217,7 @@ def _failure_line(log: str, tests: list[str]) -> str:
     which often says what the sandbox lacks (e.g. a connection refused: no network)."""
     for line in log.splitlines():
         kind, _, rest = line.partition(" ")
-        if kind in ("FAILED", "ERROR") and any(rest.startswith(t) for t in tests):
+        if kind in FAILING and any(rest.startswith(t) for t in tests):
             return f": {line[:300]}"
     return ""
 
@@ -256,15 +225,15 @@ def _failure_line(log: str, tests: list[str]) -> str:
 def _plain_run(runner: Runner, c: Chosen, judged: list[str], fixed: str) -> str | None:
     """The first judged test that does not pass with the mutant's plain source in place (the
     test files run whole, as SWE-bench's harness would grade this wrong fix)."""
-    path = runner.tree / c.path
-    path.write_text(c.source, encoding="utf-8")
+    tree = runner.session.tree
+    tree.put(c.path, c.source)
     try:
-        outcomes, done = runner.outcomes(judged, whole_files=True)
+        done = runner.outcomes(judged, whole_files=True)
     finally:
-        path.write_text(fixed, encoding="utf-8")
+        tree.restore(c.path)
     if done.killed:
         return f"the run was stopped ({done.killed})"
-    return next((t for t in judged if outcomes.get(t) != "PASSED"), None)
+    return next((t for t in judged if not passed(done.outcomes, t)), None)
 
 
 def _confirm(runner: Runner, fixed: dict[str, str], out: _Outcomes, limit: int) -> None:
@@ -285,29 +254,30 @@ def _confirm(runner: Runner, fixed: dict[str, str], out: _Outcomes, limit: int) 
         out.done = [m for m in out.done if not (m.killed_by is None and m.run == "session")]
 
 
-def _ablate(runner: Runner, tree: Path, gold: str, f2p: list[str], record: TestStrength) -> None:
+def _ablate(runner: Runner, gold: str, f2p: list[str], record: TestStrength) -> None:
     """Each part of the fix left out in turn: a part the fail-to-pass tests pass without is
     untested."""
     found = parts(gold)
     if not found:
         return
-    gitwork.apply(tree, gold, reverse=True)
+    tree = runner.session.tree
+    tree.apply(gold, reverse=True)
     try:
         for part in found:
             if runner.left() <= 0:
                 break
             try:
-                gitwork.apply(tree, part.without)
-            except gitwork.GitError:
+                tree.apply(part.without)
+            except GitError:
                 continue  # the rest does not apply without it: not a part on its own
             try:
-                outcomes, done = runner.outcomes(f2p)
+                done = runner.outcomes(f2p)
             finally:
-                gitwork.apply(tree, part.without, reverse=True)
+                tree.apply(part.without, reverse=True)
             record.parts_checked += 1
-            if not done.killed and all(outcomes.get(t) == "PASSED" for t in f2p):
+            if not done.killed and all(passed(done.outcomes, t) for t in f2p):
                 record.untested.append(
                     UntestedPart(path=part.path, hunk=part.hunk, header=part.header)
                 )
     finally:
-        gitwork.apply(tree, gold)
+        tree.apply(gold)

@@ -8,8 +8,9 @@ tests that fails (the fail-to-pass tests go first, so most mutants cost one test
 again with no mutant on (a control run, once per test, the first time it fails: a test that
 fails a later run in its session whatever the code cannot judge); it survives when every test
 that passed in the ordinary run, but those, passes. Each test has a time limit (an
-alarm: a mutant that loops forever is killed by it); the results are appended to a file as
-they come, with the mutant being run named beforehand, so a crash loses nothing but that one.
+alarm: a mutant that loops forever is killed by it); the results are sent as
+they come through the run's channel, with the mutant being run named beforehand, so a crash
+loses nothing but that one.
 
 The same plugin, told to select tests and given no mutants, only selects: the run executes
 exactly the tests named (by node id, as SWE-bench's log parser writes them), whatever characters
@@ -28,9 +29,35 @@ from typing import Any, Dict, List, Set  # noqa: F401 (type comments)
 import pytest
 from _pytest.runner import runtestprotocol
 
-_DIR = os.environ.get("SPICE_RERUN_DIR", "")
+_DIR = os.environ.get("SPICE_PLUGIN_DIR", "")
 _first = {}  # type: Dict[str, str]
 _settings = {}  # type: Dict[str, Any]
+
+
+def _channel():
+    # type: () -> Any
+    """The run's channel (spice_engine.validate.plugin_run), taken at start-up: the descriptor
+    is duplicated close-on-exec and the inherited one closed, so no process the tests start
+    holds it, and the tests' own output goes to the log."""
+    number = os.environ.pop("SPICE_CHANNEL_FD", "")
+    if not number:
+        return None
+    try:
+        mine = os.dup(int(number))
+        os.close(int(number))
+    except (OSError, ValueError):
+        return None
+    return os.fdopen(mine, "w")
+
+
+_OUT = _channel()
+
+
+def _send(message):
+    # type: (Dict[str, Any]) -> None
+    if _OUT is not None:
+        _OUT.write(json.dumps(message) + "\n")
+        _OUT.flush()
 
 
 class _TestTimeout(BaseException):
@@ -93,13 +120,6 @@ def _alarm(signum, frame):
     raise _TestTimeout("test ran past the mutant time limit")
 
 
-def _write(name, text):
-    # type: (str, str) -> None
-    with open(os.path.join(_DIR, name), "a") as fh:
-        fh.write(text)
-        fh.flush()
-
-
 def _fails(item, limit):
     # type: (Any, float) -> bool
     """Run `item` once more (its fixtures set up and torn down around it): did it fail?"""
@@ -130,13 +150,13 @@ def _mutate(session):
     deadline = time.time() + float(settings["budget_s"])
     old = signal.signal(signal.SIGALRM, _alarm)
     try:
-        _write("baseline.json", json.dumps({"passed": [t for t, _ in tests]}))
+        _send({"kind": "baseline", "passed": [t for t, _ in tests]})
         checked = set()  # type: Set[str]
         unstable = set()  # type: Set[str]
         for mutant in settings["mutants"]:
             if time.time() > deadline:
                 break
-            _write("current.txt", "%s\n" % mutant)
+            _send({"kind": "current", "id": mutant})
             os.environ["SPICE_MUTANT"] = str(mutant)
             started, killer = time.time(), None
             for test, group in tests:
@@ -152,12 +172,12 @@ def _mutate(session):
                     os.environ["SPICE_MUTANT"] = str(mutant)
                     if broken:
                         unstable.add(test)
-                        _write("unstable.txt", test + "\n")
+                        _send({"kind": "unstable", "test": test})
                         continue
                 killer = test
                 break
-            row = {"id": mutant, "killed_by": killer, "seconds": round(time.time() - started, 3)}
-            _write("results.jsonl", json.dumps(row) + "\n")
+            seconds = round(time.time() - started, 3)
+            _send({"kind": "result", "id": mutant, "killed_by": killer, "seconds": seconds})
     finally:
         os.environ.pop("SPICE_MUTANT", None)
         signal.signal(signal.SIGALRM, old)

@@ -6,17 +6,16 @@ fix the tests accept and that a killed mutant really fails one."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 from spice_engine.strength.measure import judged_tests
-from spice_engine.strength.runs import run_tests
-from spice_engine.validate import gitwork
+from spice_engine.strength.runs import Runner
 from spice_engine.validate.executor import Executor
-from spice_engine.validate.outcomes import parse_pytest_log
+from spice_engine.validate.outcomes import passed
 from spice_engine.validate.plan import Group
+from spice_engine.validate.session import Job, open_session
 
 
 def passed_with(
@@ -32,21 +31,14 @@ def passed_with(
     if group.recipe is None:
         raise ValueError(f"no environment for {row.get('instance_id')}: {group.error}")
     f2p, p2p = judged_tests(row)
-    scratch.mkdir(parents=True, exist_ok=True)
-    job = Path(tempfile.mkdtemp(dir=scratch, prefix="recheck-"))
-    try:
-        with gitwork.worktree(git_dir, str(row["base_commit"]), job) as tree:
-            prepared = executor.prepare(str(row["repo"]), group.version, group.recipe, tree, job)
-            for patch in (row.get("test_patch"), row.get("patch"), diff):
-                if patch:
-                    gitwork.apply(tree, str(patch))
-            # As SWE-bench's harness grades a patch: the test files run whole.
-            judged = f2p + p2p
-            done = run_tests(executor, prepared, tree, judged, job / "selected", timeout_s, True)
-    finally:
-        shutil.rmtree(job, ignore_errors=True)
-    outcomes = parse_pytest_log(done.log)
-    return {t: outcomes.get(t) == "PASSED" for t in f2p + p2p}
+    job = Job(instance=row, git_dir=git_dir, version=group.version, recipe=group.recipe)
+    with open_session(job, executor, scratch) as session:
+        for patch in (job.test_patch, job.patch, diff):
+            session.tree.apply(patch)
+        # As SWE-bench's harness grades a patch: the test files run whole.
+        runner = Runner(session, time.monotonic() + timeout_s, timeout_s)
+        done = runner.outcomes(f2p + p2p, whole_files=True)
+    return {t: passed(done.outcomes, t) for t in f2p + p2p}
 
 
 def verdicts_hold(

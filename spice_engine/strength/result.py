@@ -6,19 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-Status = Literal[
-    "measured",
-    "no_mutants",
-    "no_fail_to_pass",
-    "patch_does_not_apply",
-    "missing_commit",
-    "missing_python",
-    "environment_failed",
-    "baseline_failed",
-    "timeout",
-    "sandbox_unavailable",
-    "error",
-]
+from spice_engine.validate.session import Status
 
 
 class StrengthConfig(BaseModel):

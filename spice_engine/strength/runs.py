@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import json
-import shutil
 import time
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from spice_engine.validate.executor import Executor, Prepared, RunResult
-from spice_engine.validate.outcomes import parse_pytest_log
+from spice_engine.validate.session import Run, Session
 
 PLUGIN = "_spice_mutants"
-_PLUGIN_SOURCE = Path(__file__).with_name("mutant_plugin.py")
+PLUGIN_SOURCE = Path(__file__).with_name("mutant_plugin.py")
 
 
 class SessionResult(BaseModel):
@@ -36,54 +33,40 @@ def files_of(tests: list[str]) -> list[str]:
     return list(dict.fromkeys(t.split("::", 1)[0] for t in tests))
 
 
-def load_plugin(where: Path, settings: dict[str, object]) -> None:
-    """`where` made the plugin's folder for one run: its source and the run's settings."""
-    if where.exists():
-        shutil.rmtree(where)
-    where.mkdir(parents=True)
-    shutil.copyfile(_PLUGIN_SOURCE, where / f"{PLUGIN}.py")
-    (where / "settings.json").write_text(json.dumps(settings))
-
-
-def run_tests(
-    executor: Executor,
-    prepared: Prepared,
-    tree: Path,
-    tests: list[str],
-    where: Path,
-    timeout_s: float,
-    whole_files: bool = False,
-) -> RunResult:
-    """`tests` run once: their files on the command line, never their ids (an id with a space,
-    a bracket cut open or an escape that pytest cannot find stops the whole run).
-
-    `whole_files`: every test of those files, as SWE-bench's harness runs them (a test's outcome
-    can hang on the tests run before it in its process): what a verdict on a wrong fix rests on.
-    Otherwise exactly `tests`, chosen by node id inside pytest (spice_engine.strength.mutant_plugin).
-    """
-    files = [f for f in files_of(tests) if (tree / f).exists()]
-    if not files:  # pytest given no path runs every test it finds
-        return RunResult(log="", returncode=None, seconds=0.0)
-    if whole_files:
-        return executor.run(prepared, tree, files, timeout_s)
-    load_plugin(where, {"tests": tests, "select": True})
-    return executor.run(prepared, tree, files, timeout_s, where, PLUGIN)
+def session_result(run: Run) -> SessionResult:
+    """What the mutant plugin sent through the run's channel."""
+    baseline: list[str] | None = None
+    unstable: list[str] = []
+    killed_by: dict[int, str | None] = {}
+    current: int | None = None
+    for message in run.messages:
+        kind = message.get("kind")
+        if kind == "baseline" and isinstance(message.get("passed"), list):
+            baseline = [str(t) for t in message["passed"]]
+        elif kind == "unstable" and isinstance(message.get("test"), str):
+            unstable.append(message["test"])
+        elif kind == "current" and isinstance(message.get("id"), int):
+            current = message["id"]
+        elif kind == "result" and isinstance(message.get("id"), int):
+            killer = message.get("killed_by")
+            killed_by[message["id"]] = killer if isinstance(killer, str) else None
+    crashed = current if current is not None and current not in killed_by else None
+    return SessionResult(
+        baseline=baseline,
+        unstable=unstable,
+        killed_by=killed_by,
+        crashed=crashed,
+        timed_out=run.timed_out,
+        log=run.log,
+    )
 
 
 class Runner:
-    """Runs the tests of one prepared tree, each run within what is left of a deadline."""
+    """Runs the tests of one session's tree, each run within what is left of a deadline."""
 
-    def __init__(
-        self,
-        executor: Executor,
-        prepared: Prepared,
-        tree: Path,
-        scratch: Path,
-        deadline: float,
-        max_run_s: float,
-    ) -> None:
-        self.executor, self.prepared, self.tree, self.scratch = executor, prepared, tree, scratch
-        self.deadline, self.max_run_s = deadline, max_run_s
+    def __init__(self, session: Session, deadline: float, max_run_s: float) -> None:
+        self.session, self.deadline, self.max_run_s = session, deadline, max_run_s
+        self.runs = 0
 
     def left(self) -> float:
         return self.deadline - time.monotonic()
@@ -91,45 +74,34 @@ class Runner:
     def _timeout(self) -> float:
         return max(1.0, min(self.max_run_s, self.left()))
 
-    def outcomes(
-        self, tests: list[str], whole_files: bool = False
-    ) -> tuple[dict[str, str], RunResult]:
-        where, timeout = self.scratch / "selected", self._timeout()
-        done = run_tests(
-            self.executor, self.prepared, self.tree, tests, where, timeout, whole_files
-        )
-        return parse_pytest_log(done.log), done
+    def _name(self, kind: str) -> str:
+        self.runs += 1
+        return f"{kind}-{self.runs}"
 
-    def session(
-        self, where: Path, files: list[str], tests: list[str], keys: list[int], per_test_s: float
+    def outcomes(self, tests: list[str], whole_files: bool = False) -> Run:
+        """`tests` run once: their files on the command line, never their ids (an id with a
+        space, a bracket cut open or an escape that pytest cannot find stops the whole run).
+
+        `whole_files`: every test of those files, as SWE-bench's harness runs them (a test's
+        outcome can hang on the tests run before it in its process): what a verdict on a wrong
+        fix rests on. Otherwise exactly `tests`, chosen by node id inside pytest
+        (spice_engine.strength.mutant_plugin)."""
+        tree = self.session.tree
+        files = [f for f in files_of(tests) if tree.tracked(f)]
+        if not files:  # pytest given no path runs every test it finds
+            return Run(outcomes={}, messages=[], log="", seconds=0.0)
+        if whole_files:
+            return self.session.run(self._name("whole"), files, self._timeout())
+        plugin = self.session.plugin(PLUGIN_SOURCE, PLUGIN, {"tests": tests, "select": True})
+        return self.session.run(self._name("selected"), files, self._timeout(), plugin)
+
+    def mutant_session(
+        self, files: list[str], tests: list[str], keys: list[int], per_test_s: float
     ) -> SessionResult:
         """`files` run once, then `tests` again under each mutant of `keys`."""
         budget = max(0.0, self.left() - 5.0)
-        load_plugin(
-            where, {"mutants": keys, "tests": tests, "per_test_s": per_test_s, "budget_s": budget}
-        )
-        done = self.executor.run(self.prepared, self.tree, files, self._timeout(), where, PLUGIN)
-        baseline, unstable = None, []
-        if (where / "baseline.json").is_file():
-            baseline = list(json.loads((where / "baseline.json").read_text())["passed"])
-        if (where / "unstable.txt").is_file():
-            unstable = (where / "unstable.txt").read_text().split("\n")[:-1]
-        killed_by: dict[int, str | None] = {}
-        if (where / "results.jsonl").is_file():
-            for line in (where / "results.jsonl").read_text().splitlines():
-                if line.strip():
-                    row = json.loads(line)
-                    killed_by[int(row["id"])] = row["killed_by"]
-        crashed = None
-        current = where / "current.txt"
-        if current.is_file() and (lines := current.read_text().split()):
-            last = int(lines[-1])
-            crashed = None if last in killed_by else last
-        return SessionResult(
-            baseline=baseline,
-            unstable=unstable,
-            killed_by=killed_by,
-            crashed=crashed,
-            timed_out=done.timed_out,
-            log=done.log,
+        settings = {"mutants": keys, "tests": tests, "per_test_s": per_test_s, "budget_s": budget}
+        plugin = self.session.plugin(PLUGIN_SOURCE, PLUGIN, settings)
+        return session_result(
+            self.session.run(self._name("mutants"), files, self._timeout(), plugin)
         )

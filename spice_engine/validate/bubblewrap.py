@@ -106,6 +106,7 @@ class Bubblewrap:
         env: Mapping[str, str],
         timeout_s: float,
         network: bool = False,
+        channel: bool = False,
     ) -> RunResult:
         if network and (why := self.network_problem()):
             raise SandboxUnavailable(why)
@@ -130,7 +131,12 @@ class Bubblewrap:
                 if network:
                     return self._run_networked(argv, full_env, timeout_s, watch)
                 return run_limited(
-                    argv, env=full_env, timeout_s=timeout_s, limits=self.limits, watch=watch
+                    argv,
+                    env=full_env,
+                    timeout_s=timeout_s,
+                    limits=self.limits,
+                    watch=watch,
+                    channel=channel,
                 )
 
             return once()

@@ -79,6 +79,7 @@ class DockerSandbox:
         env: Mapping[str, str],
         timeout_s: float,
         network: bool = False,
+        channel: bool = False,
     ) -> RunResult:
         name = f"spice-{uuid.uuid4().hex[:16]}"
         lim = self.limits
@@ -100,10 +101,15 @@ class DockerSandbox:
         with tempfile.TemporaryDirectory(prefix="spice-docker-etc-") as etc:
             for target, source in etc_files(Path(etc), self.uid, None).items():
                 argv += ["--mount", f"type=bind,src={source},dst={target},readonly"]
-            return self._run(name, [*argv, self.image, *cmd], binds, timeout_s)
+            return self._run(name, [*argv, self.image, *cmd], binds, timeout_s, channel)
 
     def _run(
-        self, name: str, argv: list[str], binds: Sequence[Bind], timeout_s: float
+        self,
+        name: str,
+        argv: list[str],
+        binds: Sequence[Bind],
+        timeout_s: float,
+        channel: bool = False,
     ) -> RunResult:
         lim = self.limits
         try:
@@ -113,6 +119,7 @@ class DockerSandbox:
                 timeout_s=timeout_s,
                 limits=lim,
                 watch=[b.source for b in binds if b.writable],
+                channel=channel,
             )
         finally:
             # The client going away does not stop its container: remove it, whatever ended.

@@ -16,7 +16,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from spice_engine.validate import gitwork
+from spice_engine.validate import door
+from spice_engine.validate.gitwork import GitError
+from spice_engine.validate.tree import Tree
 
 TREE = "@SPICE_TREE@"
 PACKAGING_FILES = ("setup.py", "setup.cfg", "pyproject.toml")
@@ -33,56 +35,58 @@ class EditableInstall(BaseModel):
     """Files the install wrote into the tree (version files, egg-info) -> text."""
 
 
-def packaging_hash(tree: Path) -> str:
+def packaging_hash(tree: Tree) -> str:
+    """Of the packaging files as the commit (and patches) have them: the host's record."""
     digest = hashlib.sha256()
     for name in PACKAGING_FILES:
-        path = tree / name
-        digest.update(name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b"-"))
+        try:
+            text = tree.source(name).encode() if tree.tracked(name) else b"-"
+        except GitError:
+            text = b"-"
+        digest.update(name.encode() + b"\0" + text)
     return digest.hexdigest()
 
 
-def _text(path: Path, within: Path) -> str | None:
-    """The file's text; None for anything not replayable, and for a path that leaves `within`
+def _text(root: Path, path: Path) -> str | None:
+    """The file's text; None for anything not replayable, and for anything the door refuses
     (the sandboxed build wrote these files and their RECORD: a symlink or a `../` must not make
     the worker read one of its own files into the next job)."""
-    if path.is_symlink() or not path.resolve().is_relative_to(within.resolve()):
-        return None
-    if path.suffix in COMPILED or not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+    if path.suffix in COMPILED:
         return None
     try:
-        return path.read_text(encoding="utf-8")
-    except (UnicodeDecodeError, OSError):
+        return door.read_bytes(root, path.relative_to(root).as_posix(), MAX_FILE_BYTES).decode()
+    except (UnicodeDecodeError, ValueError, OSError, door.DoorRefused):
         return None
 
 
-def _record_paths(dist_info: Path) -> list[str]:
-    with (dist_info / "RECORD").open(encoding="utf-8", newline="") as f:
-        return [row[0] for row in csv.reader(f) if row]
+def _record_paths(root: Path, dist_info: Path) -> list[str]:
+    text = door.read_text(root, (dist_info / "RECORD").relative_to(root).as_posix())
+    return [row[0] for row in csv.reader(text.splitlines()) if row]
 
 
 def capture(
-    site: Path, dist_infos: list[Path], tree: Path, seen_as: Path | None = None
+    root: Path, site: Path, dist_infos: list[Path], tree: Tree, seen_as: Path | None = None
 ) -> EditableInstall | None:
     """What the editable install of `tree` (built where it was `seen_as`) put in `site` and in
     the tree; None: not replayable (compiled parts, binary files, anything outside
     site-packages but scripts)."""
-    names = {str(tree), str(tree.resolve()), str(seen_as or tree)}
+    names = {str(tree.path), str(tree.path.resolve()), str(seen_as or tree.path)}
     site_files: dict[str, str] = {}
     for dist_info in dist_infos:
-        for rel in _record_paths(dist_info):
+        for rel in _record_paths(root, dist_info):
             if rel.startswith("..") or rel.endswith(".pyc"):
                 continue  # console scripts and byte code: the test command needs neither
-            text = _text(site / rel, site)
+            text = _text(root, site / rel)
             if text is None:
                 return None
             for name in sorted(names, key=len, reverse=True):
                 text = text.replace(name, TREE)
             site_files[rel] = text
     tree_files: dict[str, str] = {}
-    for rel in gitwork.untracked(tree):
+    for rel in tree.untracked():
         if "__pycache__" in Path(rel).parts:
             continue
-        text = _text(tree / rel, tree)
+        text = _text(tree.path, tree.path / rel)
         if text is None:
             return None
         tree_files[rel] = text
@@ -91,29 +95,32 @@ def capture(
     )
 
 
-def replay(install: EditableInstall, site: Path, tree: Path, seen_as: Path | None = None) -> bool:
-    """Write the captured install for `tree` (run where it is `seen_as`) into `site`; False
-    (nothing written) when the tree's packaging differs from the one captured."""
+def replay(
+    install: EditableInstall, root: Path, site: Path, tree: Tree, seen_as: Path | None = None
+) -> bool:
+    """Write the captured install for `tree` (run where it is `seen_as`) into `site` (under the
+    job's scratch `root`); False (nothing written) when the tree's packaging differs from the
+    one captured."""
     if packaging_hash(tree) != install.packaging:
         return False
-    if any(gitwork.is_tracked(tree, rel) for rel in install.tree_files):
+    if any(tree.tracked(rel) for rel in install.tree_files):
         return False  # the commit tracks a file the install generated elsewhere
     for rel, text in install.tree_files.items():
-        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tree / rel).write_text(text, encoding="utf-8")
+        tree.put(rel, text)
     for rel, text in install.site_files.items():
-        (site / rel).parent.mkdir(parents=True, exist_ok=True)
-        (site / rel).write_text(text.replace(TREE, str(seen_as or tree)), encoding="utf-8")
+        where = (site / rel).relative_to(root).as_posix()
+        door.write_text(root, where, text.replace(TREE, str(seen_as or tree.path)))
     return True
 
 
-def editable_dists(site: Path) -> list[Path]:
+def editable_dists(root: Path, site: Path) -> list[Path]:
     """Distributions installed editable (PEP 610: `dir_info.editable` in direct_url.json)."""
     found = []
     for dist_info in sorted(site.glob("*.dist-info")):
         try:
-            origin = json.loads((dist_info / "direct_url.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            rel = (dist_info / "direct_url.json").relative_to(root).as_posix()
+            origin = json.loads(door.read_text(root, rel, MAX_FILE_BYTES))
+        except (OSError, ValueError, door.DoorRefused):
             continue
         if isinstance(origin, dict) and (origin.get("dir_info") or {}).get("editable") is True:
             found.append(dist_info)

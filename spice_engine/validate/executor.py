@@ -9,13 +9,11 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
+from spice_engine.validate.plugin_run import Plugin
 from spice_engine.validate.recipe import Recipe
+from spice_engine.validate.tree import Tree
 
-RERUN_PLUGIN = "_spice_rerun"
-"""The module name the in-session rerun plugin (`rerun_plugin.py`) is loaded under."""
-
-
-SetupTree = Callable[[], AbstractContextManager[Path]]
+SetupTree = Callable[[], AbstractContextManager[Tree]]
 """Opens a worktree of an environment's own commit (its `environment_setup_commit`)."""
 
 
@@ -39,6 +37,8 @@ class RunResult(BaseModel):
     seconds: float
     killed: str | None = None
     """Why the sandbox stopped the command early (`timeout`, low disk), if it did."""
+    channel: str = ""
+    """What the command's plugin sent through the channel (`sandbox.channel_command`)."""
 
     @property
     def timed_out(self) -> bool:
@@ -53,7 +53,7 @@ class Executor(Protocol):
         repo: str,
         version: str,
         recipe: Recipe,
-        tree: Path,
+        tree: Tree,
         job: Path,
         setup_tree: SetupTree | None = None,
     ) -> Prepared:
@@ -65,15 +65,11 @@ class Executor(Protocol):
     def run(
         self,
         prepared: Prepared,
-        tree: Path,
+        tree: Tree,
         args: list[str],
         timeout_s: float,
-        rerun_dir: Path | None = None,
-        plugin: str = RERUN_PLUGIN,
+        plugin: Plugin | None = None,
     ) -> RunResult:
-        """Run the test command with `args` in `tree`.
-
-        With `rerun_dir` (holding `{plugin}.py`, by default `_spice_rerun.py`), the run loads
-        that pytest plugin, which reads and writes its files there.
-        """
+        """Run the test command with `args` in `tree`; with a `plugin`, loading that pytest
+        plugin from its (read-only) folder, its messages in `RunResult.channel`."""
         ...

@@ -1,4 +1,5 @@
-"""Git for validation: repositories from a path or bundle, scratch worktrees, patch checks."""
+"""Git for validation, run only on git directories of ours named explicitly: repositories from a
+path or bundle, patch checks, files of a commit. Trees are checked out by `spice_engine.validate.tree`."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 
 from spice_engine.errors import InputError
+from spice_engine.validate import door
 
 GIT_TIMEOUT_S = 300
 # A release, or the `X.Y.0.dev0`-style tag some projects put on their main branch when the
@@ -23,31 +25,69 @@ class GitError(InputError):
     """A git command failed; the message is git's own."""
 
 
-def git(repo: Path, *args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> str:
-    """Run git in `repo`; hooks, fsmonitor and prompts off (a repository is data, not code we
-    trust). Worktrees belong to the sandbox's user once tests ran in them: git must not refuse
-    them as another user's."""
-    cmd = ["git", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"]
-    cmd += ["-c", "safe.directory=*", "-c", "advice.detachedHead=false", *args]
-    full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", **(env or {})}
+GIT_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_ATTR_NOSYSTEM": "1",
+}
+"""No system or user config (hooks, filters, credential helpers of this machine's users)."""
+SAFE_CONFIG = (
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "protocol.ext.allow=never",
+    "safe.directory=*",
+    "advice.detachedHead=false",
+)
+
+
+def git_dir_of(path: Path) -> Path:
+    """The git directory of a repository given as its work tree or as the directory itself."""
+    return path / ".git" if (path / ".git").is_dir() else path
+
+
+def _run(
+    cwd: Path, args: list[str], stdin: str | bytes | None, env: dict[str, str] | None
+) -> bytes:
+    cmd = ["git"] + [a for c in SAFE_CONFIG for a in ("-c", c)] + args
+    # The worker's own GIT_* settings (a GIT_DIR of its own) must not steer ours.
+    base = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     done = subprocess.run(
         cmd,
-        cwd=repo,
-        input=stdin,
+        cwd=cwd,
+        input=stdin.encode() if isinstance(stdin, str) else stdin,
         capture_output=True,
-        text=True,
         timeout=GIT_TIMEOUT_S,
-        env=full_env,
+        env=base | GIT_ENV | (env or {}),
     )
     if done.returncode != 0:
-        raise GitError(f"git {args[0]}: {done.stderr.strip() or done.stdout.strip()}")
+        err = (done.stderr or done.stdout).decode("utf-8", errors="replace").strip()
+        raise GitError(f"git {args[0] if args[0] != '--git-dir' else args[2]}: {err}")
     return done.stdout
+
+
+def git_bytes(
+    repo: Path, *args: str, stdin: str | bytes | None = None, env: dict[str, str] | None = None
+) -> bytes:
+    """git on the repository whose git directory is `repo`, named explicitly: never found
+    from a directory (a tree's `.git` could point anywhere), hooks, fsmonitor and prompts
+    off, no system or user config."""
+    where = git_dir_of(repo).absolute()
+    return _run(where, ["--git-dir", str(where), *args], stdin, env)
+
+
+def git(repo: Path, *args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> str:
+    return git_bytes(repo, *args, stdin=stdin, env=env).decode("utf-8", errors="replace")
+
+
+def _clone(cache: Path, *args: str) -> None:
+    _run(cache, ["clone", "--quiet", "--bare", *args], None, None)
 
 
 def open_repository(path: Path, cache: Path) -> Path:
     """A git directory for `path`: the repository itself, or a bare clone of a bundle."""
     if path.is_dir():
-        return path
+        return git_dir_of(path)
     if not path.is_file():
         raise InputError(f"no repository or bundle at {path}")
     target = cache / f"{path.stem}-{path.stat().st_size}.git"
@@ -55,7 +95,7 @@ def open_repository(path: Path, cache: Path) -> Path:
         cache.mkdir(parents=True, exist_ok=True)
         partial = Path(tempfile.mkdtemp(dir=cache, prefix=".clone-"))
         try:
-            git(cache, "clone", "--quiet", "--bare", str(path.resolve()), str(partial / "r.git"))
+            _clone(cache, str(path.resolve()), str(partial / "r.git"))
             (partial / "r.git").rename(target)
         except FileExistsError:
             pass  # another worker finished the same clone first
@@ -72,26 +112,37 @@ def has_commit(repo: Path, commit: str) -> bool:
     return True
 
 
-@contextmanager
-def worktree(repo: Path, commit: str, scratch: Path) -> Iterator[Path]:
-    """A detached worktree of `commit` under `scratch`, removed (and pruned) afterwards."""
-    where = Path(tempfile.mkdtemp(dir=scratch, prefix="wt-"))
-    path = where / "repo"
-    try:
-        git(repo, "worktree", "add", "--quiet", "--detach", "--force", str(path), commit)
-        yield path
-    finally:
-        shutil.rmtree(where, ignore_errors=True)
-        with suppress(GitError):
-            git(repo, "worktree", "prune")
+MIRROR_REFS = ("+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*")
+_LINK_MODES = re.compile(r"\b(?:120000|160000)\b")
+
+
+def unsafe_patch(repo: Path, patch: str) -> str | None:
+    """Why the host will not apply `patch` (None: it may): it makes or changes a symbolic link
+    or a submodule (the host would then write through it), or names a path in a `.git`."""
+    for line in git(repo, "apply", "--summary", "--numstat", "-", stdin=patch).splitlines():
+        if _LINK_MODES.search(line) and ("mode" in line):
+            return f"the patch makes a symbolic link or submodule ({line.strip()})"
+    for header in re.findall(r"^(?:diff --git|---|\+\+\+|rename from|rename to|copy to) (.*)$",
+                             patch, re.MULTILINE):  # fmt: skip
+        if any(p.lower().rstrip(". ") == ".git" for p in re.split(r"[/\\ ]", header)):
+            return f"the patch touches a `.git` path ({header.strip()[:200]})"
+    if re.search(r"^(?:old|new|deleted file|new file) mode 1[26]0000", patch, re.MULTILINE):
+        return "the patch makes or changes a symbolic link or submodule"
+    if re.search(r"^index [0-9a-f]+\.\.[0-9a-f]+ 1[26]0000", patch, re.MULTILINE):
+        return "the patch changes a symbolic link or submodule"
+    return None
 
 
 def apply_problem(repo: Path, commit: str, patches: list[str]) -> str | None:
     """Why `patches`, applied in order at `commit`, would not apply (None: they do).
 
     Checked against a throw-away index of `commit`, so no checkout is needed and the real
-    index is untouched; each patch but the last is applied to that index for the next.
+    index is untouched; each patch but the last is applied to that index for the next. A patch
+    the host must not apply at all (`unsafe_patch`) is refused first.
     """
+    for patch in patches:
+        if patch and (why := unsafe_patch(repo, patch)):
+            return why
     with tempfile.TemporaryDirectory(prefix="spice-index-") as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
         git(repo, "read-tree", commit, env=env)
@@ -103,20 +154,6 @@ def apply_problem(repo: Path, commit: str, patches: list[str]) -> str | None:
             except GitError as exc:
                 return str(exc)
     return None
-
-
-def apply(tree: Path, patch: str, reverse: bool = False) -> None:
-    git(tree, "apply", *(["-R"] if reverse else []), "-", stdin=patch)
-
-
-def untracked(tree: Path) -> list[str]:
-    """Files in the worktree git does not track, ignored ones included."""
-    out = git(tree, "status", "--porcelain", "-z", "--ignored", "--untracked-files=all")
-    return [entry[3:] for entry in out.split("\0") if entry[:3] in ("?? ", "!! ")]
-
-
-def is_tracked(tree: Path, path: str) -> bool:
-    return bool(git(tree, "ls-files", "--", path).strip())
 
 
 def commit_date(repo: Path, commit: str) -> str:
@@ -139,18 +176,10 @@ def release_version(repo: Path, commit: str) -> str | None:
 
 def export_files(repo: Path, commit: str, dest: Path, wanted: Callable[[str], bool]) -> None:
     """Copy the files of `commit` whose paths `wanted` accepts into `dest` (no checkout)."""
-    for name in git(repo, "ls-tree", "-r", "--name-only", commit).splitlines():
-        if wanted(name):
-            target = dest / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            blob = subprocess.run(
-                ["git", "show", f"{commit}:{name}"],
-                cwd=repo,
-                capture_output=True,
-                timeout=GIT_TIMEOUT_S,
-            )
-            if blob.returncode == 0:
-                target.write_bytes(blob.stdout)
+    for name in git(repo, "ls-tree", "-r", "-z", "--name-only", commit).split("\0"):
+        if name and wanted(name):
+            with suppress(GitError):
+                door.write_bytes(dest, name, git_bytes(repo, "show", f"{commit}:{name}"))
 
 
 def clone_from_github(repo: str, cache: Path, base_url: str = "https://github.com") -> Path:
@@ -159,19 +188,8 @@ def clone_from_github(repo: str, cache: Path, base_url: str = "https://github.co
     target = cache / f"{repo.replace('/', '+')}.git"
     cache.mkdir(parents=True, exist_ok=True)
     if target.exists():
-        git(target, "fetch", "--quiet", "--tags", "origin")
+        # Forced: a tag moved upstream (or a force-pushed branch) is taken as it now is.
+        git(target, "fetch", "--quiet", "--prune", "--force", "origin", *MIRROR_REFS)
         return target
-    git(cache, "clone", "--quiet", "--bare", f"{base_url.rstrip('/')}/{repo}.git", str(target))
+    _clone(cache, f"{base_url.rstrip('/')}/{repo}.git", str(target))
     return target
-
-
-def common_dir(dot_git: Path) -> Path | None:
-    """The repository a worktree's `.git` file points into (its common directory)."""
-    try:
-        text = dot_git.read_text(encoding="utf-8") if dot_git.is_file() else ""
-    except OSError:
-        return None
-    if not text.startswith("gitdir:"):
-        return dot_git if dot_git.is_dir() else None
-    worktree_dir = Path(text.split(":", 1)[1].strip())
-    return worktree_dir.parent.parent if worktree_dir.parent.name == "worktrees" else worktree_dir

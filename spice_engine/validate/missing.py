@@ -16,6 +16,8 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from spice_engine.validate import door
+
 MAX_METADATA_BYTES = 1_000_000
 
 
@@ -31,15 +33,15 @@ def installed(site: Path) -> dict[str, Version | None]:
     return found
 
 
-def from_index(pinned: Path, site: Path) -> list[str]:
-    """The lines of a pinned requirements file to install from the package index into the
+def from_index(pinned: str, site: Path) -> list[str]:
+    """The lines of a pinned requirements file (its text) to install from the package index into the
     environment at `site`: not the project itself, nor anything it names by path or URL (that
     would be its code again), nor what the environment already holds (its build tools and
     theirs: an installer resolving against it would keep them, and the project's build needs
     them as they are)."""
     have = set(installed(site))
     kept = []
-    for raw in pinned.read_text(encoding="utf-8").splitlines():
+    for raw in pinned.splitlines():
         line = raw.split("#", 1)[0].strip()
         if not line or line.startswith("-") or "://" in line or " @ " in line:
             continue
@@ -53,11 +55,10 @@ def from_index(pinned: Path, site: Path) -> list[str]:
 
 
 def _requires(metadata: Path) -> list[str]:
-    if metadata.is_symlink() or not metadata.is_file():
+    try:
+        text = door.read_text(metadata.parent, metadata.name, MAX_METADATA_BYTES)
+    except (door.DoorRefused, OSError):
         return []
-    if metadata.stat().st_size > MAX_METADATA_BYTES:
-        return []
-    text = metadata.read_text(encoding="utf-8", errors="replace")
     return HeaderParser().parsestr(text).get_all("Requires-Dist") or []
 
 

@@ -8,28 +8,48 @@ harness will look up when it grades a log.
 from __future__ import annotations
 
 import re
+from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-STATUSES = ("PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL")
+
+class TestStatus(StrEnum):
+    """A test's outcome, as pytest's `-rA` summary and SWE-bench's harness name it."""
+
+    __test__ = False  # not a test class, whatever pytest makes of its name
+
+    PASSED = "PASSED"
+    FAILED = "FAILED"
+    SKIPPED = "SKIPPED"
+    ERROR = "ERROR"
+    XFAIL = "XFAIL"
+
+
+Outcomes = dict[str, TestStatus]
+"""Test id -> its status in one run."""
+_WORDS = tuple(s.value for s in TestStatus)
 _SKIP_COUNT = re.compile(r"^\[\d+\]$")
-FAILING = {"FAILED", "ERROR"}
+FAILING = {TestStatus.FAILED, TestStatus.ERROR}
 
 
-def parse_pytest_log(log: str) -> dict[str, str]:
+def passed(outcomes: Outcomes, test: str) -> bool:
+    return outcomes.get(test) == TestStatus.PASSED
+
+
+def parse_pytest_log(log: str) -> Outcomes:
     """Test name -> status for every `-rA` summary line (the last word wins)."""
-    outcomes: dict[str, str] = {}
+    outcomes: Outcomes = {}
     for line in log.split("\n"):
-        if not line.startswith(STATUSES):
+        if not line.startswith(_WORDS):
             continue
-        if line.startswith("FAILED"):
+        if line.startswith(TestStatus.FAILED):
             line = line.replace(" - ", " ")
         words = line.split()
-        if len(words) <= 1 or words[0] not in STATUSES:
+        if len(words) <= 1 or words[0] not in _WORDS:
             continue
-        if words[0] == "SKIPPED" and _SKIP_COUNT.match(words[1]):
+        if words[0] == TestStatus.SKIPPED and _SKIP_COUNT.match(words[1]):
             continue  # `SKIPPED [3] file:line: reason` counts skips, it names no test
-        outcomes[words[1]] = words[0]
+        outcomes[words[1]] = TestStatus(words[0])
     return outcomes
 
 
@@ -39,22 +59,24 @@ class Lists(BaseModel):
     flaky: list[str] = Field(default_factory=list)
 
 
-def fail_to_pass(before: dict[str, str], after: dict[str, str]) -> list[str]:
+def fail_to_pass(before: Outcomes, after: Outcomes) -> list[str]:
     """Failed or errored before (or did not run: its module did not import) and passed after."""
     return sorted(
-        t for t, s in after.items() if s == "PASSED" and before.get(t, "ERROR") in FAILING
+        t
+        for t, s in after.items()
+        if s == TestStatus.PASSED and before.get(t, TestStatus.ERROR) in FAILING
     )
 
 
-def pass_to_pass(before: dict[str, str], after: dict[str, str]) -> list[str]:
-    return sorted(t for t, s in after.items() if s == "PASSED" and before.get(t) == "PASSED")
+def pass_to_pass(before: Outcomes, after: Outcomes) -> list[str]:
+    return sorted(t for t in after if passed(after, t) and passed(before, t))
 
 
 def compute_lists(
-    before: dict[str, str],
-    after: dict[str, str],
-    before_again: dict[str, str] | None = None,
-    after_again: dict[str, str] | None = None,
+    before: Outcomes,
+    after: Outcomes,
+    before_again: Outcomes | None = None,
+    after_again: Outcomes | None = None,
 ) -> Lists:
     """The lists, less any test whose status changed between a run and its rerun."""
     flaky: set[str] = set()
@@ -82,7 +104,7 @@ class Accounting(BaseModel):
     """Passed with the fix after being skipped without it."""
 
 
-def account(before: dict[str, str], after: dict[str, str], lists: Lists) -> Accounting:
+def account(before: Outcomes, after: Outcomes, lists: Lists) -> Accounting:
     """Every test of either log in exactly one of the lists, flaky, or the groups above."""
     placed = {t: "fail_to_pass" for t in lists.fail_to_pass}
     placed |= {t: "pass_to_pass" for t in lists.pass_to_pass}
@@ -101,8 +123,8 @@ def account(before: dict[str, str], after: dict[str, str], lists: Lists) -> Acco
         if now is None:
             group = "only_before"
         elif now in FAILING:
-            group = "broken" if then == "PASSED" else "failing_both"
-        elif now in ("SKIPPED", "XFAIL"):
+            group = "broken" if then == TestStatus.PASSED else "failing_both"
+        elif now in (TestStatus.SKIPPED, TestStatus.XFAIL):
             group = "skipped"
         else:
             group = "other"

@@ -1,7 +1,7 @@
 """A pytest plugin loaded into the project's own pytest by `spice validate` (as `_spice_rerun`).
 
 It reruns, in the same session and right after their first run, the tests whose outcome decides
-FAIL_TO_PASS, and writes their second outcomes to a file, never to the log: before the fix,
+FAIL_TO_PASS, and sends their second outcomes through the run's channel, never the log: before the fix,
 every test that failed or errored; after it, every test that passed and had not passed before
 (`settings.json` lists those that had, and bounds the seconds spent rerunning). A rerun in the
 session costs the test's own time; a rerun in a new process costs a pytest start-up too (about
@@ -20,11 +20,37 @@ from typing import Any, Dict, List  # noqa: F401 (Dict: a type comment)
 import pytest
 from _pytest.runner import runtestprotocol
 
-_DIR = os.environ.get("SPICE_RERUN_DIR", "")
+_DIR = os.environ.get("SPICE_PLUGIN_DIR", "")
 _first = {}  # type: Dict[str, List[Any]]
 _again = {}  # type: Dict[str, str]
 _seconds = [0.0]
 _settings = {}  # type: Dict[str, Any]
+
+
+def _channel():
+    # type: () -> Any
+    """The run's channel (spice_engine.validate.plugin_run), taken at start-up: the descriptor
+    is duplicated close-on-exec and the inherited one closed, so no process the tests start
+    holds it, and the tests' own output goes to the log."""
+    number = os.environ.pop("SPICE_CHANNEL_FD", "")
+    if not number:
+        return None
+    try:
+        mine = os.dup(int(number))
+        os.close(int(number))
+    except (OSError, ValueError):
+        return None
+    return os.fdopen(mine, "w")
+
+
+_OUT = _channel()
+
+
+def _send(message):
+    # type: (Dict[str, Any]) -> None
+    if _OUT is not None:
+        _OUT.write(json.dumps(message) + "\n")
+        _OUT.flush()
 
 
 def _setting(name: str) -> Any:
@@ -81,5 +107,4 @@ if hasattr(pytest, "hookimpl"):
 
 def pytest_sessionfinish(session: Any) -> None:
     if _DIR:
-        with open(os.path.join(_DIR, "again.json"), "w") as fh:
-            json.dump({"outcomes": _again, "seconds": round(_seconds[0], 3)}, fh)
+        _send({"kind": "again", "outcomes": _again, "seconds": round(_seconds[0], 3)})

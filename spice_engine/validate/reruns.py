@@ -1,42 +1,38 @@
-"""The in-session flakiness reruns: a directory holding the pytest plugin for one run, and what
-the plugin found there afterwards."""
+"""The in-session flakiness reruns: the pytest plugin for one run, and what it sent back."""
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from spice_engine.validate.executor import RERUN_PLUGIN
+from spice_engine.validate.outcomes import Outcomes
 
-_PLUGIN_SOURCE = Path(__file__).with_name("rerun_plugin.py")
+RERUN_PLUGIN = "_spice_rerun"
+"""The module name the in-session rerun plugin (`rerun_plugin.py`) is loaded under."""
+PLUGIN_SOURCE = Path(__file__).with_name("rerun_plugin.py")
 
 
 class Again(BaseModel):
     """Second outcomes of the tests the plugin reran, and the time those reruns took."""
 
-    outcomes: dict[str, str]
+    outcomes: Outcomes
     seconds: float
 
 
-def plugin_dir(where: Path, budget_s: float, passed_before: list[str] | None = None) -> Path:
-    """A directory for one run: the plugin, the seconds it may spend rerunning, and for the
+def settings(budget_s: float, passed_before: list[str] | None = None) -> dict[str, object]:
+    """The plugin's settings for one run: the seconds it may spend rerunning, and for the
     after-run the tests that passed before (the before-run reruns every failing test)."""
-    where.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(_PLUGIN_SOURCE, where / f"{RERUN_PLUGIN}.py")
-    settings = {"budget_s": budget_s, "passed_before": passed_before}
-    (where / "settings.json").write_text(json.dumps(settings))
-    return where
+    return {"budget_s": budget_s, "passed_before": passed_before}
 
 
-def read_again(where: Path | None) -> Again | None:
-    """What the plugin wrote; None when it did not run (an old pytest, a crash, a timeout)."""
-    path = where / "again.json" if where else None
-    if path is None or not path.is_file():
-        return None
-    try:
-        return Again.model_validate_json(path.read_text())
-    except (ValidationError, OSError):
-        return None
+def read_again(messages: list[dict[str, object]]) -> Again | None:
+    """What the plugin sent; None when it did not get there (an old pytest, a crash, a
+    timeout) or sent something else."""
+    for message in messages:
+        if message.get("kind") == "again":
+            try:
+                return Again.model_validate(message)
+            except ValidationError:
+                return None
+    return None

@@ -83,8 +83,11 @@ class Sandbox(Protocol):
         env: Mapping[str, str],
         timeout_s: float,
         network: bool = False,
+        channel: bool = False,
     ) -> RunResult:
-        """Run `cmd`; on return no process of it is left."""
+        """Run `cmd`; on return no process of it is left. With `channel`, what the command
+        writes to its standard output comes back apart from its log (`RunResult.channel`):
+        the executor makes that a descriptor only our plugin holds (`channel_command`)."""
         ...
 
 
@@ -126,9 +129,12 @@ def run_limited(
     watch: Sequence[Path] = (),
     pass_fds: Sequence[int] = (),
     on_start: Callable[[subprocess.Popen[bytes]], None] | None = None,
+    channel: bool = False,
 ) -> RunResult:
     """Run `argv` in its own session; its process group is killed at the timeout, or when a
-    watched disk runs low. `on_start(proc)` (if given) runs once the process exists."""
+    watched disk runs low. `on_start(proc)` (if given) runs once the process exists. With
+    `channel`, standard output is read apart (`RunResult.channel`) and the log is standard
+    error alone."""
     started = time.monotonic()
     proc = subprocess.Popen(
         list(argv),
@@ -136,12 +142,17 @@ def run_limited(
         env=dict(env),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
+        stderr=subprocess.PIPE if channel else subprocess.STDOUT,
         start_new_session=True,
         pass_fds=tuple(pass_fds),
     )
     assert proc.stdout is not None
-    output = _CappedOutput(proc.stdout, limits.output_bytes)
+    if channel:
+        assert proc.stderr is not None
+        output = _CappedOutput(proc.stderr, limits.output_bytes)
+        results: _CappedOutput | None = _CappedOutput(proc.stdout, limits.output_bytes)
+    else:
+        output, results = _CappedOutput(proc.stdout, limits.output_bytes), None
     killed = ""
     try:
         if on_start is not None:
@@ -167,6 +178,7 @@ def run_limited(
         returncode=None if killed else proc.returncode,
         seconds=round(time.monotonic() - started, 3),
         killed=killed or None,
+        channel=results.text() if results is not None else "",
     )
 
 
@@ -211,6 +223,7 @@ class Unsandboxed:
         env: Mapping[str, str],
         timeout_s: float,
         network: bool = False,
+        channel: bool = False,
     ) -> RunResult:
         # Without a mount namespace a path is where it is: commands name the targets, so each
         # bind's target must be its source (the executor makes them so for this sandbox).
@@ -224,7 +237,20 @@ class Unsandboxed:
             timeout_s=timeout_s,
             limits=self.limits,
             watch=[b.source for b in binds if b.writable],
+            channel=channel,
         )
+
+
+CHANNEL_FD = 3
+"""Where a command run by `channel_command` finds the channel (its standard output as given)."""
+
+
+def channel_command(cmd: Sequence[str]) -> list[str]:
+    """`cmd` with the sandbox's standard output moved to descriptor `CHANNEL_FD` and its own
+    standard output sent to the log: a plugin takes that descriptor at start-up (closing it
+    for the rest of the process and its children), so results never pass through a file the
+    tests could replace or rewrite, nor through the log the tests print to."""
+    return ["/bin/sh", "-c", f'exec "$@" {CHANNEL_FD}>&1 1>&2', "sh", *cmd]
 
 
 def which(binary: str) -> str | None:

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import gzip
 import re
-import shutil
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -13,37 +10,29 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from spice_engine.errors import InputError
-from spice_engine.validate import gitwork, reruns
-from spice_engine.validate.executor import (
-    EnvBuildError,
-    Executor,
-    Prepared,
-    RunResult,
-    SetupTree,
+from spice_engine.validate import reruns
+from spice_engine.validate.executor import EnvBuildError, Executor
+from spice_engine.validate.outcomes import (
+    Accounting,
+    Outcomes,
+    TestStatus,
+    account,
+    compute_lists,
 )
-from spice_engine.validate.outcomes import Accounting, account, compute_lists, parse_pytest_log
 from spice_engine.validate.pythons import MissingPython
-from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.sandbox import SandboxUnavailable
+from spice_engine.validate.session import (
+    Job,
+    Run,
+    Session,
+    Status,
+    Stopped,
+    check,
+    open_session,
+    stopped_by,
+)
 
-Status = Literal[
-    "valid",
-    "no_fail_to_pass",
-    "patch_does_not_apply",
-    "missing_commit",
-    "missing_python",
-    "environment_failed",
-    "tests_did_not_run",
-    "timeout",
-    "resource_limit",
-    "sandbox_unavailable",
-    "error",
-]
+__all__ = ["Job", "Validated", "Validation", "test_files", "validate"]
 _IMPORT_FAILURE = re.compile(r"(?:ModuleNotFoundError|ImportError): [^\n]+")
-FLAKY_RERUNS = 1
-RERUN_SHARE = 0.25
-"""Of a run's time limit, what its in-session reruns may use; the rest rerun in processes."""
 
 
 class Validation(BaseModel):
@@ -72,22 +61,6 @@ class Validated(BaseModel):
     validation: Validation
 
 
-class Job(BaseModel):
-    """One instance to validate, with what the whole run worked out for its group."""
-
-    instance: dict[str, object]
-    git_dir: Path
-    version: str
-    recipe: Recipe
-    timeout_s: float = 900.0
-    reruns: int = FLAKY_RERUNS
-    rerun_share: float = RERUN_SHARE
-    logs_dir: Path | None = None
-    """Where to keep this instance's run logs (compressed); None: not kept."""
-    setup_commit: str | None = None
-    """The environment's own commit: a shared environment not built yet is built there."""
-
-
 def test_files(test_patch: str) -> list[str]:
     """The Python files the test patch leaves in place (SWE-bench runs the files it touches)."""
     from unidiff import PatchSet
@@ -97,131 +70,99 @@ def test_files(test_patch: str) -> list[str]:
     ]
 
 
-def _patch_problem(job: Job) -> str | None:
-    base, inst = str(job.instance["base_commit"]), job.instance
-    test, gold = str(inst.get("test_patch") or ""), str(inst.get("patch") or "")
-    for name, patches in (("test_patch", [test]), ("patch", [gold]), ("both", [test, gold])):
-        if problem := gitwork.apply_problem(job.git_dir, base, patches):
-            return f"{name} does not apply at base_commit: {problem}"
-    return None
-
-
 def validate(job: Job, executor: Executor, scratch: Path) -> Validated:
     """Never raises for a problem of the instance or its environment: that is a status."""
     started = time.monotonic()
-    base = str(job.instance.get("base_commit") or "")
-    record = Validation(status="error", python=job.recipe.python)
+    record = Validation(status=Status.ERROR, python=job.recipe.python)
     record.recipe = {**job.recipe.model_dump(), "install_cmds": job.recipe.install_cmds()}
     try:
-        if not base or not gitwork.has_commit(job.git_dir, base):
-            record.status, record.detail = "missing_commit", f"base_commit {base!r} not in repo"
-            return Validated(validation=record)
         t0 = time.monotonic()
-        problem = _patch_problem(job)
+        for name, patches in (
+            ("test_patch", [job.test_patch]),
+            ("patch", [job.patch]),
+            ("both", [job.test_patch, job.patch]),
+        ):
+            try:
+                check(job, patches)
+            except Stopped as exc:
+                if exc.status == Status.PATCH_DOES_NOT_APPLY:
+                    exc.detail = f"{name} does not apply at base_commit: {exc.detail}"
+                raise
         record.durations["apply_check"] = round(time.monotonic() - t0, 3)
-        if problem:
-            record.status, record.detail = "patch_does_not_apply", problem
-            return Validated(validation=record)
-        scratch.mkdir(parents=True, exist_ok=True)
-        job_dir = Path(tempfile.mkdtemp(dir=scratch, prefix="job-"))
-        try:
-            return _run_tests(job, executor, job_dir, record)
-        finally:
-            shutil.rmtree(job_dir, ignore_errors=True)
-    except (InputError, OSError) as exc:
-        record.status, record.detail = "error", str(exc)[-2000:]
+        record.test_files = test_files(job.test_patch)
+        with open_session(job, executor, scratch) as session:
+            try:
+                return _before_and_after(session, record)
+            finally:
+                record.durations |= session.durations
+                record.logs = str(job.logs_dir) if job.logs_dir is not None else None
+    except Exception as exc:
+        if (stop := stopped_by(exc)) is None:
+            raise
+        record.status, record.detail = stop.status, stop.detail
         return Validated(validation=record)
     finally:
         record.durations["total"] = round(time.monotonic() - started, 3)
 
 
-def _run_tests(job: Job, executor: Executor, job_dir: Path, record: Validation) -> Validated:
-    inst = job.instance
-    test, gold = str(inst.get("test_patch") or ""), str(inst.get("patch") or "")
-    files = test_files(test)
-    record.test_files = files
-    with gitwork.worktree(job.git_dir, str(inst["base_commit"]), job_dir) as tree:
-        try:
-            prepared = executor.prepare(
-                str(inst.get("repo")), job.version, job.recipe, tree, job_dir, _setup(job, job_dir)
-            )
-        except MissingPython as exc:
-            record.status, record.detail = "missing_python", str(exc)
-            return Validated(validation=record)
-        except EnvBuildError as exc:
-            record.status, record.detail = "environment_failed", str(exc)[:6000]
-            return Validated(validation=record)
-        except SandboxUnavailable as exc:
-            record.status, record.detail = "sandbox_unavailable", str(exc)
-            return Validated(validation=record)
-        record.environment, record.environment_built = prepared.key, prepared.built
-        record.durations["environment"] = prepared.seconds
-        gitwork.apply(tree, test)
-        runs = _Runs(executor, prepared, tree, job.timeout_s, record, job.logs_dir)
-        budget = job.timeout_s * job.rerun_share
-        in_session = reruns.plugin_dir(job_dir / "rerun-before", budget) if job.reruns else None
-        before = runs.go("before", files, rerun_dir=in_session)
-        if before is None:
-            return Validated(validation=record)
-        gitwork.apply(tree, gold)
-        passed = [t for t, s in before.items() if s == "PASSED"]
-        after_session = (
-            reruns.plugin_dir(job_dir / "rerun-after", budget, passed) if job.reruns else None
-        )
-        after = runs.go("after", files, rerun_dir=after_session)
-        if after is None:
-            return Validated(validation=record)
-        if not before and not after:
-            # Nothing collected either way: an import failing at start-up is the environment's
-            # (a missing or wrong dependency), not the tests'.
-            missing_import = _IMPORT_FAILURE.search(runs.last_log)
-            record.status = "environment_failed" if missing_import else "tests_did_not_run"
-            record.detail = (
-                f"the tests cannot import: {missing_import.group(0)}\n" if missing_import else ""
-            ) + runs.last_log[-4000:]
-            return Validated(validation=record)
-        first = compute_lists(before, after)
-        candidates = [t for t in first.fail_to_pass if " " not in t]
-        before_again = after_again = None
-        if job.reruns and candidates:
-            sessions = (in_session, after_session)
-            before_again, after_again = _again(
-                job, executor, runs, job_dir, candidates, (before, after), sessions
-            )
-        lists = compute_lists(before, after, before_again, after_again)
+def _ended(run: Run, name: str, timeout_s: float) -> Outcomes:
+    """The run's outcomes, or Stopped when the sandbox cut it short."""
+    if run.timed_out:
+        raise Stopped(Status.TIMEOUT, f"{name} run passed {timeout_s:.0f} s")
+    if run.killed:
+        raise Stopped(Status.RESOURCE_LIMIT, f"{name} run stopped by the sandbox: {run.killed}")
+    return run.outcomes
+
+
+def _before_and_after(session: Session, record: Validation) -> Validated:
+    job = session.job
+    record.environment = session.prepared.key if session.prepared else None
+    record.environment_built = bool(session.prepared and session.prepared.built)
+    files, budget = record.test_files, job.timeout_s * job.rerun_share
+    source, name = reruns.PLUGIN_SOURCE, reruns.RERUN_PLUGIN
+    session.tree.apply(job.test_patch)
+    first = session.plugin(source, name, reruns.settings(budget)) if job.reruns else None
+    run_before = session.run("before", files, job.timeout_s, first)
+    before = _ended(run_before, "before", job.timeout_s)
+    session.tree.apply(job.patch)
+    passed = [t for t, s in before.items() if s == TestStatus.PASSED]
+    second = session.plugin(source, name, reruns.settings(budget, passed)) if job.reruns else None
+    run_after = session.run("after", files, job.timeout_s, second)
+    after = _ended(run_after, "after", job.timeout_s)
+    if not before and not after:
+        # Nothing collected either way: an import failing at start-up is the environment's
+        # (a missing or wrong dependency), not the tests'.
+        missing_import = _IMPORT_FAILURE.search(session.last_log)
+        status = Status.ENVIRONMENT_FAILED if missing_import else Status.TESTS_DID_NOT_RUN
+        why = f"the tests cannot import: {missing_import.group(0)}\n" if missing_import else ""
+        raise Stopped(status, why + session.last_log[-4000:])
+    lists = compute_lists(before, after)
+    candidates = [t for t in lists.fail_to_pass if " " not in t]
+    if job.reruns and candidates:
+        again = _again(session, record, candidates, (before, after), (run_before, run_after))
+        lists = compute_lists(before, after, *again)
     record.flaky = lists.flaky
     record.tests = account(before, after, lists)
-    record.status = "valid" if lists.fail_to_pass else "no_fail_to_pass"
+    record.status = Status.VALID if lists.fail_to_pass else Status.NO_FAIL_TO_PASS
     return Validated(
         fail_to_pass=lists.fail_to_pass, pass_to_pass=lists.pass_to_pass, validation=record
     )
 
 
-def _setup(job: Job, job_dir: Path) -> SetupTree | None:
-    """A worktree of the environment's own commit, opened only if the environment is built."""
-    commit = job.setup_commit
-    if not commit or commit == job.instance.get("base_commit"):
-        return None
-    return lambda: gitwork.worktree(job.git_dir, commit, job_dir)
-
-
 def _again(
-    job: Job,
-    executor: Executor,
-    runs: _Runs,
-    job_dir: Path,
+    session: Session,
+    record: Validation,
     candidates: list[str],
-    first: tuple[dict[str, str], dict[str, str]],
-    sessions: tuple[Path | None, Path | None],
-) -> tuple[dict[str, str], dict[str, str]]:
+    first: tuple[Outcomes, Outcomes],
+    runs: tuple[Run, Run],
+) -> tuple[Outcomes, Outcomes]:
     """Second outcomes of the candidates: from the runs' own sessions where the plugin reran
     them (no extra process), the rest from two more runs. A candidate whose in-session rerun
     disagrees with its first run is run again in new processes too, and that verdict stands:
     a test run twice in one session can see the state its first run left (a shared app
     fixture, a build folder), which says nothing about the test being flaky."""
-    record = runs.record
     before, after = first
-    found = [reruns.read_again(d) for d in sessions]
+    found = [reruns.read_again(r.messages) for r in runs]
     again_before = found[0].outcomes if found[0] else {}
     again_after = found[1].outcomes if found[1] else {}
     record.durations["reruns"] = round(sum(f.seconds for f in found if f), 3)
@@ -239,10 +180,10 @@ def _again(
     missing += disagreeing
     if missing:
         t0 = time.monotonic()
-        more_before, more_after = _rerun(job, executor, runs, job_dir, missing)
+        more_before, more_after = _rerun(session, missing)
         record.durations["reruns"] += round(time.monotonic() - t0, 3)
-        again_before = again_before | (more_before or {})
-        again_after = again_after | (more_after or {})
+        again_before = again_before | more_before
+        again_after = again_after | more_after
     wanted = set(candidates)
     return (
         {t: s for t, s in again_before.items() if t in wanted},
@@ -250,73 +191,27 @@ def _again(
     )
 
 
-def _rerun(
-    job: Job, executor: Executor, runs: _Runs, job_dir: Path, candidates: list[str]
-) -> tuple[dict[str, str] | None, dict[str, str] | None]:
+def _rerun(session: Session, candidates: list[str]) -> tuple[Outcomes, Outcomes]:
     """Both outcomes again, in two more runs at once, for tests the plugin did not rerun.
 
-    The after-rerun goes on in the job's tree while a second worktree (base + test patch, its
+    The after-rerun goes on in the session's tree while a second tree (base + test patch, its
     own venv: the editable install is replayed in ~0.1 s) takes the before-rerun.
     """
-    inst = job.instance
+    job = session.job
+    timeout = job.timeout_s
     with ThreadPoolExecutor(max_workers=1) as pool:
-        after_again = pool.submit(runs.go, "rerun_after", candidates)
-        twin_dir = Path(tempfile.mkdtemp(dir=job_dir, prefix="twin-"))
-        with gitwork.worktree(job.git_dir, str(inst["base_commit"]), twin_dir) as twin:
-            gitwork.apply(twin, str(inst.get("test_patch") or ""))
-            try:
-                prepared = executor.prepare(
-                    str(inst.get("repo")), job.version, job.recipe, twin, twin_dir
+        after_again = pool.submit(session.run, "rerun_after", candidates, timeout)
+        try:
+            with session.twin() as (twin, prepared):
+                twin.apply(job.test_patch)
+                before = session.run("rerun_before", candidates, timeout, None, twin, prepared)
+                return (
+                    _ended(before, "rerun_before", timeout),
+                    _ended(after_again.result(), "rerun_after", timeout),
                 )
-            except (MissingPython, EnvBuildError):
-                prepared = None  # the job's tree takes it, once the after-rerun is done
-            if prepared is not None:
-                before_again = runs.go("rerun_before", candidates, prepared, twin)
-                return before_again, after_again.result()
-    after = after_again.result()
-    gitwork.apply(runs.tree, str(inst.get("patch") or ""), reverse=True)
-    return runs.go("rerun_before", candidates), after
-
-
-class _Runs:
-    def __init__(
-        self,
-        executor: Executor,
-        prepared: Prepared,
-        tree: Path,
-        timeout: float,
-        record: Validation,
-        logs_dir: Path | None = None,
-    ) -> None:
-        self.executor, self.prepared, self.tree = executor, prepared, tree
-        self.timeout, self.record, self.last_log = timeout, record, ""
-        self.logs_dir = logs_dir
-
-    def go(
-        self,
-        name: str,
-        args: list[str],
-        prepared: Prepared | None = None,
-        tree: Path | None = None,
-        rerun_dir: Path | None = None,
-    ) -> dict[str, str] | None:
-        """Outcomes of one run; None (and a `timeout` status) when it ran out of time."""
-        done: RunResult = self.executor.run(
-            prepared or self.prepared, tree or self.tree, args, self.timeout, rerun_dir
-        )
-        self.record.durations[name] = done.seconds
-        self.last_log = done.log
-        if self.logs_dir is not None:
-            self.logs_dir.mkdir(parents=True, exist_ok=True)
-            with gzip.open(self.logs_dir / f"{name}.log.gz", "wt", encoding="utf-8") as fh:
-                fh.write(done.log)
-            self.record.logs = str(self.logs_dir)
-        if done.timed_out:
-            self.record.status = "timeout"
-            self.record.detail = f"{name} run passed {self.timeout:.0f} s"
-            return None
-        if done.killed:
-            self.record.status = "resource_limit"
-            self.record.detail = f"{name} run stopped by the sandbox: {done.killed}"
-            return None
-        return parse_pytest_log(done.log)
+        except (MissingPython, EnvBuildError):
+            pass  # no second environment here: the session's tree takes it, below
+    # No twin environment: the session's tree takes the before-rerun once the after is done.
+    after = _ended(after_again.result(), "rerun_after", timeout)
+    session.tree.apply(job.patch, reverse=True)
+    return _ended(session.run("rerun_before", candidates, timeout), "rerun_before", timeout), after

@@ -1,0 +1,53 @@
+"""A pytest plugin of ours loaded into one sandboxed test run, and what it sent back.
+
+The plugin's folder (its source and the run's settings) is the host's, shown read-only in the
+sandbox; its results come back through the run's channel (`sandbox.channel_command`), one JSON
+object a line. Nothing is read from a file the tests could write. Tests run in the plugin's
+own process, so they could still forge its messages: a result says what the plugin saw, and
+docs/security.md says what that is worth.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from spice_engine.validate import door
+
+
+class Plugin(BaseModel):
+    """A folder holding the plugin module `name` and its `settings.json`."""
+
+    folder: Path
+    name: str
+
+
+def make_plugin(scratch: Path, source: Path, name: str, settings: dict[str, Any]) -> Plugin:
+    """A new plugin folder under `scratch` (the host's: never bound writable)."""
+    folder = Path(tempfile.mkdtemp(dir=scratch, prefix="plugin-"))
+    folder.chmod(0o755)  # read by the sandbox's user, whatever the worker's umask
+    door.write_bytes(folder, f"{name}.py", door.read_bytes(source.parent, source.name))
+    door.write_text(folder, "settings.json", json.dumps(settings))
+    return Plugin(folder=folder, name=name)
+
+
+def drop(plugin: Plugin) -> None:
+    shutil.rmtree(plugin.folder, ignore_errors=True)
+
+
+def messages(channel: str) -> list[dict[str, Any]]:
+    """The JSON objects the plugin sent, in order; anything else on the channel is ignored."""
+    found = []
+    for line in channel.splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict):
+            found.append(item)
+    return found

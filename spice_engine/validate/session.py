@@ -1,0 +1,215 @@
+"""One instance's session: its checks, tree, environment and test runs, for validation and test
+strength alike (each is a short program over it).
+
+The session owns the host's side of the door: the tree is checked out and patched by the host
+from its own record (spice_engine.validate.tree), plugin folders are the host's and read-only in
+the sandbox, results come back through the run's channel, and every failure ends as one
+`Status` through one mapping (`stopped_by`).
+"""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from spice_engine.errors import InputError
+from spice_engine.validate import gitwork
+from spice_engine.validate.executor import EnvBuildError, Executor, Prepared, SetupTree
+from spice_engine.validate.outcomes import Outcomes, parse_pytest_log
+from spice_engine.validate.plugin_run import Plugin, make_plugin, messages
+from spice_engine.validate.pythons import MissingPython
+from spice_engine.validate.recipe import Recipe
+from spice_engine.validate.sandbox import SandboxUnavailable
+from spice_engine.validate.tree import PatchRefused, Tree, checkout
+
+DETAIL_CHARS = 6000
+
+
+class Status(StrEnum):
+    """How a validation or a measurement of an instance ended."""
+
+    VALID = "valid"
+    MEASURED = "measured"
+    NO_FAIL_TO_PASS = "no_fail_to_pass"
+    NO_MUTANTS = "no_mutants"
+    BASELINE_FAILED = "baseline_failed"
+    PATCH_DOES_NOT_APPLY = "patch_does_not_apply"
+    MISSING_COMMIT = "missing_commit"
+    MISSING_PYTHON = "missing_python"
+    ENVIRONMENT_FAILED = "environment_failed"
+    TESTS_DID_NOT_RUN = "tests_did_not_run"
+    TIMEOUT = "timeout"
+    RESOURCE_LIMIT = "resource_limit"
+    SANDBOX_UNAVAILABLE = "sandbox_unavailable"
+    ERROR = "error"
+
+
+class Stopped(Exception):
+    """The session cannot go on; the instance ends with `status`."""
+
+    def __init__(self, status: Status, detail: str) -> None:
+        super().__init__(detail)
+        self.status, self.detail = status, detail
+
+
+def stopped_by(exc: BaseException) -> Stopped | None:
+    """The one mapping from what went wrong to how the instance ends (None: not ours to map)."""
+    if isinstance(exc, Stopped):
+        return exc
+    table: list[tuple[type[BaseException], Status]] = [
+        (PatchRefused, Status.PATCH_DOES_NOT_APPLY),
+        (MissingPython, Status.MISSING_PYTHON),
+        (EnvBuildError, Status.ENVIRONMENT_FAILED),
+        (SandboxUnavailable, Status.SANDBOX_UNAVAILABLE),
+        (InputError, Status.ERROR),
+        (OSError, Status.ERROR),
+    ]
+    for kind, status in table:
+        if isinstance(exc, kind):
+            text = str(exc)
+            cut = text[:DETAIL_CHARS] if status == Status.ENVIRONMENT_FAILED else text[-2000:]
+            return Stopped(status, cut)
+    return None
+
+
+class Job(BaseModel):
+    """One instance to validate or measure, with what the whole run worked out for its group."""
+
+    instance: dict[str, object]
+    git_dir: Path
+    version: str
+    recipe: Recipe
+    timeout_s: float = 900.0
+    reruns: int = 1
+    rerun_share: float = 0.25
+    logs_dir: Path | None = None
+    """Where to keep this instance's run logs (compressed); None: not kept."""
+    setup_commit: str | None = None
+    """The environment's own commit: a shared environment not built yet is built there."""
+
+    @property
+    def base(self) -> str:
+        return str(self.instance.get("base_commit") or "")
+
+    @property
+    def test_patch(self) -> str:
+        return str(self.instance.get("test_patch") or "")
+
+    @property
+    def patch(self) -> str:
+        return str(self.instance.get("patch") or "")
+
+
+class Run(BaseModel):
+    """One test run: each test's status, the plugin's messages, the log."""
+
+    model_config = ConfigDict(frozen=True)
+
+    outcomes: Outcomes
+    messages: list[dict[str, Any]]
+    log: str
+    seconds: float
+    killed: str | None = None
+
+    @property
+    def timed_out(self) -> bool:
+        return self.killed == "timeout"
+
+
+def check(job: Job, patches: list[str]) -> None:
+    """Before any checkout: the base commit exists and the patches apply there, safely."""
+    if not job.base or not gitwork.has_commit(job.git_dir, job.base):
+        raise Stopped(Status.MISSING_COMMIT, f"base_commit {job.base!r} not in repo")
+    if problem := gitwork.apply_problem(job.git_dir, job.base, patches):
+        raise Stopped(Status.PATCH_DOES_NOT_APPLY, problem)
+
+
+class Session:
+    """A tree of the base commit with its environment ready, and runs of its tests."""
+
+    def __init__(self, job: Job, executor: Executor, home: Path, tree: Tree) -> None:
+        self.job, self.executor, self.home, self.tree = job, executor, home, tree
+        self.durations: dict[str, float] = {}
+        self.prepared: Prepared | None = None
+        self.last_log = ""
+
+    def prepare(self, scratch: Path, tree: Tree | None = None) -> Prepared:
+        """The environment for `tree` (this session's by default), `scratch` its job space."""
+        job = self.job
+        setup: SetupTree | None = None
+        if job.setup_commit and job.setup_commit != job.base:
+            commit = job.setup_commit
+            setup = lambda: checkout(job.git_dir, commit, self.home, "setup")  # noqa: E731
+        scratch.mkdir(mode=0o755, exist_ok=True)
+        return self.executor.prepare(
+            str(job.instance.get("repo")),
+            job.version,
+            job.recipe,
+            tree or self.tree,
+            scratch,
+            setup,
+        )
+
+    def plugin(self, source: Path, name: str, settings: dict[str, Any]) -> Plugin:
+        return make_plugin(self.home, source, name, settings)
+
+    def run(
+        self,
+        name: str,
+        args: list[str],
+        timeout_s: float,
+        plugin: Plugin | None = None,
+        tree: Tree | None = None,
+        prepared: Prepared | None = None,
+    ) -> Run:
+        """`args` given to the test command once; the log kept when the job keeps logs."""
+        ready = prepared or self.prepared
+        assert ready is not None, "prepare() first"
+        done = self.executor.run(ready, tree or self.tree, args, timeout_s, plugin)
+        self.durations[name] = done.seconds
+        self.last_log = done.log
+        if self.job.logs_dir is not None:
+            self.job.logs_dir.mkdir(parents=True, exist_ok=True)
+            with gzip.open(self.job.logs_dir / f"{name}.log.gz", "wt", encoding="utf-8") as fh:
+                fh.write(done.log)
+        return Run(
+            outcomes=parse_pytest_log(done.log),
+            messages=messages(done.channel),
+            log=done.log,
+            seconds=done.seconds,
+            killed=done.killed,
+        )
+
+    @contextmanager
+    def twin(self, name: str = "twin") -> Iterator[tuple[Tree, Prepared]]:
+        """A second tree of the base commit with its own job space (the environment shared)."""
+        with checkout(self.job.git_dir, self.job.base, self.home, name) as tree:
+            space = Path(tempfile.mkdtemp(dir=self.home, prefix=f"{name}-job-"))
+            yield tree, self.prepare(space, tree)
+
+
+@contextmanager
+def open_session(job: Job, executor: Executor, scratch: Path) -> Iterator[Session]:
+    """A session on a new tree of the base commit, its environment prepared; the whole
+    scratch of it removed afterwards. `scratch` is the host's: nothing in it but the job
+    spaces is ever bound writable into a sandbox."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    home = Path(tempfile.mkdtemp(dir=scratch.absolute(), prefix="session-"))
+    try:
+        with checkout(job.git_dir, job.base, home) as tree:
+            session = Session(job, executor, home, tree)
+            t0 = time.monotonic()
+            session.prepared = session.prepare(home / "job")
+            session.durations["environment"] = round(time.monotonic() - t0, 3)
+            yield session
+    finally:
+        shutil.rmtree(home, ignore_errors=True)

@@ -1,0 +1,139 @@
+"""A checked-out tree that sandboxed code may write, and the host's private record of it.
+
+The host never runs git in the tree: what the tree should hold is kept in an index of the
+host's own, outside every sandbox mount, over the repository's object store. A patch is applied
+to that index (`git apply --cached`: no work tree read, so no attribute, filter or `.git` of the
+tree's), and the files it changed are written into the tree through the door. Sources the host
+needs (the fix's files, to mutate) come from that index, never from the tree.
+
+The sandbox gets a git directory of its own at `.git` (HEAD at the commit, its objects borrowed
+read-only from the repository), as a SWE-bench container has one; the host never uses it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from spice_engine.validate import door
+from spice_engine.validate.gitwork import GitError, git, git_bytes, git_dir_of, unsafe_patch
+
+SANDBOX_GIT = ".git"
+_Entries = dict[str, tuple[str, str]]
+
+
+class PatchRefused(GitError):
+    """A patch the host will not apply: it would make a link or touch a `.git`."""
+
+
+class Tree:
+    """The files of one checkout: `path` is what the sandbox sees (at `/testbed`)."""
+
+    def __init__(self, git_dir: Path, path: Path, index: Path) -> None:
+        self.git_dir, self.path, self._index = git_dir, path, index
+
+    def _git(self, *args: str, stdin: str | None = None) -> str:
+        return git(self.git_dir, *args, stdin=stdin, env={"GIT_INDEX_FILE": str(self._index)})
+
+    def _entries(self) -> _Entries:
+        out = self._git("ls-files", "-s", "-z")
+        entries: _Entries = {}
+        for record in out.split("\0"):
+            if record:
+                meta, _, path = record.partition("\t")
+                mode, sha, _stage = meta.split()
+                entries[path] = (mode, sha)
+        return entries
+
+    def apply(self, patch: str, reverse: bool = False) -> None:
+        """`patch` applied (or taken back): to the host's index, then the changed files
+        written into the tree. GitError when it does not apply (nothing changes then)."""
+        if not patch.strip():
+            return
+        if why := unsafe_patch(self.git_dir, patch):
+            raise PatchRefused(why)
+        before = self._entries()
+        self._git("apply", "--cached", *(["-R"] if reverse else []), "-", stdin=patch)
+        after = self._entries()
+        for path in before.keys() - after.keys():
+            door.remove(self.path, path)
+        for path, (mode, sha) in after.items():
+            if before.get(path) != (mode, sha):
+                self._write(path, mode, sha)
+
+    def _write(self, path: str, mode: str, sha: str) -> None:
+        if mode not in ("100644", "100755"):
+            raise PatchRefused(f"{path}: the host writes regular files only (mode {mode})")
+        blob = git_bytes(self.git_dir, "cat-file", "blob", sha)
+        door.write_bytes(self.path, path, blob, 0o755 if mode == "100755" else 0o644)
+
+    def source(self, path: str) -> str:
+        """The text `path` should have now (the host's record, not the tree's file)."""
+        return self._git("cat-file", "-p", f":{path}")
+
+    def put(self, path: str, text: str) -> None:
+        """`path` in the tree replaced by `text` (a mutant), whatever the tests left there."""
+        door.write_text(self.path, path, text)
+
+    def restore(self, path: str) -> None:
+        """`path` in the tree as the host's record has it."""
+        mode, sha = self._entries()[path]
+        self._write(path, mode, sha)
+
+    def tracked(self, path: str) -> bool:
+        return path in self._entries()
+
+    def untracked(self) -> list[str]:
+        """Regular files in the tree the commit does not track (what an install wrote),
+        found without following links; the sandbox's own `.git` is not one."""
+        known = self._entries()
+        return [
+            f for f in door.files(self.path) if f not in known and f.split("/", 1)[0] != SANDBOX_GIT
+        ]
+
+    def read(self, path: str, limit: int = door.MAX_READ_BYTES) -> str:
+        """A file as the tree holds it now (data the sandbox may have written)."""
+        return door.read_text(self.path, path, limit)
+
+
+@contextmanager
+def checkout(repo: Path, commit: str, scratch: Path, name: str = "tree") -> Iterator[Tree]:
+    """A new tree of `commit` under a private directory of `scratch`, removed afterwards.
+
+    `scratch` must be the host's (never bound into a sandbox): the index lives beside the
+    tree, and nothing a sandboxed command can write may take the tree's place.
+    """
+    git_dir = git_dir_of(repo).resolve()
+    where = Path(tempfile.mkdtemp(dir=scratch.absolute(), prefix=f"{name}-"))
+    index, path = where / "index", where / name
+    try:
+        path.mkdir(mode=0o755)
+        path.chmod(0o755)
+        env = {"GIT_INDEX_FILE": str(index)}
+        git(git_dir, "read-tree", commit, env=env)
+        # Into an empty directory nothing has touched yet; attributes come from the index
+        # (the commit's own), and no filter is configured for them.
+        git(git_dir, f"--work-tree={path}", "checkout-index", "-a", "-f", "-u", env=env)
+        _sandbox_git(git_dir, commit, path, index)
+        yield Tree(git_dir, path, index)
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+
+
+def _sandbox_git(git_dir: Path, commit: str, tree: Path, index: Path) -> None:
+    """A git directory for the sandbox's own use: the commit checked out, its objects read
+    from the repository (bound read-only into the sandbox at the same path)."""
+    files = {
+        "HEAD": f"{commit}\n",
+        "config": "[core]\n\trepositoryformatversion = 0\n\tbare = false\n",
+        "objects/info/alternates": f"{git_dir / 'objects'}\n",
+        "refs/heads/.keep": "",
+        "refs/tags/.keep": "",
+        "index": "",
+    }
+    for rel, text in files.items():
+        door.write_text(tree, f"{SANDBOX_GIT}/{rel}", text)
+    door.write_bytes(tree, f"{SANDBOX_GIT}/index", door.read_bytes(index.parent, index.name))
