@@ -143,14 +143,23 @@ def test_what_a_commit_requires_beyond_its_environment(tmp_path: Path) -> None:
         'Requires-Dist: xmlschema; extra == "testing"\n'
         'Requires-Dist: sphinx; extra == "docs"\n'
     )
-    wanted = missing(job, shared, [project], ["testing"], "3.7")
+    wanted = missing(job, job, shared, [project], ["testing"], "3.7")
     assert wanted == [
         "attrs>=19.2.0",
         "importlib-metadata>=0.12",
         "more-itertools>=4.0.0",
         "xmlschema",
     ]
-    assert missing(job, shared, [project], [], "3.9") == ["attrs>=19.2.0", "more-itertools>=4.0.0"]
+    assert missing(job, job, shared, [project], [], "3.9") == [
+        "attrs>=19.2.0",
+        "more-itertools>=4.0.0",
+    ]
+    # Read through the door: a METADATA that is a link to a host file counts for nothing.
+    secret = tmp_path / "host-metadata"
+    secret.write_text((project / "METADATA").read_text())
+    (project / "METADATA").unlink()
+    (project / "METADATA").symlink_to(secret)
+    assert missing(job, job, shared, [project], [], "3.9") == []
 
 
 def test_version_is_the_one_the_package_declares_else_the_tags(tmp_path: Path) -> None:

@@ -187,7 +187,8 @@ class EnvBuilder:
         job's venv holds the project's own install (its `.pth` files run whenever uv asks the
         interpreter about itself): a throw-away package cache, as when resolving."""
         infos = editable_dists(where.job, purelib)
-        wanted = missing(purelib, site_packages(where.shared), infos, recipe.extras, recipe.python)
+        shared_site = site_packages(where.shared)
+        wanted = missing(where.job, purelib, shared_site, infos, recipe.extras, recipe.python)
         if not wanted:
             return
         args = ["pip", "install", "--python", str(where.job / "venv" / "bin" / "python")]

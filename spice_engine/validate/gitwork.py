@@ -119,17 +119,21 @@ _LINK_MODES = re.compile(r"\b(?:120000|160000)\b")
 def unsafe_patch(repo: Path, patch: str) -> str | None:
     """Why the host will not apply `patch` (None: it may): it makes or changes a symbolic link
     or a submodule (the host would then write through it), or names a path in a `.git`."""
-    for line in git(repo, "apply", "--summary", "--numstat", "-", stdin=patch).splitlines():
-        if _LINK_MODES.search(line) and ("mode" in line):
-            return f"the patch makes a symbolic link or submodule ({line.strip()})"
-    for header in re.findall(r"^(?:diff --git|---|\+\+\+|rename from|rename to|copy to) (.*)$",
-                             patch, re.MULTILINE):  # fmt: skip
+    headers = r"^(?:diff --git|---|\+\+\+|rename from|rename to|copy from|copy to) (.*)$"
+    for header in re.findall(headers, patch, re.MULTILINE):
         if any(p.lower().rstrip(". ") == ".git" for p in re.split(r"[/\\ ]", header)):
             return f"the patch touches a `.git` path ({header.strip()[:200]})"
     if re.search(r"^(?:old|new|deleted file|new file) mode 1[26]0000", patch, re.MULTILINE):
         return "the patch makes or changes a symbolic link or submodule"
     if re.search(r"^index [0-9a-f]+\.\.[0-9a-f]+ 1[26]0000", patch, re.MULTILINE):
         return "the patch changes a symbolic link or submodule"
+    try:  # git's own reading of the modes, whatever the text's spelling
+        summary = git(repo, "apply", "--summary", "--numstat", "-", stdin=patch)
+    except GitError:
+        return None  # unreadable: `git apply --check` says why
+    for line in summary.splitlines():
+        if _LINK_MODES.search(line) and "mode" in line:
+            return f"the patch makes a symbolic link or submodule ({line.strip()})"
     return None
 
 

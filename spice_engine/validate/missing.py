@@ -54,24 +54,30 @@ def from_index(pinned: str, site: Path) -> list[str]:
     return kept
 
 
-def _requires(metadata: Path) -> list[str]:
+def _requires(root: Path, metadata: Path) -> list[str]:
     try:
-        text = door.read_text(metadata.parent, metadata.name, MAX_METADATA_BYTES)
+        text = door.read_text(root, metadata.relative_to(root), MAX_METADATA_BYTES)
     except (door.DoorRefused, OSError):
         return []
     return HeaderParser().parsestr(text).get_all("Requires-Dist") or []
 
 
 def missing(
-    project_site: Path, shared_site: Path, dist_infos: list[Path], extras: list[str], python: str
+    root: Path,
+    project_site: Path,
+    shared_site: Path,
+    dist_infos: list[Path],
+    extras: list[str],
+    python: str,
 ) -> list[str]:
-    """Requirements of the project (its `dist_infos` in `project_site`) with the recipe's
-    extras that neither site satisfies, as requirement strings without markers."""
+    """Requirements of the project (its `dist_infos` in `project_site`, under the job's scratch
+    `root`, read through the door) with the recipe's extras that neither site satisfies, as
+    requirement strings without markers."""
     have = installed(shared_site) | installed(project_site)
     environment = {"python_version": python, "python_full_version": f"{python}.0"}
     wanted: list[str] = []
     for info in dist_infos:
-        for line in _requires(info / "METADATA"):
+        for line in _requires(root, info / "METADATA"):
             try:
                 req = Requirement(line)
             except InvalidRequirement:

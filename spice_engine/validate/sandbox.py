@@ -22,6 +22,7 @@ from typing import IO, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from spice_engine.validate import door
 from spice_engine.validate.executor import RunResult
 
 FIXED_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -271,10 +272,8 @@ def etc_files(where: Path, uid: int, resolver: str | None) -> dict[str, Path]:
         files["/etc/resolv.conf"] = f"nameserver {resolver}\n"
     out = {}
     for target, text in files.items():
-        path = where / Path(target).name
-        path.write_text(text)
-        path.chmod(0o644)
-        out[target] = path
+        door.write_text(where, Path(target).name, text)
+        out[target] = where / Path(target).name
     where.chmod(0o755)
     return out
 

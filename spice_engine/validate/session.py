@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from spice_engine.errors import InputError
-from spice_engine.validate import gitwork
+from spice_engine.validate import door, gitwork
 from spice_engine.validate.executor import EnvBuildError, Executor, Prepared, SetupTree
 from spice_engine.validate.outcomes import Outcomes, parse_pytest_log
 from spice_engine.validate.plugin_run import Plugin, make_plugin, messages
@@ -179,8 +179,8 @@ class Session:
         self.last_log = done.log
         if self.job.logs_dir is not None:
             self.job.logs_dir.mkdir(parents=True, exist_ok=True)
-            with gzip.open(self.job.logs_dir / f"{name}.log.gz", "wt", encoding="utf-8") as fh:
-                fh.write(done.log)
+            packed = gzip.compress(done.log.encode("utf-8"), mtime=0)
+            door.write_bytes(self.job.logs_dir, f"{name}.log.gz", packed)
         return Run(
             outcomes=parse_pytest_log(done.log),
             messages=messages(done.channel),
