@@ -101,7 +101,8 @@ def test_a_strong_test_leaves_no_survivor(
     _open_pull(fake_github, world, STRONG, "2")
     _deliver(fake_github, fake_openai, world, execute_pull_requests=True)
     body = fake_github.issue_comments(REPO, PR)[0]["body"]
-    assert "The tests fail without the fix; all 2 mutants of the fix are caught." in body
+    assert "The tests fail without the fix; all 2 mutants of the fix are caught (as the PR" in body
+    assert "own tests report it" in body  # not presented as fact: the tests could forge it
     assert "A wrong fix these tests accept" not in body
     assert "<mutants>" not in _tests_prompt(fake_openai)
 

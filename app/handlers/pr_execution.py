@@ -15,11 +15,14 @@ from app.handlers.run_context import RunContext
 from app.sandboxing import sandbox_for, sandbox_problem
 from spice_engine.pr.diff_split import SplitRules, split_diff
 from spice_engine.pr.models import PullRequest
-from spice_engine.strength.batch import strength_rows
+from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength
-from spice_engine.validate.batch import validate_rows
 from spice_engine.validate.gitwork import GitError, clone_from_github
 from spice_engine.validate.local import LocalExecutor
+from spice_engine.validate.plan import plan_groups
+from spice_engine.validate.pythons import find_pythons
+from spice_engine.validate.session import Job, Status
+from spice_engine.validate.validator import validate
 
 log = logging.getLogger(__name__)
 RESULTS = "pr-strength"
@@ -62,7 +65,6 @@ def pr_strength(
     except GitError as exc:
         warnings.append(f"tests not executed: cannot clone ({exc})")
         return None
-    started = time.monotonic()
     row: dict[str, object] = {
         "instance_id": f"{repo.replace('/', '__')}-{pr.number}",
         "repo": repo,
@@ -73,24 +75,8 @@ def pr_strength(
         "created_at": "",
     }
     executor = LocalExecutor(data / "envs", sandbox_for(settings))
-    budget = settings.execute_budget_s
     with tempfile.TemporaryDirectory(dir=data, prefix="pr-strength-") as scratch:
-        [validated] = validate_rows(
-            [row], {repo: git_dir}, executor, Path(scratch), timeout_s=budget / 2
-        )
-        validation = validated["spice"]["validation"]
-        if validation["status"] != "valid":
-            result = TestStrength(
-                status="no_fail_to_pass" if validation["status"] == "no_fail_to_pass" else "error",
-                detail=f"validation: {validation['status']}: {validation['detail'][-300:]}",
-            )
-        else:
-            left = max(10.0, budget - (time.monotonic() - started))
-            config = StrengthConfig(max_mutants=20, budget_s=left)
-            [measured] = strength_rows(
-                [validated], {repo: git_dir}, executor, Path(scratch), config, timeout_s=left
-            )
-            result = TestStrength.model_validate(measured["spice"]["test_strength"])
+        result = _measured(row, git_dir, executor, Path(scratch), settings.execute_budget_s)
     if result.status in KEPT:
         kept.parent.mkdir(parents=True, exist_ok=True)
         kept.write_text(result.model_dump_json())
@@ -98,3 +84,34 @@ def pr_strength(
         warnings.append(f"tests executed but not measured: {result.status} {result.detail[:300]}")
     log.info("test strength %s#%d %s: %s", repo, pr.number, pr.head_sha[:12], result.status)
     return result
+
+
+def _measured(
+    row: dict[str, object], git_dir: Path, executor: LocalExecutor, scratch: Path, budget: float
+) -> TestStrength:
+    """The pull request validated (its lists computed), then measured in what time is left."""
+    started = time.monotonic()
+    repo = str(row["repo"])
+    group = plan_groups([row], {repo: git_dir}, sorted(find_pythons())).get(str(row["instance_id"]))
+    if group is None or group.recipe is None:
+        why = group.error if group else "the base commit is not in the clone"
+        return TestStrength(status=Status.ERROR, detail=f"no environment: {why}")
+    job = Job(
+        instance=row,
+        git_dir=git_dir,
+        version=group.version,
+        recipe=group.recipe,
+        timeout_s=budget / 2,
+        setup_commit=group.setup_commit or None,
+    )
+    validated = validate(job, executor, scratch)
+    status = validated.validation.status
+    if status != Status.VALID:
+        kept = Status.NO_FAIL_TO_PASS if status == Status.NO_FAIL_TO_PASS else Status.ERROR
+        return TestStrength(
+            status=kept, detail=f"validation: {status}: {validated.validation.detail[-300:]}"
+        )
+    left = max(10.0, budget - (time.monotonic() - started))
+    lists = {"FAIL_TO_PASS": validated.fail_to_pass, "PASS_TO_PASS": validated.pass_to_pass}
+    job = job.model_copy(update={"instance": row | lists, "timeout_s": left})
+    return measure(job, executor, scratch, StrengthConfig(max_mutants=20, budget_s=left))

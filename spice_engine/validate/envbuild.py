@@ -92,7 +92,8 @@ class EnvBuilder:
         done = self.commands.run(cmd, where, full | env, writable, network=cache is not None)
         if done.returncode != 0:
             why = done.killed or f"exit {done.returncode}"
-            raise EnvBuildError(f"uv {args[0]} {args[1]} failed ({why}): {excerpt(done.log)}")
+            message = f"uv {args[0]} {args[1]} failed ({why}): {excerpt(done.log)}"
+            raise EnvBuildError(message, done.log)
         return done
 
     def _resolve(self, recipe: Recipe, where: Where) -> Path:
@@ -130,7 +131,7 @@ class EnvBuilder:
             except EnvBuildError as exc:
                 # A package whose old releases were deleted from the index (it happens):
                 # let only that one come from after the date, and resolve again.
-                more = [p for p in _FILTERED.findall(str(exc)) if p not in exempt]
+                more = [p for p in _FILTERED.findall(exc.log) if p not in exempt]
                 if not more:
                     raise
                 exempt += more

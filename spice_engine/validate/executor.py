@@ -20,6 +20,11 @@ SetupTree = Callable[[], AbstractContextManager[Tree]]
 class EnvBuildError(RuntimeError):
     """The environment could not be built; the message ends with the tool's own output."""
 
+    def __init__(self, message: str, log: str = "") -> None:
+        super().__init__(message)
+        self.log = log
+        """The failing tool's whole output (what a retry reads; the message holds an excerpt)."""
+
 
 class Prepared(BaseModel):
     """An environment ready for one job's worktree."""
