@@ -59,7 +59,8 @@ def _validate(src: Path, data: Path, instances: Path, repo: list[str], out: Path
     env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     started = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-m", "app.cli.main", "validate", str(instances), "--out", str(out), *repo],
+        [sys.executable, "-c", "from app.cli.main import run; run()", "validate", str(instances)]
+        + ["--out", str(out), *repo],
         env=env,
         cwd=src,
         capture_output=True,

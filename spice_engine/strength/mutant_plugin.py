@@ -28,36 +28,11 @@ from typing import Any, Dict, List, Set  # noqa: F401 (type comments)
 
 import pytest
 from _pytest.runner import runtestprotocol
+from _spice_channel import send  # type: ignore[import-not-found]  # beside it in its folder
 
 _DIR = os.environ.get("SPICE_PLUGIN_DIR", "")
 _first = {}  # type: Dict[str, str]
 _settings = {}  # type: Dict[str, Any]
-
-
-def _channel():
-    # type: () -> Any
-    """The run's channel (spice_engine.validate.plugin_run), taken at start-up: the descriptor
-    is duplicated close-on-exec and the inherited one closed, so no process the tests start
-    holds it, and the tests' own output goes to the log."""
-    number = os.environ.pop("SPICE_CHANNEL_FD", "")
-    if not number:
-        return None
-    try:
-        mine = os.dup(int(number))
-        os.close(int(number))
-    except (OSError, ValueError):
-        return None
-    return os.fdopen(mine, "w")
-
-
-_OUT = _channel()
-
-
-def _send(message):
-    # type: (Dict[str, Any]) -> None
-    if _OUT is not None:
-        _OUT.write(json.dumps(message) + "\n")
-        _OUT.flush()
 
 
 class _TestTimeout(BaseException):
@@ -150,13 +125,13 @@ def _mutate(session):
     deadline = time.time() + float(settings["budget_s"])
     old = signal.signal(signal.SIGALRM, _alarm)
     try:
-        _send({"kind": "baseline", "passed": [t for t, _ in tests]})
+        send({"kind": "baseline", "passed": [t for t, _ in tests]})
         checked = set()  # type: Set[str]
         unstable = set()  # type: Set[str]
         for mutant in settings["mutants"]:
             if time.time() > deadline:
                 break
-            _send({"kind": "current", "id": mutant})
+            send({"kind": "current", "id": mutant})
             os.environ["SPICE_MUTANT"] = str(mutant)
             started, killer = time.time(), None
             for test, group in tests:
@@ -172,12 +147,12 @@ def _mutate(session):
                     os.environ["SPICE_MUTANT"] = str(mutant)
                     if broken:
                         unstable.add(test)
-                        _send({"kind": "unstable", "test": test})
+                        send({"kind": "unstable", "test": test})
                         continue
                 killer = test
                 break
             seconds = round(time.time() - started, 3)
-            _send({"kind": "result", "id": mutant, "killed_by": killer, "seconds": seconds})
+            send({"kind": "result", "id": mutant, "killed_by": killer, "seconds": seconds})
     finally:
         os.environ.pop("SPICE_MUTANT", None)
         signal.signal(signal.SIGALRM, old)

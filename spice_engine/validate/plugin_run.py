@@ -10,7 +10,6 @@ docs/security.md says what that is worth.
 from __future__ import annotations
 
 import json
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from spice_engine.validate import door
+
+CHANNEL_MODULE = "_spice_channel"
+_CLIENT = Path(__file__).with_name("channel_client.py")
 
 
 class Plugin(BaseModel):
@@ -32,12 +34,9 @@ def make_plugin(scratch: Path, source: Path, name: str, settings: dict[str, Any]
     folder = Path(tempfile.mkdtemp(dir=scratch, prefix="plugin-"))
     folder.chmod(0o755)  # read by the sandbox's user, whatever the worker's umask
     door.write_bytes(folder, f"{name}.py", door.read_bytes(source.parent, source.name))
+    door.write_bytes(folder, f"{CHANNEL_MODULE}.py", door.read_bytes(_CLIENT.parent, _CLIENT.name))
     door.write_text(folder, "settings.json", json.dumps(settings))
     return Plugin(folder=folder, name=name)
-
-
-def drop(plugin: Plugin) -> None:
-    shutil.rmtree(plugin.folder, ignore_errors=True)
 
 
 def messages(channel: str) -> list[dict[str, Any]]:

@@ -19,38 +19,13 @@ from typing import Any, Dict, List  # noqa: F401 (Dict: a type comment)
 
 import pytest
 from _pytest.runner import runtestprotocol
+from _spice_channel import send  # type: ignore[import-not-found]  # beside it in its folder
 
 _DIR = os.environ.get("SPICE_PLUGIN_DIR", "")
 _first = {}  # type: Dict[str, List[Any]]
 _again = {}  # type: Dict[str, str]
 _seconds = [0.0]
 _settings = {}  # type: Dict[str, Any]
-
-
-def _channel():
-    # type: () -> Any
-    """The run's channel (spice_engine.validate.plugin_run), taken at start-up: the descriptor
-    is duplicated close-on-exec and the inherited one closed, so no process the tests start
-    holds it, and the tests' own output goes to the log."""
-    number = os.environ.pop("SPICE_CHANNEL_FD", "")
-    if not number:
-        return None
-    try:
-        mine = os.dup(int(number))
-        os.close(int(number))
-    except (OSError, ValueError):
-        return None
-    return os.fdopen(mine, "w")
-
-
-_OUT = _channel()
-
-
-def _send(message):
-    # type: (Dict[str, Any]) -> None
-    if _OUT is not None:
-        _OUT.write(json.dumps(message) + "\n")
-        _OUT.flush()
 
 
 def _setting(name: str) -> Any:
@@ -107,4 +82,4 @@ if hasattr(pytest, "hookimpl"):
 
 def pytest_sessionfinish(session: Any) -> None:
     if _DIR:
-        _send({"kind": "again", "outcomes": _again, "seconds": round(_seconds[0], 3)})
+        send({"kind": "again", "outcomes": _again, "seconds": round(_seconds[0], 3)})

@@ -94,10 +94,6 @@ class Tree:
             f for f in door.files(self.path) if f not in known and f.split("/", 1)[0] != SANDBOX_GIT
         ]
 
-    def read(self, path: str, limit: int = door.MAX_READ_BYTES) -> str:
-        """A file as the tree holds it now (data the sandbox may have written)."""
-        return door.read_text(self.path, path, limit)
-
 
 @contextmanager
 def checkout(repo: Path, commit: str, scratch: Path, name: str = "tree") -> Iterator[Tree]:
