@@ -229,3 +229,30 @@ def test_after_the_fix_the_plugin_reruns_what_passes_now_and_had_not_before(
 def test_with_no_budget_the_plugin_reruns_nothing(tmp_path: Path) -> None:
     _, again = _run_plugin(tmp_path, 0.0, None)
     assert again is not None and again.outcomes == {}
+
+
+SPACED = (
+    "\n\nimport pytest\n\n\n@pytest.mark.parametrize('s', ['a b'])\n"
+    "def test_spaced(s):\n    from pathlib import Path\n    from calc import add\n"
+    "    counter = Path.home() / 'spaced'  # the job's own scratch, across its runs\n"
+    "    if add(2, 3) == 5:\n"
+    "        runs = int(counter.read_text()) if counter.exists() else 0\n"
+    "        counter.write_text(str(runs + 1))\n"
+    "        assert runs == 0\n"
+    "    assert add(2, 3) == 5\n"
+)
+"""A flaky test whose id has a space: SWE-bench's lists cut it (`test_spaced[a`), and no
+command line can name it."""
+
+
+def test_a_flaky_test_whose_id_has_a_space_is_rerun_and_dropped(
+    calc_repo: tuple[Path, dict[str, str]], tmp_path: Path, sandbox: Bubblewrap
+) -> None:
+    repo, row = calc_repo
+    patch = calc_test_patch(repo, row["base_commit"], SPACED)
+    executor = LocalExecutor(tmp_path / "envs", sandbox)
+    done = validate_calc(repo, row, patch, executor, tmp_path / "scratch")
+    assert done.validation.status == "no_fail_to_pass", done.validation.detail
+    # Rerun in new processes, chosen by id inside pytest: it flipped there, so it is flaky.
+    assert done.validation.flaky == ["tests/test_calc.py::test_spaced[a"]
+    assert done.validation.reruns == "new_processes"

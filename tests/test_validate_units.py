@@ -198,3 +198,23 @@ def test_build_tools_follow_the_date_but_can_install_editable(tmp_path: Path) ->
     assert build_requires(tmp_path) == ["flit_core>=3.7"]
     (tmp_path / "pyproject.toml").write_text("not toml [")
     assert build_requires(tmp_path) == []
+
+
+def test_tests_are_chosen_by_the_ids_swebench_lists() -> None:
+    """pytest 3 names a class's test `f.py::C::()::t`; SWE-bench lists `f.py::C::t`, and cuts an
+    id at its first space: the plugins' selection finds each under every such name."""
+    from types import SimpleNamespace
+
+    from spice_engine.validate.plugin_support import named
+
+    items = [
+        SimpleNamespace(nodeid="t.py::C::()::test_m"),
+        SimpleNamespace(nodeid="t.py::test_p[a b]"),
+        SimpleNamespace(nodeid="t.py::test_p[a c]"),
+        SimpleNamespace(nodeid="t.py::test_q"),
+    ]
+    found = named(items, ["t.py::C::test_m", "t.py::test_p[a", "t.py::missing"])
+    assert [(t, [i.nodeid for i in group]) for t, group in found] == [
+        ("t.py::C::test_m", ["t.py::C::()::test_m"]),
+        ("t.py::test_p[a", ["t.py::test_p[a b]", "t.py::test_p[a c]"]),
+    ]

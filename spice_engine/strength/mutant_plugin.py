@@ -28,7 +28,7 @@ from typing import Any, Dict, List, Set  # noqa: F401 (type comments)
 
 import pytest
 from _pytest.runner import runtestprotocol
-from _spice_channel import send  # type: ignore[import-not-found]  # beside it in its folder
+from _spice_support import named, select, send  # type: ignore[import-not-found]
 
 _DIR = os.environ.get("SPICE_PLUGIN_DIR", "")
 _first = {}  # type: Dict[str, str]
@@ -61,33 +61,10 @@ def _load():
     return _settings
 
 
-def _named(items, wanted):
-    # type: (List[Any], List[str]) -> List[Any]
-    """(test id, its items) for each wanted id, in the wanted order. An id is a node id as
-    SWE-bench's log parser wrote it: cut at its first space (`test_x[a b]` is `test_x[a`),
-    which may name several items."""
-    found = {}  # type: Dict[str, List[Any]]
-    names = set(wanted)
-    for item in items:
-        for name in (item.nodeid, item.nodeid.split(" ", 1)[0]):
-            if name in names:
-                found.setdefault(name, []).append(item)
-                break
-    return [(t, found[t]) for t in wanted if t in found]
-
-
 def pytest_collection_modifyitems(session, config, items):
     # type: (Any, Any, List[Any]) -> None
-    """Only the wanted tests run: chosen here by node id, never on the command line, where an
-    id with a space, a bracket cut open or an escape pytest cannot find stops the whole run."""
-    if not _load().get("select"):
-        return
-    wanted = _settings["tests"]
-    keep = set(id(i) for _, group in _named(items, list(wanted)) for i in group)
-    dropped = [i for i in items if id(i) not in keep]
-    if dropped:
-        config.hook.pytest_deselected(items=dropped)
-        items[:] = [i for i in items if id(i) in keep]
+    if _load().get("select"):
+        select(config, items, list(_settings["tests"]))
 
 
 def _alarm(signum, frame):
@@ -118,7 +95,7 @@ def _mutate(session):
     settings = _load()
     tests = [
         (t, group)
-        for t, group in _named(session.items, list(settings["tests"]))
+        for t, group in named(session.items, list(settings["tests"]))
         if all(_first.get(i.nodeid) == "passed" for i in group)
     ]
     limit = float(settings["per_test_s"])

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from spice_engine.validate.reruns import files_of
 from spice_engine.validate.session import Run, Session
 
 PLUGIN = "_spice_mutants"
@@ -26,11 +27,6 @@ class SessionResult(BaseModel):
     """The mutant that was running when the session ended early (a crash or the timeout)."""
     timed_out: bool = False
     log: str = ""
-
-
-def files_of(tests: list[str]) -> list[str]:
-    """The files holding `tests` (node ids), in order."""
-    return list(dict.fromkeys(t.split("::", 1)[0] for t in tests))
 
 
 def session_result(run: Run) -> SessionResult:

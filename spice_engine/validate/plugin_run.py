@@ -18,8 +18,8 @@ from pydantic import BaseModel
 
 from spice_engine.validate import door
 
-CHANNEL_MODULE = "_spice_channel"
-_CLIENT = Path(__file__).with_name("channel_client.py")
+SUPPORT_MODULE = "_spice_support"
+_SUPPORT = Path(__file__).with_name("plugin_support.py")
 
 
 class Plugin(BaseModel):
@@ -34,7 +34,8 @@ def make_plugin(scratch: Path, source: Path, name: str, settings: dict[str, Any]
     folder = Path(tempfile.mkdtemp(dir=scratch, prefix="plugin-"))
     folder.chmod(0o755)  # read by the sandbox's user, whatever the worker's umask
     door.write_bytes(folder, f"{name}.py", door.read_bytes(source.parent, source.name))
-    door.write_bytes(folder, f"{CHANNEL_MODULE}.py", door.read_bytes(_CLIENT.parent, _CLIENT.name))
+    support = door.read_bytes(_SUPPORT.parent, _SUPPORT.name)
+    door.write_bytes(folder, f"{SUPPORT_MODULE}.py", support)
     door.write_text(folder, "settings.json", json.dumps(settings))
     return Plugin(folder=folder, name=name)
 

@@ -19,7 +19,7 @@ from typing import Any, Dict, List  # noqa: F401 (Dict: a type comment)
 
 import pytest
 from _pytest.runner import runtestprotocol
-from _spice_channel import send  # type: ignore[import-not-found]  # beside it in its folder
+from _spice_support import select, send  # type: ignore[import-not-found]
 
 _DIR = os.environ.get("SPICE_PLUGIN_DIR", "")
 _first = {}  # type: Dict[str, List[Any]]
@@ -49,6 +49,12 @@ def _status(reports: List[Any]) -> str:
     if call is not None and hasattr(call, "wasxfail"):
         return "XPASS"
     return "PASSED"
+
+
+def pytest_collection_modifyitems(session: Any, config: Any, items: List[Any]) -> None:
+    """With `select` (a rerun in a new process), exactly the tests named run."""
+    if _DIR and _setting("select"):
+        select(config, items, list(_setting("select")))
 
 
 def pytest_runtest_logreport(report: Any) -> None:

@@ -26,6 +26,16 @@ def settings(budget_s: float, passed_before: list[str] | None = None) -> dict[st
     return {"budget_s": budget_s, "passed_before": passed_before}
 
 
+def only(tests: list[str]) -> dict[str, object]:
+    """Settings for a run of exactly `tests` (chosen by id inside pytest), rerunning none."""
+    return {"budget_s": 0.0, "passed_before": None, "select": tests}
+
+
+def files_of(tests: list[str]) -> list[str]:
+    """The files holding `tests` (node ids), in order."""
+    return list(dict.fromkeys(t.split("::", 1)[0] for t in tests))
+
+
 def read_again(messages: list[dict[str, object]]) -> Again | None:
     """What the plugin sent; None when it did not get there (an old pytest, a crash, a
     timeout) or sent something else."""

@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from spice_engine.validate import reruns
-from spice_engine.validate.executor import EnvBuildError, Executor
+from spice_engine.validate.executor import EnvBuildError, Executor, Prepared
 from spice_engine.validate.outcomes import (
     Accounting,
     Outcomes,
@@ -30,6 +30,7 @@ from spice_engine.validate.session import (
     open_session,
     stopped_by,
 )
+from spice_engine.validate.tree import Tree
 
 __all__ = ["Job", "Validated", "Validation", "test_files", "validate"]
 _IMPORT_FAILURE = re.compile(r"(?:ModuleNotFoundError|ImportError): [^\n]+")
@@ -137,7 +138,7 @@ def _before_and_after(session: Session, record: Validation) -> Validated:
         why = f"the tests cannot import: {missing_import.group(0)}\n" if missing_import else ""
         raise Stopped(status, why + session.last_log[-4000:])
     lists = compute_lists(before, after)
-    candidates = [t for t in lists.fail_to_pass if " " not in t]
+    candidates = lists.fail_to_pass
     if job.reruns and candidates:
         again = _again(session, record, candidates, (before, after), (run_before, run_after))
         lists = compute_lists(before, after, *again)
@@ -195,23 +196,25 @@ def _rerun(session: Session, candidates: list[str]) -> tuple[Outcomes, Outcomes]
     """Both outcomes again, in two more runs at once, for tests the plugin did not rerun.
 
     The after-rerun goes on in the session's tree while a second tree (base + test patch, its
-    own venv: the editable install is replayed in ~0.1 s) takes the before-rerun.
+    own venv: the editable install is replayed in ~0.1 s) takes the before-rerun. Each runs
+    their files with exactly the candidates chosen inside pytest: an id cut at a space (as
+    SWE-bench lists it) or one with an escape names no test on a command line.
     """
-    job = session.job
-    timeout = job.timeout_s
+    job, timeout = session.job, session.job.timeout_s
+    files = reruns.files_of(candidates)
+
+    def again(name: str, tree: Tree | None = None, prepared: Prepared | None = None) -> Outcomes:
+        plugin = session.plugin(reruns.PLUGIN_SOURCE, reruns.RERUN_PLUGIN, reruns.only(candidates))
+        return _ended(session.run(name, files, timeout, plugin, tree, prepared), name, timeout)
+
     with ThreadPoolExecutor(max_workers=1) as pool:
-        after_again = pool.submit(session.run, "rerun_after", candidates, timeout)
+        after_again = pool.submit(again, "rerun_after")
         try:
             with session.twin() as (twin, prepared):
                 twin.apply(job.test_patch)
-                before = session.run("rerun_before", candidates, timeout, None, twin, prepared)
-                return (
-                    _ended(before, "rerun_before", timeout),
-                    _ended(after_again.result(), "rerun_after", timeout),
-                )
+                return again("rerun_before", twin, prepared), after_again.result()
         except (MissingPython, EnvBuildError):
             pass  # no second environment here: the session's tree takes it, below
-    # No twin environment: the session's tree takes the before-rerun once the after is done.
-    after = _ended(after_again.result(), "rerun_after", timeout)
+    after = after_again.result()
     session.tree.apply(job.patch, reverse=True)
-    return _ended(session.run("rerun_before", candidates, timeout), "rerun_before", timeout), after
+    return again("rerun_before"), after
