@@ -58,16 +58,18 @@ def _validate(src: Path, data: Path, instances: Path, repo: list[str], out: Path
     env = os.environ | {"PYTHONPATH": str(src), "SPICE_DATA_DIR": str(data)}
     env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     started = time.monotonic()
+    cli = [sys.executable, "-c", "from app.cli.main import run; run()"]
     done = subprocess.run(
-        [sys.executable, "-c", "from app.cli.main import run; run()", "validate", str(instances)]
-        + ["--out", str(out), *repo],
+        [*cli, "validate", str(instances), "--out", str(out), *repo],
         env=env,
         cwd=src,
         capture_output=True,
         text=True,
     )
     seconds = time.monotonic() - started
-    statuses = [json.loads(x)["spice"]["validation"]["status"] for x in out.read_text().splitlines()]
+    statuses = [
+        json.loads(x)["spice"]["validation"]["status"] for x in out.read_text().splitlines()
+    ]
     if done.returncode not in (0, 3) or statuses != ["valid"]:
         raise SystemExit(f"{src}: {statuses} {done.stderr[-2000:]}")
     return seconds

@@ -87,7 +87,7 @@ def test_patches_are_applied_from_the_hosts_record_never_through_the_tree(
         (tree.path / "calc.py").symlink_to(host)
         evil = tmp_path / "evil.git"
         subprocess.run(["git", "init", "-q", "--bare", str(evil)], check=True)
-        config = f"[filter \"evil\"]\n\tclean = touch {marker}\n\tsmudge = touch {marker}\n"
+        config = f'[filter "evil"]\n\tclean = touch {marker}\n\tsmudge = touch {marker}\n'
         config += f"[core]\n\tfsmonitor = touch {marker}\n\thooksPath = {tmp_path}\n"
         (evil / "config").write_text((evil / "config").read_text() + config)
         git_dir = tree.path / ".git"
