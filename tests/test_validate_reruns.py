@@ -177,11 +177,12 @@ def _run_plugin(tmp_path: Path, budget: float, passed_before: list[str] | None) 
     )
     env = {k: v for k, v in os.environ.items() if k not in {"PYTEST_ADDOPTS", "PYTHONPATH"}}
     env |= {"SPICE_PLUGIN_DIR": str(plugin.folder), "PYTHONPATH": str(plugin.folder)}
+    env["SPICE_SUPPORT_MODULE"] = plugin.support
     # The channel as the sandbox gives it: a descriptor of its own, apart from the output.
     read, write = os.pipe()
     env["SPICE_CHANNEL_FD"] = str(write)
     with subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-rA", "-p", RERUN_PLUGIN, "-p", "no:cacheprovider"],
+        [sys.executable, "-m", "pytest", "-rA", *("-p", plugin.support, "-p", plugin.name)],
         cwd=project,
         env=env,
         stdout=subprocess.PIPE,

@@ -23,16 +23,22 @@ and `runtestprotocol`, type comments, nothing from this package.
 import json
 import os
 import signal
+import sys
 import time
 from typing import Any, Dict, List, Set  # noqa: F401 (type comments)
 
 import pytest
 from _pytest.runner import runtestprotocol
-from _spice_support import named, select, send  # type: ignore[import-not-found]
 
 _DIR = os.environ.get("SPICE_PLUGIN_DIR", "")
 _first = {}  # type: Dict[str, str]
 _settings = {}  # type: Dict[str, Any]
+
+# Our shared plugin code, loaded just before this plugin (`-p`) under a name of this run's own.
+_SUPPORT = sys.modules[os.environ.get("SPICE_SUPPORT_MODULE", "_spice_support")]
+named = _SUPPORT.named
+select = _SUPPORT.select
+send = _SUPPORT.send
 
 
 class _TestTimeout(BaseException):

@@ -120,6 +120,7 @@ class JobCommands:
                 "SPICE_PLUGIN_DIR": str(plugin.folder),
                 "PYTHONPATH": str(plugin.folder),
                 "SPICE_CHANNEL_FD": str(CHANNEL_FD),
+                "SPICE_SUPPORT_MODULE": plugin.support,
             }
         return self.sandbox.run(
             [at(arg) for arg in cmd],

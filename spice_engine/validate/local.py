@@ -64,7 +64,8 @@ class LocalExecutor:
         self.sandbox.prepare_writable(tree.path)
         where = Where(python_for(recipe.python), tree, job, shared)
         built = False
-        with (self.envs_dir / f"{key}.lock").open("a") as lock:
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+        with os.fdopen(os.open(self.envs_dir / f"{key}.lock", flags, 0o600), "rb") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # one builder per environment; others wait
             if not door.is_file(shared, ".ready"):
                 shutil.rmtree(shared, ignore_errors=True)  # a half-built one from a crash
@@ -131,7 +132,7 @@ class LocalExecutor:
     ) -> RunResult:
         shared = self.envs_dir / prepared.key
         recipe = Recipe.model_validate_json(door.read_text(shared, RECIPE))
-        load = ["-p", plugin.name] if plugin else []
+        load = [a for m in plugin.modules() for a in ("-p", m)] if plugin else []
         cmd = [str(prepared.python), "-m", *recipe.test_cmd.split()[2:], *load, *args]
         job = prepared.python.parent.parent.parent
         venv = prepared.python.parent.parent

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -23,21 +24,30 @@ _SUPPORT = Path(__file__).with_name("plugin_support.py")
 
 
 class Plugin(BaseModel):
-    """A folder holding the plugin module `name` and its `settings.json`."""
+    """A folder holding the plugin module `name`, the shared module `support` it needs, and
+    its `settings.json`."""
 
     folder: Path
     name: str
+    support: str
+
+    def modules(self) -> list[str]:
+        """What pytest loads (`-p`), in order."""
+        return [self.support, self.name]
 
 
 def make_plugin(scratch: Path, source: Path, name: str, settings: dict[str, Any]) -> Plugin:
-    """A new plugin folder under `scratch` (the host's: never bound writable)."""
+    """A new plugin folder under `scratch` (the host's: never bound writable). The module gets
+    a name of its own for this run (`name` and a random part): pytest imports `-p` plugins by
+    name with the tree first on sys.path, where a file the tests left could stand in for it."""
     folder = Path(tempfile.mkdtemp(dir=scratch, prefix="plugin-"))
     folder.chmod(0o755)  # read by the sandbox's user, whatever the worker's umask
+    token = uuid.uuid4().hex[:12]
+    name, support = f"{name}_{token}", f"{SUPPORT_MODULE}_{token}"
     door.write_bytes(folder, f"{name}.py", door.read_bytes(source.parent, source.name))
-    support = door.read_bytes(_SUPPORT.parent, _SUPPORT.name)
-    door.write_bytes(folder, f"{SUPPORT_MODULE}.py", support)
+    door.write_bytes(folder, f"{support}.py", door.read_bytes(_SUPPORT.parent, _SUPPORT.name))
     door.write_text(folder, "settings.json", json.dumps(settings))
-    return Plugin(folder=folder, name=name)
+    return Plugin(folder=folder, name=name, support=support)
 
 
 def messages(channel: str) -> list[dict[str, Any]]:
