@@ -94,6 +94,9 @@ def door_repo(root: Path) -> Door:
     (repo / "tests" / "test_victim.py").write_text(
         "from victim import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
     )
+    (repo / "tests" / "door_attacks.txt").write_text(
+        ""
+    )  # none: an instance's test patch names them
     shutil.copyfile(PAYLOAD, repo / "conftest.py")
     targets = {"marker": str(marker), "host_file": str(host_file)}
     (repo / "door_targets.json").write_text(json.dumps(targets))
@@ -109,15 +112,13 @@ def door_repo(root: Path) -> Door:
 def attacking(door: Door, *attacks: str) -> dict[str, Any]:
     """The instance with the conftest's `attacks` on (`git`, `source`, `results`, `forge`):
     its test patch also adds the file naming them."""
+    name = "tests/door_attacks.txt"  # a test file: a PR's split puts it with the tests
     extra = (
-        "diff --git a/door_attacks.txt b/door_attacks.txt\nnew file mode 100644\n"
-        "--- /dev/null\n+++ b/door_attacks.txt\n@@ -0,0 +1 @@\n+" + " ".join(attacks) + "\n"
+        f"diff --git a/{name} b/{name}\n--- a/{name}\n+++ b/{name}\n"
+        "@@ -0,0 +1 @@\n+" + " ".join(attacks) + "\n"
     )
-    name = "-".join(attacks)
-    return door.row | {
-        "instance_id": f"octo__door-{name}",
-        "test_patch": door.row["test_patch"] + extra,
-    }
+    iid = "octo__door-" + "-".join(attacks)
+    return door.row | {"instance_id": iid, "test_patch": door.row["test_patch"] + extra}
 
 
 def linking_fix(door: Door) -> dict[str, Any]:

@@ -122,7 +122,7 @@ def _attacks():
     """Which attacks this instance makes: named by its test patch (so one environment serves
     every variant), each alone, as the host meets them one at a time."""
     try:
-        with open("/testbed/door_attacks.txt") as fh:
+        with open("/testbed/tests/door_attacks.txt") as fh:
             return set(fh.read().split())
     except OSError:
         return set()
