@@ -149,3 +149,30 @@ class _NoExecutor:
 
     def run(self, *args: object) -> object:
         raise AssertionError("tests run for a patch that does not apply")
+
+
+def test_a_moved_tag_or_a_rewritten_branch_does_not_poison_a_cached_clone(tmp_path: Path) -> None:
+    """The App keeps one clone per repository and fetches it on reuse: upstream moving a tag
+    (deleted and made again on another commit) or force-pushing a branch must not make every
+    later fetch fail ("would clobber existing tag")."""
+    from spice_engine.validate.gitwork import clone_from_github
+
+    upstream = tmp_path / "mirror" / "octo" / "calc.git"
+    upstream.mkdir(parents=True)
+    sh(upstream, "init", "-q", "-b", "main")
+    (upstream / "a.txt").write_text("1\n")
+    sh(upstream, "add", "-A")
+    sh(upstream, "commit", "-qm", "one")
+    sh(upstream, "tag", "v1.0")
+    cache = tmp_path / "cache"
+    first = clone_from_github("octo/calc", cache, f"file://{tmp_path / 'mirror'}")
+    old = gitwork.git(first, "rev-parse", "v1.0^{commit}").strip()
+    (upstream / "a.txt").write_text("2\n")
+    sh(upstream, "commit", "-qam", "two")
+    sh(upstream, "tag", "-f", "v1.0")  # the tag moved
+    sh(upstream, "reset", "-q", "--hard", "HEAD")
+    for _ in range(2):  # and every fetch after it works too
+        again = clone_from_github("octo/calc", cache, f"file://{tmp_path / 'mirror'}")
+        moved = gitwork.git(again, "rev-parse", "v1.0^{commit}").strip()
+        assert again == first and moved != old
+        assert moved == sh(upstream, "rev-parse", "HEAD").strip()
