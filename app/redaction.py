@@ -83,12 +83,86 @@ def _searched(values: list[str]) -> tuple[str, ...]:
     return tuple(sorted({v for v in every if len(v) >= MIN_SECRET_LENGTH}, key=len, reverse=True))
 
 
+MIN_FRAGMENT = 4
+"""A secret's head or tail at least this long, left at a cut, is redacted too."""
+_CUT = re.compile(r"\[\.\.\. \d+ (?:characters|bytes of output cut) \.\.\.\]|…")
+"""Where our own excerpts cut text (spice_engine's `excerpt`, the sandbox's output cap)."""
+_KEY_HEAD = re.compile(
+    r"(?:\b(?:sk|pk|rk)-[A-Za-z0-9_-]*|\bgh[pousr]_[A-Za-z0-9]*|\bgithub_pat_[A-Za-z0-9_]*"
+    r"|\bxox[abposr]-[A-Za-z0-9-]*|\bAKIA[0-9A-Z]*|\bAIza[0-9A-Za-z_-]*)\Z"
+)
+"""The start of a key shape, at the very end of a piece: what a cut leaves of a token."""
+
+
 def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
-    """`text` with every secret and key-shaped string replaced by `[redacted]`."""
+    """`text` with every secret and key-shaped string replaced by `[redacted]`, and what a
+    cut may have left of one: a secret's head at the end of a piece of text (before a cut
+    marker, or at its very end), its tail at the start of one. Text is often cut before it
+    reaches here (an excerpt of a log, a stored error's last characters)."""
     for secret in secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
-    return _KEY_SHAPES.sub(REDACTED, text)
+    text = _KEY_SHAPES.sub(REDACTED, text)
+    pieces = _CUT.split(text)
+    if not secrets and len(pieces) == 1 and not _KEY_HEAD.search(text):
+        return text
+    cuts = _CUT.findall(text)
+    cleaned = [_redact_edges(piece, secrets) for piece in pieces]
+    return "".join(p + (cuts[i] if i < len(cuts) else "") for i, p in enumerate(cleaned))
+
+
+def shortened(text: str, secrets: tuple[str, ...], head: int = 0, tail: int = 0) -> str:
+    """`text` redacted, then cut to its first `head` or last `tail` characters: the one order
+    in which no part of a secret survives the cut."""
+    text = redact(text, secrets)
+    if head and len(text) > head:
+        return text[:head] + "…"
+    if tail and len(text) > tail:
+        return "…" + text[-tail:]
+    return text
+
+
+def _head_left(piece: str, secret: str) -> int:
+    """How many characters at the end of `piece` are the start of `secret` (0: none)."""
+    start = max(0, len(piece) - len(secret) + 1)
+    while (at := piece.find(secret[:MIN_FRAGMENT], start)) != -1:
+        if secret.startswith(piece[at:]):
+            return len(piece) - at
+        start = at + 1
+    return 0
+
+
+def _tail_left(piece: str, secret: str) -> int:
+    """How many characters at the start of `piece` are the end of `secret` (0: none)."""
+    end = min(len(piece), len(secret) - 1)
+    found, start = 0, 0
+    while (at := piece.find(secret[-MIN_FRAGMENT:], start, end)) != -1:
+        if secret.endswith(piece[: at + MIN_FRAGMENT]):
+            found = at + MIN_FRAGMENT
+        start = at + 1
+    return found
+
+
+def _redact_edges(piece: str, secrets: tuple[str, ...]) -> str:
+    """`piece` with a secret's head at its end or its tail at its start redacted (the
+    whitespace a cut marker or a line end puts around them kept)."""
+    lead = len(piece) - len(piece.lstrip())
+    core = piece.strip()
+    head, tail = 0, len(core)
+    for secret in secrets:
+        if len(secret) > MIN_FRAGMENT:
+            tail = min(tail, len(core) - _head_left(core, secret))
+            head = max(head, _tail_left(core, secret))
+    if (m := _KEY_HEAD.search(core[:tail])) and len(m.group(0)) >= MIN_FRAGMENT:
+        tail = m.start()
+    if (head, tail) == (0, len(core)):
+        return piece
+    middle = (
+        REDACTED
+        if head >= tail
+        else ((REDACTED if head else "") + core[head:tail] + (REDACTED if tail < len(core) else ""))
+    )
+    return piece[:lead] + middle + piece[lead + len(core) :]
 
 
 class RedactingFilter(logging.Filter):

@@ -12,7 +12,9 @@ from pathlib import Path
 
 from app.github.models import PullData
 from app.handlers.run_context import RunContext
+from app.redaction import secret_values, shortened
 from app.sandboxing import sandbox_for, sandbox_problem
+from app.settings import Settings
 from spice_engine.pr.diff_split import SplitRules, split_diff
 from spice_engine.pr.models import PullRequest
 from spice_engine.strength.measure import measure
@@ -76,21 +78,27 @@ def pr_strength(
     }
     executor = LocalExecutor(data / "envs", sandbox_for(settings))
     with tempfile.TemporaryDirectory(dir=data, prefix="pr-strength-") as scratch:
-        result = _measured(row, git_dir, executor, Path(scratch), settings.execute_budget_s)
+        result = _measured(row, git_dir, executor, Path(scratch), settings)
     if result.status in KEPT:
         kept.parent.mkdir(parents=True, exist_ok=True)
         kept.write_text(result.model_dump_json())
     else:  # an environment that failed to build, a timeout: the next event tries again
-        warnings.append(f"tests executed but not measured: {result.status} {result.detail[:300]}")
+        detail = shortened(result.detail, secret_values(settings), head=300)
+        warnings.append(f"tests executed but not measured: {result.status} {detail}")
     log.info("test strength %s#%d %s: %s", repo, pr.number, pr.head_sha[:12], result.status)
     return result
 
 
 def _measured(
-    row: dict[str, object], git_dir: Path, executor: LocalExecutor, scratch: Path, budget: float
+    row: dict[str, object],
+    git_dir: Path,
+    executor: LocalExecutor,
+    scratch: Path,
+    settings: Settings,
 ) -> TestStrength:
     """The pull request validated (its lists computed), then measured in what time is left."""
     started = time.monotonic()
+    budget = settings.execute_budget_s
     repo = str(row["repo"])
     group = plan_groups([row], {repo: git_dir}, sorted(find_pythons())).get(str(row["instance_id"]))
     if group is None or group.recipe is None:
@@ -109,7 +117,9 @@ def _measured(
     if status != Status.VALID:
         kept = Status.NO_FAIL_TO_PASS if status == Status.NO_FAIL_TO_PASS else Status.ERROR
         return TestStrength(
-            status=kept, detail=f"validation: {status}: {validated.validation.detail[-300:]}"
+            status=kept,
+            detail=f"validation: {status}: "
+            + shortened(validated.validation.detail, secret_values(settings), tail=300),
         )
     left = max(10.0, budget - (time.monotonic() - started))
     lists = {"FAIL_TO_PASS": validated.fail_to_pass, "PASS_TO_PASS": validated.pass_to_pass}
