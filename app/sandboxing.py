@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 from app.settings import Settings
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.docker import DockerSandbox
 from spice_engine.validate.sandbox import Limits, SandboxUnavailable
+from spice_engine.validate.sandbox_probe import job_problem
 
 SANDBOX_UNAVAILABLE = "sandbox_unavailable"
 """Status of a validation that did not run because no sandbox works here."""
@@ -42,15 +44,17 @@ def docker_sandbox(settings: Settings) -> DockerSandbox:
 
 
 @cache
-def _probe(bwrap: str, slirp: str, uid: int) -> str | None:
+def _probe(bwrap: str, slirp: str, uid: int, scratch: Path) -> str | None:
     sandbox = Bubblewrap(bwrap, slirp, uid)
-    return sandbox.problem() or sandbox.network_problem()
+    return job_problem(sandbox, scratch) or sandbox.network_problem()
 
 
 def sandbox_problem(settings: Settings) -> str | None:
-    """Why repository code cannot run here (None: the sandbox works). Probed once per
+    """Why repository code cannot run here (None: the sandbox works): a job's tree made under
+    the data directory as jobs make theirs, used by the sandbox's user. Probed once per
     process: starting a sandbox takes a fraction of a second."""
-    return _probe(settings.bwrap_path, settings.slirp4netns_path, settings.sandbox_uid)
+    scratch = settings.data_dir.resolve() / "tmp"
+    return _probe(settings.bwrap_path, settings.slirp4netns_path, settings.sandbox_uid, scratch)
 
 
 def live_validation_problem(settings: Settings) -> str | None:

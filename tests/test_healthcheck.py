@@ -9,7 +9,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from app.healthcheck import STALE_AFTER_S, heartbeat_path
+from app.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -55,3 +58,29 @@ def test_the_web_role_checks_the_port_the_container_serves_on() -> None:
     assert served_port(gunicorn) == 9002  # what `serve` execs, as the container's process 1
     assert container_role(["spice", "worker", "--threads", "2"]) == "worker"
     assert container_role(["spice", "serve", "--port", "9000"]) == "web"
+
+
+def test_validation_is_on_exactly_when_a_jobs_tree_works_under_the_workers_umask(
+    tmp_path: Path,
+) -> None:
+    """The probe behind `/healthz`'s validation field makes a job's tree the way jobs do, under
+    the worker's umask 077, and has the sandbox's user work in it: on when that works, off with
+    the reason when the data directory cannot hold a job's tree."""
+    from app.sandboxing import live_validation_problem
+    from app.store.private_files import make_private
+    from spice_engine.validate.bubblewrap import Bubblewrap
+
+    if why := Bubblewrap().problem():
+        pytest.skip(f"no bubblewrap here: {why}")
+    old = os.umask(0o022)
+    try:
+        make_private(tmp_path / "good")  # umask 077 and a private data directory, as the worker
+        good = Settings(_env_file=None, data_dir=tmp_path / "good", webhook_secret="s")
+        assert live_validation_problem(good) is None
+        (tmp_path / "bad").mkdir()
+        (tmp_path / "bad" / "tmp").write_text("a file where jobs make their trees")
+        bad = Settings(_env_file=None, data_dir=tmp_path / "bad", webhook_secret="s")
+        why = live_validation_problem(bad)
+        assert why is not None and "a job's tree cannot be made" in why, why
+    finally:
+        os.umask(old)

@@ -106,8 +106,7 @@ def checkout(repo: Path, commit: str, scratch: Path, name: str = "tree") -> Iter
     where = Path(tempfile.mkdtemp(dir=scratch.absolute(), prefix=f"{name}-"))
     index, path = where / "index", where / name
     try:
-        path.mkdir(mode=0o755)
-        path.chmod(0o755)
+        tree_dir(path)
         env = {"GIT_INDEX_FILE": str(index)}
         git(git_dir, "read-tree", commit, env=env)
         # Into an empty directory nothing has touched yet; attributes come from the index
@@ -117,6 +116,13 @@ def checkout(repo: Path, commit: str, scratch: Path, name: str = "tree") -> Iter
         yield Tree(git_dir, path, index)
     finally:
         shutil.rmtree(where, ignore_errors=True)
+
+
+def tree_dir(path: Path) -> None:
+    """A new, empty tree directory the sandbox's user can enter whatever the worker's umask
+    (077 in the App: bubblewrap, dropping its capabilities as root, must still chdir there)."""
+    path.mkdir()
+    path.chmod(0o755)
 
 
 def _sandbox_git(git_dir: Path, commit: str, tree: Path, index: Path) -> None:
