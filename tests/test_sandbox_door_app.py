@@ -1,6 +1,6 @@
 """The door attack through the App (issue 34), as the worker runs it (umask 077, its data
 directory private): a merged pull request is validated by the worker (serve + queue + the
-validation task), and an open one with execution opted in is measured and commented on. The
+validation task), and an open one with execution opted in is measured and commented on (serve + worker both). The
 tree's git, links and forged verdicts reach nothing of the host's; the comment says what the
 honest run found, and no secret of the App's is in it."""
 
@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.handlers.dispatch import handle_delivery
 from app.harvest.validation_task import register_validation_task
 from app.store.engine import database_url
 from app.store.private_files import make_private
@@ -25,8 +24,6 @@ from tests.door_attack import Door, attacking, door_repo, secrets_in
 from tests.fakes.github_fixtures import (
     REPO,
     fake_github_fixture,  # noqa: F401
-    make_deps,
-    payload,
     scripted,
 )
 from tests.fakes.github_server import FakeGitHub
@@ -117,19 +114,24 @@ def test_an_open_attack_is_measured_honestly_and_the_comment_leaks_nothing(
         base_sha=row["base_commit"],
         head_sha="d" * 40,
     )
-    deps = make_deps(
+    fake_openai.responder = scripted([2, 2])
+    config = app_settings(
+        door.root / "data",
         fake_github,
         fake_openai,
-        data_dir=door.root / "data",
         git_base_url=f"file://{mirror}",
         votes=1,
         execute_pull_requests=True,
     )
-    fake_openai.responder = scripted([2])
-    out = handle_delivery(
-        "pull_request", payload(fake_github, "pull_request", "opened", REPO, PR), "door-1", deps
-    )
-    assert out.ok, out.errors
+    with TestClient(create_app(config)) as client:
+        live = LiveApp(
+            client,
+            build_stack(config, runner_handler=make_handler(config)),
+            fake_github,
+            fake_openai,
+        )
+        assert live.deliver("pull_request", "opened", REPO, PR) == 1
+        assert live.job(f"{REPO}#{PR}").state == "done"
     body = fake_github.issue_comments(REPO, PR)[0]["body"]
     # The honest figures: the weak test lets `a - b` through (1 of 2), not a forged "all caught".
     assert "1 of 2 mutants of the fix survive" in body, body
