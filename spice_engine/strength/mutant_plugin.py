@@ -17,9 +17,10 @@ exactly the tests named (by node id, as SWE-bench's log parser writes them), wha
 the ids hold.
 
 It runs under the pytest the project pins, with the same care as the rerun plugin: only hooks
-and `runtestprotocol`, type comments, nothing from this package.
+and `runtestprotocol`, type comments, nothing from this package in a run.
 """
 
+import importlib
 import json
 import os
 import signal
@@ -34,8 +35,11 @@ _DIR = os.environ.get("SPICE_PLUGIN_DIR", "")
 _first = {}  # type: Dict[str, str]
 _settings = {}  # type: Dict[str, Any]
 
-# Our shared plugin code, loaded just before this plugin (`-p`) under a name of this run's own.
-_SUPPORT = sys.modules[os.environ.get("SPICE_SUPPORT_MODULE", "_spice_support")]
+# Our shared plugin code, loaded just before this plugin (`-p`) under a name of this run's own
+# (imported as part of our package, outside a run, it is the package's own).
+_SUPPORT = sys.modules.get(os.environ.get("SPICE_SUPPORT_MODULE", "")) or importlib.import_module(
+    "spice_engine.validate.plugin_support"
+)
 named = _SUPPORT.named
 select = _SUPPORT.select
 send = _SUPPORT.send

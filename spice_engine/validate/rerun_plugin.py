@@ -9,10 +9,11 @@ a second with plugins).
 
 It runs under whatever pytest the project pins (3.x to 9.x), so it uses only hooks and the
 `runtestprotocol` function that pytest-rerunfailures has relied on across those versions, and
-nothing from this package. Written for the project's Python (3.6 and later): type comments, no
+nothing from this package in a run. Written for the project's Python (3.6 and later): type comments, no
 newer syntax.
 """
 
+import importlib
 import json
 import os
 import sys
@@ -27,8 +28,11 @@ _again = {}  # type: Dict[str, str]
 _seconds = [0.0]
 _settings = {}  # type: Dict[str, Any]
 
-# Our shared plugin code, loaded just before this plugin (`-p`) under a name of this run's own.
-_SUPPORT = sys.modules[os.environ.get("SPICE_SUPPORT_MODULE", "_spice_support")]
+# Our shared plugin code, loaded just before this plugin (`-p`) under a name of this run's own
+# (imported as part of our package, outside a run, it is the package's own).
+_SUPPORT = sys.modules.get(os.environ.get("SPICE_SUPPORT_MODULE", "")) or importlib.import_module(
+    "spice_engine.validate.plugin_support"
+)
 select = _SUPPORT.select
 send = _SUPPORT.send
 
