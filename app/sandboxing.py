@@ -26,9 +26,7 @@ def limits_for(settings: Settings) -> Limits:
 def sandbox_for(settings: Settings) -> Bubblewrap:
     """The bubblewrap sandbox with the operator's paths and limits (not checked: see
     `sandbox_problem`)."""
-    return Bubblewrap(
-        settings.bwrap_path, settings.slirp4netns_path, settings.sandbox_uid, limits_for(settings)
-    )
+    return Bubblewrap(settings.bwrap_path, settings.sandbox_uid, limits_for(settings))
 
 
 def docker_sandbox(settings: Settings) -> DockerSandbox:
@@ -42,15 +40,15 @@ def docker_sandbox(settings: Settings) -> DockerSandbox:
 
 
 @cache
-def _probe(bwrap: str, slirp: str, uid: int) -> str | None:
-    sandbox = Bubblewrap(bwrap, slirp, uid)
+def _probe(bwrap: str, uid: int) -> str | None:
+    sandbox = Bubblewrap(bwrap, uid)
     return sandbox.problem() or sandbox.network_problem()
 
 
 def sandbox_problem(settings: Settings) -> str | None:
     """Why repository code cannot run here (None: the sandbox works). Probed once per
     process: starting a sandbox takes a fraction of a second."""
-    return _probe(settings.bwrap_path, settings.slirp4netns_path, settings.sandbox_uid)
+    return _probe(settings.bwrap_path, settings.sandbox_uid)
 
 
 def live_validation_problem(settings: Settings) -> str | None:

@@ -7,7 +7,7 @@ project itself, installed editable from the job's worktree: jobs of one environm
 by side, and nothing of a job outlives its scratch directory.
 
 What each phase sees (docs/security.md): the build of an environment gets the package index
-(no host loopback), its own environment and its repository's package cache writable; a job's
+(only it, through the host's index proxy), its own environment and its repository's package cache writable; a job's
 commands get no network, the shared environment read-only, their job's scratch writable, and the
 worktree at `/testbed`. The sandbox shows every path a command can name at a fixed place (the
 worktree at `/testbed`, the job's scratch at `/spice/job`, the shared environment at
@@ -65,15 +65,10 @@ NETWORK_ENV = (
     "UV_EXTRA_INDEX_URL",
     "UV_DEFAULT_INDEX",
     "UV_INDEX",
-    "HTTP_PROXY",
-    "HTTPS_PROXY",
-    "NO_PROXY",
-    "http_proxy",
-    "https_proxy",
-    "no_proxy",
 )
 """The worker's settings an install passes on to reach the package index; nothing else of the
-worker's environment reaches repository code."""
+worker's environment reaches repository code (not its proxy: the sandbox's index proxy goes
+through it)."""
 
 
 def uv_binary() -> str:
@@ -353,6 +348,7 @@ class LocalExecutor:
             env={k: at(v) for k, v in env.items()},
             timeout_s=self.install_timeout_s if timeout_s is None else timeout_s,
             network=network,
+            network_python=where.python.resolve() if network else None,
         )
 
     def _run_python(self, where: _Where, cmd: list[str], writable: list[Path]) -> None:
