@@ -36,12 +36,12 @@ RUN pip install --no-deps .
 # --- runtime: the virtualenv only, as an unprivileged user ---
 FROM ${BASE_IMAGE} AS runtime
 # git: the worker clones each repository once to read pull requests at their base.
-# bubblewrap, slirp4netns: the sandbox validation runs repositories' code in. Unprivileged, it
+# bubblewrap: the sandbox validation runs repositories' code in. Unprivileged, it
 # needs user namespaces, which Docker's default seccomp profile refuses: run the worker with
 # `--security-opt seccomp=unconfined` (or a profile allowing unshare/clone of namespaces) to
 # validate; otherwise validation is off and /healthz says why.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends git bubblewrap slirp4netns \
+    && apt-get install -y --no-install-recommends git bubblewrap \
     && rm -rf /var/lib/apt/lists/*
 RUN groupadd --system --gid 10001 spice \
     && useradd --system --uid 10001 --gid spice --home-dir /srv/spice --create-home spice \

@@ -28,9 +28,7 @@ def limits_for(settings: Settings) -> Limits:
 def sandbox_for(settings: Settings) -> Bubblewrap:
     """The bubblewrap sandbox with the operator's paths and limits (not checked: see
     `sandbox_problem`)."""
-    return Bubblewrap(
-        settings.bwrap_path, settings.slirp4netns_path, settings.sandbox_uid, limits_for(settings)
-    )
+    return Bubblewrap(settings.bwrap_path, settings.sandbox_uid, limits_for(settings))
 
 
 def docker_sandbox(settings: Settings) -> DockerSandbox:
@@ -44,8 +42,8 @@ def docker_sandbox(settings: Settings) -> DockerSandbox:
 
 
 @cache
-def _probe(bwrap: str, slirp: str, uid: int, scratch: Path) -> str | None:
-    sandbox = Bubblewrap(bwrap, slirp, uid)
+def _probe(bwrap: str, uid: int, scratch: Path) -> str | None:
+    sandbox = Bubblewrap(bwrap, uid)
     return job_problem(sandbox, scratch) or sandbox.network_problem()
 
 
@@ -54,7 +52,7 @@ def sandbox_problem(settings: Settings) -> str | None:
     the data directory as jobs make theirs, used by the sandbox's user. Probed once per
     process: starting a sandbox takes a fraction of a second."""
     scratch = settings.data_dir.resolve() / "tmp"
-    return _probe(settings.bwrap_path, settings.slirp4netns_path, settings.sandbox_uid, scratch)
+    return _probe(settings.bwrap_path, settings.sandbox_uid, scratch)
 
 
 def live_validation_problem(settings: Settings) -> str | None:

@@ -113,8 +113,6 @@ class Settings(BaseSettings):
     """Seconds one pull request's execution may take (validation, then mutants)."""
     bwrap_path: str = "bwrap"
     """bubblewrap, the sandbox every build and test run of a repository goes through."""
-    slirp4netns_path: str = "slirp4netns"
-    """User-mode networking for environment builds (the package index, never host loopback)."""
     sandbox_uid: int = Field(default=65534, ge=1)
     """Unprivileged user sandboxed code runs as when the worker is root."""
     sandbox_memory_mb: int = Field(default=8192, ge=256)

@@ -40,11 +40,12 @@ _LOOT = re.compile(r"::test_loot\[(\d+)-([0-9a-f]+)\]")
 
 
 class Listener:
-    """A TCP port on 127.0.0.1 that counts who connects (the App, the model server)."""
+    """A TCP port on 127.0.0.1 (or `host`) that counts who connects (the App, the model
+    server)."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
         self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
+        self.sock.bind((host, 0))
         self.sock.listen(16)
         self.port = int(self.sock.getsockname()[1])
         self.connections = 0
@@ -109,6 +110,7 @@ class Scene:
                 "worker_ssh": str(self.home / ".ssh" / "id_rsa"),
                 "etc_shadow": "/etc/shadow",
             },
+            "host_addresses": host_addresses(),
             "ports": {
                 "postgres": 5432,
                 "redis": 6379,
@@ -160,6 +162,18 @@ class Scene:
             if self.marker.encode() in cmd:
                 found.append(pid)
         return found
+
+
+def host_addresses() -> list[str]:
+    """This machine's own IPv4 addresses but loopback (its LAN address, docker0's bridge)."""
+    done = subprocess.run(["ip", "-j", "-4", "addr"], capture_output=True, text=True, check=False)
+    found = json.loads(done.stdout or "[]")
+    return [
+        a["local"]
+        for link in found
+        for a in link.get("addr_info", [])
+        if not a["local"].startswith("127.")
+    ]
 
 
 def attack_repo(where: Path, targets: dict[str, Any]) -> tuple[Path, dict[str, str]]:
@@ -262,9 +276,11 @@ def assert_the_attack_failed(scene: Scene, row: dict[str, Any], said: str) -> No
     open_ = {
         k: v
         for k, v in seen.items()
-        if k.split(":")[1].startswith(("read_", "connect_")) and "data_dir" not in k
+        if k.split(":")[1].startswith(("read_", "connect_", "tunnel_")) and "data_dir" not in k
     }
-    assert sum("connect_" in k for k in open_) >= 5 * 8 and set(open_.values()) == {BLOCKED}, open_
+    assert sum("connect_" in k for k in open_) >= 5 * 4 and set(open_.values()) == {BLOCKED}, open_
+    # The installs' proxy opened no tunnel to the host's services either.
+    assert sum(k.startswith(("backend_net:tunnel_", "setup_py_net:tunnel_")) for k in open_) >= 8
     assert not {"spice.db", "repos"} & set(re.findall(r"[\w.+-]+", _listing(loot(row))))
     writes = {
         k: v

@@ -1,7 +1,7 @@
-"""bubblewrap's set-up of a sandbox's loopback: never raced by slirp4netns configuring the same
-namespace; when it fails for a moment all the same, nothing of the command ran, so the sandbox
-starts it again (a stand-in `bwrap` fails twice, then is the real one), and a failure that
-persists is reported as it is."""
+"""bubblewrap's set-up of a sandbox's loopback: a networked sandbox is set up like any other
+(nothing else configures its namespace); when the set-up fails for a moment all the same,
+nothing of the command ran, so the sandbox starts it again (a stand-in `bwrap` fails twice,
+then is the real one), and a failure that persists is reported as it is."""
 
 from __future__ import annotations
 
@@ -49,8 +49,8 @@ def test_a_lasting_one_is_reported_after_the_last_attempt(tmp_path: Path) -> Non
 
 
 def test_networked_sandboxes_start_first_time(tmp_path: Path) -> None:
-    """slirp4netns starts only once bubblewrap has the loopback up (it failed one start in two
-    when both configured the namespace at once)."""
+    """No retry needed: the index proxy is outside the sandbox's namespace (slirp4netns,
+    configuring the namespace while bubblewrap did, failed one start in two)."""
     box = Bubblewrap(setup_attempts=1)
     if why := box.problem() or box.network_problem():
         pytest.skip(f"no sandbox here: {why}")

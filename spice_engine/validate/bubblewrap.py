@@ -4,25 +4,23 @@ Each run gets new PID, IPC, UTS and network namespaces, a root made of the syste
 few files of `/etc`, the binds it is given and nothing else, a memory-backed `/tmp`, rlimits,
 and an unprivileged user: when this process is root, bubblewrap sets up the mounts as root and
 `setpriv` drops to `uid` with no capabilities (so the process limit counts that user); otherwise
-bubblewrap runs unprivileged in a user namespace. A phase that must fetch packages gets
-user-mode networking from slirp4netns with the host's loopback cut off: the package index is
-reachable, PostgreSQL, Redis and the App on 127.0.0.1 are not.
+bubblewrap runs unprivileged in a user namespace. No run has a network: a phase that must
+fetch packages reaches the package index, and only it, through the host's index proxy
+(spice_engine.validate.index_route).
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import subprocess
 import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import tenacity
 
 from spice_engine.validate.executor import RunResult
+from spice_engine.validate.index_access import IndexAccess
+from spice_engine.validate.index_route import index_route, worker_access
 from spice_engine.validate.sandbox import (
     FIXED_PATH,
     Bind,
@@ -48,26 +46,27 @@ ETC_FILES = (
     "/etc/mime.types",
 )
 """System files a build or a test run reads; never the rest of /etc."""
-SLIRP_DNS = "10.0.2.3"
 SETUP_ATTEMPTS = 8
 _LOOPBACK_RACE = "bwrap: loopback: Failed"
 
 
 class Bubblewrap:
-    """`Sandbox` on bubblewrap (Debian's `bubblewrap`, plus `slirp4netns` for installs)."""
+    """`Sandbox` on bubblewrap (Debian's `bubblewrap`)."""
 
     name = "bubblewrap"
 
     def __init__(
         self,
         bwrap: str = "bwrap",
-        slirp4netns: str = "slirp4netns",
         uid: int = SANDBOX_UID,
         limits: Limits | None = None,
         setup_wait_s: float = 0.2,
         setup_attempts: int = SETUP_ATTEMPTS,
+        index: IndexAccess | None = None,
     ) -> None:
-        self.bwrap, self.slirp = bwrap, slirp4netns
+        self.bwrap = bwrap
+        # What installs may reach (None: the package index the worker's settings name).
+        self.index = index
         # Starting again after a set-up failure: how often, first waiting this long (doubling).
         self.setup_wait_s, self.setup_attempts = setup_wait_s, setup_attempts
         self.uid = uid
@@ -90,8 +89,10 @@ class Bubblewrap:
         return None
 
     def network_problem(self) -> str | None:
-        if which(self.slirp) is None:
-            return f"{self.slirp} not found: install Debian's `slirp4netns` to build environments"
+        try:
+            worker_access(self.index)
+        except SandboxUnavailable as exc:
+            return str(exc)
         return None
 
     def prepare_writable(self, path: Path) -> None:
@@ -106,19 +107,20 @@ class Bubblewrap:
         env: Mapping[str, str],
         timeout_s: float,
         network: bool = False,
+        network_python: Path | None = None,
         channel: bool = False,
     ) -> RunResult:
-        if network and (why := self.network_problem()):
-            raise SandboxUnavailable(why)
+        if network:
+            return self._run_networked(cmd, binds, cwd, env, timeout_s, network_python)
         with tempfile.TemporaryDirectory(prefix="spice-sandbox-etc-") as etc:
-            files = etc_files(Path(etc), self.uid, SLIRP_DNS if network else None)
-            argv = [*self._prlimit(), *self._bwrap_argv(binds, files, cwd, network), *cmd]
+            files = etc_files(Path(etc), self.uid, None)
+            argv = [*self._prlimit(), *self._bwrap_argv(binds, files, cwd), *cmd]
             full_env = {"PATH": FIXED_PATH, "LANG": "C.UTF-8", **env}
             watch = [b.source for b in binds if b.writable]
 
-            # bubblewrap's set-up of the new namespace's loopback can fail for a moment (meeting
-            # slirp4netns configuring the same namespace, or the host's netlink under load:
-            # "RTM_NEWADDR: No child processes"): nothing of the command ran; start again.
+            # bubblewrap's set-up of the new namespace's loopback can fail for a moment (the
+            # host's netlink under load: "RTM_NEWADDR: No child processes"): nothing of the
+            # command ran; start again.
             @tenacity.retry(
                 retry=tenacity.retry_if_result(
                     lambda done: done.returncode == 1 and _LOOPBACK_RACE in done.log[:300]
@@ -128,8 +130,6 @@ class Bubblewrap:
                 retry_error_callback=_last_result,
             )
             def once() -> RunResult:
-                if network:
-                    return self._run_networked(argv, full_env, timeout_s, watch)
                 return run_limited(
                     argv,
                     env=full_env,
@@ -154,14 +154,10 @@ class Bubblewrap:
             "--",
         ]
 
-    def _bwrap_argv(
-        self, binds: Sequence[Bind], files: dict[str, Path], cwd: Path, network: bool
-    ) -> list[str]:
+    def _bwrap_argv(self, binds: Sequence[Bind], files: dict[str, Path], cwd: Path) -> list[str]:
         argv = [which(self.bwrap) or self.bwrap, "--die-with-parent", "--new-session"]
         argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
         argv += ["--unshare-net", "--hostname", "sandbox"]
-        if network:
-            argv += ["--info-fd", "{info}", "--block-fd", "{block}"]
         argv += [*_system_root(), "--perms", "0755", "--dir", "/etc"]
         for path in ETC_FILES:
             argv += ["--ro-bind-try", path, path]
@@ -190,85 +186,24 @@ class Bubblewrap:
         return argv
 
     def _run_networked(
-        self, argv: list[str], env: dict[str, str], timeout_s: float, watch: list[Path]
+        self,
+        cmd: Sequence[str],
+        binds: Sequence[Bind],
+        cwd: Path,
+        env: Mapping[str, str],
+        timeout_s: float,
+        python: Path | None,
     ) -> RunResult:
-        """The sandbox waits on `--block-fd` until slirp4netns has its network up."""
-        info_r, info_w = os.pipe()
-        block_r, block_w = os.pipe()
-        argv = [
-            str(info_w) if a == "{info}" else str(block_r) if a == "{block}" else a for a in argv
-        ]
-        slirp: list[subprocess.Popen[bytes]] = []
-        open_fds = {info_r, info_w, block_r, block_w}
-
-        def close(fd: int) -> None:
-            if fd in open_fds:
-                open_fds.discard(fd)
-                os.close(fd)
-
-        def connect(proc: subprocess.Popen[bytes]) -> None:
-            close(info_w)
-            close(block_r)
-            text = b""
-            while chunk := os.read(info_r, 4096):  # EOF once bubblewrap has written it
-                text += chunk
-                if b"}" in chunk:
-                    break
-            child = json.loads(text or b"{}").get("child-pid")
-            if not child:
-                return  # bubblewrap failed before it started: its output says why
-            _await_loopback(int(child))
-            ready_r, ready_w = os.pipe()
-            cmd = [which(self.slirp) or self.slirp, "--configure", "--mtu=65520"]
-            cmd += ["--disable-host-loopback", "--ready-fd", str(ready_w)]
-            if not self.privileged:
-                cmd.append(f"--userns-path=/proc/{child}/ns/user")
-            slirp.append(
-                subprocess.Popen(
-                    [*cmd, str(child), "tap0"],
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    pass_fds=(ready_w,),
-                )
-            )
-            os.close(ready_w)
-            with os.fdopen(ready_r, "rb") as ready:
-                ready.read(1)
-            with contextlib.suppress(BrokenPipeError):  # bubblewrap is gone: its log says why
-                os.write(block_w, b"1")
-            close(block_w)
-
-        try:
-            return run_limited(
-                argv,
-                env=env,
+        """`cmd` with the sandbox's loopback only, under the forwarder to the index proxy."""
+        with index_route(worker_access(self.index)) as route:
+            done = self.run(
+                route.command(cmd, python),
+                binds=[*binds, *route.binds],
+                cwd=cwd,
+                env=route.env(env),
                 timeout_s=timeout_s,
-                limits=self.limits,
-                watch=watch,
-                pass_fds=(info_w, block_r),
-                on_start=connect,
             )
-        finally:
-            for fd in list(open_fds):
-                close(fd)
-            for proc in slirp:
-                proc.kill()
-                proc.wait()
-
-
-def _await_loopback(child: int, timeout_s: float = 5.0) -> None:
-    """Until bubblewrap has the sandbox's loopback up (its routes appear in the namespace):
-    slirp4netns configuring the namespace meanwhile makes bubblewrap's own set-up fail
-    ("loopback: Failed RTM_NEWADDR", half the time here). Gone or slow: go on regardless."""
-    routes = Path(f"/proc/{child}/net/fib_trie")
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            if "127.0.0.0/8" in routes.read_text():
-                return
-        except OSError:
-            return
-        time.sleep(0.002)
+        return route.noted(done)
 
 
 def _system_root() -> list[str]:

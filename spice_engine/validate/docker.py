@@ -3,15 +3,15 @@
 The same seam as bubblewrap (`Sandbox`): the local executor builds environments and runs tests
 exactly as it does there, and each command runs in a throw-away container of the operator's
 base image with `--read-only` root, `--cap-drop ALL`, no-new-privileges, a non-root user,
-`--pids-limit`, `--memory`, rlimits and, but for installs, `--network none`. Paths are bind
+`--pids-limit`, `--memory`, rlimits and `--network none` (installs too). Paths are bind
 mounts at the same places as in bubblewrap: the worktree at `/testbed` with its own git
 directory read-only behind it (so `git apply` in `/testbed` works, as in SWE-bench's harness).
 
 The base image must carry the system libraries of the machine's interpreters (they are mounted
 from the host at their own paths, so its `/root` must be open to the user for pyenv's): `scripts/docker-base-image.sh` makes one with debootstrap from the host's own
-distribution; an operator may name their own (`SPICE_DOCKER_IMAGE`). Installs use the default
-bridge network: the package index is reachable, the host's 127.0.0.1 (PostgreSQL, Redis, the
-App) is not.
+distribution; an operator may name their own (`SPICE_DOCKER_IMAGE`). Installs reach the package
+index, and only it, through the host's index proxy (spice_engine.validate.index_route), whose
+socket is mounted into the container.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from spice_engine.validate.executor import RunResult
+from spice_engine.validate.index_access import IndexAccess
+from spice_engine.validate.index_route import index_route, worker_access
 from spice_engine.validate.sandbox import Bind, Limits, etc_files, hand_over, run_limited, which
 
 DEFAULT_IMAGE = "spice-base:bookworm"
@@ -43,9 +45,12 @@ class DockerSandbox:
         docker: str = "docker",
         uid: int = SANDBOX_UID,
         limits: Limits | None = None,
+        index: IndexAccess | None = None,
     ) -> None:
         self.image, self.docker, self.uid = image, which(docker) or docker, uid
         self.limits = limits or Limits()
+        # What installs may reach (None: the package index the worker's settings name).
+        self.index = index
 
     def _docker(self, *args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -79,12 +84,23 @@ class DockerSandbox:
         env: Mapping[str, str],
         timeout_s: float,
         network: bool = False,
+        network_python: Path | None = None,
         channel: bool = False,
     ) -> RunResult:
+        if network:
+            with index_route(worker_access(self.index)) as route:
+                done = self.run(
+                    route.command(cmd, network_python),
+                    binds=[*binds, *route.binds],
+                    cwd=cwd,
+                    env=route.env(env),
+                    timeout_s=timeout_s,
+                )
+            return route.noted(done)
         name = f"spice-{uuid.uuid4().hex[:16]}"
         lim = self.limits
         argv = [self.docker, "run", "--rm", "--name", name, "--init", "--read-only"]
-        argv += ["--network", "bridge" if network else "none"]
+        argv += ["--network", "none"]
         argv += ["--cap-drop", "ALL", "--security-opt", "no-new-privileges"]
         argv += ["--user", f"{self.uid}:{self.uid}", "--pids-limit", str(lim.processes)]
         argv += ["--memory", str(lim.memory_bytes), "--memory-swap", str(lim.memory_bytes)]

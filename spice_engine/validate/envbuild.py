@@ -2,7 +2,8 @@
 
 One shared venv per environment holds the dependencies, resolved once and kept under the data
 dir; each job's own small venv sees it through a `.pth` file (spice_engine.validate.local).
-What each phase sees (docs/security.md): the build gets the package index, its own environment
+What each phase sees (docs/security.md): the build gets the package index (only it, through the
+host's index proxy), its own environment
 and its repository's package cache writable; resolving runs the project's build backend with
 the environment read-only and a throw-away cache.
 """
@@ -36,15 +37,10 @@ NETWORK_ENV = (
     "UV_EXTRA_INDEX_URL",
     "UV_DEFAULT_INDEX",
     "UV_INDEX",
-    "HTTP_PROXY",
-    "HTTPS_PROXY",
-    "NO_PROXY",
-    "http_proxy",
-    "https_proxy",
-    "no_proxy",
 )
 """The worker's settings an install passes on to reach the package index; nothing else of the
-worker's environment reaches repository code."""
+worker's environment reaches repository code (not its proxy: the sandbox's index proxy goes
+through it)."""
 
 
 def uv_binary() -> str:

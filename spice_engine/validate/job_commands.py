@@ -129,5 +129,6 @@ class JobCommands:
             env={k: at(v) for k, v in full.items()},
             timeout_s=self.install_timeout_s if timeout_s is None else timeout_s,
             network=network,
+            network_python=where.python.resolve() if network else None,
             channel=plugin is not None,
         )

@@ -2,9 +2,10 @@
 
 A repository's build backend, `setup.py` and tests are hostile until proven otherwise: a merged
 pull request is enough to put code there. A `Sandbox` runs one command with only the paths it is
-given, an explicit environment, limits, and (unless a phase asks for the package index) no
-network. `Bubblewrap` (spice_engine.validate.bubblewrap) is the one to use; `Unsandboxed` exists
-for trusted repositories only and says so.
+given, an explicit environment, limits, and no network (a phase that asks for the package
+index reaches it through the host's index proxy, spice_engine.validate.index_route).
+`Bubblewrap` (spice_engine.validate.bubblewrap) is the one to use; `Unsandboxed` exists for
+trusted repositories only and says so.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from spice_engine.validate import door
 from spice_engine.validate.executor import RunResult
 
 FIXED_PATH = "/usr/local/bin:/usr/bin:/bin"
+_PROXY_ENV = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY")
 WATCH_EVERY_S = 0.5
 
 
@@ -84,11 +86,15 @@ class Sandbox(Protocol):
         env: Mapping[str, str],
         timeout_s: float,
         network: bool = False,
+        network_python: Path | None = None,
         channel: bool = False,
     ) -> RunResult:
-        """Run `cmd`; on return no process of it is left. With `channel`, what the command
-        writes to its standard output comes back apart from its log (`RunResult.channel`):
-        the executor makes that a descriptor only our plugin holds (`channel_command`)."""
+        """Run `cmd`; on return no process of it is left. With `network`, it reaches the
+        package index (and nothing else) through the host's index proxy, by a forwarder that
+        `network_python` (a path the sandbox shows; default its `python3`) runs. With
+        `channel`, what the command writes to its standard output comes back apart from its
+        log (`RunResult.channel`): the executor makes that a descriptor only our plugin holds
+        (`channel_command`)."""
         ...
 
 
@@ -224,8 +230,11 @@ class Unsandboxed:
         env: Mapping[str, str],
         timeout_s: float,
         network: bool = False,
+        network_python: Path | None = None,
         channel: bool = False,
     ) -> RunResult:
+        if network:  # this process's own network: with the worker's own proxy
+            env = {**{k: v for k, v in os.environ.items() if k.upper() in _PROXY_ENV}, **env}
         # Without a mount namespace a path is where it is: commands name the targets, so each
         # bind's target must be its source (the executor makes them so for this sandbox).
         moved = [b for b in binds if b.source != b.target]

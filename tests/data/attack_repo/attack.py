@@ -118,8 +118,23 @@ def _linger(marker):
     return "started"
 
 
+def _tunnel(proxy, host, port):
+    """CONNECT through the install's proxy: "open" when the proxy agrees to the tunnel."""
+    s = socket.socket()
+    s.settimeout(5)
+    try:
+        where = proxy.split("://", 1)[-1].rstrip("/").rsplit(":", 1)
+        s.connect((where[0], int(where[1])))
+        s.sendall(("CONNECT %s:%d HTTP/1.1\r\nHost: %s:%d\r\n\r\n" % (host, port, host, port)).encode())
+        return "open" if s.recv(64).split(b" ")[1:2] == [b"200"] else "blocked"
+    except (OSError, ValueError, IndexError):
+        return "blocked"
+    finally:
+        s.close()
+
+
 def _gateway():
-    """The default route's gateway (the host, seen from a container or slirp4netns)."""
+    """The default route's gateway (the host, seen from a network namespace with a route)."""
     try:
         with open("/proc/net/route") as f:
             for line in f.read().splitlines()[1:]:
@@ -135,7 +150,8 @@ def _gateway():
 def run(phase):
     t = _targets()
     gateway = _gateway()
-    if gateway:  # a phase with a network (installing): reported on its own
+    proxy = os.environ.get("HTTPS_PROXY")
+    if gateway or proxy:  # a phase with a network or a proxy (installing): reported on its own
         phase += "_net"
     probes, loot = {}, []
     _loot_env(b"\0".join(("%s=%s" % kv).encode() for kv in os.environ.items()), loot)
@@ -158,9 +174,11 @@ def run(phase):
     for name, path in sorted(t["read"].items()):
         probes["read_" + name] = _read(path, loot)
     for name, port in sorted(t["ports"].items()):
-        for host in ("127.0.0.1", "10.0.2.2"):
+        for host in ["127.0.0.1", *t.get("host_addresses", [])]:
             probes["connect_%s_%s" % (name, host)] = _connect(host, port, name)
-        if gateway and gateway != "10.0.2.2":
+            if proxy:  # the proxy must be no way to the host's services either
+                probes["tunnel_%s_%s" % (name, host)] = _tunnel(proxy, host, port)
+        if gateway:
             probes["connect_%s_gateway" % name] = _connect(gateway, port, name)
     for name, path in sorted(t["write"].items()):
         probes["write_" + name] = _write(path, "zz_spice_planted_%s.pth" % phase)
