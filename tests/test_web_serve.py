@@ -115,13 +115,14 @@ def test_a_killed_master_leaves_no_worker_behind_and_serve_starts_again(tmp_path
     assert len(workers) == 2
     server.send_signal(signal.SIGKILL)  # as the OOM killer would
     server.wait(timeout=10)
-    killed_at = time.monotonic()
     # Told by the kernel that their master died, the workers close their sockets and exit.
     gone, alive = psutil.wait_procs(workers, timeout=10)
     assert alive == [] and len(gone) == 2
+    # The port is free at once (no orphan holds it): the new master binds it on its first try
+    # (gunicorn says "Connection in use" for each retry).
     again, _ = start_serve(tmp_path, port)
     try:
-        assert time.monotonic() - killed_at < 10
+        assert "Connection in use" not in (tmp_path / "serve.log").read_text()
         assert {w.pid for w in psutil.Process(again.pid).children()}.isdisjoint(
             {w.pid for w in workers}
         )
