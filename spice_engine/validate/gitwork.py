@@ -14,6 +14,9 @@ from pathlib import Path
 from spice_engine.errors import InputError
 
 GIT_TIMEOUT_S = 300
+GIT_UMASK = 0o022
+"""What git creates (clones, worktrees, their files in the git directory) the sandbox's user reads:
+its modes are set here, not by the worker's umask (the App's is 077)."""
 # A release, or the `X.Y.0.dev0`-style tag some projects put on their main branch when the
 # previous release branched off (their main is already the next version).
 _RELEASE = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)*(?:[.-]?(?:dev|rc|a|b)\d*)?$")
@@ -38,6 +41,7 @@ def git(repo: Path, *args: str, stdin: str | None = None, env: dict[str, str] | 
         text=True,
         timeout=GIT_TIMEOUT_S,
         env=full_env,
+        umask=GIT_UMASK,
     )
     if done.returncode != 0:
         raise GitError(f"git {args[0]}: {done.stderr.strip() or done.stdout.strip()}")

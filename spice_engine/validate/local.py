@@ -235,6 +235,7 @@ class LocalExecutor:
         keep = from_index(pinned, _site_packages(where.shared))
         deps = where.job / "dependencies.txt"
         deps.write_text("".join(f"{line}\n" for line in keep))
+        self.sandbox.prepare_writable(deps)  # read by the install, as the sandbox's user
         return deps
 
     def _build(self, repo: str, venv: Path, recipe: Recipe, where: _Where) -> None:

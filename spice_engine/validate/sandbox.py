@@ -13,6 +13,7 @@ import contextlib
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import threading
 import time
@@ -26,6 +27,9 @@ from spice_engine.validate.executor import RunResult
 
 FIXED_PATH = "/usr/local/bin:/usr/bin:/bin"
 WATCH_EVERY_S = 0.5
+SANDBOX_UMASK = 0o022
+"""A sandboxed command's umask: SWE-bench's containers' (a test that checks the modes of files it
+creates passes or fails as there), never the worker's own (the App's is 077)."""
 
 
 class SandboxUnavailable(RuntimeError):
@@ -44,6 +48,8 @@ class Bind(BaseModel):
 
 class Limits(BaseModel):
     """What one sandboxed command may use (each process, except `processes`: all of them)."""
+
+    model_config = ConfigDict(frozen=True)
 
     cpu_s: int = 3600
     memory_bytes: int = 8 << 30
@@ -139,6 +145,7 @@ def run_limited(
         stderr=subprocess.STDOUT,
         start_new_session=True,
         pass_fds=tuple(pass_fds),
+        umask=SANDBOX_UMASK,
     )
     assert proc.stdout is not None
     output = _CappedOutput(proc.stdout, limits.output_bytes)
@@ -254,11 +261,30 @@ def etc_files(where: Path, uid: int, resolver: str | None) -> dict[str, Path]:
 
 
 def hand_over(path: Path, uid: int) -> None:
-    """Give a scratch tree of ours to the sandbox's user (only a root worker can, and needs to:
-    otherwise the sandbox runs as the worker's own user)."""
-    if os.geteuid() != 0:
+    """Give a scratch tree of ours (or one file) to the sandbox, whatever this process's umask.
+
+    A root worker's sandbox runs as `uid`: the tree becomes its. Every directory is also made
+    0755 and every file readable (0644, 0755 if executable), as a umask of 022 would have made
+    them: the App's umask is 077, and bubblewrap enters the working directory as root with its
+    capabilities already dropped, so an owner-only directory of the sandbox's user is closed to
+    it. Other users of the machine are kept out by the private data directory above the tree.
+    """
+    _own(path, uid)
+    if path.is_dir() and not path.is_symlink():
+        for top, dirs, files in os.walk(path):
+            for name in dirs + files:
+                _own(Path(top, name), uid)
+
+
+def _own(path: Path, uid: int) -> None:
+    st = os.lstat(path)
+    if os.geteuid() == 0 and (st.st_uid, st.st_gid) != (uid, uid):
+        os.chown(path, uid, uid, follow_symlinks=False)
+    if stat.S_ISDIR(st.st_mode):
+        wanted = st.st_mode | 0o755
+    elif stat.S_ISREG(st.st_mode):
+        wanted = st.st_mode | (0o755 if st.st_mode & 0o100 else 0o644)
+    else:  # links (their own mode means nothing), sockets, fifos
         return
-    for top, dirs, files in os.walk(path):
-        os.chown(top, uid, uid, follow_symlinks=False)
-        for name in dirs + files:
-            os.chown(os.path.join(top, name), uid, uid, follow_symlinks=False)
+    if stat.S_IMODE(wanted) != stat.S_IMODE(st.st_mode):
+        os.chmod(path, stat.S_IMODE(wanted))
