@@ -2,26 +2,26 @@
 
 Each run gets new PID, IPC, UTS and network namespaces, a root made of the system's `/usr`, a
 few files of `/etc`, the binds it is given and nothing else, a memory-backed `/tmp`, rlimits,
-and an unprivileged user: when this process is root, bubblewrap sets up the mounts as root and
-`setpriv` drops to `uid` with no capabilities (so the process limit counts that user); otherwise
-bubblewrap runs unprivileged in a user namespace. A phase that must fetch packages gets
-user-mode networking from slirp4netns with the host's loopback cut off: the package index is
-reachable, PostgreSQL, Redis and the App on 127.0.0.1 are not.
+and an unprivileged user. When this process is root, bubblewrap sets up the mounts as root and
+`setpriv` drops to `uid` with no capabilities (so the process limit counts that user); a root
+without CAP_SYS_ADMIN (a container's) does so inside a user namespace mapping every id to
+itself (spice_engine.validate.namespaces). Otherwise bubblewrap runs unprivileged in a user
+namespace, as this process's user. A phase that must fetch packages gets user-mode networking
+from slirp4netns (spice_engine.validate.slirp) with the host's loopback cut off: the package
+index is reachable, PostgreSQL, Redis and the App on 127.0.0.1 are not.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import subprocess
 import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import tenacity
 
+from spice_engine.validate import namespaces, sandbox_probe
 from spice_engine.validate.executor import RunResult
 from spice_engine.validate.sandbox import (
     FIXED_PATH,
@@ -33,6 +33,7 @@ from spice_engine.validate.sandbox import (
     run_limited,
     which,
 )
+from spice_engine.validate.slirp import BLOCK_FD, INFO_FD, UserNamespaceOf, run_networked
 
 SANDBOX_UID = 65534
 ETC_FILES = (
@@ -73,26 +74,37 @@ class Bubblewrap:
         self.uid = uid
         self.limits = limits or Limits()
         self.privileged = os.geteuid() == 0
+        # A container's root may not make mount namespaces of its own (no CAP_SYS_ADMIN), but
+        # it may in a user namespace it made: set-up happens there, ids stay the host's.
+        self.own_userns = self.privileged and not namespaces.has_capability(
+            namespaces.CAP_SYS_ADMIN
+        )
+        self.inside_uid = uid if self.privileged else os.getuid()
+        """Who sandboxed code runs as: `uid` for a root worker, else the worker's own user."""
 
-    def problem(self) -> str | None:
+    def problem(self, scratch: Path | None = None) -> str | None:
+        """Why a job's command cannot run here: a binary missing, or the sandbox failing to do
+        what every job does in a scratch directory made under `scratch` (default: the system's
+        temporary directory) as jobs make theirs (sandbox_probe)."""
         missing = [b for b in (self.bwrap, "prlimit") if which(b) is None]
         if self.privileged and which("setpriv") is None:
             missing.append("setpriv")
+        if self.own_userns and which("unshare") is None:
+            missing.append("unshare")
         if missing:
             return (
                 f"{', '.join(missing)} not found: install Debian's `bubblewrap` (and util-linux)"
                 " or set SPICE_BWRAP_PATH"
             )
-        done = self.run(["true"], binds=[], cwd=Path("/"), env={}, timeout_s=30)
-        if done.returncode != 0:
-            last = done.log.strip().splitlines()[-1:] or ["no output"]
-            return f"bubblewrap cannot start a sandbox here: {last[0]}"
-        return None
+        where = scratch if scratch is not None else Path(tempfile.gettempdir())
+        return sandbox_probe.job_problem(self, where, self.inside_uid)
 
-    def network_problem(self) -> str | None:
+    def network_problem(self, scratch: Path | None = None) -> str | None:
+        """Why an install's command (the package index through slirp4netns) cannot run here."""
         if which(self.slirp) is None:
             return f"{self.slirp} not found: install Debian's `slirp4netns` to build environments"
-        return None
+        where = scratch if scratch is not None else Path(tempfile.gettempdir())
+        return sandbox_probe.job_problem(self, where, self.inside_uid, network=True)
 
     def prepare_writable(self, path: Path) -> None:
         hand_over(path, self.uid)
@@ -107,13 +119,19 @@ class Bubblewrap:
         timeout_s: float,
         network: bool = False,
     ) -> RunResult:
-        if network and (why := self.network_problem()):
-            raise SandboxUnavailable(why)
-        with tempfile.TemporaryDirectory(prefix="spice-sandbox-etc-") as etc:
-            files = etc_files(Path(etc), self.uid, SLIRP_DNS if network else None)
-            argv = [*self._prlimit(), *self._bwrap_argv(binds, files, cwd, network), *cmd]
+        if network and which(self.slirp) is None:
+            raise SandboxUnavailable(f"{self.slirp} not found: install Debian's `slirp4netns`")
+        with contextlib.ExitStack() as held:
+            etc = Path(held.enter_context(tempfile.TemporaryDirectory(prefix="spice-sandbox-")))
+            userns = None
+            if self.own_userns:
+                userns = held.enter_context(namespaces.identity_user_namespace())
+            files = etc_files(etc, self.inside_uid, SLIRP_DNS if network else None)
+            bwrap = self._bwrap_argv(binds, files, cwd, network, userns)
+            argv = [*self._prlimit(), *bwrap, *cmd]
             full_env = {"PATH": FIXED_PATH, "LANG": "C.UTF-8", **env}
             watch = [b.source for b in binds if b.writable]
+            fds = [userns] if userns is not None else []
 
             # bubblewrap's set-up of the new namespace's loopback can fail for a moment (meeting
             # slirp4netns configuring the same namespace, or the host's netlink under load:
@@ -127,13 +145,37 @@ class Bubblewrap:
                 retry_error_callback=_last_result,
             )
             def once() -> RunResult:
-                if network:
-                    return self._run_networked(argv, full_env, timeout_s, watch)
-                return run_limited(
-                    argv, env=full_env, timeout_s=timeout_s, limits=self.limits, watch=watch
+                if not network:
+                    return run_limited(
+                        argv,
+                        env=full_env,
+                        timeout_s=timeout_s,
+                        limits=self.limits,
+                        watch=watch,
+                        pass_fds=fds,
+                    )
+                return run_networked(
+                    argv,
+                    slirp=which(self.slirp) or self.slirp,
+                    userns_of=self._slirp_userns(userns),
+                    env=full_env,
+                    timeout_s=timeout_s,
+                    limits=self.limits,
+                    watch=watch,
+                    pass_fds=fds,
                 )
 
             return once()
+
+    def _slirp_userns(self, userns: int | None) -> UserNamespaceOf:
+        """The user namespace slirp4netns joins to configure a sandbox's network: none for
+        root (it has the capabilities), the one made for this run, or, unprivileged, the one
+        owning the sandbox's network namespace."""
+        if userns is not None:
+            return lambda _child: os.dup(userns)
+        if self.privileged:
+            return lambda _child: None
+        return namespaces.owning_user_namespace
 
     def _prlimit(self) -> list[str]:
         lim = self.limits
@@ -149,13 +191,20 @@ class Bubblewrap:
         ]
 
     def _bwrap_argv(
-        self, binds: Sequence[Bind], files: dict[str, Path], cwd: Path, network: bool
+        self,
+        binds: Sequence[Bind],
+        files: dict[str, Path],
+        cwd: Path,
+        network: bool,
+        userns: int | None = None,
     ) -> list[str]:
         argv = [which(self.bwrap) or self.bwrap, "--die-with-parent", "--new-session"]
+        if userns is not None:
+            argv += ["--userns", str(userns)]
         argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
         argv += ["--unshare-net", "--hostname", "sandbox"]
         if network:
-            argv += ["--info-fd", "{info}", "--block-fd", "{block}"]
+            argv += ["--info-fd", INFO_FD, "--block-fd", BLOCK_FD]
         argv += [*_system_root(), "--perms", "0755", "--dir", "/etc"]
         for path in ETC_FILES:
             argv += ["--ro-bind-try", path, path]
@@ -182,87 +231,6 @@ class Bubblewrap:
             argv += ["--unshare-user", "--disable-userns", "--uid", str(os.getuid())]
             argv += ["--gid", str(os.getgid()), "--"]
         return argv
-
-    def _run_networked(
-        self, argv: list[str], env: dict[str, str], timeout_s: float, watch: list[Path]
-    ) -> RunResult:
-        """The sandbox waits on `--block-fd` until slirp4netns has its network up."""
-        info_r, info_w = os.pipe()
-        block_r, block_w = os.pipe()
-        argv = [
-            str(info_w) if a == "{info}" else str(block_r) if a == "{block}" else a for a in argv
-        ]
-        slirp: list[subprocess.Popen[bytes]] = []
-        open_fds = {info_r, info_w, block_r, block_w}
-
-        def close(fd: int) -> None:
-            if fd in open_fds:
-                open_fds.discard(fd)
-                os.close(fd)
-
-        def connect(proc: subprocess.Popen[bytes]) -> None:
-            close(info_w)
-            close(block_r)
-            text = b""
-            while chunk := os.read(info_r, 4096):  # EOF once bubblewrap has written it
-                text += chunk
-                if b"}" in chunk:
-                    break
-            child = json.loads(text or b"{}").get("child-pid")
-            if not child:
-                return  # bubblewrap failed before it started: its output says why
-            _await_loopback(int(child))
-            ready_r, ready_w = os.pipe()
-            cmd = [which(self.slirp) or self.slirp, "--configure", "--mtu=65520"]
-            cmd += ["--disable-host-loopback", "--ready-fd", str(ready_w)]
-            if not self.privileged:
-                cmd.append(f"--userns-path=/proc/{child}/ns/user")
-            slirp.append(
-                subprocess.Popen(
-                    [*cmd, str(child), "tap0"],
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    pass_fds=(ready_w,),
-                )
-            )
-            os.close(ready_w)
-            with os.fdopen(ready_r, "rb") as ready:
-                ready.read(1)
-            with contextlib.suppress(BrokenPipeError):  # bubblewrap is gone: its log says why
-                os.write(block_w, b"1")
-            close(block_w)
-
-        try:
-            return run_limited(
-                argv,
-                env=env,
-                timeout_s=timeout_s,
-                limits=self.limits,
-                watch=watch,
-                pass_fds=(info_w, block_r),
-                on_start=connect,
-            )
-        finally:
-            for fd in list(open_fds):
-                close(fd)
-            for proc in slirp:
-                proc.kill()
-                proc.wait()
-
-
-def _await_loopback(child: int, timeout_s: float = 5.0) -> None:
-    """Until bubblewrap has the sandbox's loopback up (its routes appear in the namespace):
-    slirp4netns configuring the namespace meanwhile makes bubblewrap's own set-up fail
-    ("loopback: Failed RTM_NEWADDR", half the time here). Gone or slow: go on regardless."""
-    routes = Path(f"/proc/{child}/net/fib_trie")
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            if "127.0.0.0/8" in routes.read_text():
-                return
-        except OSError:
-            return
-        time.sleep(0.002)
 
 
 def _system_root() -> list[str]:
