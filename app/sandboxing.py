@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 from app.settings import Settings
 from spice_engine.validate.bubblewrap import Bubblewrap
@@ -11,6 +12,8 @@ from spice_engine.validate.sandbox import Limits, SandboxUnavailable
 
 SANDBOX_UNAVAILABLE = "sandbox_unavailable"
 """Status of a validation that did not run because no sandbox works here."""
+PROBE_DIR = "tmp"
+"""Where in the data directory the probe makes its scratch (`spice validate`'s jobs' place)."""
 
 
 def limits_for(settings: Settings) -> Limits:
@@ -42,15 +45,24 @@ def docker_sandbox(settings: Settings) -> DockerSandbox:
 
 
 @cache
-def _probe(bwrap: str, slirp: str, uid: int) -> str | None:
-    sandbox = Bubblewrap(bwrap, slirp, uid)
-    return sandbox.problem() or sandbox.network_problem()
+def _probe(bwrap: str, slirp: str, uid: int, limits: Limits, scratch: Path) -> str | None:
+    sandbox = Bubblewrap(bwrap, slirp, uid, limits)
+    return sandbox.problem(scratch) or sandbox.network_problem(scratch)
 
 
 def sandbox_problem(settings: Settings) -> str | None:
-    """Why repository code cannot run here (None: the sandbox works). Probed once per
-    process: starting a sandbox takes a fraction of a second."""
-    return _probe(settings.bwrap_path, settings.slirp4netns_path, settings.sandbox_uid)
+    """Why repository code cannot run here (None: the sandbox works): a job's command run as
+    jobs run theirs, in a scratch directory made in the data directory by this process (its
+    umask, its user), with the operator's limits, with and without the network. Probed once
+    per process: it takes a fraction of a second."""
+    scratch = settings.data_dir.resolve() / PROBE_DIR
+    return _probe(
+        settings.bwrap_path,
+        settings.slirp4netns_path,
+        settings.sandbox_uid,
+        limits_for(settings),
+        scratch,
+    )
 
 
 def live_validation_problem(settings: Settings) -> str | None:
