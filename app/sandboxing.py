@@ -12,8 +12,6 @@ from spice_engine.validate.sandbox import Limits, SandboxUnavailable
 
 SANDBOX_UNAVAILABLE = "sandbox_unavailable"
 """Status of a validation that did not run because no sandbox works here."""
-PROBE_DIR = "tmp"
-"""Where in the data directory the probe makes its scratch (`spice validate`'s jobs' place)."""
 
 
 def limits_for(settings: Settings) -> Limits:
@@ -55,7 +53,8 @@ def sandbox_problem(settings: Settings) -> str | None:
     jobs run theirs, in a scratch directory made in the data directory by this process (its
     umask, its user), with the operator's limits, with and without the network. Probed once
     per process: it takes a fraction of a second."""
-    scratch = settings.data_dir.resolve() / PROBE_DIR
+    # Where the App's validation task makes each job's scratch (app.harvest.validation_task).
+    scratch = settings.data_dir.resolve()
     return _probe(
         settings.bwrap_path,
         settings.slirp4netns_path,
