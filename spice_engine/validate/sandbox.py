@@ -77,7 +77,8 @@ class Sandbox(Protocol):
         ...
 
     def prepare_writable(self, path: Path) -> None:
-        """Make `path` (a scratch tree of ours) writable by sandboxed processes."""
+        """Make `path` (a scratch tree or file of ours) usable by sandboxed processes, whatever
+        this process's umask."""
         ...
 
     def run(
