@@ -4,6 +4,13 @@
 #   docker run ... spice-triage worker     the job consumer (`spice worker`)
 # Build: docker build -t spice-triage .
 #
+# Validation runs repositories' code in bubblewrap inside the container. Start both roles with
+#   --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
+#   --security-opt systempaths=unconfined
+# (namespaces, a /proc of the sandbox's own, mounts on AppArmor hosts; no capability is added;
+# why each, in docs/app.md#docker). Without them validation is off and
+# /healthz says why. The worker may run as the image's user or as root (--user 0).
+#
 # The base: any Debian bookworm image with python3 (3.11) and its venv module. The default is
 # the Python image at an exact release, not a floating tag; production pins its digest too
 # (--build-arg BASE_IMAGE=python:3.11.14-slim-bookworm@sha256:<digest>). Without a registry,
@@ -36,10 +43,8 @@ RUN pip install --no-deps .
 # --- runtime: the virtualenv only, as an unprivileged user ---
 FROM ${BASE_IMAGE} AS runtime
 # git: the worker clones each repository once to read pull requests at their base.
-# bubblewrap: the sandbox validation runs repositories' code in. Unprivileged, it
-# needs user namespaces, which Docker's default seccomp profile refuses: run the worker with
-# `--security-opt seccomp=unconfined` (or a profile allowing unshare/clone of namespaces) to
-# validate; otherwise validation is off and /healthz says why.
+# bubblewrap: the sandbox validation runs repositories' code in (the flags it needs are in the
+# header above; util-linux's setpriv, prlimit and unshare come with the base).
 RUN apt-get update \
     && apt-get install -y --no-install-recommends git bubblewrap \
     && rm -rf /var/lib/apt/lists/*

@@ -9,7 +9,6 @@ from app.settings import Settings
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.docker import DockerSandbox
 from spice_engine.validate.sandbox import Limits, SandboxUnavailable
-from spice_engine.validate.sandbox_probe import job_problem
 
 SANDBOX_UNAVAILABLE = "sandbox_unavailable"
 """Status of a validation that did not run because no sandbox works here."""
@@ -42,17 +41,19 @@ def docker_sandbox(settings: Settings) -> DockerSandbox:
 
 
 @cache
-def _probe(bwrap: str, uid: int, scratch: Path) -> str | None:
-    sandbox = Bubblewrap(bwrap, uid)
-    return job_problem(sandbox, scratch) or sandbox.network_problem()
+def _probe(bwrap: str, uid: int, limits: Limits, scratch: Path) -> str | None:
+    sandbox = Bubblewrap(bwrap, uid, limits)
+    return sandbox.problem(scratch) or sandbox.network_problem()
 
 
 def sandbox_problem(settings: Settings) -> str | None:
-    """Why repository code cannot run here (None: the sandbox works): a job's tree made under
-    the data directory as jobs make theirs, used by the sandbox's user. Probed once per
-    process: starting a sandbox takes a fraction of a second."""
-    scratch = settings.data_dir.resolve() / "tmp"
-    return _probe(settings.bwrap_path, settings.sandbox_uid, scratch)
+    """Why repository code cannot run here (None: the sandbox works): a job's command run as
+    jobs run theirs, in a scratch directory made in the data directory by this process (its
+    umask, its user), with the operator's limits; and the index proxy's settings. Probed once
+    per process: it takes a fraction of a second."""
+    # Where the App's validation task makes each job's scratch (app.harvest.validation_task).
+    scratch = settings.data_dir.resolve()
+    return _probe(settings.bwrap_path, settings.sandbox_uid, limits_for(settings), scratch)
 
 
 def live_validation_problem(settings: Settings) -> str | None:

@@ -77,10 +77,9 @@ def test_validation_is_on_exactly_when_a_jobs_tree_works_under_the_workers_umask
         make_private(tmp_path / "good")  # umask 077 and a private data directory, as the worker
         good = Settings(_env_file=None, data_dir=tmp_path / "good", webhook_secret="s")
         assert live_validation_problem(good) is None
-        (tmp_path / "bad").mkdir()
-        (tmp_path / "bad" / "tmp").write_text("a file where jobs make their trees")
+        (tmp_path / "bad").write_text("a file where jobs make their trees")
         bad = Settings(_env_file=None, data_dir=tmp_path / "bad", webhook_secret="s")
         why = live_validation_problem(bad)
-        assert why is not None and "a job's tree cannot be made" in why, why
+        assert why is not None and "cannot make a job's scratch directory" in why, why
     finally:
         os.umask(old)

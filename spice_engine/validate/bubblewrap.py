@@ -2,15 +2,18 @@
 
 Each run gets new PID, IPC, UTS and network namespaces, a root made of the system's `/usr`, a
 few files of `/etc`, the binds it is given and nothing else, a memory-backed `/tmp`, rlimits,
-and an unprivileged user: when this process is root, bubblewrap sets up the mounts as root and
-`setpriv` drops to `uid` with no capabilities (so the process limit counts that user); otherwise
-bubblewrap runs unprivileged in a user namespace. No run has a network: a phase that must
+and an unprivileged user. When this process is root, bubblewrap sets up the mounts as root and
+`setpriv` drops to `uid` with no capabilities (so the process limit counts that user); a root
+without CAP_SYS_ADMIN (a container's) does so inside a user namespace mapping every id to
+itself (spice_engine.validate.namespaces). Otherwise bubblewrap runs unprivileged in a user
+namespace, as this process's user. No run has a network: a phase that must
 fetch packages reaches the package index, and only it, through the host's index proxy
 (spice_engine.validate.index_route).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -18,6 +21,7 @@ from pathlib import Path
 
 import tenacity
 
+from spice_engine.validate import namespaces, sandbox_probe
 from spice_engine.validate.executor import RunResult
 from spice_engine.validate.index_access import IndexAccess
 from spice_engine.validate.index_route import index_route, worker_access
@@ -26,11 +30,10 @@ from spice_engine.validate.sandbox import (
     Bind,
     Limits,
     SandboxUnavailable,
-    etc_files,
-    hand_over,
     run_limited,
     which,
 )
+from spice_engine.validate.sandbox_files import etc_files, hand_over
 
 SANDBOX_UID = 65534
 ETC_FILES = (
@@ -72,21 +75,30 @@ class Bubblewrap:
         self.uid = uid
         self.limits = limits or Limits()
         self.privileged = os.geteuid() == 0
+        # A container's root may not make mount namespaces of its own (no CAP_SYS_ADMIN), but
+        # it may in a user namespace it made: set-up happens there, ids stay the host's.
+        self.own_userns = self.privileged and not namespaces.has_capability(
+            namespaces.CAP_SYS_ADMIN
+        )
+        self.inside_uid = uid if self.privileged else os.getuid()
+        """Who sandboxed code runs as: `uid` for a root worker, else the worker's own user."""
 
-    def problem(self) -> str | None:
+    def problem(self, scratch: Path | None = None) -> str | None:
+        """Why a job's command cannot run here: a binary missing, or the sandbox failing to do
+        what every job does in a scratch directory made under `scratch` (default: the system's
+        temporary directory) as jobs make theirs (sandbox_probe)."""
         missing = [b for b in (self.bwrap, "prlimit") if which(b) is None]
         if self.privileged and which("setpriv") is None:
             missing.append("setpriv")
+        if self.own_userns and which("unshare") is None:
+            missing.append("unshare")
         if missing:
             return (
                 f"{', '.join(missing)} not found: install Debian's `bubblewrap` (and util-linux)"
                 " or set SPICE_BWRAP_PATH"
             )
-        done = self.run(["true"], binds=[], cwd=Path("/"), env={}, timeout_s=30)
-        if done.returncode != 0:
-            last = done.log.strip().splitlines()[-1:] or ["no output"]
-            return f"bubblewrap cannot start a sandbox here: {last[0]}"
-        return None
+        where = scratch if scratch is not None else Path(tempfile.gettempdir())
+        return sandbox_probe.job_problem(self, where, self.inside_uid)
 
     def network_problem(self) -> str | None:
         try:
@@ -112,11 +124,16 @@ class Bubblewrap:
     ) -> RunResult:
         if network:
             return self._run_networked(cmd, binds, cwd, env, timeout_s, network_python)
-        with tempfile.TemporaryDirectory(prefix="spice-sandbox-etc-") as etc:
-            files = etc_files(Path(etc), self.uid, None)
-            argv = [*self._prlimit(), *self._bwrap_argv(binds, files, cwd), *cmd]
+        with contextlib.ExitStack() as held:
+            etc = Path(held.enter_context(tempfile.TemporaryDirectory(prefix="spice-sandbox-")))
+            userns = None
+            if self.own_userns:
+                userns = held.enter_context(namespaces.identity_user_namespace())
+            files = etc_files(etc, self.inside_uid, None)
+            argv = [*self._prlimit(), *self._bwrap_argv(binds, files, cwd, userns), *cmd]
             full_env = {"PATH": FIXED_PATH, "LANG": "C.UTF-8", **env}
             watch = [b.source for b in binds if b.writable]
+            fds = [userns] if userns is not None else []
 
             # bubblewrap's set-up of the new namespace's loopback can fail for a moment (the
             # host's netlink under load: "RTM_NEWADDR: No child processes"): nothing of the
@@ -136,6 +153,7 @@ class Bubblewrap:
                     timeout_s=timeout_s,
                     limits=self.limits,
                     watch=watch,
+                    pass_fds=fds,
                     channel=channel,
                 )
 
@@ -154,8 +172,12 @@ class Bubblewrap:
             "--",
         ]
 
-    def _bwrap_argv(self, binds: Sequence[Bind], files: dict[str, Path], cwd: Path) -> list[str]:
+    def _bwrap_argv(
+        self, binds: Sequence[Bind], files: dict[str, Path], cwd: Path, userns: int | None
+    ) -> list[str]:
         argv = [which(self.bwrap) or self.bwrap, "--die-with-parent", "--new-session"]
+        if userns is not None:
+            argv += ["--userns", str(userns)]
         argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
         argv += ["--unshare-net", "--hostname", "sandbox"]
         argv += [*_system_root(), "--perms", "0755", "--dir", "/etc"]

@@ -26,7 +26,8 @@ from pathlib import Path
 from spice_engine.validate.executor import RunResult
 from spice_engine.validate.index_access import IndexAccess
 from spice_engine.validate.index_route import index_route, worker_access
-from spice_engine.validate.sandbox import Bind, Limits, etc_files, hand_over, run_limited, which
+from spice_engine.validate.sandbox import Bind, Limits, run_limited, which
+from spice_engine.validate.sandbox_files import etc_files, hand_over
 
 DEFAULT_IMAGE = "spice-base:bookworm"
 SANDBOX_UID = 65534

@@ -135,6 +135,7 @@ class EnvBuilder:
         keep = from_index(door.read_text(where.job, pinned.name), site_packages(where.shared))
         deps = where.job / "dependencies.txt"
         door.write_text(where.job, deps.name, "".join(f"{line}\n" for line in keep))
+        self.sandbox.prepare_writable(deps)  # read by the install, as the sandbox's user
         return deps
 
     def build(self, repo: str, venv: Path, recipe: Recipe, where: Where) -> None:

@@ -16,6 +16,9 @@ from spice_engine.errors import InputError
 from spice_engine.validate import door
 
 GIT_TIMEOUT_S = 300
+GIT_UMASK = 0o022
+"""What git creates (clones, the trees it checks out) the sandbox's user reads: its modes are
+set here, not by the worker's umask (the App's is 077)."""
 # A release, or the `X.Y.0.dev0`-style tag some projects put on their main branch when the
 # previous release branched off (their main is already the next version).
 _RELEASE = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)*(?:[.-]?(?:dev|rc|a|b)\d*)?$")
@@ -59,6 +62,7 @@ def _run(
         capture_output=True,
         timeout=GIT_TIMEOUT_S,
         env=base | GIT_ENV | (env or {}),
+        umask=GIT_UMASK,
     )
     if done.returncode != 0:
         err = (done.stderr or done.stdout).decode("utf-8", errors="replace").strip()

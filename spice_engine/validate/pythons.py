@@ -31,7 +31,9 @@ def find_pythons() -> dict[str, Path]:
     for minor in range(6, 20):
         version = f"3.{minor}"
         if version not in found and (path := shutil.which(f"python{version}")):
-            found[version] = Path(path)
+            # The interpreter itself, not a link to it: a virtualenv's on PATH (the App's own,
+            # in its image) is not in the sandbox, the base interpreter it links to is.
+            found[version] = Path(path).resolve()
     return found
 
 

@@ -23,12 +23,14 @@ from typing import IO, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from spice_engine.validate import door
 from spice_engine.validate.executor import RunResult
 
 FIXED_PATH = "/usr/local/bin:/usr/bin:/bin"
 _PROXY_ENV = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY")
 WATCH_EVERY_S = 0.5
+SANDBOX_UMASK = 0o022
+"""A sandboxed command's umask: SWE-bench's containers' (a test that checks the modes of files it
+creates passes or fails as there), never the worker's own (the App's is 077)."""
 
 
 class SandboxUnavailable(RuntimeError):
@@ -47,6 +49,8 @@ class Bind(BaseModel):
 
 class Limits(BaseModel):
     """What one sandboxed command may use (each process, except `processes`: all of them)."""
+
+    model_config = ConfigDict(frozen=True)
 
     cpu_s: int = 3600
     memory_bytes: int = 8 << 30
@@ -74,7 +78,8 @@ class Sandbox(Protocol):
         ...
 
     def prepare_writable(self, path: Path) -> None:
-        """Make `path` (a scratch tree of ours) writable by sandboxed processes."""
+        """Make `path` (a scratch tree or file of ours) usable by sandboxed processes, whatever
+        this process's umask."""
         ...
 
     def run(
@@ -152,6 +157,7 @@ def run_limited(
         stderr=subprocess.PIPE if channel else subprocess.STDOUT,
         start_new_session=True,
         pass_fds=tuple(pass_fds),
+        umask=SANDBOX_UMASK,
     )
     assert proc.stdout is not None
     if channel:
@@ -266,33 +272,3 @@ def channel_command(cmd: Sequence[str]) -> list[str]:
 def which(binary: str) -> str | None:
     """`binary` as a path if it is one, else looked up on PATH."""
     return binary if os.sep in binary and os.access(binary, os.X_OK) else shutil.which(binary)
-
-
-def etc_files(where: Path, uid: int, resolver: str | None) -> dict[str, Path]:
-    """Files a sandbox shows in `/etc` (target -> file written under `where`): a passwd and
-    group naming only the sandbox's user, a git config that lets git (setuptools_scm's, the
-    tests') read worktrees the worker checked out, and a resolver when one is given."""
-    files = {
-        "/etc/passwd": f"root:x:0:0:root:/root:/bin/sh\nsandbox:x:{uid}:{uid}::/tmp:/bin/sh\n",
-        "/etc/group": f"root:x:0:\nsandbox:x:{uid}:\n",
-        "/etc/gitconfig": "[safe]\n\tdirectory = *\n",
-    }
-    if resolver is not None:
-        files["/etc/resolv.conf"] = f"nameserver {resolver}\n"
-    out = {}
-    for target, text in files.items():
-        door.write_text(where, Path(target).name, text)
-        out[target] = where / Path(target).name
-    where.chmod(0o755)
-    return out
-
-
-def hand_over(path: Path, uid: int) -> None:
-    """Give a scratch tree of ours to the sandbox's user (only a root worker can, and needs to:
-    otherwise the sandbox runs as the worker's own user)."""
-    if os.geteuid() != 0:
-        return
-    for top, dirs, files in os.walk(path):
-        os.chown(top, uid, uid, follow_symlinks=False)
-        for name in dirs + files:
-            os.chown(os.path.join(top, name), uid, uid, follow_symlinks=False)

@@ -1,44 +1,53 @@
-"""Whether a job's commands can run here as jobs run them: not just any command in an empty
-sandbox, but one in a tree made the way a job's tree is made, under this process's umask, as the
-sandbox's user, writing a file the host then reads through the door."""
+"""Whether a sandbox can run a job's command here, found by doing what every job does.
+
+Starting `true` in an empty sandbox says little: under the App's umask (077) that passed while
+every job failed to enter its worktree. The probe makes a scratch directory the way jobs make
+theirs (under the given parent, with this process's umask), hands it to the sandbox, binds it
+writable, works in it, writes a file and reads it back there and from here, and checks who
+wrote it.
+"""
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 
 from spice_engine.validate import door
-from spice_engine.validate.job_commands import TESTBED
-from spice_engine.validate.sandbox import Bind, Sandbox
-from spice_engine.validate.tree import tree_dir
+from spice_engine.validate.sandbox import Bind, Sandbox, SandboxUnavailable
+
+TARGET = Path("/spice/probe")
+PROBE_TIMEOUT_S = 60
+_SCRIPT = 'id -u > written && cat written && pwd && test "$(cat written)" = "$(id -u)"'
 
 
-def job_problem(sandbox: Sandbox, scratch: Path) -> str | None:
-    """Why a job could not use its tree in `sandbox` (None: it can). `scratch` is where jobs
-    make their trees (under the data directory)."""
-    if why := sandbox.problem():
-        return why
+def job_problem(sandbox: Sandbox, parent: Path, uid: int | None = None) -> str | None:
+    """Why a job's command cannot run in `sandbox` (None: it can), probed in a scratch
+    directory under `parent`; `uid`: who sandboxed code must run as."""
     try:
-        return _tree_problem(sandbox, scratch)
+        parent.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(dir=parent, prefix="sandbox-probe-"))
     except OSError as exc:
-        return f"a job's tree cannot be made under {scratch}: {exc.strerror or exc}"
-
-
-def _tree_problem(sandbox: Sandbox, scratch: Path) -> str | None:
-    scratch.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=scratch, prefix="probe-") as where:
-        tree = Path(where) / "tree"
-        tree_dir(tree)
-        door.write_text(tree, "given.txt", "given\n")
-        sandbox.prepare_writable(tree)
+        return f"cannot make a job's scratch directory in {parent}: {exc.strerror}"
+    try:
+        sandbox.prepare_writable(scratch)
         done = sandbox.run(
-            ["/bin/sh", "-c", "cat given.txt && echo written > written.txt"],
-            binds=[Bind(source=tree, target=TESTBED, writable=True)],
-            cwd=TESTBED,
+            ["sh", "-c", _SCRIPT],
+            binds=[Bind(source=scratch, target=TARGET, writable=True)],
+            cwd=TARGET,
             env={},
-            timeout_s=60,
+            timeout_s=PROBE_TIMEOUT_S,
         )
-        if done.returncode == 0 and door.is_file(tree, "written.txt"):
-            return None
-        last = done.log.strip().splitlines()[-1:] or [f"exit {done.returncode}"]
-        return f"a job's sandbox cannot use its tree here: {last[0]}"
+        said = done.log.strip().splitlines()
+        if done.returncode != 0:
+            return f"{sandbox.name} cannot run a job's command here: {(said or ['no output'])[-1]}"
+        written = door.read_text(scratch, "written", 64).strip()
+        if uid is not None and written != str(uid):
+            return f"{sandbox.name} ran a job's command as uid {written}, not {uid}"
+        if said[:2] != [written, str(TARGET)]:
+            return f"{sandbox.name} ran a job's command elsewhere: {' '.join(said[:2])}"
+    except (OSError, SandboxUnavailable, door.DoorRefused) as exc:
+        return f"{sandbox.name} cannot run a job's command here: {exc}"
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return None
