@@ -24,7 +24,7 @@ import tenacity
 from spice_engine.validate import namespaces, sandbox_probe
 from spice_engine.validate.executor import RunResult
 from spice_engine.validate.index_access import IndexAccess
-from spice_engine.validate.index_route import index_route, worker_access
+from spice_engine.validate.index_route import run_via_index, worker_access
 from spice_engine.validate.sandbox import (
     FIXED_PATH,
     Bind,
@@ -123,7 +123,16 @@ class Bubblewrap:
         channel: bool = False,
     ) -> RunResult:
         if network:
-            return self._run_networked(cmd, binds, cwd, env, timeout_s, network_python)
+            return run_via_index(
+                self,
+                self.index,
+                cmd,
+                binds=binds,
+                cwd=cwd,
+                env=env,
+                timeout_s=timeout_s,
+                python=network_python,
+            )
         with contextlib.ExitStack() as held:
             etc = Path(held.enter_context(tempfile.TemporaryDirectory(prefix="spice-sandbox-")))
             userns = None
@@ -206,26 +215,6 @@ class Bubblewrap:
             argv += ["--unshare-user", "--disable-userns", "--uid", str(os.getuid())]
             argv += ["--gid", str(os.getgid()), "--"]
         return argv
-
-    def _run_networked(
-        self,
-        cmd: Sequence[str],
-        binds: Sequence[Bind],
-        cwd: Path,
-        env: Mapping[str, str],
-        timeout_s: float,
-        python: Path | None,
-    ) -> RunResult:
-        """`cmd` with the sandbox's loopback only, under the forwarder to the index proxy."""
-        with index_route(worker_access(self.index)) as route:
-            done = self.run(
-                route.command(cmd, python),
-                binds=[*binds, *route.binds],
-                cwd=cwd,
-                env=route.env(env),
-                timeout_s=timeout_s,
-            )
-        return route.noted(done)
 
 
 def _system_root() -> list[str]:

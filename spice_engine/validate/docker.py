@@ -25,7 +25,7 @@ from pathlib import Path
 
 from spice_engine.validate.executor import RunResult
 from spice_engine.validate.index_access import IndexAccess
-from spice_engine.validate.index_route import index_route, worker_access
+from spice_engine.validate.index_route import run_via_index
 from spice_engine.validate.sandbox import Bind, Limits, run_limited, which
 from spice_engine.validate.sandbox_files import etc_files, hand_over
 
@@ -89,15 +89,16 @@ class DockerSandbox:
         channel: bool = False,
     ) -> RunResult:
         if network:
-            with index_route(worker_access(self.index)) as route:
-                done = self.run(
-                    route.command(cmd, network_python),
-                    binds=[*binds, *route.binds],
-                    cwd=cwd,
-                    env=route.env(env),
-                    timeout_s=timeout_s,
-                )
-            return route.noted(done)
+            return run_via_index(
+                self,
+                self.index,
+                cmd,
+                binds=binds,
+                cwd=cwd,
+                env=env,
+                timeout_s=timeout_s,
+                python=network_python,
+            )
         name = f"spice-{uuid.uuid4().hex[:16]}"
         lim = self.limits
         argv = [self.docker, "run", "--rm", "--name", name, "--init", "--read-only"]

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from spice_engine.validate.executor import RunResult
 from spice_engine.validate.index_access import IndexAccess, IndexSettingError
-from spice_engine.validate.sandbox import Bind, SandboxUnavailable
+from spice_engine.validate.sandbox import Bind, Sandbox, SandboxUnavailable
 
 SOCKET = Path("/run/spice/index.sock")
 """Where the sandbox sees the index proxy's socket."""
@@ -136,6 +136,29 @@ def index_route(access: IndexAccess) -> Iterator[IndexRoute]:
             proc.stderr.close()
             if route.unsaid:
                 log.warning("index proxy: %d more lines not logged", route.unsaid)
+
+
+def run_via_index(
+    sandbox: Sandbox,
+    index: IndexAccess | None,
+    cmd: Sequence[str],
+    *,
+    binds: Sequence[Bind],
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout_s: float,
+    python: Path | None,
+) -> RunResult:
+    """`cmd` in `sandbox` with only its loopback, under the forwarder to the index proxy."""
+    with index_route(worker_access(index)) as route:
+        done = sandbox.run(
+            route.command(cmd, python),
+            binds=[*binds, *route.binds],
+            cwd=cwd,
+            env=route.env(env),
+            timeout_s=timeout_s,
+        )
+    return route.noted(done)
 
 
 def _hear(pipe: Iterator[bytes], route: IndexRoute) -> None:
