@@ -11,7 +11,7 @@ from app.harvest.build import Built, SweInstance
 from app.harvest.export import ExportFilter, select_records
 from app.harvest.label import SpiceLabels
 from app.harvest.store import HarvestStore
-from app.harvest.validation_task import register_validation_task
+from app.harvest.validation_task import register_validation_task, run_validation
 from app.store.engine import database_url, make_engine, session_factory
 from app.store.migrate import upgrade_to_head
 from tests.service.settings import service_settings
@@ -49,3 +49,30 @@ def test_a_stored_instance_is_validated_by_the_queue_and_exported(
     store.save(built, SpiceLabels(labelled=True))
     [again] = select_records(store.instances(), ExportFilter())
     assert again["FAIL_TO_PASS"] == record["FAIL_TO_PASS"]
+
+
+def test_a_validation_that_cannot_tell_keeps_a_stored_valid_one(
+    tmp_path: Path, calc_repo: tuple[Path, dict[str, str]]
+) -> None:
+    """The App's validation, validated once, then run again without a sandbox (as under a
+    broken configuration): the stored `valid` and its lists stay, the attempt is noted."""
+    repo, row = calc_repo
+    mirror = tmp_path / "mirror"
+    (mirror / "octo").mkdir(parents=True)
+    subprocess.run(
+        ["git", "clone", "-q", "--bare", str(repo), str(mirror / "octo" / "calc.git")], check=True
+    )
+    settings = service_settings(tmp_path / "data", git_base_url=f"file://{mirror}")
+    upgrade_to_head(make_engine(database_url(settings)))
+    store = HarvestStore(session_factory(make_engine(database_url(settings))))
+    fields = {k: v for k, v in row.items() if k in SweInstance.model_fields}
+    store.save(Built(instance=SweInstance(**fields), issues=[], pr_number=1), None)
+    assert run_validation(settings, store, row["instance_id"]) == "valid"
+    broken = settings.model_copy(update={"bwrap_path": str(tmp_path / "no-bwrap")})
+    assert run_validation(broken, store, row["instance_id"]) == "sandbox_unavailable"
+    [stored] = store.instances()
+    validation = stored.labels["validation"]
+    assert validation["status"] == "valid"
+    assert validation["last_attempt"]["status"] == "sandbox_unavailable"
+    [record] = select_records(store.instances(), ExportFilter())
+    assert json.loads(str(record["FAIL_TO_PASS"])) == ["tests/test_calc.py::test_add"]

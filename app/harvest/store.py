@@ -14,6 +14,17 @@ from app.store.harvest_cursors import get_cursor, reset_cursor, save_cursor
 from app.store.models import TaskInstance, utcnow
 from app.store.upsert import dialect_insert
 from spice_engine.validate.batch import COMPUTED
+from spice_engine.validate.session import Status
+
+UNDECIDED = {
+    Status.SANDBOX_UNAVAILABLE,
+    Status.ENVIRONMENT_FAILED,
+    Status.MISSING_PYTHON,
+    Status.TIMEOUT,
+    Status.RESOURCE_LIMIT,
+    Status.ERROR,
+}
+"""Validation statuses that say the run could not tell, not that the instance is invalid."""
 
 
 @dataclass(frozen=True)
@@ -72,13 +83,20 @@ class HarvestStore:
 
     def save_validation(self, instance_id: str, validated: dict[str, Any]) -> None:
         """Keep what `spice validate` computed for the instance: `spice.validation`, with the
-        fields it computed (FAIL_TO_PASS, …) under `fields` so a later harvest keeps them."""
+        fields it computed (FAIL_TO_PASS, …) under `fields` so a later harvest keeps them.
+
+        A validation that could not tell (no sandbox, an environment that did not build, a
+        timeout) never replaces a stored `valid` one: it is kept beside it as `last_attempt`."""
         computed = {k: validated[k] for k in COMPUTED if k in validated}
         validation = dict(validated["spice"]["validation"]) | {"fields": computed}
         with self._sessions.begin() as session:
             row = session.scalars(
                 select(TaskInstance).where(TaskInstance.instance_id == instance_id)
             ).one()
+            kept = dict(row.labels).get("validation") or {}
+            if kept.get("status") == "valid" and validation["status"] in UNDECIDED:
+                attempt = {k: validation.get(k) for k in ("status", "detail")}
+                validation = dict(kept) | {"last_attempt": attempt}
             row.labels = dict(row.labels) | {"validation": validation}
 
     def save_test_strength(self, instance_id: str, strength: dict[str, Any]) -> None:
