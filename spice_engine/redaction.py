@@ -43,8 +43,8 @@ MIN_PEM_LINE = 16
 a body may be a few characters: those would redact ordinary text)."""
 _PEM_BODY_LINE = re.compile(rf"[A-Za-z0-9+/=]{{{MIN_PEM_LINE},}}")
 _LEADING_RUN = re.compile(rf"\A[A-Za-z0-9_-]{{{MIN_FRAGMENT},}}")
-_CASE_CHANGE = re.compile(r"[a-z][A-Z]")
-_CAMEL_NAME = re.compile(r"(?:[A-Z][a-z]{2,})+")
+_ORDINARY = re.compile(r"[a-z]*|[A-Z]*|[0-9]*|[A-Z][a-z]+|(?:[A-Z]+[a-z]{2,})+")
+"""A lower-case word, an upper-case one, a number, a Name or a CamelCase name."""
 
 
 def env_secret_values() -> tuple[str, ...]:
@@ -175,11 +175,6 @@ def _prefix_at_end(text: str, secret: str) -> int:
 
 
 def _looks_random(word: str) -> bool:
-    """Letters and digits mixed, or a capital inside lower case that is no CamelCase name
-    (`ModuleNotFoundError`): key material, or a word cut in two (nothing is lost by redacting
-    half a word)."""
-    has_digit = any(c.isdigit() for c in word)
-    has_letter = any(c.isalpha() for c in word)
-    if has_digit and has_letter:
-        return True
-    return _CASE_CHANGE.search(word) is not None and not _CAMEL_NAME.fullmatch(word)
+    """Not a word, a number or a name (`ModuleNotFoundError`, `base_commit`): key material, or
+    a word cut in two (nothing is lost by redacting half a word)."""
+    return not all(_ORDINARY.fullmatch(part) for part in re.split(r"[_-]", word))
