@@ -12,6 +12,7 @@ from pathlib import Path
 
 from app.github.models import PullData
 from app.handlers.run_context import RunContext
+from app.redaction import redacted_excerpt, redacted_outcome
 from app.sandboxing import sandbox_for, sandbox_problem
 from spice_engine.pr.diff_split import SplitRules, split_diff
 from spice_engine.pr.models import PullRequest
@@ -49,6 +50,7 @@ def pr_strength(
             warnings.append(why)
         return None
     settings = ctx.deps.settings
+    secrets = ctx.deps.secrets()
     data = settings.data_dir.resolve()
     repo = ctx.repo.full_name
     kept = data / RESULTS / re.sub(r"[^A-Za-z0-9_.-]+", "+", repo) / f"{pr.head_sha}.json"
@@ -78,11 +80,12 @@ def pr_strength(
         [validated] = validate_rows(
             [row], {repo: git_dir}, executor, Path(scratch), timeout_s=budget / 2
         )
-        validation = validated["spice"]["validation"]
+        validation = redacted_outcome(validated, "validation", secrets)["spice"]["validation"]
         if validation["status"] != "valid":
+            why = redacted_excerpt(validation["detail"], tail=300, secrets=secrets)
             result = TestStrength(
                 status="no_fail_to_pass" if validation["status"] == "no_fail_to_pass" else "error",
-                detail=f"validation: {validation['status']}: {validation['detail'][-300:]}",
+                detail=f"validation: {validation['status']}: {why}",
             )
         else:
             left = max(10.0, budget - (time.monotonic() - started))
@@ -90,11 +93,13 @@ def pr_strength(
             [measured] = strength_rows(
                 [validated], {repo: git_dir}, executor, Path(scratch), config, timeout_s=left
             )
+            measured = redacted_outcome(measured, "test_strength", secrets)
             result = TestStrength.model_validate(measured["spice"]["test_strength"])
     if result.status in KEPT:
         kept.parent.mkdir(parents=True, exist_ok=True)
         kept.write_text(result.model_dump_json())
     else:  # an environment that failed to build, a timeout: the next event tries again
-        warnings.append(f"tests executed but not measured: {result.status} {result.detail[:300]}")
+        why = redacted_excerpt(result.detail, head=300, secrets=secrets)
+        warnings.append(f"tests executed but not measured: {result.status} {why}")
     log.info("test strength %s#%d %s: %s", repo, pr.number, pr.head_sha[:12], result.status)
     return result
