@@ -13,12 +13,14 @@ from __future__ import annotations
 import codecs
 import json
 import logging
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from app.github.untrusted_text import code_block, code_span, neutralise
 from app.handlers.dispatch import handle_delivery
 from app.harvest.build import Built, SweInstance
 from app.harvest.store import HarvestStore
@@ -327,3 +329,44 @@ def test_a_pull_requests_comment_shows_no_piece_of_a_secret_cut_on_its_way(
     assert_clean(comment["body"], "the comment")
     assert_clean(caplog.text, "the log")
     assert_clean(" ".join(out.errors), "the outcome")
+
+
+def test_a_character_hidden_inside_a_key_does_not_hide_it_from_a_comment() -> None:
+    """Invisible characters are removed before redaction: removed after, they would have kept
+    the key from matching, then joined it up again in the comment."""
+    hidden = STRANGER[:12] + "\u200b" + STRANGER[12:]
+    for shown in (
+        neutralise(f"token {hidden} refused", 60),
+        code_block(f"token = '{hidden}'", limit=30),
+        code_span(f"token = '{hidden}'", limit=30),
+    ):
+        assert not leaked(shown, STRANGER), shown
+
+
+RAW_CUT = re.compile(
+    r"(?:exc\)|detail|log|stderr|stdout|error|message)[\]'\"]*\s*\[\s*-?[\w.]*\s*:\s*-?[\w.]*\s*\]"
+)
+"""Slicing an error, a detail or a log: a cut that could split a secret."""
+PENDING = {
+    "spice_engine/validate/validator.py",
+    "spice_engine/validate/local.py",
+    "spice_engine/strength/measure.py",
+}
+"""Files another change rewrites, still cutting their details before redacting (the App
+redacts those details' ends where it keeps them): drop each one once it calls
+`redacted_excerpt`."""
+LOOKS_ONLY = {"spice_engine/validate/bubblewrap.py": "_LOOPBACK_RACE in done.log[:300]"}
+"""Slices that are searched, never kept."""
+
+
+def test_errors_and_logs_are_cut_only_by_redacted_excerpt() -> None:
+    root = Path(__file__).resolve().parents[1]
+    found = [
+        f"{path.relative_to(root)}:{n}: {line.strip()}"
+        for folder in ("app", "spice_engine")
+        for path in sorted((root / folder).rglob("*.py"))
+        if str(path.relative_to(root)) not in PENDING
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if RAW_CUT.search(line) and LOOKS_ONLY.get(str(path.relative_to(root)), "\0") not in line
+    ]
+    assert found == []
