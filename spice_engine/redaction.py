@@ -42,6 +42,8 @@ MIN_PEM_LINE = 16
 """A PEM key's body lines at least this long are searched for on their own (the last line of
 a body may be a few characters: those would redact ordinary text)."""
 _PEM_BODY_LINE = re.compile(rf"[A-Za-z0-9+/=]{{{MIN_PEM_LINE},}}")
+_ALNUM = re.compile(r"[A-Za-z0-9]")
+"""A piece of a secret with none (a PEM key's `-----`) tells nothing: it stays."""
 _LEADING_RUN = re.compile(rf"\A[A-Za-z0-9_-]{{{MIN_FRAGMENT},}}")
 _ORDINARY = re.compile(r"[a-z]*|[A-Z]*|[0-9]*|[A-Z][a-z]+|(?:[A-Z]+[a-z]{2,})+")
 """A lower-case word, an upper-case one, a number, a Name or a CamelCase name."""
@@ -157,7 +159,7 @@ def _suffix_at_start(text: str, secret: str) -> int:
     that `text` starts with; 0 for none."""
     at = secret.find(text[0], 1)
     while at != -1 and len(secret) - at >= MIN_FRAGMENT:
-        if text.startswith(secret[at:]):
+        if text.startswith(secret[at:]) and _ALNUM.search(secret[at:]):
             return len(secret) - at
         at = secret.find(text[0], at + 1)
     return 0
@@ -168,7 +170,7 @@ def _prefix_at_end(text: str, secret: str) -> int:
     that `text` ends with; 0 for none."""
     at = secret.rfind(text[-1], 0, len(secret) - 1)
     while at + 1 >= MIN_FRAGMENT:
-        if text.endswith(secret[: at + 1]):
+        if text.endswith(secret[: at + 1]) and _ALNUM.search(secret[: at + 1]):
             return at + 1
         at = secret.rfind(text[-1], 0, at)
     return 0

@@ -136,6 +136,10 @@ def test_the_rest_of_a_key_at_a_cut_goes_and_ordinary_words_stay() -> None:
         assert redact(detail, cut_edges=True) == detail
     # Without a cut at the text's start, its first word is the author's, whatever it looks like.
     assert redact("py311 not found") == "py311 not found"
+    # A configured PEM key's dashes are no piece of it: pytest's separators stay.
+    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx3b\n-----END RSA PRIVATE KEY-----"
+    line = "----- Captured stdout call -----"
+    assert redact(line, (pem,), cut_edges=True) == line
 
 
 def test_a_log_line_cut_by_its_format_keeps_no_piece_of_a_secret(tmp_path: Path) -> None:
