@@ -153,10 +153,14 @@ def git(cwd: Path, *args: str) -> str:
 
 
 def download(packages: list[str], dest: Path) -> dict[str, Path]:
+    from spice_engine.redaction import redacted_excerpt
+
     cmd = [sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps"]
     proc = subprocess.run([*cmd, "-d", str(dest), *packages], capture_output=True, text=True)
     if proc.returncode != 0:
-        sys.exit(f"sdist download failed (pip exit {proc.returncode}):\n{proc.stderr[-2000:]}")
+        # An index URL in the environment may carry credentials: redacted before the cut.
+        why = redacted_excerpt(proc.stderr, tail=2000)
+        sys.exit(f"sdist download failed (pip exit {proc.returncode}):\n{why}")
     return find_sdists(packages, dest)
 
 

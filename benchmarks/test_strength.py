@@ -31,6 +31,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from spice_engine.redaction import redacted_excerpt
 from spice_engine.strength.batch import strength_rows
 from spice_engine.strength.recheck import verdicts_hold
 from spice_engine.strength.result import StrengthConfig
@@ -108,7 +109,7 @@ def main() -> int:
         line: dict[str, Any] = {
             "id": iid,
             "status": s["status"],
-            "detail": s["detail"][:200],
+            "detail": redacted_excerpt(s["detail"], head=200, cut_edges=True),
             "f2p": len(json.loads(row["FAIL_TO_PASS"])),
             "tried": s["mutants_tried"],
             "killed": s["mutants_killed"],
@@ -134,7 +135,7 @@ def main() -> int:
                 line["survivors_pass"] = sum(holds[: len(survivors)])
                 line["killed_fail"] = sum(holds[len(survivors) :])
             except EnvBuildError as exc:  # the sandbox's network set-up can fail under load
-                line["recheck_error"] = str(exc)[:200]
+                line["recheck_error"] = redacted_excerpt(str(exc), head=200)
         line["survivors"], line["killed_rechecked"] = len(survivors), len(killed)
         # What a reviewer is told: a wrong fix the tests accept, or a part no test needs.
         line["flagged"] = bool(survivors or s["untested"]) if s["status"] == "measured" else None

@@ -118,39 +118,3 @@ def test_every_piece_of_a_configured_pem_key_is_redacted(tmp_path: Path, app_key
             assert not any(line in cleaned for line in lines), how
     # Ordinary text around it is left alone.
     assert redact("error: bad padding (offset 448)", secrets) == "error: bad padding (offset 448)"
-
-
-TOKEN = "ghp_" + "Q7r" * 12
-"""A GitHub token's shape."""
-
-
-@pytest.mark.parametrize("secret", [TOKEN, CREDENTIAL])
-def test_a_secret_cut_anywhere_leaves_no_fragment_of_four_characters(secret: str) -> None:
-    """Text is cut before it is shown (a stored error's last characters, a log's head and tail,
-    a warning's first 300): wherever the cut falls inside a secret, what is left of it at the
-    edge of a piece is redacted with it."""
-    from app.redaction import shortened
-    from spice_engine.validate.envbuild import excerpt
-
-    secrets = (CREDENTIAL,)
-    text = "uv failed: fetching https://x:" + secret + "@index.example/simple/ refused\n"
-    for cut in range(len(text)):
-        for piece in (text[:cut], text[cut:], "detail: " + text[cut:]):
-            shown = redact(piece, secrets)
-            assert not _fragment_of(secret, shown, piece), (cut, shown)
-        pad = "x" * (1500 - cut) + text + "y" * 2600  # a cut by excerpt() inside the secret
-        shown = redact(excerpt(pad), secrets)
-        assert not _fragment_of(secret, shown, pad), cut
-        assert secret[:4] not in shortened(text, secrets, head=cut + 1)
-        assert secret[-4:] not in shortened(text, secrets, tail=cut + 1)
-
-
-def _fragment_of(secret: str, shown: str, piece: str) -> bool:
-    """Whether `shown` holds 4 or more characters of `secret` that came from it (a fragment
-    that is also ordinary text around it does not count)."""
-    for size in range(4, len(secret) + 1):
-        for start in range(len(secret) - size + 1):
-            part = secret[start : start + size]
-            if part in shown and part not in piece.replace(secret, ""):
-                return True
-    return False

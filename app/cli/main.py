@@ -97,14 +97,17 @@ def run() -> None:
         sys.exit("interrupted")
     except Exception as exc:  # noqa: BLE001 - the one place every failure is turned into a line
         from app.cli.errors import explain, log_unexpected
+        from spice_engine.redaction import env_secret_values, redact
 
         line = explain(exc)
         if line is None:
             path = log_unexpected(exc)
             line = f"unexpected {type(exc).__name__}: {_first_line(exc)} (details in {path})"
-        sys.exit(f"error: {line}")
+        sys.exit(f"error: {redact(line, env_secret_values())}")
 
 
 def _first_line(exc: BaseException) -> str:
+    from spice_engine.redaction import redacted_excerpt
+
     text = str(exc).strip().splitlines()
-    return text[0][:200] if text else "no message"
+    return redacted_excerpt(text[0], head=200) if text else "no message"

@@ -23,6 +23,7 @@ from app.cli.validate import (
     read_rows,
     repo_map,
 )
+from app.redaction import redacted_outcome, secret_values
 from app.settings import Settings
 from spice_engine.strength.batch import strength_rows
 from spice_engine.strength.result import StrengthConfig
@@ -64,8 +65,10 @@ def test_strength_cmd(
     lock = threading.Lock()
     out.parent.mkdir(parents=True, exist_ok=True)
     keep = _stored(settings) if store else None
+    secrets = secret_values(settings)
 
     def done(row: dict[str, Any]) -> None:
+        row = redacted_outcome(row, "test_strength", secrets)  # before it is written or kept
         got = row["spice"]["test_strength"]
         with lock, out.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")

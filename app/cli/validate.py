@@ -13,6 +13,7 @@ import typer
 from tqdm import tqdm  # type: ignore[import-untyped]
 
 from app.cli.common import emit_json, fail, settings_with
+from app.redaction import redacted_outcome, secret_values
 from app.sandboxing import checked_sandbox, docker_sandbox
 from app.settings import Settings
 from spice_engine.errors import InputError
@@ -157,8 +158,10 @@ def validate_cmd(
     finished: list[str] = []
     keep = _stored_validations(settings) if store else None
     out.parent.mkdir(parents=True, exist_ok=True)
+    secrets = secret_values(settings)
 
     def done(row: dict[str, Any]) -> None:
+        row = redacted_outcome(row, "validation", secrets)  # before it is written or kept
         validation = row["spice"]["validation"]
         with lock, out.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 
-from app.redaction import redact
+from app.redaction import redacted_excerpt
 from spice_engine.text_cleaning import strip_invisible
 
 MARKER_WORD = "spice-triage"
@@ -22,11 +22,9 @@ _SPACE_RUNS = re.compile(r"\s+")
 
 def neutralise(text: str, limit: int = 1000, secrets: tuple[str, ...] = ()) -> str:
     """One line of inert text: secrets redacted, HTML escaped, mentions and markers broken."""
-    text = redact(text, secrets)
-    text = strip_invisible(text)
-    text = _SPACE_RUNS.sub(" ", text).strip()
-    if len(text) > limit:
-        text = text[: limit - 1].rstrip() + "…"
+    # Invisible characters go first: one inside a key would hide it from the redaction.
+    text = _SPACE_RUNS.sub(" ", strip_invisible(text)).strip()
+    text = redacted_excerpt(text, head=limit - 1, secrets=secrets, marker="…")
     text = html.escape(text, quote=False)
     text = _MARKDOWN.sub(r"\\\1", text)
     text = _MENTION.sub("@" + ZWJ, text)
@@ -36,7 +34,8 @@ def neutralise(text: str, limit: int = 1000, secrets: tuple[str, ...] = ()) -> s
 
 def code_span(text: str, limit: int = 80) -> str:
     """Inline code: GitHub shows its content literally (no HTML, no mentions, no markdown)."""
-    text = _SPACE_RUNS.sub(" ", strip_invisible(text)).replace("`", "'").strip()[:limit]
+    text = _SPACE_RUNS.sub(" ", strip_invisible(text)).replace("`", "'").strip()
+    text = redacted_excerpt(text, head=limit, secrets=(), marker="")
     return f"`{text}`" if text else "`(root)`"
 
 
@@ -45,9 +44,7 @@ def code_block(
 ) -> str:
     """A fenced block GitHub shows literally: its fence longer than any backtick run inside,
     secrets redacted, our marker word broken (the sticky comment is found by it)."""
-    text = strip_invisible(redact(text, secrets))
-    if len(text) > limit:
-        text = text[:limit].rstrip() + "\n…"
+    text = redacted_excerpt(strip_invisible(text), head=limit, secrets=secrets, marker="\n…")
     text = re.sub(MARKER_WORD, "spice" + ZWJ + "-triage", text, flags=re.IGNORECASE)
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.handlers.run_context import RunContext
+from app.redaction import redacted_excerpt
 from spice_engine.dimensions import REGISTRY
 
 
@@ -37,7 +38,8 @@ def record_feedback(ctx: RunContext, number: int, login: str, args: str) -> None
     out.pipeline = "feedback"
     given = feedback_value(args)
     if given is None:
-        out.skipped = f"feedback not understood: {args[:80]!r} (see /spice help)"
+        shown = redacted_excerpt(args, head=80, secrets=ctx.deps.secrets(), marker="")
+        out.skipped = f"feedback not understood: {shown!r} (see /spice help)"
     elif ctx.deps.record_human_label is None:
         out.skipped = "no store of results to keep feedback in"
     elif not ctx.deps.record_human_label(str(out.repo), number, given[0], given[1], login):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from app.github.models import PullData
 from app.handlers.run_context import RunContext
-from app.redaction import secret_values, shortened
+from app.redaction import redact, redacted_excerpt
 from app.sandboxing import sandbox_for, sandbox_problem
 from app.settings import Settings
 from spice_engine.pr.diff_split import SplitRules, split_diff
@@ -54,6 +54,7 @@ def pr_strength(
             warnings.append(why)
         return None
     settings = ctx.deps.settings
+    secrets = ctx.deps.secrets()
     data = settings.data_dir.resolve()
     repo = ctx.repo.full_name
     kept = data / RESULTS / re.sub(r"[^A-Za-z0-9_.-]+", "+", repo) / f"{pr.head_sha}.json"
@@ -78,13 +79,15 @@ def pr_strength(
     }
     executor = LocalExecutor(data / "envs", sandbox_for(settings))
     with tempfile.TemporaryDirectory(dir=data, prefix="pr-strength-") as scratch:
-        result = _measured(row, git_dir, executor, Path(scratch), settings)
+        result = _measured(row, git_dir, executor, Path(scratch), settings, secrets)
+    # The engine cut its detail where the App's secrets are unknown: redacted, ends as cuts.
+    result = result.model_copy(update={"detail": redact(result.detail, secrets, cut_edges=True)})
     if result.status in KEPT:
         kept.parent.mkdir(parents=True, exist_ok=True)
         kept.write_text(result.model_dump_json())
     else:  # an environment that failed to build, a timeout: the next event tries again
-        detail = shortened(result.detail, secret_values(settings), head=300)
-        warnings.append(f"tests executed but not measured: {result.status} {detail}")
+        why = redacted_excerpt(result.detail, head=300, secrets=secrets)
+        warnings.append(f"tests executed but not measured: {result.status} {why}")
     log.info("test strength %s#%d %s: %s", repo, pr.number, pr.head_sha[:12], result.status)
     return result
 
@@ -95,6 +98,7 @@ def _measured(
     executor: LocalExecutor,
     scratch: Path,
     settings: Settings,
+    secrets: tuple[str, ...],
 ) -> TestStrength:
     """The pull request validated (its lists computed), then measured in what time is left."""
     started = time.monotonic()
@@ -119,7 +123,7 @@ def _measured(
         return TestStrength(
             status=kept,
             detail=f"validation: {status}: "
-            + shortened(validated.validation.detail, secret_values(settings), tail=300),
+            + redacted_excerpt(validated.validation.detail, tail=300, secrets=secrets),
         )
     left = max(10.0, budget - (time.monotonic() - started))
     lists = {"FAIL_TO_PASS": validated.fail_to_pass, "PASS_TO_PASS": validated.pass_to_pass}

@@ -13,6 +13,7 @@ from huey import Huey
 from sqlalchemy import Engine
 
 from app.harvest.store import HarvestStore
+from app.redaction import redacted_outcome, secret_values
 from app.sandboxing import SANDBOX_UNAVAILABLE, live_validation_problem, sandbox_for
 from app.settings import Settings
 from app.store.engine import database_url, make_engine, session_factory
@@ -32,10 +33,13 @@ def run_validation(settings: Settings, store: HarvestStore, instance_id: str) ->
     if stored is None:
         return "missing"
     row = dict(stored.instance)
+    secrets = secret_values(settings)
     if why := live_validation_problem(settings):
         # Repository code never runs outside the sandbox: the row says why it is unvalidated.
         off = Validated(validation=Validation(status=SANDBOX_UNAVAILABLE, detail=why))
-        store.save_validation(instance_id, merge(row, off, "", ""))
+        store.save_validation(
+            instance_id, redacted_outcome(merge(row, off, "", ""), "validation", secrets)
+        )
         log.warning("validate %s: %s", instance_id, why)
         return SANDBOX_UNAVAILABLE
     data = settings.data_dir.resolve()
@@ -52,7 +56,7 @@ def run_validation(settings: Settings, store: HarvestStore, instance_id: str) ->
             Path(scratch),
             logs_dir=data / VALIDATION_LOGS,
         )
-    store.save_validation(instance_id, validated)
+    store.save_validation(instance_id, redacted_outcome(validated, "validation", secrets))
     status = str(validated["spice"]["validation"]["status"])
     log.info("validate %s: %s", instance_id, status)
     return status

@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
+from app.redaction import redacted_excerpt, secret_values
 from app.routing import HANDLED_EVENTS, InvalidPayload, MalformedBody, route_body
 from app.store.deliveries import NewDelivery
 from app.store.intake import Intake, StoreUnavailable, accept
@@ -106,7 +107,8 @@ async def _accept_signed(request: Request, services: WebServices, body: bytes) -
     except (MalformedBody, InvalidPayload) as exc:
         count.labels(event_label, "malformed").inc()
         log.info("webhook refused delivery=%.100s event=%.60s: %s", delivery_id, event, exc)
-        return _answer(400, error=str(exc)[:500])
+        secrets = secret_values(services.settings)
+        return _answer(400, error=redacted_excerpt(str(exc), head=500, secrets=secrets))
     if event == "ping":
         count.labels("ping", "pong").inc()
         log.info("webhook ping delivery=%.100s", delivery_id)

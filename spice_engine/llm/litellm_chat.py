@@ -16,6 +16,7 @@ from spice_engine.llm.output_format import resolve_mode, response_format
 from spice_engine.llm.retry import call_with_retry, is_transient
 from spice_engine.models import Usage
 from spice_engine.protocols import ChatReply
+from spice_engine.redaction import env_secret_values, redacted_excerpt, searched_values
 
 log = logging.getLogger(__name__)
 
@@ -31,10 +32,11 @@ def _quiet_litellm() -> Any:
     return litellm
 
 
-def _short(exc: BaseException, limit: int = 300) -> str:
-    """Provider messages can embed whole request bodies; keep errors readable and prompt-free."""
+def _short(exc: BaseException, secrets: tuple[str, ...], limit: int = 300) -> str:
+    """Provider messages can embed whole request bodies; keep errors readable and prompt-free.
+    A provider may echo the key it was sent: redacted before the cut, which could split it."""
     text = " ".join(str(exc).split())
-    return text if len(text) <= limit else text[:limit] + "..."
+    return redacted_excerpt(text, head=limit, secrets=secrets, marker="...")
 
 
 class LiteLLMChat:
@@ -164,7 +166,8 @@ class LiteLLMChat:
             return f"no answer within {elapsed_s:.0f} s (deadline {self.config.deadline_s:g} s)"
         if self._unreachable(exc):
             return f"cannot connect ({type(exc).__name__})"
-        return f"{type(exc).__name__}: {_short(exc)}"
+        key = self.config.api_key.get_secret_value() if self.config.api_key else ""
+        return f"{type(exc).__name__}: {_short(exc, searched_values([key, *env_secret_values()]))}"
 
     def _usage(self, response: Any) -> Usage:
         usage = getattr(response, "usage", None)

@@ -15,6 +15,7 @@ from filelock import FileLock, Timeout
 from pydantic import BaseModel, Field
 
 from spice_engine.errors import InputError, SpiceError
+from spice_engine.redaction import redacted_excerpt
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +65,9 @@ def _git(args: list[str], cwd: Path | None = None, http_header: str | None = Non
     )
     if proc.returncode != 0:
         # Clone URLs may carry an installation token: never let it reach an error or a log.
-        detail = re.sub(r"://[^/@\s]+@", "://***@", proc.stderr.strip()[-400:])
+        # Masked and redacted before the cut, which could split a token past recognition.
+        masked = re.sub(r"://[^/@\s]+@", "://***@", proc.stderr.strip())
+        detail = redacted_excerpt(masked, tail=400)
         raise CheckoutError(f"git {args[0]} failed: {detail}")
     return proc.stdout
 

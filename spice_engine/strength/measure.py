@@ -14,6 +14,7 @@ from pathlib import Path
 from libcst import CSTValidationError
 
 from spice_engine.errors import InputError
+from spice_engine.redaction import redacted_excerpt
 from spice_engine.strength import sources
 from spice_engine.strength.choose import Choice, Chosen, choose, schema_sources
 from spice_engine.strength.parts import changed_lines, parts
@@ -62,7 +63,7 @@ def measure(job: Job, executor: Executor, scratch: Path, config: StrengthConfig)
                 finally:
                     record.durations |= session.durations
     except (ValueError, CSTValidationError) as exc:
-        record.status, record.detail = Status.ERROR, str(exc)[-2000:]
+        record.status, record.detail = Status.ERROR, redacted_excerpt(str(exc), tail=2000)
     except Exception as exc:
         if (stop := stopped_by(exc)) is None:
             raise
@@ -201,7 +202,9 @@ def _mutate(
             judged = tests
             out = _Outcomes(judged, chosen)
         else:
-            return f"the test session did not get to the mutants: {log[-3000:]}"
+            return (
+                f"the test session did not get to the mutants: {redacted_excerpt(log, tail=3000)}"
+            )
     assert out is not None
     if not judged:
         return "no judged test passes with the fix (in the mutant session)"
@@ -218,7 +221,7 @@ def _failure_line(log: str, tests: list[str]) -> str:
     for line in log.splitlines():
         kind, _, rest = line.partition(" ")
         if kind in FAILING and any(rest.startswith(t) for t in tests):
-            return f": {line[:300]}"
+            return f": {redacted_excerpt(line, head=300)}"
     return ""
 
 

@@ -15,6 +15,7 @@ import os
 import re
 from pathlib import Path
 
+from spice_engine.redaction import redacted_excerpt
 from spice_engine.validate import door
 from spice_engine.validate.editable import editable_dists
 from spice_engine.validate.executor import EnvBuildError, RunResult
@@ -209,10 +210,9 @@ def _tools_cutoff(resolve_before: str | None) -> list[str]:
 
 
 def excerpt(log: str, head: int = 1500, tail: int = 2500) -> str:
-    """The start of a failure's log (uv names the package that failed there) and its end."""
-    if len(log) <= head + tail:
-        return log
-    return f"{log[:head]}\n[... {len(log) - head - tail} characters ...]\n{log[-tail:]}"
+    """The start of a failure's log (uv names the package that failed there) and its end,
+    redacted before it is cut."""
+    return redacted_excerpt(log, head=head, tail=tail)
 
 
 def site_packages(venv: Path) -> Path:

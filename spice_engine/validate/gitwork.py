@@ -116,7 +116,6 @@ def has_commit(repo: Path, commit: str) -> bool:
     return True
 
 
-MIRROR_REFS = ("+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*")
 _LINK_MODES = re.compile(r"\b(?:120000|160000)\b")
 
 
@@ -192,12 +191,7 @@ def export_files(repo: Path, commit: str, dest: Path, wanted: Callable[[str], bo
 
 def clone_from_github(repo: str, cache: Path, base_url: str = "https://github.com") -> Path:
     """A bare clone of `owner/name` from GitHub (or `base_url`: an Enterprise host, a local
-    mirror), kept in `cache` and fetched on reuse."""
-    target = cache / f"{repo.replace('/', '+')}.git"
-    cache.mkdir(parents=True, exist_ok=True)
-    if target.exists():
-        # Forced: a tag moved upstream (or a force-pushed branch) is taken as it now is.
-        git(target, "fetch", "--quiet", "--prune", "--force", "origin", *MIRROR_REFS)
-        return target
-    _clone(cache, f"{base_url.rstrip('/')}/{repo}.git", str(target))
-    return target
+    mirror), kept in `cache` and fetched on reuse (spice_engine.validate.clone_cache)."""
+    from spice_engine.validate.clone_cache import cached_clone  # it builds on this module
+
+    return cached_clone(repo, cache, base_url)

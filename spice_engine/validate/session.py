@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from spice_engine.errors import InputError
+from spice_engine.redaction import redacted_excerpt
 from spice_engine.validate import door, gitwork
 from spice_engine.validate.executor import EnvBuildError, Executor, Prepared, SetupTree
 from spice_engine.validate.outcomes import Outcomes, parse_pytest_log
@@ -75,9 +76,8 @@ def stopped_by(exc: BaseException) -> Stopped | None:
     ]
     for kind, status in table:
         if isinstance(exc, kind):
-            text = str(exc)
-            cut = text[:DETAIL_CHARS] if status == Status.ENVIRONMENT_FAILED else text[-2000:]
-            return Stopped(status, cut)
+            head = DETAIL_CHARS if status == Status.ENVIRONMENT_FAILED else 0
+            return Stopped(status, redacted_excerpt(str(exc), head=head, tail=0 if head else 2000))
     return None
 
 

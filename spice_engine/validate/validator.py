@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from spice_engine.redaction import redacted_excerpt
 from spice_engine.validate import reruns
 from spice_engine.validate.executor import EnvBuildError, Executor, Prepared
 from spice_engine.validate.outcomes import (
@@ -136,7 +137,7 @@ def _before_and_after(session: Session, record: Validation) -> Validated:
         missing_import = _IMPORT_FAILURE.search(session.last_log)
         status = Status.ENVIRONMENT_FAILED if missing_import else Status.TESTS_DID_NOT_RUN
         why = f"the tests cannot import: {missing_import.group(0)}\n" if missing_import else ""
-        raise Stopped(status, why + session.last_log[-4000:])
+        raise Stopped(status, why + redacted_excerpt(session.last_log, tail=4000))
     lists = compute_lists(before, after)
     candidates = lists.fail_to_pass
     if job.reruns and candidates:
