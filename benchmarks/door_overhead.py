@@ -67,6 +67,8 @@ def _validate(src: Path, data: Path, instances: Path, repo: list[str], out: Path
         text=True,
     )
     seconds = time.monotonic() - started
+    if not out.is_file():
+        raise SystemExit(f"{src}: no output ({done.returncode}): {done.stderr[-2000:]}")
     statuses = [
         json.loads(x)["spice"]["validation"]["status"] for x in out.read_text().splitlines()
     ]
