@@ -126,10 +126,12 @@ def unsafe_patch(repo: Path, patch: str) -> str | None:
     for header in re.findall(headers, patch, re.MULTILINE):
         if any(p.lower().rstrip(". ") == ".git" for p in re.split(r"[/\\ ]", header)):
             return f"the patch touches a `.git` path ({header.strip()[:200]})"
-    if re.search(r"^(?:old|new|deleted file|new file) mode 1[26]0000", patch, re.MULTILINE):
-        return "the patch makes or changes a symbolic link or submodule"
-    if re.search(r"^index [0-9a-f]+\.\.[0-9a-f]+ 1[26]0000", patch, re.MULTILINE):
-        return "the patch changes a symbolic link or submodule"
+    for section in re.split(r"^(?=diff --git )", patch, flags=re.MULTILINE):
+        modes = r"^(?:(?:old|new|deleted file|new file) mode 1[26]0000|index \S+ 1[26]0000)"
+        if re.search(modes, section, re.MULTILINE):
+            where = re.match(r"diff --git a/\S+ b/(\S+)", section)
+            path = where.group(1) if where else "a file"
+            return f"the patch makes or changes a symbolic link or submodule at {path}"
     try:  # git's own reading of the modes, whatever the text's spelling
         summary = git(repo, "apply", "--summary", "--numstat", "-", stdin=patch)
     except GitError:

@@ -14,6 +14,8 @@ from app.handlers.delivery_handler import (
     store_lookup,
 )
 from app.handlers.deps import HandlerDeps
+from app.harvest.validation_task import register_validation_task
+from app.queue.factory import make_huey
 from app.queue.handler import DeliveryHandler
 from app.settings import Settings
 from app.store.engine import database_url, make_engine, session_factory
@@ -47,3 +49,10 @@ def make_handler(
         cancel_installation_jobs=installation_canceller(sessions),
     )
     return handler_for(deps)
+
+
+def make_validating_handler(settings: Settings) -> DeliveryHandler:
+    """`make_handler` whose harvested instances are validated by the queue's task, as the
+    production worker wires it (app.worker_process)."""
+    enqueue = register_validation_task(make_huey(settings), settings)
+    return make_handler(settings, on_instance_saved=enqueue)
