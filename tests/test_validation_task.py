@@ -12,6 +12,7 @@ from app.harvest.export import ExportFilter, select_records
 from app.harvest.label import SpiceLabels
 from app.harvest.store import HarvestStore
 from app.harvest.validation_task import register_validation_task, run_validation
+from app.settings import Settings
 from app.store.engine import database_url, make_engine, session_factory
 from app.store.migrate import upgrade_to_head
 from tests.service.settings import service_settings
@@ -19,22 +20,29 @@ from tests.service.stack import build_stack, run_ready_tasks
 from tests.validation_support import calc_repo_fixture  # noqa: F401
 
 
-def test_a_stored_instance_is_validated_by_the_queue_and_exported(
-    tmp_path: Path, calc_repo: tuple[Path, dict[str, str]]
-) -> None:
-    repo, row = calc_repo
+def _stored(tmp_path: Path, repo: Path, row: dict[str, str]) -> tuple[Settings, HarvestStore]:
+    """The App's settings over a mirror of `repo`, and its store holding the instance `row`."""
     mirror = tmp_path / "mirror"
     (mirror / "octo").mkdir(parents=True)
     subprocess.run(
         ["git", "clone", "-q", "--bare", str(repo), str(mirror / "octo" / "calc.git")], check=True
     )
     settings = service_settings(tmp_path / "data", git_base_url=f"file://{mirror}")
-    stack = build_stack(settings)
     upgrade_to_head(make_engine(database_url(settings)))
     store = HarvestStore(session_factory(make_engine(database_url(settings))))
     fields = {k: v for k, v in row.items() if k in SweInstance.model_fields}
+    store.save(Built(instance=SweInstance(**fields), issues=[], pr_number=1), None)
+    return settings, store
+
+
+def test_a_stored_instance_is_validated_by_the_queue_and_exported(
+    tmp_path: Path, calc_repo: tuple[Path, dict[str, str]]
+) -> None:
+    repo, row = calc_repo
+    settings, store = _stored(tmp_path, repo, row)
+    stack = build_stack(settings)
+    fields = {k: v for k, v in row.items() if k in SweInstance.model_fields}
     built = Built(instance=SweInstance(**fields), issues=[], pr_number=1)
-    store.save(built, None)
     assert select_records(store.instances(), ExportFilter()) == []  # not validated yet
 
     enqueue = register_validation_task(stack.queue.huey, settings)
@@ -57,16 +65,7 @@ def test_a_validation_that_cannot_tell_keeps_a_stored_valid_one(
     """The App's validation, validated once, then run again without a sandbox (as under a
     broken configuration): the stored `valid` and its lists stay, the attempt is noted."""
     repo, row = calc_repo
-    mirror = tmp_path / "mirror"
-    (mirror / "octo").mkdir(parents=True)
-    subprocess.run(
-        ["git", "clone", "-q", "--bare", str(repo), str(mirror / "octo" / "calc.git")], check=True
-    )
-    settings = service_settings(tmp_path / "data", git_base_url=f"file://{mirror}")
-    upgrade_to_head(make_engine(database_url(settings)))
-    store = HarvestStore(session_factory(make_engine(database_url(settings))))
-    fields = {k: v for k, v in row.items() if k in SweInstance.model_fields}
-    store.save(Built(instance=SweInstance(**fields), issues=[], pr_number=1), None)
+    settings, store = _stored(tmp_path, repo, row)
     assert run_validation(settings, store, row["instance_id"]) == "valid"
     broken = settings.model_copy(update={"bwrap_path": str(tmp_path / "no-bwrap")})
     assert run_validation(broken, store, row["instance_id"]) == "sandbox_unavailable"
