@@ -11,26 +11,16 @@ from __future__ import annotations
 
 import fcntl
 import os
-import re
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from spice_engine.redaction import env_secret_values, redact
-from spice_engine.validate.gitwork import GIT_TIMEOUT_S, GitError
+from spice_engine.validate.gitwork import GitError, run_git
 
 REFSPECS = ("+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*")
 """Every branch and tag as the upstream has it now, moved or force-pushed ones included."""
-HARDENED = (
-    "core.hooksPath=/dev/null",
-    "core.fsmonitor=false",
-    "protocol.ext.allow=never",
-)
-"""No hook or fsmonitor of ours runs, and no `ext::` URL can run a command."""
-_USERINFO = re.compile(r"://[^/@\s]+@")
 CLONES = ".clones"
 """Under the cache: the clones themselves; `<cache>/<owner+name>.git` links to the current one,
 so a new clone replaces an old one in one step (a link is renamed over the other)."""
@@ -57,28 +47,7 @@ def cached_clone(repo: str, cache: Path, base_url: str = "https://github.com") -
 
 
 def _git(cwd: Path, *args: str) -> str:
-    """git without the host's configuration (system, global, or passed in the environment)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env |= {
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": "/dev/null",
-        "GIT_TERMINAL_PROMPT": "0",
-    }
-    flags = [part for setting in HARDENED for part in ("-c", setting)]
-    command = next(a for a in args if not a.startswith("-"))
-    done = subprocess.run(
-        ["git", *flags, *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=GIT_TIMEOUT_S,
-        check=False,
-    )
-    if done.returncode != 0:
-        said = _USERINFO.sub("://***@", done.stderr.strip() or done.stdout.strip())
-        raise GitError(f"git {command}: {redact(said, env_secret_values())}")
-    return done.stdout
+    return run_git(cwd, *args).decode("utf-8", errors="replace")
 
 
 def _clone(url: str, clones: Path, name: str) -> Path:

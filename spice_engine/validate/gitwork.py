@@ -13,6 +13,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from spice_engine.errors import InputError
+from spice_engine.redaction import env_secret_values, redact
 from spice_engine.validate import door
 
 GIT_TIMEOUT_S = 300
@@ -44,16 +45,22 @@ SAFE_CONFIG = (
 )
 
 
+_USERINFO = re.compile(r"://[^/@\s]+@")
+"""Credentials in a URL git quotes in its errors."""
+
+
 def git_dir_of(path: Path) -> Path:
     """The git directory of a repository given as its work tree or as the directory itself."""
     return path / ".git" if (path / ".git").is_dir() else path
 
 
-def _run(
-    cwd: Path, args: list[str], stdin: str | bytes | None, env: dict[str, str] | None
+def run_git(
+    cwd: Path, *args: str, stdin: str | bytes | None = None, env: dict[str, str] | None = None
 ) -> bytes:
-    cmd = ["git"] + [a for c in SAFE_CONFIG for a in ("-c", c)] + args
-    # The worker's own GIT_* settings (a GIT_DIR of its own) must not steer ours.
+    """git in `cwd` with the safe settings, no system or user config and none of the worker's
+    own `GIT_*` settings (a GIT_DIR of its own must not steer ours); errors name the command,
+    with credentials in URLs and secrets redacted."""
+    cmd = ["git"] + [a for c in SAFE_CONFIG for a in ("-c", c)] + list(args)
     base = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     done = subprocess.run(
         cmd,
@@ -66,7 +73,9 @@ def _run(
     )
     if done.returncode != 0:
         err = (done.stderr or done.stdout).decode("utf-8", errors="replace").strip()
-        raise GitError(f"git {args[0] if args[0] != '--git-dir' else args[2]}: {err}")
+        command = next((a for a in args if not a.startswith("-") and a != str(cwd)), "")
+        said = _USERINFO.sub("://***@", err)
+        raise GitError(f"git {command}: {redact(said, env_secret_values())}")
     return done.stdout
 
 
@@ -77,7 +86,7 @@ def git_bytes(
     from a directory (a tree's `.git` could point anywhere), hooks, fsmonitor and prompts
     off, no system or user config."""
     where = git_dir_of(repo).absolute()
-    return _run(where, ["--git-dir", str(where), *args], stdin, env)
+    return run_git(where, "--git-dir", str(where), *args, stdin=stdin, env=env)
 
 
 def git(repo: Path, *args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> str:
@@ -85,7 +94,7 @@ def git(repo: Path, *args: str, stdin: str | None = None, env: dict[str, str] | 
 
 
 def _clone(cache: Path, *args: str) -> None:
-    _run(cache, ["clone", "--quiet", "--bare", *args], None, None)
+    run_git(cache, "clone", "--quiet", "--bare", *args)
 
 
 def open_repository(path: Path, cache: Path) -> Path:
