@@ -15,7 +15,12 @@ from typing import ClassVar
 import pytest
 
 from spice_engine.validate.executor import RunResult
-from spice_engine.validate.index_access import IndexAccess, IndexSettingError, refused_address
+from spice_engine.validate.index_access import (
+    PUBLIC_INDEX,
+    IndexAccess,
+    IndexSettingError,
+    refused_address,
+)
 from spice_engine.validate.index_proxy import SAY_LIMIT
 from spice_engine.validate.index_route import SAID_LIMIT, index_route
 
@@ -42,9 +47,7 @@ def test_the_workers_settings_add_their_hosts_to_pypi() -> None:
             "no_proxy": ".corp.example,10.0.0.0/8",
         }
     )
-    assert access.https == {
-        "pypi.org:443",
-        "files.pythonhosted.org:443",
+    assert access.https == {f"{host}:443" for host in PUBLIC_INDEX} | {
         "mirror.corp.example:8443",
         "other.example:443",
         "extra.example:443",

@@ -9,6 +9,7 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
+from spice_engine.langs.base import Plan
 from spice_engine.validate.plugin_run import Plugin
 from spice_engine.validate.recipe import Recipe
 from spice_engine.validate.tree import Tree
@@ -34,6 +35,8 @@ class Prepared(BaseModel):
     built: bool
     """True when this call built the shared environment (a cold start)."""
     seconds: float
+    plan: Plan | None = None
+    """A language other than Python: what its environment was built from."""
 
 
 class RunResult(BaseModel):

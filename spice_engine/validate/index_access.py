@@ -14,7 +14,19 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict
 
-PUBLIC_INDEX = ("pypi.org", "files.pythonhosted.org")
+PUBLIC_INDEX = (
+    "pypi.org",
+    "files.pythonhosted.org",
+    "registry.npmjs.org",
+    "proxy.golang.org",
+    "sum.golang.org",
+    "index.crates.io",
+    "static.crates.io",
+    "crates.io",
+    "repo.maven.apache.org",
+    "repo1.maven.org",
+)
+"""The public registries of the five ecosystems spice_engine.langs builds environments for."""
 INDEX_SETTINGS = ("UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_EXTRA_INDEX_URL", "UV_INDEX")
 """The worker's settings that name an index (each a URL, or several separated by spaces)."""
 _DEFAULT_PORT = {"https": 443, "http": 80}

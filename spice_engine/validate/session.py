@@ -22,10 +22,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from spice_engine.errors import InputError
+from spice_engine.langs import languages
+from spice_engine.langs.base import ToolchainMissing
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.validate import door, gitwork
 from spice_engine.validate.executor import EnvBuildError, Executor, Prepared, SetupTree
-from spice_engine.validate.outcomes import Outcomes, parse_pytest_log
+from spice_engine.validate.outcomes import Outcomes
 from spice_engine.validate.plugin_run import Plugin, make_plugin, messages
 from spice_engine.validate.pythons import MissingPython
 from spice_engine.validate.recipe import Recipe
@@ -46,6 +48,7 @@ class Status(StrEnum):
     PATCH_DOES_NOT_APPLY = "patch_does_not_apply"
     MISSING_COMMIT = "missing_commit"
     MISSING_PYTHON = "missing_python"
+    MISSING_TOOLCHAIN = "missing_toolchain"
     ENVIRONMENT_FAILED = "environment_failed"
     TESTS_DID_NOT_RUN = "tests_did_not_run"
     TIMEOUT = "timeout"
@@ -69,6 +72,7 @@ def stopped_by(exc: BaseException) -> Stopped | None:
     table: list[tuple[type[BaseException], Status]] = [
         (PatchRefused, Status.PATCH_DOES_NOT_APPLY),
         (MissingPython, Status.MISSING_PYTHON),
+        (ToolchainMissing, Status.MISSING_TOOLCHAIN),
         (EnvBuildError, Status.ENVIRONMENT_FAILED),
         (SandboxUnavailable, Status.SANDBOX_UNAVAILABLE),
         (InputError, Status.ERROR),
@@ -95,6 +99,8 @@ class Job(BaseModel):
     """Where to keep this instance's run logs (compressed); None: not kept."""
     setup_commit: str | None = None
     """The environment's own commit: a shared environment not built yet is built there."""
+    language: str = "python"
+    """Whose seam builds the environment and reads the results (spice_engine.langs)."""
 
     @property
     def base(self) -> str:
@@ -139,6 +145,7 @@ class Session:
     def __init__(self, job: Job, executor: Executor, home: Path, tree: Tree) -> None:
         self.job, self.executor, self.home, self.tree = job, executor, home, tree
         self.durations: dict[str, float] = {}
+        self.language = languages()[job.language]
         self.prepared: Prepared | None = None
         self.last_log = ""
 
@@ -149,6 +156,8 @@ class Session:
         if job.setup_commit and job.setup_commit != job.base:
             commit = job.setup_commit
             setup = lambda: checkout(job.git_dir, commit, self.home, "setup")  # noqa: E731
+        elif job.language != "python":
+            setup = self._with_patches  # what the fix's manifests ask for too
         scratch.mkdir(mode=0o755, exist_ok=True)
         return self.executor.prepare(
             str(job.instance.get("repo")),
@@ -158,6 +167,13 @@ class Session:
             scratch,
             setup,
         )
+
+    @contextmanager
+    def _with_patches(self) -> Iterator[Tree]:
+        with checkout(self.job.git_dir, self.job.base, self.home, "setup") as tree:
+            tree.apply(self.job.test_patch)
+            tree.apply(self.job.patch)
+            yield tree
 
     def plugin(self, source: Path, name: str, settings: dict[str, Any]) -> Plugin:
         return make_plugin(self.home, source, name, settings)
@@ -182,7 +198,7 @@ class Session:
             packed = gzip.compress(done.log.encode("utf-8"), mtime=0)
             door.write_bytes(self.job.logs_dir, f"{name}.log.gz", packed)
         return Run(
-            outcomes=parse_pytest_log(done.log),
+            outcomes=self.language.outcomes(done.channel, done.log),
             messages=messages(done.channel),
             log=done.log,
             seconds=done.seconds,

@@ -86,6 +86,17 @@ class Tree:
     def tracked(self, path: str) -> bool:
         return path in self._entries()
 
+    def paths(self) -> list[str]:
+        """Every path the host's record holds (the `Files` a language reads)."""
+        return sorted(self._entries())
+
+    def text(self, path: str) -> str | None:
+        """`path`'s text as the host's record has it; None when it is not tracked."""
+        try:
+            return self.source(path)
+        except GitError:
+            return None
+
     def untracked(self) -> list[str]:
         """Regular files in the tree the commit does not track (what an install wrote),
         found without following links; the sandbox's own `.git` is not one."""

@@ -63,13 +63,13 @@ class Validated(BaseModel):
     validation: Validation
 
 
-def test_files(test_patch: str) -> list[str]:
-    """The Python files the test patch leaves in place (SWE-bench runs the files it touches)."""
+def test_files(test_patch: str, language: str = "python") -> list[str]:
+    """The files the test patch leaves in place (SWE-bench runs the files it touches): for
+    Python its `.py` files, for the others all of them (the language picks its targets)."""
     from unidiff import PatchSet
 
-    return [
-        f.path for f in PatchSet(test_patch) if not f.is_removed_file and f.path.endswith(".py")
-    ]
+    kept = [f.path for f in PatchSet(test_patch) if not f.is_removed_file]
+    return [p for p in kept if p.endswith(".py")] if language == "python" else kept
 
 
 def validate(job: Job, executor: Executor, scratch: Path) -> Validated:
@@ -91,7 +91,7 @@ def validate(job: Job, executor: Executor, scratch: Path) -> Validated:
                     exc.detail = f"{name} does not apply at base_commit: {exc.detail}"
                 raise
         record.durations["apply_check"] = round(time.monotonic() - t0, 3)
-        record.test_files = test_files(job.test_patch)
+        record.test_files = test_files(job.test_patch, job.language)
         with open_session(job, executor, scratch) as session:
             try:
                 return _before_and_after(session, record)
@@ -122,13 +122,14 @@ def _before_and_after(session: Session, record: Validation) -> Validated:
     record.environment_built = bool(session.prepared and session.prepared.built)
     files, budget = record.test_files, job.timeout_s * job.rerun_share
     source, name = reruns.PLUGIN_SOURCE, reruns.RERUN_PLUGIN
+    in_session = job.reruns and job.language == "python"  # a pytest plugin reruns them
     session.tree.apply(job.test_patch)
-    first = session.plugin(source, name, reruns.settings(budget)) if job.reruns else None
+    first = session.plugin(source, name, reruns.settings(budget)) if in_session else None
     run_before = session.run("before", files, job.timeout_s, first)
     before = _ended(run_before, "before", job.timeout_s)
     session.tree.apply(job.patch)
     passed = [t for t, s in before.items() if s == TestStatus.PASSED]
-    second = session.plugin(source, name, reruns.settings(budget, passed)) if job.reruns else None
+    second = session.plugin(source, name, reruns.settings(budget, passed)) if in_session else None
     run_after = session.run("after", files, job.timeout_s, second)
     after = _ended(run_after, "after", job.timeout_s)
     if not before and not after:
@@ -202,10 +203,16 @@ def _rerun(session: Session, candidates: list[str]) -> tuple[Outcomes, Outcomes]
     SWE-bench lists it) or one with an escape names no test on a command line.
     """
     job, timeout = session.job, session.job.timeout_s
-    files = reruns.files_of(candidates)
+    python = job.language == "python"
+    # Other languages run the test patch's files again whole: their runners take no ids.
+    files = reruns.files_of(candidates) if python else test_files(job.test_patch, job.language)
 
     def again(name: str, tree: Tree | None = None, prepared: Prepared | None = None) -> Outcomes:
-        plugin = session.plugin(reruns.PLUGIN_SOURCE, reruns.RERUN_PLUGIN, reruns.only(candidates))
+        plugin = (
+            session.plugin(reruns.PLUGIN_SOURCE, reruns.RERUN_PLUGIN, reruns.only(candidates))
+            if python
+            else None
+        )
         return _ended(session.run(name, files, timeout, plugin, tree, prepared), name, timeout)
 
     with ThreadPoolExecutor(max_workers=1) as pool:

@@ -1,0 +1,121 @@
+"""The language seam: what one ecosystem knows about a tree, and nothing about sandboxes.
+
+A `Language` reads a tree through `Files` (the host's own record of it, never the checkout
+the tests wrote) and answers with values: the toolchain it needs, the shared environment's
+install (`Phase`s run in the sandbox, the registry reached through the index proxy), the
+command that runs named tests, and how to read that command's results. The executor
+(spice_engine.langs.executor) is the only thing that runs any of it.
+
+Paths inside a sandbox are fixed (spice_engine.validate.job_commands): the tree at `/testbed`,
+the shared environment at `/spice/env` (writable while it is built, read-only after), the
+job's scratch at `/spice/job`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from spice_engine.validate.outcomes import Outcomes
+
+ENV = "/spice/env"
+"""The shared environment as a sandbox shows it."""
+JOB = "/spice/job"
+"""The job's scratch as a sandbox shows it."""
+TESTBED = "/testbed"
+
+
+class ToolchainMissing(RuntimeError):
+    """The project asks for a toolchain this machine cannot have; the message says which."""
+
+
+class Files(Protocol):
+    """A tree as the host records it: tracked paths and their text."""
+
+    def paths(self) -> list[str]: ...
+
+    def text(self, path: str) -> str | None:
+        """The file's text, None when it is not tracked (or not text)."""
+        ...
+
+
+class Toolchain(BaseModel):
+    """A compiler or runtime of this machine's, shown read-only in the sandbox."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    """What it is, with its version (`go1.26.8`, `node v20.20.2`): part of the environment key."""
+    folders: tuple[Path, ...] = ()
+    """Host folders it lives in (bound read-only at the same path; `/usr` is always there)."""
+    path: tuple[str, ...] = ()
+    """Folders put first on PATH."""
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+class Phase(BaseModel):
+    """One command in the sandbox, in the tree (`/testbed`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    argv: tuple[str, ...]
+    env: dict[str, str] = Field(default_factory=dict)
+    network: bool = False
+    """Reaches the registry (and only it) through the index proxy."""
+    channel: bool = False
+    """Its standard output is the results channel; its log is standard error alone."""
+
+
+class Plan(BaseModel):
+    """What a language makes of one tree: the environment its tests need."""
+
+    model_config = ConfigDict(frozen=True)
+
+    language: str
+    toolchain: Toolchain
+    key: tuple[str, ...]
+    """What the shared environment depends on (manifests' and lockfiles' digests, the date):
+    trees with the same key share one environment."""
+    install: tuple[Phase, ...] = ()
+    """Built once per environment, from the environment's first tree, into `/spice/env`."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Every command's environment (caches in `/spice/env` or `/spice/job`)."""
+    tree_binds: dict[str, str] = Field(default_factory=dict)
+    """Folders of the shared environment shown inside the tree, read-only:
+    `{"node_modules": "node_modules"}` binds `/spice/env/node_modules` at
+    `/testbed/node_modules`."""
+    registries: tuple[str, ...] = ()
+    """`host:443` the install may reach (besides the operator's own index settings)."""
+
+
+class Language(Protocol):
+    """One ecosystem: detection, environment, running named tests, results, the test split."""
+
+    name: str
+
+    def detect(self, files: Files) -> int:
+        """How surely the tree is this language's project (0: not at all)."""
+        ...
+
+    def is_test_path(self, path: str) -> bool:
+        """Whether a changed file is test code (the harvest's gold/test split)."""
+        ...
+
+    def plan(self, files: Files, date: str | None) -> Plan:
+        """The environment for this tree, resolved as of `date` where the registry allows;
+        ToolchainMissing when the project asks for what cannot be had."""
+        ...
+
+    def test_command(self, files: Files, test_files: list[str], plan: Plan) -> Phase:
+        """The command running the tests of `test_files` (the test patch's files)."""
+        ...
+
+    def outcomes(self, channel: str, log: str) -> Outcomes:
+        """Each test's status from one run of `test_command`."""
+        ...
+
+    def mutable(self, path: str) -> bool:
+        """Whether the fix's changes to `path` are code a mutant may change."""
+        ...

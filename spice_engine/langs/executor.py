@@ -1,0 +1,161 @@
+"""The `Executor` for every language but Python: one shared environment per key, built by the
+language's own install in the sandbox (the registry through the index proxy), and tests run
+with no network, the environment read-only.
+
+The language decides what to run (spice_engine.langs.base); this decides what each command
+sees: the toolchain's folders and the shared environment read-only (writable only while it
+is built, from the environment's first tree), the job's scratch and tree writable.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import time
+from pathlib import Path
+
+from spice_engine.langs.base import ENV, JOB, TESTBED, Language, Phase, Plan
+from spice_engine.redaction import redacted_excerpt
+from spice_engine.validate import door
+from spice_engine.validate.executor import EnvBuildError, Prepared, RunResult, SetupTree
+from spice_engine.validate.plugin_run import Plugin
+from spice_engine.validate.recipe import Recipe
+from spice_engine.validate.sandbox import FIXED_PATH, Bind, Sandbox
+from spice_engine.validate.tree import Tree
+
+INSTALL_TIMEOUT_S = 1800
+PLAN = "spice-plan.json"
+
+
+def plan_key(repo: str, plan: Plan) -> str:
+    """The shared environment's folder name: readable, and unique for what it depends on."""
+    digest = hashlib.sha256("\0".join([repo, plan.toolchain.name, *plan.key]).encode())
+    return f"{repo.replace('/', '__')}-{plan.language}-{digest.hexdigest()[:12]}"
+
+
+class ToolchainExecutor:
+    """`Executor` for `language`, its environments under `envs_dir`, every command in `sandbox`."""
+
+    def __init__(
+        self,
+        language: Language,
+        envs_dir: Path,
+        sandbox: Sandbox,
+        install_timeout_s: float = INSTALL_TIMEOUT_S,
+    ) -> None:
+        self.language, self.envs_dir, self.sandbox = language, envs_dir, sandbox
+        self.install_timeout_s = install_timeout_s
+
+    def prepare(
+        self,
+        repo: str,
+        version: str,
+        recipe: Recipe,
+        tree: Tree,
+        job: Path,
+        setup_tree: SetupTree | None = None,
+    ) -> Prepared:
+        started = time.monotonic()
+        for scratch in ("home", "tmp"):
+            (job / scratch).mkdir(parents=True, exist_ok=True)
+        self.sandbox.prepare_writable(job)
+        self.sandbox.prepare_writable(tree.path)
+        self.envs_dir.mkdir(parents=True, exist_ok=True)
+        if setup_tree is None:
+            return self._ready(repo, tree, tree, job, started)
+        with setup_tree() as own:
+            self.sandbox.prepare_writable(own.path)
+            return self._ready(repo, own, tree, job, started)
+
+    def _ready(self, repo: str, source: Tree, tree: Tree, job: Path, started: float) -> Prepared:
+        """The environment `source` asks for, built unless it is; `tree` given what it needs."""
+        plan = self.language.plan(source, None)
+        key = plan_key(repo, plan)
+        shared = self.envs_dir / key
+        built = False
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+        with os.fdopen(os.open(self.envs_dir / f"{key}.lock", flags, 0o600), "rb") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # one builder per environment; others wait
+            if not door.is_file(shared, ".ready"):
+                shutil.rmtree(shared, ignore_errors=True)  # a half-built one from a crash
+                shared.mkdir(mode=0o755)
+                try:
+                    self._build(plan, source, job, shared)
+                except BaseException:
+                    shutil.rmtree(shared, ignore_errors=True)
+                    raise
+                door.write_text(shared, PLAN, plan.model_dump_json())
+                door.write_text(shared, ".ready", "")
+                built = True
+        return Prepared(
+            key=key,
+            python=job,
+            built=built,
+            seconds=round(time.monotonic() - started, 3),
+            plan=plan,
+        )
+
+    def _build(self, plan: Plan, tree: Tree, job: Path, shared: Path) -> None:
+        self.sandbox.prepare_writable(shared)
+        for phase in plan.install:
+            done = self._run(phase, plan, tree, job, shared, True, self.install_timeout_s)
+            if done.killed or done.returncode != 0:
+                why = done.killed or f"exit status {done.returncode}"
+                raise EnvBuildError(
+                    f"{' '.join(phase.argv)} failed ({why}):\n"
+                    + redacted_excerpt(done.log, tail=4000),
+                    done.log,
+                )
+
+    def run(
+        self,
+        prepared: Prepared,
+        tree: Tree,
+        args: list[str],
+        timeout_s: float,
+        plugin: Plugin | None = None,
+    ) -> RunResult:
+        assert prepared.plan is not None, "prepared by another executor"
+        plan, job = prepared.plan, prepared.python
+        shared = self.envs_dir / prepared.key
+        phase = self.language.test_command(tree, args, plan)
+        self.sandbox.prepare_writable(job)
+        self.sandbox.prepare_writable(tree.path)
+        return self._run(phase, plan, tree, job, shared, False, timeout_s)
+
+    def _run(
+        self,
+        phase: Phase,
+        plan: Plan,
+        tree: Tree,
+        job: Path,
+        shared: Path,
+        building: bool,
+        timeout_s: float,
+    ) -> RunResult:
+        binds = [Bind(source=f, target=f) for f in plan.toolchain.folders]
+        binds += [
+            Bind(source=job, target=Path(JOB), writable=True),
+            Bind(source=shared, target=Path(ENV), writable=building),
+            Bind(source=tree.git_dir, target=tree.git_dir),
+            Bind(source=tree.path, target=Path(TESTBED), writable=True),
+        ]
+        if not building:
+            for inside_env, inside_tree in plan.tree_binds.items():
+                if (shared / inside_env).is_dir() and not (shared / inside_env).is_symlink():
+                    binds.append(Bind(source=shared / inside_env, target=Path(TESTBED, inside_tree)))
+        path = os.pathsep.join([*plan.toolchain.path, FIXED_PATH])
+        env = {"HOME": f"{JOB}/home", "TMPDIR": f"{JOB}/tmp", "LANG": "C.UTF-8", "PATH": path}
+        env |= plan.toolchain.env | plan.env | phase.env
+        return self.sandbox.run(
+            list(phase.argv),
+            binds=binds,
+            cwd=Path(TESTBED),
+            env=env,
+            timeout_s=timeout_s,
+            network=phase.network,
+            network_python=Path("/usr/bin/python3") if phase.network else None,
+            channel=phase.channel,
+        )

@@ -1,0 +1,121 @@
+"""Go: modules, `go test -json`, the machine's own Go (it builds old code: no other is fetched)."""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+import shlex
+from pathlib import Path
+
+from spice_engine.langs.base import ENV, JOB, Files, Phase, Plan, Toolchain, ToolchainMissing
+from spice_engine.langs.manifests import digests, named, owner
+from spice_engine.validate.outcomes import Outcomes, TestStatus
+
+GOROOT = Path("/usr/local/go")
+_DIRECTIVE = re.compile(r"^go\s+(\d+)\.(\d+)", re.M)
+_MODULE = re.compile(r"^module\s+(\S+)", re.M)
+_ACTIONS = {"pass": TestStatus.PASSED, "fail": TestStatus.FAILED, "skip": TestStatus.SKIPPED}
+
+
+def machine_go(goroot: Path = GOROOT) -> tuple[str, tuple[int, int]]:
+    """This machine's Go: its name (`go1.26.8`) and (major, minor)."""
+    try:
+        name = (goroot / "VERSION").read_text().split()[0]
+    except (OSError, IndexError) as exc:
+        raise ToolchainMissing(f"no Go toolchain at {goroot}") from exc
+    found = re.match(r"go(\d+)\.(\d+)", name)
+    return name, (int(found.group(1)), int(found.group(2))) if found else (0, 0)
+
+
+class Go:
+    name = "go"
+
+    def __init__(self, goroot: Path = GOROOT) -> None:
+        self.goroot = goroot
+
+    def detect(self, files: Files) -> int:
+        mods = named(files, "go.mod")
+        return 10 if "go.mod" in mods else 5 if mods else 0
+
+    def is_test_path(self, path: str) -> bool:
+        return path.endswith("_test.go") or "/testdata/" in f"/{path}"
+
+    def mutable(self, path: str) -> bool:
+        return path.endswith(".go") and not self.is_test_path(path)
+
+    def plan(self, files: Files, date: str | None) -> Plan:
+        version, have = machine_go(self.goroot)
+        mods = named(files, "go.mod")
+        for mod in mods:
+            want = _DIRECTIVE.search(files.text(mod) or "")
+            if want and (int(want.group(1)), int(want.group(2))) > have:
+                raise ToolchainMissing(
+                    f"{mod} asks for go {want.group(1)}.{want.group(2)}; this machine has "
+                    f"{version} and fetches no other Go"
+                )
+        roots = sorted({posixpath.dirname(m) for m in mods})
+        vendored = any(p.endswith("vendor/modules.txt") for p in files.paths())
+        download = "; ".join(
+            f"(cd {shlex.quote(r or '.')} && go mod download -x 2>&1 | tail -n 20)" for r in roots
+        )
+        install = () if vendored else (Phase(argv=("sh", "-ec", download), network=True),)
+        return Plan(
+            language=self.name,
+            toolchain=Toolchain(name=version, path=(str(self.goroot / "bin"),)),
+            key=digests(files, [*mods, *named(files, "go.sum")]),
+            install=install,
+            env={
+                "GOTOOLCHAIN": "local",
+                "GOMODCACHE": f"{ENV}/gomod",
+                "GOPATH": f"{JOB}/gopath",
+                "GOCACHE": f"{JOB}/gocache",
+                "GOFLAGS": "-mod=vendor" if vendored else "-mod=mod",
+                "GOPROXY": "https://proxy.golang.org",
+                "GOSUMDB": "sum.golang.org",
+                "CGO_ENABLED": "1",
+            },
+        )
+
+    def test_command(self, files: Files, test_files: list[str], plan: Plan) -> Phase:
+        roots = sorted({posixpath.dirname(m) for m in named(files, "go.mod")})
+        by_root: dict[str, set[str]] = {}
+        for path in test_files:
+            if not path.endswith("_test.go"):
+                continue
+            root = owner(path, roots)
+            if root is None:
+                continue
+            folder = posixpath.dirname(path)
+            rel = posixpath.relpath(folder, root or ".")
+            by_root.setdefault(root, set()).add("./" + rel if rel != "." else ".")
+        steps = [
+            f"(cd {shlex.quote(root or '.')} && go test -json -count=1 -p 2 -timeout 30m "
+            + " ".join(shlex.quote(p) for p in sorted(pkgs))
+            + ")"
+            for root, pkgs in sorted(by_root.items())
+        ]
+        script = "; ".join(steps) or "true"
+        # Tests see no network: the module cache is all there is, and the sums were checked
+        # when it was filled.
+        env = {"GOPROXY": "off", "GOSUMDB": "off"}
+        return Phase(argv=("sh", "-c", script), env=env, channel=True)
+
+    def outcomes(self, channel: str, log: str) -> Outcomes:
+        """`import/path::TestName[/subtest]` for each test that ended."""
+        found: Outcomes = {}
+        for line in channel.splitlines():
+            if not line.startswith("{"):
+                continue
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(event, dict):
+                continue
+            test, action = event.get("Test"), _ACTIONS.get(str(event.get("Action")))
+            if not test or action is None:
+                continue
+            # The import path, not a folder of this machine: the same id everywhere.
+            found[f"{event.get('Package', '')}::{test}"] = action
+        return found
