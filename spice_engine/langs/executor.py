@@ -145,7 +145,9 @@ class ToolchainExecutor:
         if not building:
             for inside_env, inside_tree in plan.tree_binds.items():
                 if (shared / inside_env).is_dir() and not (shared / inside_env).is_symlink():
-                    binds.append(Bind(source=shared / inside_env, target=Path(TESTBED, inside_tree)))
+                    binds.append(
+                        Bind(source=shared / inside_env, target=Path(TESTBED, inside_tree))
+                    )
         path = os.pathsep.join([*plan.toolchain.path, FIXED_PATH])
         env = {"HOME": f"{JOB}/home", "TMPDIR": f"{JOB}/tmp", "LANG": "C.UTF-8", "PATH": path}
         env |= plan.toolchain.env | plan.env | phase.env

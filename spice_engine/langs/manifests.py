@@ -31,7 +31,7 @@ def owner(path: str, roots: list[str]) -> str | None:
     """The deepest of `roots` (folders, "" the top) holding `path`."""
     best: str | None = None
     for root in roots:
-        if root == "" or path.startswith(root.rstrip("/") + "/"):
-            if best is None or len(root) > len(best):
-                best = root
+        inside = root == "" or path.startswith(root.rstrip("/") + "/")
+        if inside and (best is None or len(root) > len(best)):
+            best = root
     return best
