@@ -79,15 +79,17 @@ class Go:
 
     def test_command(self, files: Files, test_files: list[str], plan: Plan) -> Phase:
         roots = sorted({posixpath.dirname(m) for m in named(files, "go.mod")})
+        # Each changed package's tests (the fix's packages too), where a Go file remains.
+        folders = {posixpath.dirname(p) for p in files.paths() if p.endswith(".go")}
         by_root: dict[str, set[str]] = {}
         for path in test_files:
-            if not path.endswith("_test.go"):
-                continue
-            root = owner(path, roots)
-            if root is None:
-                continue
             folder = posixpath.dirname(path)
-            rel = posixpath.relpath(folder, root or ".")
+            if not path.endswith(".go") or self.is_test_path(path) != path.endswith("_test.go"):
+                continue  # not Go, or a file under testdata/
+            root = owner(path, roots)
+            if root is None or folder not in folders:
+                continue
+            rel = posixpath.relpath(folder or ".", root or ".")
             by_root.setdefault(root, set()).add("./" + rel if rel != "." else ".")
         steps = [
             f"(cd {shlex.quote(root or '.')} && go test -json -count=1 -p 2 -timeout 30m "

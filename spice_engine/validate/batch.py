@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from spice_engine.langs.executors import Executors, language_at
 from spice_engine.validate.executor import Executor
 from spice_engine.validate.harness_fields import harness_fields
 from spice_engine.validate.plan import plan_groups
@@ -30,7 +31,7 @@ COMPUTED = (
 def validate_rows(
     rows: list[dict[str, Any]],
     git_dirs: dict[str, Path],
-    executor: Executor,
+    executor: Executor | Executors,
     scratch: Path,
     workers: int = 1,
     timeout_s: float = 900.0,
@@ -39,26 +40,41 @@ def validate_rows(
     logs_dir: Path | None = None,
 ) -> list[dict[str, Any]]:
     """Each row with the four computed fields and `spice.validation`, in input order; with
-    `logs_dir`, each instance's run logs kept in a folder of it named for the instance."""
-    groups = plan_groups(rows, git_dirs, sorted(find_pythons()))
+    `logs_dir`, each instance's run logs kept in a folder of it named for the instance. With
+    `Executors`, each row's language (read off its base commit) picks its executor; a bare
+    `Executor` runs Python only."""
+    spoken = {
+        str(r.get("instance_id")): language_at(git_dirs[str(r["repo"])], str(r.get("base_commit")))
+        for r in rows
+        if isinstance(executor, Executors) and str(r.get("repo")) in git_dirs
+    }
+    python_rows = [r for r in rows if spoken.get(str(r.get("instance_id")), "python") == "python"]
+    groups = plan_groups(python_rows, git_dirs, sorted(find_pythons()))
 
     def one(row: dict[str, Any]) -> dict[str, Any]:
         iid = str(row.get("instance_id"))
         group = groups.get(iid)
+        language = spoken.get(iid, "python")
         if str(row.get("repo")) not in git_dirs:
             result = _failed("error", f"no repository given for {row.get('repo')!r} (--repo)")
+        elif language != "python":
+            assert isinstance(executor, Executors)
+            job = _job(row, git_dirs, "", None, timeout_s, reruns)
+            job.language = language
+            job.logs_dir = _logs(logs_dir, iid)
+            result = validate(job, executor.of(language), scratch)
+            group = None
         elif group is None:
             result = validate(
-                _job(row, git_dirs, "0.0", None, timeout_s, reruns), executor, scratch
+                _job(row, git_dirs, "0.0", None, timeout_s, reruns), _python(executor), scratch
             )
         elif group.recipe is None:
             result = _failed("missing_python", group.error)
         else:
             job = _job(row, git_dirs, group.version, group.recipe, timeout_s, reruns)
             job.setup_commit = group.setup_commit or None
-            if logs_dir is not None:
-                job.logs_dir = logs_dir / re.sub(r"[^A-Za-z0-9_.-]+", "_", iid)
-            result = validate(job, executor, scratch)
+            job.logs_dir = _logs(logs_dir, iid)
+            result = validate(job, _python(executor), scratch)
         out = merge(
             row, result, group.version if group else "", group.setup_commit if group else ""
         )
@@ -68,6 +84,14 @@ def validate_rows(
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         return list(pool.map(one, rows))
+
+
+def _python(executor: Executor | Executors) -> Executor:
+    return executor.of("python") if isinstance(executor, Executors) else executor
+
+
+def _logs(logs_dir: Path | None, iid: str) -> Path | None:
+    return None if logs_dir is None else logs_dir / re.sub(r"[^A-Za-z0-9_.-]+", "_", iid)
 
 
 def _job(

@@ -27,7 +27,8 @@ def image_name(repo: str, version: str, python: str | None) -> str:
     return f"spice-triage/{repo.replace('/', '__').lower()}:{tag}"
 
 
-def eval_script(row: dict[str, Any], test_files: list[str], test_cmd: str) -> str:
+def eval_script(row: dict[str, Any], test_files: list[str], command: str) -> str:
+    """The script for `command` (the whole test command) over the test patch's files."""
     base = shlex.quote(str(row["base_commit"]))
     files = " ".join(shlex.quote(f) for f in test_files)
     patch = str(row["test_patch"])
@@ -39,7 +40,7 @@ def eval_script(row: dict[str, Any], test_files: list[str], test_cmd: str) -> st
         f"git checkout {base} -- {files} 2>/dev/null || true",
         f"git apply -v - <<'{HEREDOC}'\n{patch}{HEREDOC}",
         f": '{START}'",
-        f"{test_cmd} {files}",
+        command,
         f": '{END}'",
         f"git checkout {base} -- {files} 2>/dev/null || true",
     ]
@@ -47,12 +48,27 @@ def eval_script(row: dict[str, Any], test_files: list[str], test_cmd: str) -> st
 
 
 def harness_fields(row: dict[str, Any], validation: dict[str, Any], version: str) -> dict[str, str]:
-    """`image`, `eval_script`, `log_parser`, `eval_type` for a validated row."""
+    """`image`, `eval_script`, `log_parser`, `eval_type` for a validated row. Another
+    language's script runs its recorded test command in its recorded environment, and names
+    our parser of that language's results (`spice_<language>`): SWE-bench 5 has none of its
+    own for them."""
+    language = str(validation.get("language") or "python")
+    if language != "python":
+        command = [str(a) for a in validation.get("test_command") or []]
+        files = [str(f) for f in validation.get("test_files") or []]
+        env = str(validation.get("environment") or "")
+        return {
+            "image": f"spice-triage/{env.lower()}",
+            "eval_script": eval_script(row, files, shlex.join(command)),
+            "log_parser": f"spice_{language}",
+            "eval_type": EVAL_TYPE,
+        }
     recipe = validation.get("recipe") or {}
     test_cmd = str(recipe.get("test_cmd") or "python -m pytest -rA")
+    files = [str(f) for f in validation.get("test_files") or []]
     return {
         "image": image_name(str(row["repo"]), version, validation.get("python")),
-        "eval_script": eval_script(row, list(validation.get("test_files") or []), test_cmd),
+        "eval_script": eval_script(row, files, f"{test_cmd} {shlex.join(files)}"),
         "log_parser": LOG_PARSER,
         "eval_type": EVAL_TYPE,
     }

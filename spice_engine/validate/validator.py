@@ -42,6 +42,11 @@ class Validation(BaseModel):
 
     status: Status
     detail: str = ""
+    language: str = "python"
+    toolchain: str | None = None
+    """Another language's toolchain, as its environment was built with (`go1.26.8`)."""
+    test_command: list[str] | None = None
+    """Another language's test command for the test files, as run in its sandbox."""
     python: str | None = None
     recipe: dict[str, object] | None = None
     environment: str | None = None
@@ -75,8 +80,10 @@ def test_files(test_patch: str, language: str = "python") -> list[str]:
 def validate(job: Job, executor: Executor, scratch: Path) -> Validated:
     """Never raises for a problem of the instance or its environment: that is a status."""
     started = time.monotonic()
-    record = Validation(status=Status.ERROR, python=job.recipe.python)
-    record.recipe = {**job.recipe.model_dump(), "install_cmds": job.recipe.install_cmds()}
+    record = Validation(status=Status.ERROR, language=job.language)
+    if job.language == "python":
+        record.python = job.recipe.python
+        record.recipe = {**job.recipe.model_dump(), "install_cmds": job.recipe.install_cmds()}
     try:
         t0 = time.monotonic()
         for name, patches in (
@@ -107,6 +114,19 @@ def validate(job: Job, executor: Executor, scratch: Path) -> Validated:
         record.durations["total"] = round(time.monotonic() - started, 3)
 
 
+def _test_files_of(job: Job) -> list[str]:
+    return test_files(job.test_patch, job.language)
+
+
+def _targets(job: Job, files: list[str]) -> list[str]:
+    """What a run is given: the test files; for other languages the fix's files too (their
+    packages' and modules' own tests are the fix's first tests, and a compiled language's
+    tests of a package are built and run together)."""
+    if job.language == "python":
+        return files
+    return [*files, *(f for f in test_files(job.patch, job.language) if f not in files)]
+
+
 def _ended(run: Run, name: str, timeout_s: float) -> Outcomes:
     """The run's outcomes, or Stopped when the sandbox cut it short."""
     if run.timed_out:
@@ -120,7 +140,13 @@ def _before_and_after(session: Session, record: Validation) -> Validated:
     job = session.job
     record.environment = session.prepared.key if session.prepared else None
     record.environment_built = bool(session.prepared and session.prepared.built)
-    files, budget = record.test_files, job.timeout_s * job.rerun_share
+    files, budget = _targets(job, record.test_files), job.timeout_s * job.rerun_share
+    if session.prepared and (plan := session.prepared.plan):
+        record.toolchain = plan.toolchain.name
+        session.tree.apply(job.test_patch)
+        phase = session.language.test_command(session.tree, files, plan)
+        session.tree.apply(job.test_patch, reverse=True)
+        record.test_command = [*(f"{k}={v}" for k, v in sorted(phase.env.items())), *phase.argv]
     source, name = reruns.PLUGIN_SOURCE, reruns.RERUN_PLUGIN
     in_session = job.reruns and job.language == "python"  # a pytest plugin reruns them
     session.tree.apply(job.test_patch)
@@ -205,7 +231,7 @@ def _rerun(session: Session, candidates: list[str]) -> tuple[Outcomes, Outcomes]
     job, timeout = session.job, session.job.timeout_s
     python = job.language == "python"
     # Other languages run the test patch's files again whole: their runners take no ids.
-    files = reruns.files_of(candidates) if python else test_files(job.test_patch, job.language)
+    files = reruns.files_of(candidates) if python else _targets(job, _test_files_of(job))
 
     def again(name: str, tree: Tree | None = None, prepared: Prepared | None = None) -> Outcomes:
         plugin = (

@@ -1,0 +1,36 @@
+"""The executor for each language, all over one sandbox and one environments folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from spice_engine.langs import language_of, languages
+from spice_engine.langs.commit_files import CommitFiles
+from spice_engine.langs.executor import ToolchainExecutor
+from spice_engine.validate.executor import Executor
+from spice_engine.validate.gitwork import GitError
+from spice_engine.validate.sandbox import Sandbox
+
+
+class Executors:
+    """Python's recipes on `python` (spice_engine.validate.local), every other language on a
+    `ToolchainExecutor` made on first use, under `envs_dir`, in `sandbox`."""
+
+    def __init__(self, python: Executor, envs_dir: Path, sandbox: Sandbox) -> None:
+        self.python, self.envs_dir, self.sandbox = python, envs_dir, sandbox
+        self._made: dict[str, Executor] = {"python": python}
+
+    def of(self, language: str) -> Executor:
+        if language not in self._made:
+            known = languages()[language]
+            self._made[language] = ToolchainExecutor(known, self.envs_dir, self.sandbox)
+        return self._made[language]
+
+
+def language_at(git_dir: Path, commit: str) -> str:
+    """The language of the project at `commit` (Python when the commit cannot be read: the
+    session then says what is wrong with it)."""
+    try:
+        return language_of(CommitFiles(git_dir, commit)).name
+    except GitError:
+        return "python"

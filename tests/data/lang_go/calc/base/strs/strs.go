@@ -1,0 +1,3 @@
+package strs
+
+func Twice(s string) string { return s + s }

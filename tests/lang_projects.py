@@ -1,0 +1,40 @@
+"""A project of any language as an instance: `base/` committed, `test/` and `fix/` (files laid
+over the base) as its test patch and gold patch."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.sample_project import git
+
+
+def _overlay_diff(repo: Path, overlay: Path) -> str:
+    for src in sorted(p for p in overlay.rglob("*") if p.is_file()):
+        target = repo / src.relative_to(overlay)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, target)
+    git(repo, "add", "-A")
+    diff = git(repo, "diff", "--cached")
+    git(repo, "reset", "-q", "--hard")
+    git(repo, "clean", "-qfdx")
+    return diff
+
+
+def project_instance(data: Path, repo: Path, name: str = "acme/calc") -> dict[str, Any]:
+    """The repository `repo` made from `data/base` (one commit) and the instance of its HEAD."""
+    shutil.copytree(data / "base", repo)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    owner, project = name.split("/")
+    return {
+        "instance_id": f"{owner}__{project}-1",
+        "repo": name,
+        "base_commit": git(repo, "rev-parse", "HEAD").strip(),
+        "test_patch": _overlay_diff(repo, data / "test"),
+        "patch": _overlay_diff(repo, data / "fix"),
+        "problem_statement": "Add subtracts.",
+        "created_at": "2025-06-02T00:00:00Z",
+    }

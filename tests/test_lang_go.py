@@ -1,0 +1,134 @@
+"""Go through the language seam: results read from `go test -json`, the toolchain rule, and a
+module validated end to end in the real sandbox."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from spice_engine.langs.base import ToolchainMissing
+from spice_engine.langs.commit_files import CommitFiles
+from spice_engine.langs.executors import language_at
+from spice_engine.langs.go import Go, machine_go
+from spice_engine.validate.bubblewrap import Bubblewrap
+from spice_engine.validate.outcomes import TestStatus
+from spice_engine.validate.recipe import Recipe
+from spice_engine.validate.session import Job, Status
+from spice_engine.validate.validator import validate
+from tests.fakes.sample_project import git
+from tests.lang_projects import project_instance
+
+DATA = Path(__file__).parent / "data" / "lang_go"
+
+
+class Tree:
+    def __init__(self, files: dict[str, str]) -> None:
+        self.files = files
+
+    def paths(self) -> list[str]:
+        return sorted(self.files)
+
+    def text(self, path: str) -> str | None:
+        return self.files.get(path)
+
+
+def test_results_come_from_the_test_events_only() -> None:
+    found = Go().outcomes((DATA / "go_test.json.txt").read_text(), "")
+    calc = "example.com/sample/calc"
+    assert found == {
+        f"{calc}::TestAdd": TestStatus.PASSED,
+        f"{calc}::TestTable/two_and_two": TestStatus.PASSED,
+        f"{calc}::TestTable/wrong": TestStatus.FAILED,
+        f"{calc}::TestTable": TestStatus.FAILED,
+        f"{calc}::TestSkipped": TestStatus.SKIPPED,
+        f"{calc}::TestPrints": TestStatus.PASSED,
+    }  # the package that did not build has no test; printed look-alikes are only output
+
+
+def test_garbage_in_the_channel_is_no_result() -> None:
+    channel = 'not json\n{"Action": "pass"}\n[1, 2]\n{"Action":"pass","Test":"T","Package":"p"'
+    assert Go().outcomes(channel, "") == {}
+
+
+def test_the_packages_of_the_changed_files_run_each_in_its_own_module() -> None:
+    tree = Tree(
+        {
+            "go.mod": "module example.com/a\n\ngo 1.20\n",
+            "a/a.go": "",
+            "a/a_test.go": "",
+            "tools/go.mod": "module example.com/a/tools\n\ngo 1.20\n",
+            "tools/gen/gen_test.go": "",
+            "main.go": "",
+            "README.md": "",
+        }
+    )
+    go = Go()
+    plan = go.plan(tree, None)
+    changed = ["a/a_test.go", "a/a.go", "tools/gen/gen_test.go", "README.md", "main.go"]
+    script = go.test_command(tree, changed, plan).argv[-1]
+    assert "(cd . && go test -json -count=1 -p 2 -timeout 30m . ./a)" in script
+    assert "(cd tools && go test -json -count=1 -p 2 -timeout 30m ./gen)" in script
+    assert plan.key == go.plan(tree, None).key  # the same manifests, the same environment
+    other = Tree(tree.files | {"go.sum": "example.com/x v1.0.0 h1:abc\n"})
+    assert go.plan(other, None).key != plan.key
+
+
+def test_a_go_directive_newer_than_this_machines_go_is_a_missing_toolchain() -> None:
+    _, (major, minor) = machine_go()
+    tree = Tree({"go.mod": f"module m\n\ngo {major}.{minor + 1}\n"})
+    with pytest.raises(ToolchainMissing, match=rf"asks for go {major}\.{minor + 1}"):
+        Go().plan(tree, None)
+
+
+def test_tests_and_sources_are_told_apart() -> None:
+    go = Go()
+    assert go.is_test_path("pkg/a_test.go") and go.is_test_path("pkg/testdata/in.go")
+    assert go.mutable("pkg/a.go") and not go.mutable("pkg/a_test.go")
+    assert not go.mutable("pkg/README.md")
+
+
+def test_a_go_module_is_detected_at_its_commit(tmp_path: Path) -> None:
+    row = project_instance(DATA / "calc", tmp_path / "repo")
+    assert language_at(tmp_path / "repo", row["base_commit"]) == "go"
+    files = CommitFiles(tmp_path / "repo", row["base_commit"])
+    assert "mathx/mathx.go" in files.paths() and files.text("nothing/here.go") is None
+
+
+def test_a_go_module_validates_end_to_end_in_the_sandbox(tmp_path: Path) -> None:
+    if shutil.which("go") is None and not Path("/usr/local/go/bin/go").exists():
+        pytest.skip("no Go toolchain on this machine")
+    box = Bubblewrap()
+    if why := box.problem(tmp_path):
+        pytest.skip(f"bubblewrap cannot run here: {why}")
+    from spice_engine.langs.executor import ToolchainExecutor
+
+    row = project_instance(DATA / "calc", tmp_path / "repo")
+    job = Job(
+        instance=row,
+        git_dir=tmp_path / "repo",
+        version="",
+        recipe=Recipe(python="3"),
+        language="go",
+        reruns=1,
+        timeout_s=600,
+    )
+    done = validate(job, ToolchainExecutor(Go(), tmp_path / "envs", box), tmp_path / "scratch")
+    record = done.validation
+    assert record.status == Status.VALID, record.detail
+    pkg = "example.com/calc/mathx"
+    # The test patch needs the fix to build: every test of its package did not run before.
+    assert done.fail_to_pass == [
+        f"{pkg}::TestAdd",
+        f"{pkg}::TestAdd/negative",
+        f"{pkg}::TestAdd/small",
+        f"{pkg}::TestMul",
+        f"{pkg}::TestSub",
+    ]
+    assert done.pass_to_pass == []  # strs is neither changed nor run
+    assert record.toolchain == machine_go()[0] and record.language == "go"
+    assert record.test_command and "go test -json" in record.test_command[-1]
+    git(tmp_path / "repo", "status")  # the repository is untouched by the run
+    assert json.dumps(done.model_dump(mode="json"))  # the record is plain data
