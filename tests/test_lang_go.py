@@ -132,3 +132,34 @@ def test_a_go_module_validates_end_to_end_in_the_sandbox(tmp_path: Path) -> None
     assert record.test_command and "go test -json" in record.test_command[-1]
     git(tmp_path / "repo", "status")  # the repository is untouched by the run
     assert json.dumps(done.model_dump(mode="json"))  # the record is plain data
+
+
+def test_a_go_fix_is_measured_by_mutants_of_its_changed_lines(tmp_path: Path) -> None:
+    box = Bubblewrap()
+    if why := box.problem(tmp_path):
+        pytest.skip(f"bubblewrap cannot run here: {why}")
+    from spice_engine.langs.executor import ToolchainExecutor
+    from spice_engine.strength.measure import measure
+    from spice_engine.strength.result import StrengthConfig
+
+    row = project_instance(DATA / "calc", tmp_path / "repo")
+    pkg = "example.com/calc/mathx"
+    row["FAIL_TO_PASS"] = json.dumps([f"{pkg}::TestAdd", f"{pkg}::TestSub"])
+    row["PASS_TO_PASS"] = "[]"
+    job = Job(
+        instance=row,
+        git_dir=tmp_path / "repo",
+        version="",
+        recipe=Recipe(python="3"),
+        language="go",
+        timeout_s=600,
+    )
+    executor = ToolchainExecutor(Go(), tmp_path / "envs", box)
+    got = measure(job, executor, tmp_path / "scratch", StrengthConfig(max_mutants=4))
+    assert got.status == Status.MEASURED, got.detail
+    changes = {m.change for m in got.mutants}
+    assert "`+ b` → `- b`" in changes and "`- b` → `+ b`" in changes
+    assert {m.function for m in got.mutants} == {"Add", "Sub"}
+    assert all(m.killed_by in (f"{pkg}::TestAdd", f"{pkg}::TestSub") for m in got.mutants)
+    assert got.score == 1.0 and got.tests == 2
+    assert got.parts_checked == 0 and got.untested == []  # one hunk: no part to leave out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from spice_engine.langs import language_of, languages
 from spice_engine.langs.commit_files import CommitFiles
@@ -34,3 +35,17 @@ def language_at(git_dir: Path, commit: str) -> str:
         return language_of(CommitFiles(git_dir, commit)).name
     except GitError:
         return "python"
+
+
+def row_languages(
+    rows: list[dict[str, Any]], git_dirs: dict[str, Path], executor: object
+) -> dict[str, str]:
+    """Instance id -> its language, for rows whose repository is given; none when `executor`
+    is a bare Python one (then every row is Python's)."""
+    if not isinstance(executor, Executors):
+        return {}
+    return {
+        str(r.get("instance_id")): language_at(git_dirs[str(r["repo"])], str(r.get("base_commit")))
+        for r in rows
+        if str(r.get("repo")) in git_dirs
+    }

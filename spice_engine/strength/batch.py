@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from spice_engine.langs.executors import Executors, row_languages
 from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength
 from spice_engine.validate.executor import Executor
@@ -19,18 +20,22 @@ from spice_engine.validate.validator import Job
 def strength_rows(
     rows: list[dict[str, Any]],
     git_dirs: dict[str, Path],
-    executor: Executor,
+    executor: Executor | Executors,
     scratch: Path,
     config: StrengthConfig,
     workers: int = 1,
     timeout_s: float = 900.0,
     on_done: Callable[[dict[str, Any]], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Each row with `spice.test_strength`, in input order."""
-    groups = plan_groups(rows, git_dirs, sorted(find_pythons()))
+    """Each row with `spice.test_strength`, in input order (with `Executors`, each in the
+    language of its base commit)."""
+    spoken = row_languages(rows, git_dirs, executor)
+    python_rows = [r for r in rows if spoken.get(str(r.get("instance_id")), "python") == "python"]
+    groups = plan_groups(python_rows, git_dirs, sorted(find_pythons()))
 
     def one(row: dict[str, Any]) -> dict[str, Any]:
         group = groups.get(str(row.get("instance_id")))
+        language = spoken.get(str(row.get("instance_id")), "python")
         if str(row.get("repo")) not in git_dirs:
             why = f"no repository given for {row.get('repo')!r} (--repo)"
             result = TestStrength(status="error", detail=why)
@@ -44,8 +49,10 @@ def strength_rows(
                 recipe=group.recipe if group and group.recipe else Recipe(python="3"),
                 timeout_s=timeout_s,
                 setup_commit=(group.setup_commit or None) if group else None,
+                language=language,
             )
-            result = measure(job, executor, scratch, config)
+            chosen = executor.of(language) if isinstance(executor, Executors) else executor
+            result = measure(job, chosen, scratch, config)
         out = dict(row)
         out["spice"] = dict(row.get("spice") or {}) | {
             "test_strength": result.model_dump(mode="json")

@@ -18,13 +18,14 @@ from spice_engine.redaction import redacted_excerpt
 from spice_engine.strength import sources
 from spice_engine.strength.choose import Choice, Chosen, choose, schema_sources
 from spice_engine.strength.parts import changed_lines, parts
+from spice_engine.strength.plain_measure import PlainRunner, measure_plain
 from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength, UntestedPart
 from spice_engine.strength.runs import Runner
 from spice_engine.validate.executor import Executor
 from spice_engine.validate.gitwork import GitError
 from spice_engine.validate.outcomes import FAILING, passed
 from spice_engine.validate.session import Job, Session, Status, check, open_session, stopped_by
-from spice_engine.validate.validator import test_files
+from spice_engine.validate.validator import run_targets, test_files
 
 SESSION_ROUNDS = 4
 """Sessions at most for the switchable mutants (a crash ends one; the next goes on)."""
@@ -39,9 +40,14 @@ def test_list(value: object) -> list[str]:
     return [str(t) for t in value]
 
 
-def judged_tests(instance: dict[str, object]) -> tuple[list[str], list[str]]:
-    """The fail-to-pass tests, and the pass-to-pass tests of the files the test patch touches."""
+def judged_tests(
+    instance: dict[str, object], language: str = "python"
+) -> tuple[list[str], list[str]]:
+    """The fail-to-pass tests, and the pass-to-pass tests of the files the test patch touches
+    (another language's: all of them, as its validation ran them)."""
     f2p = test_list(instance.get("FAIL_TO_PASS") or "[]")
+    if language != "python":
+        return f2p, test_list(instance.get("PASS_TO_PASS") or "[]")
     touched = tuple(test_files(str(instance.get("test_patch") or "")))
     p2p = [t for t in test_list(instance.get("PASS_TO_PASS") or "[]") if t.startswith(touched)]
     return f2p, p2p
@@ -52,14 +58,23 @@ def measure(job: Job, executor: Executor, scratch: Path, config: StrengthConfig)
     started = time.monotonic()
     record = TestStrength(status=Status.ERROR)
     try:
-        f2p, p2p = judged_tests(job.instance)
+        f2p, p2p = judged_tests(job.instance, job.language)
         if not f2p and not p2p:
             record.status, record.detail = Status.NO_FAIL_TO_PASS, "the instance lists no test"
         else:
             check(job, [job.test_patch, job.patch])
             with open_session(job, executor, scratch) as session:
                 try:
-                    _measure(session, config, record, (f2p, p2p))
+                    if job.language == "python":
+                        _measure(session, config, record, (f2p, p2p))
+                    else:
+                        measure_plain(session, config, record, (f2p, p2p))
+                        if config.ablation and f2p and record.status == Status.MEASURED:
+                            t0 = time.monotonic()
+                            deadline = started + config.budget_s
+                            runner = PlainRunner(session, deadline, run_targets(job))
+                            _ablate(runner, job.patch, f2p, record)
+                            record.durations["ablation"] = round(time.monotonic() - t0, 3)
                 finally:
                     record.durations |= session.durations
     except (ValueError, CSTValidationError) as exc:
@@ -257,7 +272,7 @@ def _confirm(runner: Runner, fixed: dict[str, str], out: _Outcomes, limit: int) 
         out.done = [m for m in out.done if not (m.killed_by is None and m.run == "session")]
 
 
-def _ablate(runner: Runner, gold: str, f2p: list[str], record: TestStrength) -> None:
+def _ablate(runner: Runner | PlainRunner, gold: str, f2p: list[str], record: TestStrength) -> None:
     """Each part of the fix left out in turn: a part the fail-to-pass tests pass without is
     untested."""
     found = parts(gold)

@@ -3,6 +3,7 @@ lines it adds or changes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from unidiff import PatchedFile, PatchSet
@@ -48,11 +49,13 @@ def parts(patch: str) -> list[Part]:
     return out
 
 
-def changed_lines(patch: str) -> dict[str, set[int]]:
-    """Python file -> the line numbers (after the fix, 1-based) the fix adds or changes."""
+def changed_lines(patch: str, keep: Callable[[str], bool] | None = None) -> dict[str, set[int]]:
+    """File (Python's, or those `keep` accepts) -> the line numbers (after the fix, 1-based)
+    the fix adds or changes."""
     out: dict[str, set[int]] = {}
     for pf in PatchSet(patch):
-        if pf.is_removed_file or not pf.path.endswith(".py"):
+        wanted = keep(pf.path) if keep is not None else pf.path.endswith(".py")
+        if pf.is_removed_file or not wanted:
             continue
         lines = {ln.target_line_no for hunk in pf for ln in hunk if ln.is_added}
         if lines:

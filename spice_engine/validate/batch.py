@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from spice_engine.langs.executors import Executors, language_at
+from spice_engine.langs.executors import Executors, row_languages
 from spice_engine.validate.executor import Executor
 from spice_engine.validate.harness_fields import harness_fields
 from spice_engine.validate.plan import plan_groups
@@ -43,11 +43,7 @@ def validate_rows(
     `logs_dir`, each instance's run logs kept in a folder of it named for the instance. With
     `Executors`, each row's language (read off its base commit) picks its executor; a bare
     `Executor` runs Python only."""
-    spoken = {
-        str(r.get("instance_id")): language_at(git_dirs[str(r["repo"])], str(r.get("base_commit")))
-        for r in rows
-        if isinstance(executor, Executors) and str(r.get("repo")) in git_dirs
-    }
+    spoken = row_languages(rows, git_dirs, executor)
     python_rows = [r for r in rows if spoken.get(str(r.get("instance_id")), "python") == "python"]
     groups = plan_groups(python_rows, git_dirs, sorted(find_pythons()))
 

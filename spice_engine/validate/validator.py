@@ -114,14 +114,11 @@ def validate(job: Job, executor: Executor, scratch: Path) -> Validated:
         record.durations["total"] = round(time.monotonic() - started, 3)
 
 
-def _test_files_of(job: Job) -> list[str]:
-    return test_files(job.test_patch, job.language)
-
-
-def _targets(job: Job, files: list[str]) -> list[str]:
+def run_targets(job: Job) -> list[str]:
     """What a run is given: the test files; for other languages the fix's files too (their
     packages' and modules' own tests are the fix's first tests, and a compiled language's
     tests of a package are built and run together)."""
+    files = test_files(job.test_patch, job.language)
     if job.language == "python":
         return files
     return [*files, *(f for f in test_files(job.patch, job.language) if f not in files)]
@@ -140,7 +137,7 @@ def _before_and_after(session: Session, record: Validation) -> Validated:
     job = session.job
     record.environment = session.prepared.key if session.prepared else None
     record.environment_built = bool(session.prepared and session.prepared.built)
-    files, budget = _targets(job, record.test_files), job.timeout_s * job.rerun_share
+    files, budget = run_targets(job), job.timeout_s * job.rerun_share
     if session.prepared and (plan := session.prepared.plan):
         record.toolchain = plan.toolchain.name
         session.tree.apply(job.test_patch)
@@ -231,7 +228,7 @@ def _rerun(session: Session, candidates: list[str]) -> tuple[Outcomes, Outcomes]
     job, timeout = session.job, session.job.timeout_s
     python = job.language == "python"
     # Other languages run the test patch's files again whole: their runners take no ids.
-    files = reruns.files_of(candidates) if python else _targets(job, _test_files_of(job))
+    files = reruns.files_of(candidates) if python else run_targets(job)
 
     def again(name: str, tree: Tree | None = None, prepared: Prepared | None = None) -> Outcomes:
         plugin = (

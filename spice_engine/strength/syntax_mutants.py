@@ -1,0 +1,139 @@
+"""Mutants of a fix's changed lines in any language tree-sitter has a grammar for.
+
+Why tree-sitter's grammars and not each ecosystem's own tool (cargo-mutants `--in-diff`,
+Gremlins `--diff`, Stryker's line ranges, PIT): one operator set and one way of choosing for
+every language; the changed lines come from the diff we already hold; nothing more is installed
+into the sandbox's environments (each of those tools is another download, another version to
+match the project's toolchain, and runs its own test selection, whose verdicts we could not
+judge by the instance's FAIL_TO_PASS ids). The tests run through the same session as every
+other run. The price: one test run per mutant (no mutant schema), which the budget bounds.
+
+Operators are the selective set (Offutt et al.): relational and equality operators, logical
+connectors, `+`/`-` and `*`/`/`, a negation dropped, booleans flipped, integer constants + 1.
+A mutant that no longer parses is not one (it would be "killed" by the compiler alone).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+GRAMMARS = {"go": "go", "rust": "rust", "java": "java", "javascript": "javascript"}
+"""Our language name -> the grammar's (TypeScript files pick theirs by suffix)."""
+_SWAPS = {
+    "<": "<=",
+    "<=": "<",
+    ">": ">=",
+    ">=": ">",
+    "==": "!=",
+    "!=": "==",
+    "===": "!==",
+    "!==": "===",
+    "&&": "||",
+    "||": "&&",
+    "+": "-",
+    "-": "+",
+    "*": "/",
+    "/": "*",
+}
+_BOOLEANS = {"true": "false", "false": "true"}
+_INTEGERS = {"int_literal", "integer_literal", "decimal_integer_literal", "number"}
+_FUNCTIONS = ("function", "method", "func_literal", "closure", "arrow_function", "constructor")
+
+
+@dataclass(frozen=True)
+class SyntaxSite:
+    line: int
+    operator: str
+    change: str
+    function: str | None
+    start: int
+    end: int
+    replacement: bytes
+
+
+def grammar_for(language: str, path: str) -> str | None:
+    if path.endswith(".tsx"):
+        return "tsx"
+    if path.endswith((".ts", ".mts", ".cts")):
+        return "typescript"
+    return GRAMMARS.get(language)
+
+
+def _parser(grammar: str) -> Any:
+    from tree_sitter_language_pack import get_parser
+
+    return get_parser(grammar)  # type: ignore[arg-type]
+
+
+def _function(node: Any) -> str | None:
+    while node is not None:
+        if any(kind in node.type for kind in _FUNCTIONS):
+            name = node.child_by_field_name("name")
+            return name.text.decode("utf-8", "replace") if name is not None else None
+        node = node.parent
+    return None
+
+
+def _site(node: Any) -> tuple[str, int, int, bytes, str] | None:
+    """(operator, start, end, replacement, change) for a node that is a mutation site."""
+    text = node.text.decode("utf-8", "replace")
+    if node.type in ("binary_expression", "binary_operator"):
+        op = node.child_by_field_name("operator")
+        if op is not None and (swap := _SWAPS.get(op.text.decode())) is not None:
+            right = node.child_by_field_name("right")
+            tail = right.text.decode("utf-8", "replace")[:30] if right is not None else ""
+            change = f"`{op.text.decode()} {tail}` → `{swap} {tail}`"
+            kind = "arithmetic" if swap in "+-*/" else "relational"
+            if swap in ("&&", "||"):
+                kind = "logical"
+            return kind, op.start_byte, op.end_byte, swap.encode(), change
+    if node.type == "unary_expression" and text.startswith("!"):
+        inner = text[1:]
+        return (
+            "negation",
+            node.start_byte,
+            node.end_byte,
+            inner.encode(),
+            f"`{text[:30]}` → `{inner[:30]}`",
+        )
+    leaf_boolean = node.child_count == 0 and getattr(node.parent, "type", "") != "boolean_literal"
+    if (text in _BOOLEANS and leaf_boolean) or node.type == "boolean_literal":
+        flip = _BOOLEANS.get(text)
+        if flip:
+            return "boolean", node.start_byte, node.end_byte, flip.encode(), f"`{text}` → `{flip}`"
+    if node.type in _INTEGERS and re.fullmatch(r"\d{1,9}", text):
+        more = str(int(text) + 1)
+        return "constant", node.start_byte, node.end_byte, more.encode(), f"`{text}` → `{more}`"
+    return None
+
+
+def find_sites(source: str, lines: set[int], grammar: str) -> list[SyntaxSite]:
+    """Every mutation site starting on one of `lines` (1-based), in source order."""
+    data = source.encode("utf-8")
+    tree = _parser(grammar).parse(data)
+    found: list[SyntaxSite] = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.start_point[0] + 1 > max(lines, default=0) or node.end_point[0] + 1 < min(
+            lines, default=1
+        ):
+            continue
+        if node.start_point[0] + 1 in lines and (hit := _site(node)) is not None:
+            kind, start, end, repl, change = hit
+            found.append(
+                SyntaxSite(node.start_point[0] + 1, kind, change, _function(node), start, end, repl)
+            )
+        stack.extend(reversed(node.children))
+    return sorted(found, key=lambda s: (s.start, s.end))
+
+
+def mutant_source(source: str, site: SyntaxSite, grammar: str) -> str | None:
+    """The file with `site` mutated; None when the result does not parse."""
+    data = source.encode("utf-8")
+    mutated = data[: site.start] + site.replacement + data[site.end :]
+    if _parser(grammar).parse(mutated).root_node.has_error:
+        return None
+    return mutated.decode("utf-8")
