@@ -197,6 +197,9 @@ class Session:
             self.job.logs_dir.mkdir(parents=True, exist_ok=True)
             packed = gzip.compress(done.log.encode("utf-8"), mtime=0)
             door.write_bytes(self.job.logs_dir, f"{name}.log.gz", packed)
+            if done.channel and self.job.language != "python":  # the results themselves
+                packed = gzip.compress(done.channel.encode("utf-8"), mtime=0)
+                door.write_bytes(self.job.logs_dir, f"{name}.results.gz", packed)
         return Run(
             outcomes=self.language.outcomes(done.channel, done.log),
             messages=messages(done.channel),

@@ -115,7 +115,13 @@ def merged_pull(gh: FakeGitHub, repo: str, number: int, row: dict[str, str]) -> 
     patches as its files, its base commit), merged."""
     gh.add_issue(repo, 5, "add() subtracts", "add(2, 3) gives -1.")
     patches = hunks(row["patch"]) | hunks(row["test_patch"])
-    files = [{"filename": path, "patch": hunk} for path, hunk in patches.items()]
+    added = set(
+        re.findall(r"^--- /dev/null\n\+\+\+ b/(\S+)", row["patch"] + row["test_patch"], re.M)
+    )
+    files = [
+        {"filename": path, "patch": hunk, "status": "added" if path in added else "modified"}
+        for path, hunk in patches.items()
+    ]
     gh.add_pull(
         repo,
         number,
