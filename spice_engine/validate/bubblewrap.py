@@ -195,6 +195,13 @@ class Bubblewrap:
         for target, source in files.items():
             argv += ["--ro-bind", str(source), target]
         argv += ["--dev", "/dev", "--proc", "/proc"]
+        if cgroups := own_cgroups():
+            # The sandbox's own cgroups, read-only, where a container sees its own (runtimes
+            # read their CPU and memory limits there; some panic without them).
+            for folder in ("/sys", "/sys/fs", "/sys/fs/cgroup"):
+                argv += ["--perms", "0755", "--dir", folder]
+            for own, seen in cgroups:
+                argv += ["--ro-bind", str(own), seen]
         argv += ["--perms", "1777", "--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp"]
         made: set[Path] = {Path("/"), Path("/tmp"), Path("/usr"), Path("/etc")}
         for bind in binds:
@@ -215,6 +222,30 @@ class Bubblewrap:
             argv += ["--unshare-user", "--disable-userns", "--uid", str(os.getuid())]
             argv += ["--gid", str(os.getgid()), "--"]
         return argv
+
+
+def own_cgroups(root: Path = Path("/sys/fs/cgroup")) -> list[tuple[Path, str]]:
+    """This process's cgroup folders (where its sandboxes run too) and where a container sees
+    them: v2's one folder as the whole of `/sys/fs/cgroup`, v1's each as its controller's."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return []
+    found: list[tuple[Path, str]] = []
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if not path.startswith("/"):
+            continue
+        name = controllers.removeprefix("name=")
+        own = root / name / path[1:] if name else root / path[1:]
+        if (own / "cgroup.procs").is_file():
+            found.append((own, f"/sys/fs/cgroup/{name}" if name else "/sys/fs/cgroup"))
+    unified = [f for f in found if f[1] == "/sys/fs/cgroup"]
+    return (
+        unified
+        if unified and (root / "cgroup.controllers").is_file()
+        else [f for f in found if f[1] != "/sys/fs/cgroup"]
+    )
 
 
 def _system_root() -> list[str]:
