@@ -15,6 +15,7 @@ from app.handlers.run_context import RunContext
 from app.redaction import redact, redacted_excerpt
 from app.sandboxing import sandbox_for, sandbox_problem
 from app.settings import Settings
+from spice_engine.langs.executors import Executors, language_at
 from spice_engine.pr.diff_split import SplitRules, split_diff
 from spice_engine.pr.models import PullRequest
 from spice_engine.strength.measure import measure
@@ -23,6 +24,7 @@ from spice_engine.validate.gitwork import GitError, clone_from_github
 from spice_engine.validate.local import LocalExecutor
 from spice_engine.validate.plan import plan_groups
 from spice_engine.validate.pythons import find_pythons
+from spice_engine.validate.recipe import Recipe
 from spice_engine.validate.session import Job, Status
 from spice_engine.validate.validator import validate
 
@@ -77,7 +79,8 @@ def pr_strength(
         "problem_statement": f"{pr.title}\n{pr.body}",
         "created_at": "",
     }
-    executor = LocalExecutor(data / "envs", sandbox_for(settings))
+    sandbox = sandbox_for(settings)
+    executor = Executors(LocalExecutor(data / "envs", sandbox), data / "envs", sandbox)
     with tempfile.TemporaryDirectory(dir=data, prefix="pr-strength-") as scratch:
         result = _measured(row, git_dir, executor, Path(scratch), settings, secrets)
     # The engine cut its detail where the App's secrets are unknown: redacted, ends as cuts.
@@ -95,7 +98,7 @@ def pr_strength(
 def _measured(
     row: dict[str, object],
     git_dir: Path,
-    executor: LocalExecutor,
+    executors: Executors,
     scratch: Path,
     settings: Settings,
     secrets: tuple[str, ...],
@@ -104,18 +107,26 @@ def _measured(
     started = time.monotonic()
     budget = settings.execute_budget_s
     repo = str(row["repo"])
-    group = plan_groups([row], {repo: git_dir}, sorted(find_pythons())).get(str(row["instance_id"]))
-    if group is None or group.recipe is None:
-        why = group.error if group else "the base commit is not in the clone"
-        return TestStrength(status=Status.ERROR, detail=f"no environment: {why}")
+    language = language_at(git_dir, str(row["base_commit"]))
+    if language == "python":
+        found = plan_groups([row], {repo: git_dir}, sorted(find_pythons()))
+        group = found.get(str(row["instance_id"]))
+        if group is None or group.recipe is None:
+            why = group.error if group else "the base commit is not in the clone"
+            return TestStrength(status=Status.ERROR, detail=f"no environment: {why}")
+        version, recipe, setup = group.version, group.recipe, group.setup_commit or None
+    else:  # the language's own environment (spice_engine.langs)
+        version, recipe, setup = "", Recipe(python="3"), None
     job = Job(
         instance=row,
         git_dir=git_dir,
-        version=group.version,
-        recipe=group.recipe,
+        version=version,
+        recipe=recipe,
         timeout_s=budget / 2,
-        setup_commit=group.setup_commit or None,
+        setup_commit=setup,
+        language=language,
     )
+    executor = executors.of(language)
     validated = validate(job, executor, scratch)
     status = validated.validation.status
     if status != Status.VALID:
