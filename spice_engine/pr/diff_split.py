@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from spice_engine.errors import InputError
+from spice_engine.pr.inline_tests import INLINE_SUFFIXES, split_hunks
 
 Kind = Literal["test", "source"]
 
@@ -159,16 +160,27 @@ def split_diff(text: str, rules: SplitRules | None = None) -> SplitDiff:
     for parsed, begin, end in zip(patch, bounds, bounds[1:], strict=False):
         path = parsed.path
         source = parsed.source_file
+        kind = classify(path, rules)
+        text = "".join(lines[begin:end])
+        parts = split_hunks(text) if kind == "source" and path.endswith(INLINE_SUFFIXES) else None
+        if parts is not None:  # an inline test module's hunks go with the tests
+            gold_text, test_text = parts
+            hunks = test_text.count("\n@@ ")
+            files.append(FileDiff(path=path, kind="test", text=test_text, hunks=hunks,
+                                  source_path=_strip_prefix(source)))  # fmt: skip
+            if not gold_text:
+                continue
+            text = gold_text
         files.append(
             FileDiff(
                 path=path,
-                kind=classify(path, rules),
-                text="".join(lines[begin:end]),
+                kind=kind,
+                text=text,
                 source_path=None if parsed.is_added_file else _strip_prefix(source),
                 binary=parsed.is_binary_file,
                 added=parsed.is_added_file,
                 removed=parsed.is_removed_file,
-                hunks=len(parsed),
+                hunks=len(parsed) if parts is None else text.count("\n@@ "),
             )
         )
     return SplitDiff(preamble="".join(lines[: starts[0]]), files=files)
