@@ -19,6 +19,21 @@ from tests.lang_projects import project_instance
 DATA = Path(__file__).parent / "data"
 
 
+def _dashboard_shows(env: dict[str, str], instance_id: str, language: str) -> None:
+    """The dashboard's row of the instance, from what `validate --store` wrote."""
+    from app.settings import Settings
+    from app.store.engine import database_url, make_engine, session_factory
+    from app.web.dashboard.queries import instances_of
+    from app.web.dashboard.views import instance_row
+
+    settings = Settings(data_dir=Path(env["SPICE_DATA_DIR"]))
+    with session_factory(make_engine(database_url(settings)))() as session:
+        [row] = [r for r in instances_of(session, "octo/lang") if r.instance_id == instance_id]
+    shown = instance_row(row, "https://github.com")
+    assert (shown.status, shown.language, shown.reason) == ("valid", language, "")
+    assert shown.fail_to_pass and shown.fail_to_pass >= 1
+
+
 def _spice(env: dict[str, str], *args: str) -> str:
     done = CliRunner().invoke(cli, list(args), env=env)
     assert done.exit_code == 0, done.output
@@ -57,6 +72,7 @@ def test_a_repository_is_harvested_validated_measured_and_exported(
     record = checked["spice"]["validation"]
     assert record["status"] == "valid", record["detail"]
     assert test_id in json.loads(checked["FAIL_TO_PASS"])
+    _dashboard_shows(env, checked["instance_id"], record["language"])
     _spice(env, "test-strength", str(validated), "--out", str(strength), "--store")
     [measured] = [json.loads(line) for line in strength.read_text().splitlines()]
     got = measured["spice"]["test_strength"]

@@ -69,6 +69,10 @@ class InstanceRow(BaseModel):
     instance_id: str
     url: str
     status: str
+    language: str = ""
+    """The language its tests ran in (empty before validation)."""
+    reason: str = ""
+    """Why validation ended as it did, its first line (empty when valid)."""
     fail_to_pass: int | None
     strength: str = "-"
     """Test strength (`spice test-strength`): mutants killed of tried, or "-"."""
@@ -215,6 +219,8 @@ def instance_row(row: TaskInstance, web_url: str) -> InstanceRow:
         instance_id=row.instance_id,
         url=f"{web_url}/{row.repo}/pull/{row.pr_number}",
         status=str(validation.get("status") or "not validated"),
+        language=str(validation.get("language") or ("python" if validation else "")),
+        reason=str(validation.get("detail") or "").strip().split("\n")[0][:300],
         fail_to_pass=count,
         strength=strength_text((row.labels or {}).get("test_strength")),
         created=str(row.instance.get("created_at") or "")[:10],
