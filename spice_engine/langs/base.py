@@ -22,6 +22,8 @@ from spice_engine.validate.outcomes import Outcomes
 
 ENV = "/spice/env"
 """The shared environment as a sandbox shows it."""
+CACHE = "/spice/cache"
+"""The repository's download caches (`Plan.caches`) as a sandbox shows them."""
 JOB = "/spice/job"
 """The job's scratch as a sandbox shows it."""
 TESTBED = "/testbed"
@@ -86,8 +88,11 @@ class Plan(BaseModel):
     """Folders of the shared environment shown inside the tree, read-only:
     `{"node_modules": "node_modules"}` binds `/spice/env/node_modules` at
     `/testbed/node_modules`."""
-    registries: tuple[str, ...] = ()
-    """`host:443` the install may reach (besides the operator's own index settings)."""
+    caches: tuple[str, ...] = ()
+    """Download caches shared by every environment of the repository in this language, each
+    at `/spice/cache/<name>`: writable while an environment is built, read-only for tests. Only
+    for installs that run none of the repository's code (a cache is shared across its
+    environments)."""
 
 
 class Language(Protocol):

@@ -16,7 +16,7 @@ import shutil
 import time
 from pathlib import Path
 
-from spice_engine.langs.base import ENV, JOB, TESTBED, Language, Phase, Plan
+from spice_engine.langs.base import CACHE, ENV, JOB, TESTBED, Language, Phase, Plan
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.validate import door
 from spice_engine.validate.executor import EnvBuildError, Prepared, RunResult, SetupTree
@@ -71,7 +71,7 @@ class ToolchainExecutor:
 
     def _ready(self, repo: str, source: Tree, tree: Tree, job: Path, started: float) -> Prepared:
         """The environment `source` asks for, built unless it is; `tree` given what it needs."""
-        plan = self.language.plan(source, None)
+        plan = self.language.plan(source, source.date())
         key = plan_key(repo, plan)
         shared = self.envs_dir / key
         built = False
@@ -142,6 +142,13 @@ class ToolchainExecutor:
             Bind(source=tree.git_dir, target=tree.git_dir),
             Bind(source=tree.path, target=Path(TESTBED), writable=True),
         ]
+        for name in plan.caches:
+            # The environment's name without its digest: the repository and the language.
+            cache = self.envs_dir / "caches" / shared.name.rsplit("-", 1)[0] / name
+            cache.mkdir(parents=True, exist_ok=True)
+            if building:
+                self.sandbox.prepare_writable(cache)
+            binds.append(Bind(source=cache, target=Path(CACHE, name), writable=building))
         if not building:
             for inside_env, inside_tree in plan.tree_binds.items():
                 if (shared / inside_env).is_dir() and not (shared / inside_env).is_symlink():

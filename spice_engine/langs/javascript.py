@@ -1,28 +1,240 @@
-"""JavaScript: placeholder while its implementation is written on its own branch."""
+"""JavaScript and TypeScript: npm, yarn and pnpm projects; jest, vitest and mocha, each read
+through its own JSON reporter.
+
+The install runs none of the project's code (`--ignore-scripts`: a `postinstall` of the
+project or a dependency is code from the registry or the repository), so the npm cache is
+shared by every environment of the repository. Without a lockfile, versions are resolved as
+the registry stood on the commit's day (`npm --before`). The machine's Node.js runs
+everything.
+"""
 
 from __future__ import annotations
 
-from spice_engine.langs.base import Files, Phase, Plan, ToolchainMissing
-from spice_engine.validate.outcomes import Outcomes
+import json
+import posixpath
+import re
+import shlex
+import subprocess
+from typing import Any
+
+from spice_engine.langs.base import CACHE, ENV, TESTBED, Files, Phase, Plan, Toolchain
+from spice_engine.langs.manifests import digests
+from spice_engine.validate.outcomes import Outcomes, TestStatus
+
+LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml")
+TEST_FILE = re.compile(r"(\.|_)(test|spec)\.[cm]?[jt]sx?$")
+SOURCE = re.compile(r"\.(?:[cm]?js|jsx|[cm]?ts|tsx)$")
+TEST_DIRS = {"test", "tests", "__tests__", "spec", "specs", "e2e", "__mocks__", "fixtures"}
+NOT_CODE = {"dist", "build", "docs", "doc", "examples", "example", "benchmark", "benchmarks"}
+_STATUS = {
+    "passed": TestStatus.PASSED,
+    "failed": TestStatus.FAILED,
+    "pending": TestStatus.SKIPPED,
+    "skipped": TestStatus.SKIPPED,
+    "todo": TestStatus.SKIPPED,
+    "disabled": TestStatus.SKIPPED,
+}
+_MOCHA_KEEP = {"--require", "-r", "--ui", "-u", "--compilers", "--timeout", "-t", "--file"}
+_MOCHA_FLAGS = {"--check-leaks", "--exit", "--recursive", "--full-trace", "--no-timeouts"}
+RUNNERS = ("jest", "vitest", "mocha")
+
+
+def machine_node() -> str:
+    try:
+        done = subprocess.run(["node", "--version"], capture_output=True, text=True, timeout=30)
+    except OSError:
+        return "node (none)"
+    return f"node {done.stdout.strip()}"
+
+
+def _package(files: Files) -> dict[str, Any]:
+    try:
+        found = json.loads(files.text("package.json") or "{}")
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def runner_of(package: dict[str, Any]) -> str:
+    """The test runner the project's test script (else its dev dependencies) names."""
+    scripts = package.get("scripts") if isinstance(package.get("scripts"), dict) else {}
+    script = str((scripts or {}).get("test") or "")
+    for runner in RUNNERS:
+        if re.search(rf"(^|[\s/&;]){runner}(\s|$)", script):
+            return runner
+    deps = {**(package.get("devDependencies") or {}), **(package.get("dependencies") or {})}
+    return next((r for r in RUNNERS if r in deps), "jest")
 
 
 class JavaScript:
     name = "javascript"
 
     def detect(self, files: Files) -> int:
+        # Below Python's and Go's manifests: their repositories often carry a package.json
+        # for documentation or linting tools.
+        if "package.json" in files.paths():
+            return 7
         return 0
 
     def is_test_path(self, path: str) -> bool:
-        return False
+        parts = path.split("/")
+        return bool(TEST_FILE.search(path)) or any(p in TEST_DIRS for p in parts[:-1])
 
     def mutable(self, path: str) -> bool:
-        return False
+        parts = path.split("/")
+        if not SOURCE.search(path) or path.endswith(".d.ts") or self.is_test_path(path):
+            return False
+        return not any(p in NOT_CODE or p == "node_modules" for p in parts[:-1])
 
     def plan(self, files: Files, date: str | None) -> Plan:
-        raise ToolchainMissing("javascript: not built yet")
+        paths = set(files.paths())
+        lock = next((f for f in LOCKFILES if f in paths), None)
+        common = "--ignore-scripts --no-audit --no-fund --loglevel=error"
+        if lock in ("package-lock.json", "npm-shrinkwrap.json"):
+            # `npm ci` only when the lockfile matches package.json; else resolve again.
+            install = f"npm ci {common} || npm install {common}"
+        elif lock == "yarn.lock":
+            install = (
+                "npx --yes yarn@1 install --frozen-lockfile --ignore-scripts --non-interactive"
+                " || npx --yes yarn@1 install --ignore-scripts --non-interactive"
+            )
+        elif lock == "pnpm-lock.yaml":
+            install = "npx --yes pnpm@8 install --frozen-lockfile --ignore-scripts"
+        else:
+            plain = f"npm install {common} --no-package-lock"
+            # As the registry stood that day; a registry (or mirror) whose publication times
+            # are not the originals' has no version that old: then the newest the ranges allow.
+            install = (
+                f"npm install --before={shlex.quote(date)} {common} --no-package-lock || {plain}"
+                if date
+                else plain
+            )
+        script = f"set -e; {install}; mv node_modules {ENV}/node_modules"
+        key = digests(files, [p for p in ("package.json", lock) if p])
+        return Plan(
+            language=self.name,
+            toolchain=Toolchain(name=machine_node()),
+            key=(*key, f"before={date[:10] if date and not lock else ''}"),
+            install=(Phase(argv=("sh", "-c", script), network=True),),
+            env={
+                "npm_config_cache": f"{CACHE}/npm",
+                "YARN_CACHE_FOLDER": f"{CACHE}/yarn",
+                "CI": "true",
+                "NODE_OPTIONS": "--max-old-space-size=4096",
+                "FORCE_COLOR": "0",
+                "TZ": "UTC",
+            },
+            tree_binds={"node_modules": "node_modules"},
+            caches=("npm", "yarn"),
+        )
 
     def test_command(self, files: Files, test_files: list[str], plan: Plan) -> Phase:
-        raise ToolchainMissing("javascript: not built yet")
+        package = _package(files)
+        runner = runner_of(package)
+        present = set(files.paths())
+        chosen = [f for f in test_files if f in present and self._runs(f)]
+        bin_dir = f"{TESTBED}/node_modules/.bin"
+        if not chosen:
+            return Phase(argv=("true",), channel=True)
+        if runner == "mocha":
+            opts = _mocha_options(package)
+            argv = (f"{bin_dir}/mocha", *opts, "--reporter", "json", *chosen)
+        elif runner == "vitest":
+            argv = (f"{bin_dir}/vitest", "run", "--reporter=json", *chosen)
+        else:
+            # Paths are patterns to jest: escaped, each anchored at its end.
+            patterns = [re.escape(f) + "$" for f in chosen]
+            argv = (
+                f"{bin_dir}/jest", "--json", "--ci", "--runInBand",
+                "--coverage=false", "--watchman=false", *patterns,
+            )  # fmt: skip
+        return Phase(argv=argv, channel=True)
+
+    def _runs(self, path: str) -> bool:
+        return bool(TEST_FILE.search(path)) or (
+            self.is_test_path(path) and bool(SOURCE.search(path)) and "fixtures" not in path
+        )
 
     def outcomes(self, channel: str, log: str) -> Outcomes:
-        return {}
+        report = _json_report(channel)
+        if report is None:
+            return {}
+        found: Outcomes = {}
+        if isinstance(report.get("testResults"), list):  # jest and vitest
+            for suite in report["testResults"]:
+                name = _relative(str(suite.get("name") or suite.get("testFilePath") or ""))
+                for case in suite.get("assertionResults") or []:
+                    status = _STATUS.get(str(case.get("status")))
+                    title = case.get("fullName") or " ".join(
+                        [*case.get("ancestorTitles", []), str(case.get("title", ""))]
+                    )
+                    if status is not None:
+                        found[f"{name}::{title}"] = status
+        elif isinstance(report.get("tests"), list):  # mocha
+            failed = {_mocha_id(t) for t in report.get("failures") or []}
+            skipped = {_mocha_id(t) for t in report.get("pending") or []}
+            for test in report["tests"]:
+                test_id = _mocha_id(test)
+                found[test_id] = (
+                    TestStatus.FAILED
+                    if test_id in failed
+                    else TestStatus.SKIPPED
+                    if test_id in skipped
+                    else TestStatus.PASSED
+                )
+            for test in report.get("failures") or []:  # a hook's failure names no test
+                found.setdefault(_mocha_id(test), TestStatus.FAILED)
+        return found
+
+
+def _relative(path: str) -> str:
+    return posixpath.relpath(path, TESTBED) if path.startswith(TESTBED + "/") else path
+
+
+def _mocha_id(test: dict[str, Any]) -> str:
+    title = str(test.get("fullTitle") or test.get("title") or "")
+    file = _relative(str(test.get("file") or ""))
+    return f"{file}::{title}" if file else title
+
+
+def _json_report(channel: str) -> dict[str, Any] | None:
+    """The runner's JSON report: the whole channel, else the last JSON object in it (mocha
+    writes the tests' own prints to the same stream, before its report)."""
+    text = channel.strip()
+    for start in [0, *(m.start() for m in re.finditer(r"(?m)^\{", text))][::-1]:
+        try:
+            found = json.loads(text[start:])
+        except ValueError:
+            continue
+        if isinstance(found, dict):
+            return found
+    try:
+        found = json.loads(text)
+    except ValueError:
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def _mocha_options(package: dict[str, Any]) -> list[str]:
+    """The options of the project's mocha test script that change how tests load and run
+    (not its reporter, bail or paths)."""
+    scripts = package.get("scripts") if isinstance(package.get("scripts"), dict) else {}
+    words = shlex.split(str((scripts or {}).get("test") or ""), posix=True)
+    if "mocha" not in words and not any(w.endswith("/mocha") for w in words):
+        return []
+    start = next(i for i, w in enumerate(words) if w == "mocha" or w.endswith("/mocha"))
+    kept: list[str] = []
+    rest = words[start + 1 :]
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        if word in ("&&", "||", ";", "|"):
+            break
+        if word in _MOCHA_KEEP and i + 1 < len(rest):
+            kept += [word, rest[i + 1]]
+            i += 2
+            continue
+        if word in _MOCHA_FLAGS or any(word.startswith(f"{k}=") for k in _MOCHA_KEEP):
+            kept.append(word)
+        i += 1
+    return kept

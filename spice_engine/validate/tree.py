@@ -32,8 +32,17 @@ class PatchRefused(GitError):
 class Tree:
     """The files of one checkout: `path` is what the sandbox sees (at `/testbed`)."""
 
-    def __init__(self, git_dir: Path, path: Path, index: Path) -> None:
-        self.git_dir, self.path, self._index = git_dir, path, index
+    def __init__(self, git_dir: Path, path: Path, index: Path, commit: str = "") -> None:
+        self.git_dir, self.path, self._index, self.commit = git_dir, path, index, commit
+
+    def date(self) -> str | None:
+        """When the tree's commit was made (ISO 8601), as its repository records it."""
+        if not self.commit:
+            return None
+        try:
+            return git(self.git_dir, "show", "-s", "--format=%cI", self.commit).strip() or None
+        except GitError:
+            return None
 
     def _git(self, *args: str, stdin: str | None = None) -> str:
         return git(self.git_dir, *args, stdin=stdin, env={"GIT_INDEX_FILE": str(self._index)})
@@ -124,7 +133,7 @@ def checkout(repo: Path, commit: str, scratch: Path, name: str = "tree") -> Iter
         # (the commit's own), and no filter is configured for them.
         git(git_dir, f"--work-tree={path}", "checkout-index", "-a", "-f", "-u", env=env)
         _sandbox_git(git_dir, commit, path, index)
-        yield Tree(git_dir, path, index)
+        yield Tree(git_dir, path, index, commit)
     finally:
         shutil.rmtree(where, ignore_errors=True)
 
