@@ -37,6 +37,8 @@ _STATUS = {
 _MOCHA_KEEP = {"--require", "-r", "--ui", "-u", "--compilers", "--timeout", "-t", "--file"}
 _MOCHA_FLAGS = {"--check-leaks", "--exit", "--recursive", "--full-trace", "--no-timeouts"}
 RUNNERS = ("jest", "vitest", "mocha")
+FILE_MARK = "spiceTestFile"
+"""The key of the line naming the file of the mocha report that follows."""
 
 
 def machine_node() -> str:
@@ -137,8 +139,15 @@ class JavaScript:
         if not chosen:
             return Phase(argv=("true",), channel=True)
         if runner == "mocha":
-            opts = _mocha_options(package)
-            argv = (f"{bin_dir}/mocha", *opts, "--reporter", "json", *chosen)
+            # One run per file, each report after a line naming its file: mocha's JSON
+            # reporter names no file before mocha 6.
+            opts = " ".join(shlex.quote(o) for o in _mocha_options(package))
+            steps = [
+                f"printf '%s\\n' {shlex.quote(json.dumps({FILE_MARK: f}))}; "
+                f"{bin_dir}/mocha {opts} --reporter json {shlex.quote(f)}"
+                for f in chosen
+            ]
+            argv: tuple[str, ...] = ("sh", "-c", "; ".join(steps))
         elif runner == "vitest":
             argv = (f"{bin_dir}/vitest", "run", "--reporter=json", *chosen)
         else:
@@ -156,63 +165,77 @@ class JavaScript:
         )
 
     def outcomes(self, channel: str, log: str) -> Outcomes:
-        report = _json_report(channel)
-        if report is None:
-            return {}
         found: Outcomes = {}
-        if isinstance(report.get("testResults"), list):  # jest and vitest
-            for suite in report["testResults"]:
-                name = _relative(str(suite.get("name") or suite.get("testFilePath") or ""))
-                for case in suite.get("assertionResults") or []:
-                    status = _STATUS.get(str(case.get("status")))
-                    title = case.get("fullName") or " ".join(
-                        [*case.get("ancestorTitles", []), str(case.get("title", ""))]
-                    )
-                    if status is not None:
-                        found[f"{name}::{title}"] = status
-        elif isinstance(report.get("tests"), list):  # mocha
-            failed = {_mocha_id(t) for t in report.get("failures") or []}
-            skipped = {_mocha_id(t) for t in report.get("pending") or []}
-            for test in report["tests"]:
-                test_id = _mocha_id(test)
-                found[test_id] = (
-                    TestStatus.FAILED
-                    if test_id in failed
-                    else TestStatus.SKIPPED
-                    if test_id in skipped
-                    else TestStatus.PASSED
-                )
-            for test in report.get("failures") or []:  # a hook's failure names no test
-                found.setdefault(_mocha_id(test), TestStatus.FAILED)
+        current = ""
+        for report in _json_documents(channel):
+            if isinstance(report.get(FILE_MARK), str):
+                current = report[FILE_MARK]
+            elif isinstance(report.get("testResults"), list):  # jest and vitest
+                found |= _jest(report)
+            elif isinstance(report.get("tests"), list):  # mocha
+                found |= _mocha(report, current)
         return found
+
+
+def _jest(report: dict[str, Any]) -> Outcomes:
+    found: Outcomes = {}
+    for suite in report["testResults"]:
+        name = _relative(str(suite.get("name") or suite.get("testFilePath") or ""))
+        for case in suite.get("assertionResults") or []:
+            status = _STATUS.get(str(case.get("status")))
+            title = case.get("fullName") or " ".join(
+                [*case.get("ancestorTitles", []), str(case.get("title", ""))]
+            )
+            if status is not None:
+                found[f"{name}::{title}"] = status
+    return found
+
+
+def _mocha(report: dict[str, Any], file: str) -> Outcomes:
+    found: Outcomes = {}
+    failed = {_mocha_id(t, file) for t in report.get("failures") or []}
+    skipped = {_mocha_id(t, file) for t in report.get("pending") or []}
+    for test in report["tests"]:
+        test_id = _mocha_id(test, file)
+        found[test_id] = (
+            TestStatus.FAILED
+            if test_id in failed
+            else TestStatus.SKIPPED
+            if test_id in skipped
+            else TestStatus.PASSED
+        )
+    for test in report.get("failures") or []:  # a hook's failure is in no test's place
+        found.setdefault(_mocha_id(test, file), TestStatus.FAILED)
+    return found
 
 
 def _relative(path: str) -> str:
     return posixpath.relpath(path, TESTBED) if path.startswith(TESTBED + "/") else path
 
 
-def _mocha_id(test: dict[str, Any]) -> str:
+def _mocha_id(test: dict[str, Any], file: str) -> str:
     title = str(test.get("fullTitle") or test.get("title") or "")
-    file = _relative(str(test.get("file") or ""))
-    return f"{file}::{title}" if file else title
+    named = _relative(str(test.get("file") or "")) or file
+    return f"{named}::{title}" if named else title
 
 
-def _json_report(channel: str) -> dict[str, Any] | None:
-    """The runner's JSON report: the whole channel, else the last JSON object in it (mocha
-    writes the tests' own prints to the same stream, before its report)."""
-    text = channel.strip()
-    for start in [0, *(m.start() for m in re.finditer(r"(?m)^\{", text))][::-1]:
+def _json_documents(channel: str) -> list[dict[str, Any]]:
+    """Every JSON object in the channel that starts a line, in order (mocha writes the tests'
+    own prints to the same stream, around its report)."""
+    decoder = json.JSONDecoder()
+    found: list[dict[str, Any]] = []
+    position = 0
+    for match in re.finditer(r"(?m)^\{", channel):
+        if match.start() < position:
+            continue  # inside the document just read
         try:
-            found = json.loads(text[start:])
+            value, end = decoder.raw_decode(channel, match.start())
         except ValueError:
             continue
-        if isinstance(found, dict):
-            return found
-    try:
-        found = json.loads(text)
-    except ValueError:
-        return None
-    return found if isinstance(found, dict) else None
+        if isinstance(value, dict):
+            found.append(value)
+            position = end
+    return found
 
 
 def _mocha_options(package: dict[str, Any]) -> list[str]:
