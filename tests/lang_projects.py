@@ -38,3 +38,17 @@ def project_instance(data: Path, repo: Path, name: str = "acme/calc") -> dict[st
         "problem_statement": "Add subtracts.",
         "created_at": "2025-06-02T00:00:00Z",
     }
+
+
+def registry_problem(host: str) -> str | None:
+    """Why the registry at `host` cannot be reached from here (None: it can). Asked from a
+    process of its own: this one may reach loopback only (tests/network_guard.py), while the
+    sandbox's installs go through the index proxy, a process of its own too."""
+    import subprocess
+    import sys
+
+    probe = f"import socket; socket.create_connection(({host!r}, 443), timeout=5).close()"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    if done.returncode != 0:
+        return f"{host}:443 unreachable ({done.stderr.strip().splitlines()[-1:]})"
+    return None

@@ -14,7 +14,7 @@ from app.cli.main import cli
 from spice_engine.validate.bubblewrap import Bubblewrap
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.sample_project import merged_pull
-from tests.lang_projects import project_instance
+from tests.lang_projects import project_instance, registry_problem
 
 DATA = Path(__file__).parent / "data"
 
@@ -42,13 +42,16 @@ def _spice(env: dict[str, str], *args: str) -> str:
 
 @pytest.mark.parametrize(
     ("project", "test_id"),
-    [("lang_go/calc", "example.com/calc/mathx::TestAdd")],
+    [
+        ("lang_go/calc", "example.com/calc/mathx::TestAdd"),
+        ("lang_js/calc", "test/add.test.js::add adds two numbers"),
+    ],
 )
 def test_a_repository_is_harvested_validated_measured_and_exported(
     tmp_path: Path, project: str, test_id: str
 ) -> None:
-    if why := Bubblewrap().problem(tmp_path):
-        pytest.skip(f"bubblewrap cannot run here: {why}")
+    if why := Bubblewrap().problem(tmp_path) or registry_problem("registry.npmjs.org"):
+        pytest.skip(f"cannot run here: {why}")
     repo = tmp_path / "git" / "octo" / "lang.git"
     row = project_instance(DATA / project, repo, "octo/lang")
     with FakeGitHub() as gh:

@@ -1,0 +1,127 @@
+"""JavaScript and TypeScript through the language seam: results read from jest's and mocha's
+JSON reports (captured from real runs of dayjs and express), the runner and options read off
+package.json, and projects validated end to end in the real sandbox."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from spice_engine.langs.javascript import FILE_MARK, JavaScript, runner_of
+from spice_engine.validate.bubblewrap import Bubblewrap
+from spice_engine.validate.outcomes import TestStatus
+from spice_engine.validate.recipe import Recipe
+from spice_engine.validate.session import Job, Status
+from spice_engine.validate.validator import validate
+from tests.lang_projects import project_instance, registry_problem
+
+DATA = Path(__file__).parent / "data"
+
+
+class Tree:
+    def __init__(self, files: dict[str, str]) -> None:
+        self.files = files
+
+    def paths(self) -> list[str]:
+        return sorted(self.files)
+
+    def text(self, path: str) -> str | None:
+        return self.files.get(path)
+
+
+def test_jest_results_are_named_by_file_and_full_name() -> None:
+    found = JavaScript().outcomes((DATA / "lang_js" / "jest_before.json").read_text(), "")
+    assert len(found) == 29
+    assert found["test/display.test.js::Format no formatStr"] == TestStatus.PASSED
+    assert sum(s == TestStatus.FAILED for s in found.values()) == 3
+
+
+def test_mocha_results_are_named_by_the_file_each_report_follows() -> None:
+    report = (DATA / "lang_js" / "mocha_before.json").read_text()
+    printed = '{"stats": {"tests": 1}, "tests": [{"fullTitle": "a test printed this"}]'
+    channel = f"{json.dumps({FILE_MARK: 'test/req.hostname.js'})}\n{printed}\n{report}"
+    found = JavaScript().outcomes(channel, "")
+    failed = [t for t, s in found.items() if s == TestStatus.FAILED]
+    assert len(found) == 12 and all(
+        t.startswith("test/req.hostname.js::req .hostname") for t in found
+    )
+    assert failed == [
+        'test/req.hostname.js::req .hostname when "trust proxy" is enabled when multiple '
+        "X-Forwarded-Host should use the first value",
+        'test/req.hostname.js::req .hostname when "trust proxy" is enabled when multiple '
+        "X-Forwarded-Host should remove OWS around comma",
+    ]
+
+
+def test_garbage_in_the_channel_is_no_result() -> None:
+    assert JavaScript().outcomes("npm ERR! something\n{not json\n[1]\n", "") == {}
+
+
+def test_the_runner_and_its_options_come_from_package_json() -> None:
+    assert runner_of({"scripts": {"test": "jest && TZ=x npm run tz"}}) == "jest"
+    assert runner_of({"scripts": {"test": "vitest run"}}) == "vitest"
+    assert runner_of({"devDependencies": {"mocha": "5"}}) == "mocha"
+    express = {"scripts": {"test": "mocha --require test/support/env --reporter spec --bail "
+                                   "--check-leaks test/ test/acceptance/"}}  # fmt: skip
+    tree = Tree({"package.json": json.dumps(express), "test/a.js": "", "lib/a.js": ""})
+    js = JavaScript()
+    command = js.test_command(tree, ["test/a.js", "lib/a.js"], js.plan(tree, None)).argv[-1]
+    assert "mocha --require test/support/env --check-leaks --reporter json test/a.js" in command
+    assert "--bail" not in command and "spec" not in command and "lib/a.js" not in command
+
+
+def test_the_install_follows_the_lockfile_or_the_commits_day() -> None:
+    js = JavaScript()
+    locked = Tree({"package.json": "{}", "package-lock.json": "{}"})
+    assert "npm ci " in js.plan(locked, "2020-01-01T00:00:00Z").install[0].argv[-1]
+    loose = js.plan(Tree({"package.json": "{}"}), "2020-01-01T00:00:00Z")
+    assert "--before=2020-01-01T00:00:00Z" in loose.install[0].argv[-1]
+    assert "--ignore-scripts" in loose.install[0].argv[-1]  # no project code at install
+    later = js.plan(Tree({"package.json": "{}"}), "2021-01-01T00:00:00Z")
+    assert loose.key != later.key and js.plan(locked, None).key == js.plan(locked, "x").key
+
+
+def test_tests_and_sources_are_told_apart() -> None:
+    js = JavaScript()
+    assert js.is_test_path("src/a.test.ts") and js.is_test_path("test/helper.js")
+    assert js.mutable("src/a.ts") and js.mutable("lib/x.mjs")
+    assert not js.mutable("src/a.d.ts") and not js.mutable("dist/a.js")
+    assert not js.mutable("docs/a.js") and not js.mutable("README.md")
+
+
+JS_ADD = "test/add.test.js::add adds"
+TS_CLAMP = "test/clamp.test.ts::clamp"
+
+
+@pytest.mark.parametrize(
+    ("project", "fail_to_pass", "pass_to_pass"),
+    [
+        ("lang_js/calc", [f"{JS_ADD} a negative number", f"{JS_ADD} two numbers"], []),
+        ("lang_ts/calc", [f"{TS_CLAMP} caps at hi"], [f"{TS_CLAMP} keeps what is inside"]),
+    ],
+)
+def test_a_project_validates_end_to_end_in_the_sandbox(
+    tmp_path: Path, project: str, fail_to_pass: list[str], pass_to_pass: list[str]
+) -> None:
+    box = Bubblewrap()
+    if why := box.problem(tmp_path) or registry_problem("registry.npmjs.org"):
+        pytest.skip(f"cannot run here: {why}")
+    from spice_engine.langs.executor import ToolchainExecutor
+
+    row = project_instance(DATA / project, tmp_path / "repo")
+    job = Job(
+        instance=row,
+        git_dir=tmp_path / "repo",
+        version="",
+        recipe=Recipe(python="3"),
+        language="javascript",
+        timeout_s=600,
+    )
+    executor = ToolchainExecutor(JavaScript(), tmp_path / "envs", box)
+    done = validate(job, executor, tmp_path / "scratch")
+    assert done.validation.status == Status.VALID, done.validation.detail
+    # What a test prints is never a result; the untouched test file is not run.
+    assert done.fail_to_pass == fail_to_pass
+    assert done.pass_to_pass == pass_to_pass
