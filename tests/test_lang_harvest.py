@@ -5,6 +5,7 @@ sandbox."""
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -84,5 +85,5 @@ def test_a_repository_is_harvested_validated_measured_and_exported(
     _spice(env, "export", "--out", str(tasks))
     [task] = [json.loads(line) for line in tasks.read_text().splitlines()]
     assert test_id in json.loads(task["FAIL_TO_PASS"])
-    assert record["test_command"][-1] in task["eval_script"]
+    assert shlex.join(record["test_command"]) in task["eval_script"]
     assert task["log_parser"] == f"spice_{record['language']}"

@@ -94,23 +94,19 @@ class JavaScript:
         common = "--ignore-scripts --no-audit --no-fund --loglevel=error"
         if lock in ("package-lock.json", "npm-shrinkwrap.json"):
             # `npm ci` only when the lockfile matches package.json; else resolve again.
-            install = f"npm ci {common} || npm install {common}"
+            install = _either(f"npm ci {common}", f"npm install {common}")
         elif lock == "yarn.lock":
-            install = (
-                "npx --yes yarn@1 install --frozen-lockfile --ignore-scripts --non-interactive"
-                " || npx --yes yarn@1 install --ignore-scripts --non-interactive"
-            )
+            yarn = "npx --yes yarn@1 install --ignore-scripts --non-interactive"
+            install = f"{yarn} --frozen-lockfile || {yarn}"
         elif lock == "pnpm-lock.yaml":
-            install = "npx --yes pnpm@8 install --frozen-lockfile --ignore-scripts"
+            pnpm = "npx --yes pnpm@8 install --ignore-scripts"
+            install = f"{pnpm} --frozen-lockfile || {pnpm}"
         else:
             plain = f"npm install {common} --no-package-lock"
             # As the registry stood that day; a registry (or mirror) whose publication times
             # are not the originals' has no version that old: then the newest the ranges allow.
-            install = (
-                f"npm install --before={shlex.quote(date)} {common} --no-package-lock || {plain}"
-                if date
-                else plain
-            )
+            dated = f"npm install --before={shlex.quote(date or '')} {common} --no-package-lock"
+            install = _either(dated, plain) if date else _either(plain)
         script = f"set -e; {install}; mv node_modules {ENV}/node_modules"
         key = digests(files, [p for p in ("package.json", lock) if p])
         return Plan(
@@ -218,6 +214,13 @@ def _mocha(report: dict[str, Any], file: str) -> Outcomes:
     for test in report.get("failures") or []:  # a hook's failure is in no test's place
         found.setdefault(_mocha_id(test, file), TestStatus.FAILED)
     return found
+
+
+def _either(*commands: str) -> str:
+    """The first of `commands` that succeeds, each tried as written, then with the peer
+    dependencies npm 6 ignored (projects of its time conflict with npm 7's strict peers)."""
+    tries = [c for command in commands for c in (command, f"{command} --legacy-peer-deps")]
+    return " || ".join(tries)
 
 
 def _relative(path: str) -> str:
