@@ -91,7 +91,8 @@ class JavaScript:
     def plan(self, files: Files, date: str | None) -> Plan:
         paths = set(files.paths())
         lock = next((f for f in LOCKFILES if f in paths), None)
-        common = "--ignore-scripts --no-audit --no-fund --loglevel=error"
+        # Metadata the repository's cache already holds is not fetched again.
+        common = "--ignore-scripts --no-audit --no-fund --prefer-offline --loglevel=error"
         if lock in ("package-lock.json", "npm-shrinkwrap.json"):
             # `npm ci` only when the lockfile matches package.json; else resolve again.
             install = _either(f"npm ci {common}", f"npm install {common}")
