@@ -52,3 +52,32 @@ def registry_problem(host: str) -> str | None:
     if done.returncode != 0:
         return f"{host}:443 unreachable ({done.stderr.strip().splitlines()[-1:]})"
     return None
+
+
+class DictFiles:
+    """`Files` (spice_engine.langs.base) from a dict: a tree for a language to read."""
+
+    def __init__(self, files: dict[str, str]) -> None:
+        self.files = files
+
+    def paths(self) -> list[str]:
+        return sorted(self.files)
+
+    def text(self, path: str) -> str | None:
+        return self.files.get(path)
+
+
+def lang_job(row: dict[str, Any], git_dir: Path, language: str, **extra: Any) -> Any:
+    """The `Job` of `row` in `language` (no Python recipe: another executor builds it)."""
+    from spice_engine.validate.recipe import Recipe
+    from spice_engine.validate.session import Job
+
+    return Job(
+        instance=row,
+        git_dir=git_dir,
+        version="",
+        recipe=Recipe(python="3"),
+        language=language,
+        timeout_s=600,
+        **extra,
+    )

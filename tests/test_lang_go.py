@@ -15,24 +15,12 @@ from spice_engine.langs.executors import language_at
 from spice_engine.langs.go import Go, machine_go
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.outcomes import TestStatus
-from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.session import Job, Status
+from spice_engine.validate.session import Status
 from spice_engine.validate.validator import validate
 from tests.fakes.sample_project import git
-from tests.lang_projects import project_instance
+from tests.lang_projects import DictFiles, lang_job, project_instance
 
 DATA = Path(__file__).parent / "data" / "lang_go"
-
-
-class Tree:
-    def __init__(self, files: dict[str, str]) -> None:
-        self.files = files
-
-    def paths(self) -> list[str]:
-        return sorted(self.files)
-
-    def text(self, path: str) -> str | None:
-        return self.files.get(path)
 
 
 def test_results_come_from_the_test_events_only() -> None:
@@ -54,7 +42,7 @@ def test_garbage_in_the_channel_is_no_result() -> None:
 
 
 def test_the_packages_of_the_changed_files_run_each_in_its_own_module() -> None:
-    tree = Tree(
+    tree = DictFiles(
         {
             "go.mod": "module example.com/a\n\ngo 1.20\n",
             "a/a.go": "",
@@ -72,13 +60,13 @@ def test_the_packages_of_the_changed_files_run_each_in_its_own_module() -> None:
     assert "(cd . && go test -json -count=1 -p 2 -timeout 30m . ./a)" in script
     assert "(cd tools && go test -json -count=1 -p 2 -timeout 30m ./gen)" in script
     assert plan.key == go.plan(tree, None).key  # the same manifests, the same environment
-    other = Tree(tree.files | {"go.sum": "example.com/x v1.0.0 h1:abc\n"})
+    other = DictFiles(tree.files | {"go.sum": "example.com/x v1.0.0 h1:abc\n"})
     assert go.plan(other, None).key != plan.key
 
 
 def test_a_go_directive_newer_than_this_machines_go_is_a_missing_toolchain() -> None:
     _, (major, minor) = machine_go()
-    tree = Tree({"go.mod": f"module m\n\ngo {major}.{minor + 1}\n"})
+    tree = DictFiles({"go.mod": f"module m\n\ngo {major}.{minor + 1}\n"})
     with pytest.raises(ToolchainMissing, match=rf"asks for go {major}\.{minor + 1}"):
         Go().plan(tree, None)
 
@@ -106,15 +94,7 @@ def test_a_go_module_validates_end_to_end_in_the_sandbox(tmp_path: Path) -> None
     from spice_engine.langs.executor import ToolchainExecutor
 
     row = project_instance(DATA / "calc", tmp_path / "repo")
-    job = Job(
-        instance=row,
-        git_dir=tmp_path / "repo",
-        version="",
-        recipe=Recipe(python="3"),
-        language="go",
-        reruns=1,
-        timeout_s=600,
-    )
+    job = lang_job(row, tmp_path / "repo", "go", reruns=1)
     done = validate(job, ToolchainExecutor(Go(), tmp_path / "envs", box), tmp_path / "scratch")
     record = done.validation
     assert record.status == Status.VALID, record.detail
@@ -146,14 +126,7 @@ def test_a_go_fix_is_measured_by_mutants_of_its_changed_lines(tmp_path: Path) ->
     pkg = "example.com/calc/mathx"
     row["FAIL_TO_PASS"] = json.dumps([f"{pkg}::TestAdd", f"{pkg}::TestSub"])
     row["PASS_TO_PASS"] = "[]"
-    job = Job(
-        instance=row,
-        git_dir=tmp_path / "repo",
-        version="",
-        recipe=Recipe(python="3"),
-        language="go",
-        timeout_s=600,
-    )
+    job = lang_job(row, tmp_path / "repo", "go")
     executor = ToolchainExecutor(Go(), tmp_path / "envs", box)
     got = measure(job, executor, tmp_path / "scratch", StrengthConfig(max_mutants=4))
     assert got.status == Status.MEASURED, got.detail

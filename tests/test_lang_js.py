@@ -12,23 +12,11 @@ import pytest
 from spice_engine.langs.javascript import FILE_MARK, JavaScript, runner_of
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.outcomes import TestStatus
-from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.session import Job, Status
+from spice_engine.validate.session import Status
 from spice_engine.validate.validator import validate
-from tests.lang_projects import project_instance, registry_problem
+from tests.lang_projects import DictFiles, lang_job, project_instance, registry_problem
 
 DATA = Path(__file__).parent / "data"
-
-
-class Tree:
-    def __init__(self, files: dict[str, str]) -> None:
-        self.files = files
-
-    def paths(self) -> list[str]:
-        return sorted(self.files)
-
-    def text(self, path: str) -> str | None:
-        return self.files.get(path)
 
 
 def test_jest_results_are_named_by_file_and_full_name() -> None:
@@ -65,7 +53,7 @@ def test_the_runner_and_its_options_come_from_package_json() -> None:
     assert runner_of({"devDependencies": {"mocha": "5"}}) == "mocha"
     express = {"scripts": {"test": "mocha --require test/support/env --reporter spec --bail "
                                    "--check-leaks test/ test/acceptance/"}}  # fmt: skip
-    tree = Tree({"package.json": json.dumps(express), "test/a.js": "", "lib/a.js": ""})
+    tree = DictFiles({"package.json": json.dumps(express), "test/a.js": "", "lib/a.js": ""})
     js = JavaScript()
     command = js.test_command(tree, ["test/a.js", "lib/a.js"], js.plan(tree, None)).argv[-1]
     assert "mocha --require test/support/env --check-leaks --reporter json test/a.js" in command
@@ -74,12 +62,12 @@ def test_the_runner_and_its_options_come_from_package_json() -> None:
 
 def test_the_install_follows_the_lockfile_or_the_commits_day() -> None:
     js = JavaScript()
-    locked = Tree({"package.json": "{}", "package-lock.json": "{}"})
+    locked = DictFiles({"package.json": "{}", "package-lock.json": "{}"})
     assert "npm ci " in js.plan(locked, "2020-01-01T00:00:00Z").install[0].argv[-1]
-    loose = js.plan(Tree({"package.json": "{}"}), "2020-01-01T00:00:00Z")
+    loose = js.plan(DictFiles({"package.json": "{}"}), "2020-01-01T00:00:00Z")
     assert "--before=2020-01-01T00:00:00Z" in loose.install[0].argv[-1]
     assert "--ignore-scripts" in loose.install[0].argv[-1]  # no project code at install
-    later = js.plan(Tree({"package.json": "{}"}), "2021-01-01T00:00:00Z")
+    later = js.plan(DictFiles({"package.json": "{}"}), "2021-01-01T00:00:00Z")
     assert loose.key != later.key and js.plan(locked, None).key == js.plan(locked, "x").key
 
 
@@ -111,14 +99,7 @@ def test_a_project_validates_end_to_end_in_the_sandbox(
     from spice_engine.langs.executor import ToolchainExecutor
 
     row = project_instance(DATA / project, tmp_path / "repo")
-    job = Job(
-        instance=row,
-        git_dir=tmp_path / "repo",
-        version="",
-        recipe=Recipe(python="3"),
-        language="javascript",
-        timeout_s=600,
-    )
+    job = lang_job(row, tmp_path / "repo", "javascript")
     executor = ToolchainExecutor(JavaScript(), tmp_path / "envs", box)
     done = validate(job, executor, tmp_path / "scratch")
     assert done.validation.status == Status.VALID, done.validation.detail

@@ -34,6 +34,12 @@ class Choice:
     lines: dict[str, set[int]]
 
 
+def spread(n: int) -> list[int]:
+    """0..n-1 in an order whose first k land far apart for every k (a Weyl sequence): the
+    first mutants chosen cover the fix, wherever the limit cuts."""
+    return sorted(range(n), key=lambda i: ((i * GOLDEN) % 1.0, i))
+
+
 def choose(files: dict[str, str], lines: dict[str, set[int]], limit: int) -> Choice:
     """Up to `limit` mutants of the changed `lines` of `files` (path -> fixed source), spread
     over all sites; those with the fixed file's AST (or another mutant's) are skipped."""
@@ -46,11 +52,10 @@ def choose(files: dict[str, str], lines: dict[str, set[int]], limit: int) -> Cho
             unparsable.append(path)
             continue
         sites += [(n, path, s) for s in found]
-    order = sorted(range(len(sites)), key=lambda i: ((i * GOLDEN) % 1.0, i))
     chosen: list[Chosen] = []
     seen: set[tuple[str, str]] = set()
     equivalent = 0
-    for i in order:
+    for i in spread(len(sites)):
         if len(chosen) >= limit:
             break
         n, path, site = sites[i]

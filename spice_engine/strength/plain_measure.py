@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 from spice_engine.strength import sources
-from spice_engine.strength.choose import GOLDEN
+from spice_engine.strength.choose import spread
 from spice_engine.strength.parts import changed_lines
 from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength
 from spice_engine.strength.syntax_mutants import SyntaxSite, find_sites, grammar_for, mutant_source
@@ -52,10 +52,9 @@ def choose_sites(
             unreadable.append(path)
             continue
         sites += [(path, s, grammar) for s in find_sites(fixed[path], lines[path], grammar)]
-    order = sorted(range(len(sites)), key=lambda i: ((i * GOLDEN) % 1.0, i))
     chosen: list[tuple[str, SyntaxSite, str]] = []
     seen: set[str] = set()
-    for i in order:
+    for i in spread(len(sites)):
         if len(chosen) >= limit:
             break
         path, site, grammar = sites[i]
