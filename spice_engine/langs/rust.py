@@ -149,7 +149,7 @@ class Rust:
                 # cargo runs these, not rustup's proxies (which would read rust-toolchain).
                 env={"RUSTC": str(bins / "rustc"), "RUSTDOC": str(bins / "rustdoc")},
             ),
-            key=(*digests(files, [*named(files, "Cargo.toml"), *locks]), date or ""),
+            key=(*digests(files, [*named(files, "Cargo.toml"), *locks]), date or "", "lock kept"),
             install=(Phase(argv=("sh", "-c", install), network=True),),
             env={
                 "CARGO_HOME": f"{ENV}/cargo",
@@ -168,13 +168,13 @@ class Rust:
         """Fetch every crate of `root`'s lockfile; without one, generate it as of the date
         (given, else the commit's), kept in the environment for the tests' trees."""
         where = shlex.quote(root or ".")
+        keep = shlex.quote(_at(f"{ENV}/lock", root))
         if files.text(_at(root, "Cargo.lock")):
-            return f"(cd {where} && cargo fetch)"
+            return f"(cd {where} && cargo fetch && mkdir -p {keep} && cp Cargo.lock {keep}/)"
         when = f"$(date -u -d {shlex.quote(date)} +%s)" if date else "$(git log -1 --format=%ct)"
         # `--publish-time` is unstable: RUSTC_BOOTSTRAP lets cargo's resolver take it, and
         # nothing is compiled by this command, so the project's code never sees it.
         steps = " ".join(str(m * 30 * 86400) for m in _LATER)
-        keep = shlex.quote(_at(f"{ENV}/lock", root))
         return (
             f"(cd {where} && when={when} && for later in {steps}; do"
             ' at=$(date -u -d "@$((when + later))" +%Y-%m-%dT%H:%M:%SZ);'
@@ -225,8 +225,12 @@ class Rust:
         # built from; its rendered errors go to the log. The run's `Running <binary>` lines
         # are cargo's standard error: merged into the channel, they stand right before that
         # binary's libtest lines (one ordered stream), whatever a test prints to stderr.
+        # The environment holds the crates of the lockfile it was built from (the tree with
+        # the fix): where the tree's own lockfile names crates it lacks (the fix changed the
+        # lockfile), that one stands in, and cargo moves it offline to what the manifests ask.
         return (
             f"(cd {where} && {{ [ -e Cargo.lock ] || cp {lock} . 2>/dev/null || true; }}"
+            f" && {{ cargo fetch --offline -q 2>/dev/null || cp -f {lock} . 2>/dev/null || true; }}"
             f" && cargo test --offline --no-run --message-format=json-render-diagnostics {args}"
             f" && cargo test --offline --no-fail-fast {args} 2>&1)"
         )
