@@ -138,7 +138,14 @@ class Rust:
         self._check_versions(files, have)
         bins = folder / "bin"
         roots = _roots(files)
-        install = "set -e\n" + "\n".join(self._install(files, r, date) for r in roots)
+        # The commit's own crates too (the tree has the fix, which may change what the
+        # manifests or the lockfile name): the run before the fix builds offline from them.
+        base = 'base=$(mktemp -d) && git archive HEAD | tar -x -C "$base" && ' + " && ".join(
+            f'(cd "$base"/{shlex.quote(r or ".")} && cargo fetch -q)' for r in roots
+        )
+        install = "\n".join(
+            ["set -e", *(self._install(files, r, date) for r in roots), f"{{ {base}; }} || true"]
+        )
         locks = [_at(r, "Cargo.lock") for r in roots if files.text(_at(r, "Cargo.lock"))]
         return Plan(
             language=self.name,
@@ -149,7 +156,11 @@ class Rust:
                 # cargo runs these, not rustup's proxies (which would read rust-toolchain).
                 env={"RUSTC": str(bins / "rustc"), "RUSTDOC": str(bins / "rustdoc")},
             ),
-            key=(*digests(files, [*named(files, "Cargo.toml"), *locks]), date or "", "lock kept"),
+            key=(
+                *digests(files, [*named(files, "Cargo.toml"), *locks]),
+                date or "",
+                "base fetched",
+            ),
             install=(Phase(argv=("sh", "-c", install), network=True),),
             env={
                 "CARGO_HOME": f"{ENV}/cargo",
