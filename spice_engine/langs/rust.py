@@ -1,28 +1,275 @@
-"""Rust: placeholder while its implementation is written on its own branch."""
+"""Rust: cargo workspaces, libtest's text results, the machine's own stable toolchain."""
 
 from __future__ import annotations
 
-from spice_engine.langs.base import Files, Phase, Plan, ToolchainMissing
-from spice_engine.validate.outcomes import Outcomes
+import json
+import posixpath
+import re
+import shlex
+import subprocess
+import tomllib
+from fnmatch import fnmatch
+from functools import cache
+from pathlib import Path
+
+from spice_engine.langs.base import (
+    ENV,
+    JOB,
+    TESTBED,
+    Files,
+    Phase,
+    Plan,
+    Toolchain,
+    ToolchainMissing,
+)
+from spice_engine.langs.manifests import digests, named, owner
+from spice_engine.validate.outcomes import Outcomes, TestStatus
+
+RUSTUP = Path("/root/.cargo/bin/rustup")
+EDITIONS = {"2015": (1, 0), "2018": (1, 31), "2021": (1, 56), "2024": (1, 85)}
+_RUNNING = re.compile(r"^\s*Running (?:unittests )?(.+?) \((.+)\)\s*$")
+_RESULT = re.compile(r"^test (.+?)(?: - should panic)? \.\.\. (ok|FAILED|ignored)\b")
+_STATUS = {"ok": TestStatus.PASSED, "FAILED": TestStatus.FAILED, "ignored": TestStatus.SKIPPED}
+_TEST_DIRS = {"tests", "testdata", "test-data", "test_data"}
+_TEST_FILES = {"tests.rs", "test.rs"}
+# How far past the commit's date the lockfile's cut-off moves, in months, when the registry
+# no longer resolves at the date itself: versions yanked since then are gone for good.
+_LATER = (0, 1, 2, 3, 6, 12, 24, 48)
+
+
+@cache
+def machine_rust(rustup: Path = RUSTUP) -> tuple[Path, tuple[int, int]]:
+    """The default (stable) toolchain's folder and (major, minor), asked from `/` so that no
+    project's `rust-toolchain` file is in the way, and never through rustup's proxies after
+    this: they would download whatever toolchain a tree's file names."""
+    try:
+        where = subprocess.run(
+            [str(rustup), "which", "cargo"], cwd="/", capture_output=True, text=True, check=True
+        ).stdout.strip()
+        folder = Path(where).parent.parent
+        version = subprocess.run(
+            [str(folder / "bin" / "rustc"), "-V"], capture_output=True, text=True, check=True
+        ).stdout
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise ToolchainMissing(f"no Rust toolchain through {rustup}") from exc
+    found = re.search(r"(\d+)\.(\d+)", version)
+    return folder, (int(found.group(1)), int(found.group(2))) if found else (0, 0)
+
+
+def _toml(files: Files, path: str) -> dict[str, object]:
+    try:
+        return tomllib.loads(files.text(path) or "")
+    except tomllib.TOMLDecodeError:
+        return {}
+
+
+def _table(data: dict[str, object], *keys: str) -> dict[str, object]:
+    for key in keys:
+        value = data.get(key)
+        data = value if isinstance(value, dict) else {}
+    return data
+
+
+def _roots(files: Files) -> list[str]:
+    """Folders of the outermost manifests: where cargo is run (a workspace or a lone crate)."""
+    dirs = sorted({posixpath.dirname(m) for m in named(files, "Cargo.toml")}, key=len)
+    roots: list[str] = []
+    for folder in dirs:
+        if owner(folder + "/", roots) is None:
+            roots.append(folder)
+    return roots
+
+
+def _globs(data: dict[str, object], key: str) -> list[str]:
+    found = _table(data, "workspace").get(key)
+    return [str(g) for g in found] if isinstance(found, list) else []
+
+
+def _at(root: str, name: str) -> str:
+    return posixpath.join(root, name) if root else name
 
 
 class Rust:
     name = "rust"
 
+    def __init__(self, rustup: Path = RUSTUP) -> None:
+        self.rustup = rustup
+
     def detect(self, files: Files) -> int:
-        return 0
+        manifests = named(files, "Cargo.toml")
+        return 10 if "Cargo.toml" in manifests else 5 if manifests else 0
 
     def is_test_path(self, path: str) -> bool:
-        return False
+        # Benches are benchmarks that `cargo test` does not run: they go with the fix (whose
+        # API they use). Inline `#[cfg(test)]` modules in src/ files are invisible here.
+        parts = path.split("/")
+        name = parts[-1]
+        return (
+            bool(_TEST_DIRS.intersection(parts[:-1]))
+            or name in _TEST_FILES
+            or name.endswith(("_test.rs", "_tests.rs"))
+        )
 
     def mutable(self, path: str) -> bool:
-        return False
+        parts = path.split("/")
+        return (
+            path.endswith(".rs")
+            and not self.is_test_path(path)
+            and not {"examples", "benches", "target"}.intersection(parts[:-1])
+            and parts[-1] != "build.rs"
+        )
+
+    def _check_versions(self, files: Files, have: tuple[int, int]) -> None:
+        for manifest in named(files, "Cargo.toml"):
+            data = _toml(files, manifest)
+            for table in (_table(data, "package"), _table(data, "workspace", "package")):
+                edition, wanted = str(table.get("edition", "2015")), table.get("rust-version")
+                if edition not in EDITIONS:
+                    raise ToolchainMissing(f"{manifest} asks for edition {edition}")
+                found = re.match(r"(\d+)\.(\d+)", str(wanted or ""))
+                if found and (int(found.group(1)), int(found.group(2))) > have:
+                    raise ToolchainMissing(
+                        f"{manifest} asks for rust {wanted}; this machine has "
+                        f"{have[0]}.{have[1]} and fetches no other Rust"
+                    )
 
     def plan(self, files: Files, date: str | None) -> Plan:
-        raise ToolchainMissing("rust: not built yet")
+        folder, have = machine_rust(self.rustup)
+        self._check_versions(files, have)
+        bins = folder / "bin"
+        roots = _roots(files)
+        # The commit's own crates too (the tree has the fix, which may change what the
+        # manifests or the lockfile name): the run before the fix builds offline from them.
+        base = 'base=$(mktemp -d) && git archive HEAD | tar -x -C "$base" && ' + " && ".join(
+            f'(cd "$base"/{shlex.quote(r or ".")} && cargo fetch -q)' for r in roots
+        )
+        install = "\n".join(
+            ["set -e", *(self._install(files, r, date) for r in roots), f"{{ {base}; }} || true"]
+        )
+        locks = [_at(r, "Cargo.lock") for r in roots if files.text(_at(r, "Cargo.lock"))]
+        return Plan(
+            language=self.name,
+            toolchain=Toolchain(
+                name=f"rustc {have[0]}.{have[1]}",
+                folders=(folder,),
+                path=(str(bins),),
+                # cargo runs these, not rustup's proxies (which would read rust-toolchain).
+                env={"RUSTC": str(bins / "rustc"), "RUSTDOC": str(bins / "rustdoc")},
+            ),
+            key=(
+                *digests(files, [*named(files, "Cargo.toml"), *locks]),
+                date or "",
+                "base fetched",
+            ),
+            install=(Phase(argv=("sh", "-c", install), network=True),),
+            env={
+                "CARGO_HOME": f"{ENV}/cargo",
+                "CARGO_TARGET_DIR": f"{JOB}/target",
+                # Old code often says `#![deny(warnings)]`; a newer compiler's new lints must
+                # not turn that into a build failure the fix has nothing to do with.
+                "RUSTFLAGS": "--cap-lints=warn",
+                "CARGO_TERM_COLOR": "never",
+                "CARGO_PROFILE_DEV_DEBUG": "0",
+                "CARGO_PROFILE_TEST_DEBUG": "0",
+                "RUST_BACKTRACE": "0",
+            },
+        )
+
+    def _install(self, files: Files, root: str, date: str | None) -> str:
+        """Fetch every crate of `root`'s lockfile; without one, generate it as of the date
+        (given, else the commit's), kept in the environment for the tests' trees."""
+        where = shlex.quote(root or ".")
+        keep = shlex.quote(_at(f"{ENV}/lock", root))
+        if files.text(_at(root, "Cargo.lock")):
+            return f"(cd {where} && cargo fetch && mkdir -p {keep} && cp Cargo.lock {keep}/)"
+        when = f"$(date -u -d {shlex.quote(date)} +%s)" if date else "$(git log -1 --format=%ct)"
+        # `--publish-time` is unstable: RUSTC_BOOTSTRAP lets cargo's resolver take it, and
+        # nothing is compiled by this command, so the project's code never sees it.
+        steps = " ".join(str(m * 30 * 86400) for m in _LATER)
+        return (
+            f"(cd {where} && when={when} && for later in {steps}; do"
+            ' at=$(date -u -d "@$((when + later))" +%Y-%m-%dT%H:%M:%SZ);'
+            " RUSTC_BOOTSTRAP=1 cargo generate-lockfile -Zunstable-options"
+            ' --publish-time "$at" 2>&1 | tail -n 3 && [ -e Cargo.lock ] && echo "resolved as of $at"'
+            " && break; done; [ -e Cargo.lock ] || cargo generate-lockfile;"
+            f" cargo fetch && mkdir -p {keep} && cp Cargo.lock {keep}/)"
+        )
 
     def test_command(self, files: Files, test_files: list[str], plan: Plan) -> Phase:
-        raise ToolchainMissing("rust: not built yet")
+        roots = _roots(files)
+        owners: dict[str, set[str]] = {}
+        packages = sorted({posixpath.dirname(m) for m in named(files, "Cargo.toml")})
+        for path in test_files:
+            root = owner(path, roots)
+            if root is not None:
+                owners.setdefault(root, set()).add(owner(path, packages) or "")
+        steps = [self._run(files, root, found) for root, found in sorted(owners.items())]
+        return Phase(
+            argv=("sh", "-c", "; ".join(steps) or "true"),
+            env={"CARGO_NET_OFFLINE": "true"},
+            channel=True,
+        )
+
+    def _run(self, files: Files, root: str, folders: set[str]) -> str:
+        """Build then run `root`'s tests: what a bare `cargo test` there runs (the root
+        package, or every member of a virtual workspace) and each package holding a test
+        file. Doc tests are left out: rustdoc names them by line number, which the fix moves."""
+        data = _toml(files, _at(root, "Cargo.toml"))
+        if "package" not in data:
+            select = ["--workspace"]
+        else:
+            members, excluded = _globs(data, "members"), _globs(data, "exclude")
+            names = {str(_table(data, "package").get("name", ""))}
+            for folder in folders:
+                rel = posixpath.relpath(folder or ".", root or ".")
+                inside = any(fnmatch(rel, m.rstrip("/")) for m in members)
+                if inside and not any(fnmatch(rel, e.rstrip("/")) for e in excluded):
+                    member = _table(_toml(files, _at(folder, "Cargo.toml")), "package")
+                    names.add(str(member.get("name", "")))
+            select = [a for n in sorted(names - {""}) for a in ("-p", n)]
+        args = " ".join(shlex.quote(a) for a in [*select, "--tests"])
+        where, lock = (
+            shlex.quote(root or "."),
+            shlex.quote(_at(f"{ENV}/lock", _at(root, "Cargo.lock"))),
+        )
+        # The compiler's JSON on the channel says which source file each test binary is
+        # built from; its rendered errors go to the log. The run's `Running <binary>` lines
+        # are cargo's standard error: merged into the channel, they stand right before that
+        # binary's libtest lines (one ordered stream), whatever a test prints to stderr.
+        # The environment holds the crates of the lockfile it was built from (the tree with
+        # the fix): where the tree's own lockfile names crates it lacks (the fix changed the
+        # lockfile), that one stands in, and cargo moves it offline to what the manifests ask.
+        return (
+            f"(cd {where} && {{ [ -e Cargo.lock ] || cp {lock} . 2>/dev/null || true; }}"
+            f" && {{ cargo fetch --offline -q 2>/dev/null || cp -f {lock} . 2>/dev/null || true; }}"
+            f" && cargo test --offline --no-run --message-format=json-render-diagnostics {args}"
+            f" && cargo test --offline --no-fail-fast {args} 2>&1)"
+        )
 
     def outcomes(self, channel: str, log: str) -> Outcomes:
+        """`<target's source file>::<libtest name>` for each test that ended."""
+        sources: dict[str, str] = {}
+        found: Outcomes = {}
+        target = ""
+        for line in channel.splitlines():
+            if line.startswith("{"):
+                sources.update(_artifact(line))
+            elif running := _RUNNING.match(line):
+                binary = posixpath.basename(running.group(2))
+                target = sources.get(binary, running.group(1))
+            elif result := _RESULT.match(line):
+                found[f"{target}::{result.group(1)}"] = _STATUS[result.group(2)]
+        return found
+
+
+def _artifact(line: str) -> dict[str, str]:
+    """A test binary's file name -> its target's source file (relative to the tree)."""
+    try:
+        message = json.loads(line)
+    except ValueError:
         return {}
+    if not isinstance(message, dict) or not message.get("executable"):
+        return {}
+    source = str((message.get("target") or {}).get("src_path", ""))
+    source = source.removeprefix(TESTBED + "/")
+    return {posixpath.basename(str(message["executable"])): source}

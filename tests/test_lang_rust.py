@@ -1,0 +1,198 @@
+"""Rust through the language seam: libtest's results read off a captured channel, a tree's plan
+and test command, and a tiny crate validated end to end in the bubblewrap sandbox."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from spice_engine.langs.base import ToolchainMissing
+from spice_engine.langs.commit_files import CommitFiles
+from spice_engine.langs.executor import ToolchainExecutor
+from spice_engine.langs.rust import RUSTUP, Rust, machine_rust
+from spice_engine.validate.bubblewrap import Bubblewrap
+from spice_engine.validate.outcomes import TestStatus
+from spice_engine.validate.recipe import Recipe
+from spice_engine.validate.session import Job
+from spice_engine.validate.validator import validate
+
+DATA = Path(__file__).parent / "data" / "lang_rust"
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout.strip()
+
+
+def _repo(tmp_path: Path, files: dict[str, str]) -> CommitFiles:
+    repo = tmp_path / "repo"
+    for path, text in files.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "base")
+    return CommitFiles(repo / ".git", _git(repo, "rev-parse", "HEAD"))
+
+
+def _toolchain() -> None:
+    try:
+        machine_rust()
+    except ToolchainMissing as exc:
+        pytest.skip(str(exc))
+
+
+def test_outcomes_name_each_test_by_its_targets_source_file() -> None:
+    channel = (DATA / "channel.txt").read_text()
+    assert Rust().outcomes(channel, "") == {
+        "src/lib.rs::tests::total_counts_negatives": TestStatus.FAILED,
+        "src/lib.rs::tests::total_of_positives": TestStatus.PASSED,
+        "tests/sums.rs::overflow_panics": TestStatus.PASSED,
+        "tests/sums.rs::sum_of_mixed_signs": TestStatus.FAILED,
+    }
+
+
+def test_outcomes_of_a_build_that_failed_are_empty() -> None:
+    channel = '{"reason":"build-finished","success":false}\n'
+    assert Rust().outcomes(channel, "error[E0308]: mismatched types") == {}
+
+
+def test_outcomes_fall_back_to_the_path_cargo_prints_and_read_ignored_tests() -> None:
+    channel = (
+        "     Running tests/a.rs (target/debug/deps/a-0123)\n\n"
+        "running 2 tests\n"
+        "test slow ... ignored, takes a minute\n"
+        "test m::fast ... ok\n"
+        "test m::fast has been running for over 60 seconds\n"
+    )
+    assert Rust().outcomes(channel, "") == {
+        "tests/a.rs::slow": TestStatus.SKIPPED,
+        "tests/a.rs::m::fast": TestStatus.PASSED,
+    }
+
+
+def test_detect_and_the_test_split() -> None:
+    rust = Rust()
+
+    class Tree:
+        def __init__(self, files: dict[str, str]) -> None:
+            self.files = files
+
+        def paths(self) -> list[str]:
+            return sorted(self.files)
+
+        def text(self, path: str) -> str | None:
+            return self.files.get(path)
+
+    assert rust.detect(Tree({"Cargo.toml": "", "src/lib.rs": ""})) == 10
+    assert rust.detect(Tree({"rust/Cargo.toml": ""})) == 5
+    assert rust.detect(Tree({"go.mod": "", "vendor/x/Cargo.toml": ""})) == 0
+    assert rust.is_test_path("crates/ignore/tests/gitignore.rs")
+    assert rust.is_test_path("src/layer/tests.rs") and rust.is_test_path("src/parse_test.rs")
+    assert not rust.is_test_path("src/lib.rs") and not rust.is_test_path("benches/bench.rs")
+    assert rust.mutable("crates/core/args.rs") and rust.mutable("src/lib.rs")
+    assert not rust.mutable("tests/tests.rs") and not rust.mutable("examples/demo.rs")
+    assert not rust.mutable("build.rs") and not rust.mutable("README.md")
+
+
+def test_a_crate_asking_for_a_newer_rust_is_refused(tmp_path: Path) -> None:
+    _toolchain()
+    manifest = '[package]\nname = "a"\nversion = "0.1.0"\nrust-version = "1.999"\n'
+    with pytest.raises(ToolchainMissing, match=r"rust 1\.999"):
+        Rust().plan(_repo(tmp_path, {"Cargo.toml": manifest}), None)
+
+
+def test_the_command_tests_the_root_package_and_the_members_holding_test_files(
+    tmp_path: Path,
+) -> None:
+    _toolchain()
+    member = '[package]\nname = "{}"\nversion = "0.1.0"\n'
+    files = _repo(
+        tmp_path,
+        {
+            "Cargo.toml": member.format("app") + '[workspace]\nmembers = ["crates/*"]\n',
+            "Cargo.lock": "version = 3\n",
+            "crates/util/Cargo.toml": member.format("app-util"),
+            "crates/util/src/lib.rs": "",
+            "crates/other/Cargo.toml": member.format("other"),
+            "crates/util/tests/it.rs": "",
+            "tests/data/x.txt": "",
+        },
+    )
+    rust = Rust()
+    plan = rust.plan(files, None)
+    assert "cargo fetch" in plan.install[0].argv[2]
+    assert "generate-lockfile" not in plan.install[0].argv[2]
+    script = rust.test_command(files, ["crates/util/tests/it.rs", "tests/data/x.txt"], plan)
+    assert script.argv[2].count("-p app -p app-util --tests") == 2
+    assert "-p other" not in script.argv[2]
+
+
+def test_a_virtual_workspace_without_a_lockfile_gets_one_as_of_its_date(tmp_path: Path) -> None:
+    _toolchain()
+    files = _repo(
+        tmp_path,
+        {
+            "Cargo.toml": '[workspace]\nmembers = ["a"]\n',
+            "a/Cargo.toml": '[package]\nname = "a"\nversion = "0.1.0"\n',
+            "a/tests/t.rs": "",
+        },
+    )
+    rust = Rust()
+    plan = rust.plan(files, "2021-03-04T13:26:26-05:00")
+    install = plan.install[0].argv[2]
+    assert "--publish-time" in install and "2021-03-04T13:26:26-05:00" in install
+    assert "cp Cargo.lock /spice/env/lock/" in install
+    script = rust.test_command(files, ["a/tests/t.rs"], plan).argv[2]
+    assert "--workspace --tests" in script and "cp /spice/env/lock/Cargo.lock ." in script
+
+
+def test_a_tiny_crate_validates_with_its_exact_fail_to_pass(tmp_path: Path) -> None:
+    box = Bubblewrap()
+    if why := box.problem() or box.network_problem():
+        pytest.skip(f"no sandbox: {why}")
+    if not RUSTUP.exists():
+        pytest.skip(f"no rustup at {RUSTUP}")
+    _toolchain()
+    project = {
+        str(p.relative_to(DATA / "project")): p.read_text()
+        for p in (DATA / "project").rglob("*")
+        if p.is_file()
+    }
+    files = _repo(tmp_path, project)
+    instance = {
+        "instance_id": "t__tally-1",
+        "repo": "t/tally",
+        "base_commit": files.commit,
+        "test_patch": (DATA / "test.patch").read_text(),
+        "patch": (DATA / "fix.patch").read_text(),
+    }
+    job = Job(
+        instance=instance,
+        git_dir=files.git_dir,
+        version="",
+        recipe=Recipe(python="3"),
+        language="rust",
+        reruns=0,
+        timeout_s=300,
+    )
+    executor = ToolchainExecutor(Rust(), tmp_path / "envs", box)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    done = validate(job, executor, scratch)
+    assert done.validation.status == "valid", done.validation.detail
+    assert sorted(done.fail_to_pass) == [
+        "src/lib.rs::tests::total_counts_negatives",
+        "tests/sums.rs::sum_of_mixed_signs",
+    ]
+    assert sorted(done.pass_to_pass) == [
+        "src/lib.rs::tests::total_of_positives",
+        "tests/sums.rs::overflow_panics",
+    ]
