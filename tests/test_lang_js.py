@@ -5,6 +5,7 @@ package.json, and projects validated end to end in the real sandbox."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -94,6 +95,8 @@ def test_a_project_validates_end_to_end_in_the_sandbox(
     tmp_path: Path, project: str, fail_to_pass: list[str], pass_to_pass: list[str]
 ) -> None:
     box = Bubblewrap()
+    if shutil.which("node") is None:
+        pytest.skip("no Node.js on this machine")
     if why := box.problem(tmp_path) or registry_problem("registry.npmjs.org"):
         pytest.skip(f"cannot run here: {why}")
     from spice_engine.langs.executor import ToolchainExecutor
