@@ -72,7 +72,7 @@ def measure(job: Job, executor: Executor, scratch: Path, config: StrengthConfig)
                         if config.ablation and f2p and record.status == Status.MEASURED:
                             t0 = time.monotonic()
                             deadline = started + config.budget_s
-                            runner = PlainRunner(session, deadline, run_targets(job))
+                            runner = PlainRunner(session, deadline, run_targets(job), "ablation")
                             _ablate(runner, job.patch, f2p, record)
                             record.durations["ablation"] = round(time.monotonic() - t0, 3)
                 finally:
