@@ -16,7 +16,16 @@ import shutil
 import time
 from pathlib import Path
 
-from spice_engine.langs.base import CACHE, ENV, JOB, TESTBED, Language, Phase, Plan
+from spice_engine.langs.base import (
+    CACHE,
+    ENV,
+    JOB,
+    TESTBED,
+    Language,
+    Phase,
+    Plan,
+    ToolchainMissing,
+)
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.validate import door
 from spice_engine.validate.executor import EnvBuildError, Prepared, RunResult, SetupTree
@@ -58,6 +67,12 @@ class ToolchainExecutor:
         setup_tree: SetupTree | None = None,
     ) -> Prepared:
         started = time.monotonic()
+        if self.sandbox.name != "bubblewrap":
+            # The toolchains are the machine's, shown to a bubblewrap sandbox as they are; the
+            # Docker image holds Python's only, and an unsandboxed run cannot move paths.
+            raise ToolchainMissing(
+                f"{self.language.name} runs in the bubblewrap sandbox only, not {self.sandbox.name}"
+            )
         for scratch in ("home", "tmp"):
             (job / scratch).mkdir(parents=True, exist_ok=True)
         self.sandbox.prepare_writable(job)
