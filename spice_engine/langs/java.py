@@ -12,6 +12,7 @@ from pathlib import Path
 
 from spice_engine.langs.base import ENV, JOB, Files, Phase, Plan, Toolchain, ToolchainMissing
 from spice_engine.langs.java_reports import read_reports
+from spice_engine.langs.java_snapshots import stand_ins
 from spice_engine.langs.manifests import digests, named
 from spice_engine.validate.outcomes import Outcomes
 
@@ -85,15 +86,20 @@ for a do
 done
 exec "$JAVA_HOME/bin/javac" "$@"
 """
-# The project's own Maven (`mvn`) with the shared repository and the wrapper above.
+# `mvn`: the machine's Maven with the shared repository, the wrapper above and the skips; the
+# long parts come through the environment so that a failed command reads short.
 PRELUDE = f"""set -u
-mkdir -p {JOB}/bin
-cat > {JOB}/bin/javac <<'SPICE_JAVAC'
-{JAVAC}SPICE_JAVAC
-chmod +x {JOB}/bin/javac
-mvn() {{ {MAVEN} -B -ntp -Dmaven.repo.local={REPO} -Dmaven.compiler.fork=true \\
-  -Dmaven.compiler.executable={JOB}/bin/javac {" ".join(SKIPS)} "$@"; }}
+mkdir -p {JOB}/bin && printf '%s' "$SPICE_JAVAC" > {JOB}/bin/javac && chmod +x {JOB}/bin/javac
+mvn() {{ {MAVEN} $SPICE_MAVEN_FLAGS "$@"; }}
 """
+FLAGS = (
+    "-B",
+    "-ntp",
+    f"-Dmaven.repo.local={REPO}",
+    "-Dmaven.compiler.fork=true",
+    f"-Dmaven.compiler.executable={JOB}/bin/javac",
+    *SKIPS,
+)
 # Maven reads no proxy from the environment: its settings get the index proxy the sandbox
 # gives the install as HTTPS_PROXY (http://host:port).
 SETTINGS = f"""hp=${{HTTPS_PROXY:-}}; hp=${{hp#*://}}; hp=${{hp%%/*}}
@@ -106,8 +112,7 @@ SPICE_SETTINGS
 """
 # Resolves every plugin and dependency of the build up to the test phase, Surefire's provider
 # too (it is resolved only when a test class is found): each class runs with no method.
-INSTALL = f"""{PRELUDE}{SETTINGS}
-mvn -s {JOB}/settings.xml test -fae -Dmaven.test.failure.ignore=true \\
+RESOLVE = f"""mvn -s {JOB}/settings.xml test -fae -Dmaven.test.failure.ignore=true \\
   -Dtest='*#spiceResolvesOnly' -DfailIfNoTests=false -Dsurefire.failIfNoSpecifiedTests=false
 """
 
@@ -171,13 +176,18 @@ class Java:
         jdk = next((v for v in sorted(JDKS) if v >= level), None)
         if jdk is None:
             raise ToolchainMissing(f"the poms ask for Java {level}; this machine has JDK 17 and 25")
+        install = PRELUDE + SETTINGS + stand_ins(files, REPO, f"{JOB}/settings.xml") + RESOLVE
         config = [p for p in files.paths() if p.startswith(".mvn/") and not p.endswith(".jar")]
         return Plan(
             language=self.name,
             toolchain=JDKS[jdk],
             key=digests(files, [*named(files, "pom.xml"), *config]),
-            install=(Phase(argv=("sh", "-ec", INSTALL), network=True),),
-            env={"MAVEN_OPTS": f"-Xmx1g -Duser.home={JOB}/home"},
+            install=(Phase(argv=("sh", "-ec", install), network=True),),
+            env={
+                "MAVEN_OPTS": f"-Xmx1g -Duser.home={JOB}/home",
+                "SPICE_MAVEN_FLAGS": " ".join(FLAGS),
+                "SPICE_JAVAC": JAVAC,
+            },
             registries=("repo.maven.apache.org:443", "repo1.maven.org:443"),
         )
 
