@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -13,6 +14,7 @@ from spice_engine.langs.base import ToolchainMissing
 from spice_engine.langs.commit_files import CommitFiles
 from spice_engine.langs.executor import ToolchainExecutor
 from spice_engine.langs.java import JDKS, MAVEN, Java
+from spice_engine.langs.java_snapshots import OWN_VERSION, snapshot_parents, stand_ins
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.outcomes import TestStatus
 from spice_engine.validate.recipe import Recipe
@@ -62,7 +64,7 @@ def test_outcomes_name_the_module_and_skip_a_cut_report() -> None:
     channel = (
         "\n@@spice-report ./lib/target/surefire-reports/TEST-a.BTest.xml\n"
         '<testsuite name="a.BTest"><testcase name="one" classname="a.BTest$Inner">'
-        "<error/></testcase><testcase name=\"two\" classname=\"a.BTest\"><skipped/></testcase>"
+        '<error/></testcase><testcase name="two" classname="a.BTest"><skipped/></testcase>'
         "</testsuite>"
         "\n@@spice-report ./target/surefire-reports/TEST-a.CTest.xml\n"
         '<testsuite name="a.CTest"><testcase name="cut'
@@ -102,19 +104,44 @@ def test_detect_and_the_test_split() -> None:
 def test_a_gradle_build_names_the_gradle_it_needs(tmp_path: Path) -> None:
     url = "distributionUrl=https\\://services.gradle.org/distributions/gradle-8.4-bin.zip\n"
     files = _repo(tmp_path, {"build.gradle": "", "gradle/wrapper/gradle-wrapper.properties": url})
-    with pytest.raises(ToolchainMissing, match="Gradle 8.4"):
+    with pytest.raises(ToolchainMissing, match=r"Gradle 8\.4"):
         Java().plan(files, None)
 
 
 def test_the_jdk_follows_the_level_the_poms_ask_for(tmp_path: Path) -> None:
     java = Java()
     old = _repo(tmp_path / "old", {"pom.xml": "<java.version>1.6</java.version>"})
-    new = _repo(tmp_path / "new", {"pom.xml": "<maven.compiler.release>21</maven.compiler.release>"})
+    new = _repo(
+        tmp_path / "new", {"pom.xml": "<maven.compiler.release>21</maven.compiler.release>"}
+    )
     future = _repo(tmp_path / "future", {"pom.xml": "<release>30</release>"})
     assert java.plan(old, None).toolchain == JDKS[17]
     assert java.plan(new, None).toolchain == JDKS[25]
     with pytest.raises(ToolchainMissing, match="Java 30"):
         java.plan(future, None)
+
+
+def test_a_snapshot_parent_outside_the_tree_gets_its_release_as_stand_in(tmp_path: Path) -> None:
+    parent = (
+        "<parent><groupId>g</groupId><artifactId>base</artifactId><version>{}</version></parent>"
+    )
+    files = _repo(
+        tmp_path,
+        {
+            "pom.xml": parent.format("2.14.0-SNAPSHOT") + "<artifactId>core</artifactId>",
+            "sub/pom.xml": parent.format("1-SNAPSHOT").replace("base", "core"),
+            "old/pom.xml": parent.format("2.13"),
+        },
+    )
+    assert snapshot_parents(files) == [("g", "base", "2.14.0-SNAPSHOT")]
+    assert "g:base:2.14.0:pom" in stand_ins(files, "/r", "/s.xml")
+    # The release (a real one, its version inherited) is given the snapshot's version.
+    released = DATA / "jackson-base-2.14.0.pom"
+    args = ["awk", "-v", "rel=2.14.0", "-v", "snap=2.14.0-SNAPSHOT", OWN_VERSION, str(released)]
+    pom = ElementTree.fromstring(subprocess.run(args, check=True, capture_output=True).stdout)
+    ns = {"m": "http://maven.apache.org/POM/4.0.0"}
+    assert pom.findtext("m:version", namespaces=ns) == "2.14.0-SNAPSHOT"
+    assert pom.findtext("m:parent/m:version", namespaces=ns) == "2.14.0"
 
 
 def test_the_command_runs_the_reactor_then_the_patch_classes_its_includes_left_out(

@@ -23,7 +23,7 @@ _FIELD = {
 # Gives the pom its own `<version>`: the one among the project's first elements (a
 # dependency's further down may equal it) replaced, else one added after `</parent>` (a parent
 # pom often inherits its version).
-_OWN_VERSION = r"""{ line[NR] = $0 }
+OWN_VERSION = r"""{ line[NR] = $0 }
 END {
   for (i = 1; i <= NR && !nested; i++) {
     if (line[i] ~ /<parent>/) inp = 1
@@ -74,7 +74,7 @@ def stand_ins(files: Files, repo: str, settings: str) -> str:
             f"echo 'spice: {group}:{artifact}:{snapshot} is no release; {release} stands in'\n"
             f'(cd "$TMPDIR" && mvn -s {settings} {DEPENDENCY}:get '
             f"-Dartifact={q(f'{group}:{artifact}:{release}:pom')} -Dtransitive=false && "
-            f"awk -v rel={q(release)} -v snap={q(snapshot)} {q(_OWN_VERSION)} {q(released)} "
+            f"awk -v rel={q(release)} -v snap={q(snapshot)} {q(OWN_VERSION)} {q(released)} "
             f"> stand-in.pom && mvn -s {settings} {INSTALL}:install-file -Dfile=stand-in.pom "
             "-DpomFile=stand-in.pom -Dpackaging=pom)\n"
         )
