@@ -219,7 +219,10 @@ class Java:
             else ""
         )
         script = f"""{PRELUDE}
+# Reports of an earlier run (the before-run, in the same tree) must not pass for this one's.
 find . -path '*/target/surefire-reports' -type d -prune -exec rm -rf {{}} +
+# Offline, Maven 3.8 only reads the shared repository, which is read-only here: it writes no
+# tracking file for what the install resolved.
 mvn -o test -fae -Dmaven.test.failure.ignore=true >&2
 missing=
 {checks}if [ -n "$missing" ]; then
