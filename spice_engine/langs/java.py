@@ -75,17 +75,17 @@ SKIPS = (
     "-DskipTests=false",
     "-Dsurefire.rerunFailingTestsCount=0",
 )
-# javac 17 refuses `-source`/`-target` below 7 (25 below 8) and old projects ask for 1.5 or
+# javac 17 refuses `-source`/`-target`/`--release` below 7 (25 below 8) and old projects ask for 1.5 or
 # 1.6 wherever they like (a property of a parent pom, a literal in the plugin's
 # configuration): the compiler plugin runs this instead of javac (its fork mode), and it
 # raises any level below 8 to 8, in the arguments and in the @argfile the plugin writes.
 JAVAC = r"""#!/bin/sh
-raise='{ v=$0; gsub(/"/, "", v); if (p ~ /^--?(source|target)$/ && v ~ /^(1\.)?[0-7]$/) print "8"; else print; p=v }'
+raise='{ v=$0; gsub(/"/, "", v); if (p ~ /^--?(source|target|release)$/ && v ~ /^(1\.)?[0-7]$/) print "8"; else print; p=v }'
 first=1 prev= n=0
 for a do
   if [ $first = 1 ]; then set --; first=0; fi
   n=$((n+1))
-  case "$prev" in -source|-target|--source|--target) case "$a" in 1.[0-7]|[0-7]) a=8;; esac;; esac
+  case "$prev" in -source|-target|--source|--target|--release) case "$a" in 1.[0-7]|[0-7]) a=8;; esac;; esac
   case "$a" in @*) f="$TMPDIR/javac-args.$$.$n"; awk "$raise" "${a#@}" > "$f"; a="@$f";; esac
   set -- "$@" "$a"
   prev=$a
