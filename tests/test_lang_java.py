@@ -13,7 +13,7 @@ import pytest
 from spice_engine.langs.base import ToolchainMissing
 from spice_engine.langs.commit_files import CommitFiles
 from spice_engine.langs.executor import ToolchainExecutor
-from spice_engine.langs.java import JDKS, MAVEN, Java
+from spice_engine.langs.java import JAVAC, JDKS, MAVEN, Java
 from spice_engine.langs.java_snapshots import OWN_VERSION, snapshot_parents, stand_ins
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.outcomes import TestStatus
@@ -119,6 +119,21 @@ def test_the_jdk_follows_the_level_the_poms_ask_for(tmp_path: Path) -> None:
     assert java.plan(new, None).toolchain == JDKS[25]
     with pytest.raises(ToolchainMissing, match="Java 30"):
         java.plan(future, None)
+
+
+def test_the_javac_wrapper_raises_levels_javac_17_refuses(tmp_path: Path) -> None:
+    home = JDKS[17].env["JAVA_HOME"]
+    if not Path(home, "bin", "javac").exists():
+        pytest.skip(f"no JDK 17 at {home}")
+    wrapper = tmp_path / "javac"
+    wrapper.write_text(JAVAC)
+    wrapper.chmod(0o755)
+    (tmp_path / "A.java").write_text("class A {}\n")
+    (tmp_path / "args").write_text('"-source"\n"1.6"\n"-target"\n"1.6"\n"-d"\n"a"\n"A.java"\n')
+    env = {"JAVA_HOME": home, "TMPDIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    for args in (["--release", "6", "-d", "r", "A.java"], ["@args"]):
+        done = subprocess.run([str(wrapper), *args], cwd=tmp_path, env=env, capture_output=True)
+        assert done.returncode == 0, done.stderr
 
 
 def test_a_snapshot_parent_outside_the_tree_gets_its_release_as_stand_in(tmp_path: Path) -> None:
