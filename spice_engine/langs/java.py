@@ -51,7 +51,7 @@ _TEST_CLASS = re.compile(
     r"@Test\b|@ParameterizedTest|@RepeatedTest|@TestFactory|\bvoid\s+test\w*\s*\("
 )
 # Plugins that check, sign, document or package, none of which a test run needs, and several
-# of which break on a newer JDK than the project's (old javadoc, animal-sniffer, enforcer).
+# of which break on a newer JDK than the project's (old javadoc, animal-sniffer, enforcer, bnd).
 SKIPS = (
     "-Dmaven.javadoc.skip=true",
     "-Dmaven.source.skip=true",
@@ -71,6 +71,7 @@ SKIPS = (
     "-Djapicmp.skip=true",
     "-Drevapi.skip=true",
     "-Dforbiddenapis.skip=true",
+    "-Dbnd.skip=true",
     "-Dmaven.site.skip=true",
     "-DskipTests=false",
     "-Dsurefire.rerunFailingTestsCount=0",
