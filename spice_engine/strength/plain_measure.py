@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 
 from spice_engine.strength import sources
+from spice_engine.strength.ablation import ablate
 from spice_engine.strength.choose import spread
 from spice_engine.strength.parts import changed_lines
 from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength
@@ -130,3 +131,8 @@ def measure_plain(
     record.status = Status.MEASURED if record.mutants_tried else Status.NO_MUTANTS
     if not record.mutants_tried:
         record.detail = "the time budget ran out before any mutant ran"
+    elif config.ablation and f2p:
+        t0 = time.monotonic()
+        runner.kind = "ablation"
+        ablate(runner, job.patch, f2p, record)
+        record.durations["ablation"] = round(time.monotonic() - t0, 3)
