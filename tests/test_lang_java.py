@@ -11,7 +11,6 @@ from xml.etree import ElementTree
 import pytest
 
 from spice_engine.langs.base import ToolchainMissing
-from spice_engine.langs.commit_files import CommitFiles
 from spice_engine.langs.executor import ToolchainExecutor
 from spice_engine.langs.java import JAVAC, JDKS, MAVEN, Java
 from spice_engine.langs.java_snapshots import OWN_VERSION, snapshot_parents, stand_ins
@@ -20,31 +19,12 @@ from spice_engine.validate.outcomes import TestStatus
 from spice_engine.validate.recipe import Recipe
 from spice_engine.validate.session import Job
 from spice_engine.validate.validator import validate
+from tests.fakes.sample_project import git
+from tests.lang_projects import DictFiles, committed_files
 
 DATA = Path(__file__).parent / "data" / "lang_java"
 CALC = "src/test/java/demo/CalcTest.java::demo.CalcTest#"
 CHECK = "src/test/java/demo/slow/AbsCheck.java::demo.slow.AbsCheck#absOfMinusOne"
-
-
-def _git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout.strip()
-
-
-def _repo(tmp_path: Path, files: dict[str, str]) -> CommitFiles:
-    repo = tmp_path / "repo"
-    for path, text in files.items():
-        (repo / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo / path).write_text(text)
-    _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "base")
-    return CommitFiles(repo / ".git", _git(repo, "rev-parse", "HEAD"))
 
 
 def test_outcomes_read_every_method_of_the_reports_on_the_channel() -> None:
@@ -85,36 +65,28 @@ def test_detect_and_the_test_split() -> None:
     assert not java.mutable("src/main/resources/a.properties")
     assert not java.mutable("src/test/java/a/FooTest.java")
 
-    class Tree:
-        def __init__(self, files: dict[str, str]) -> None:
-            self.files = files
-
-        def paths(self) -> list[str]:
-            return sorted(self.files)
-
-        def text(self, path: str) -> str | None:
-            return self.files.get(path)
-
-    assert java.detect(Tree(pom)) == 10
-    assert java.detect(Tree({"build.gradle": "", "gradlew": ""})) == 9
-    assert java.detect(Tree({"sub/pom.xml": ""})) == 5
-    assert java.detect(Tree({"go.mod": ""})) == 0
+    assert java.detect(DictFiles(pom)) == 10
+    assert java.detect(DictFiles({"build.gradle": "", "gradlew": ""})) == 9
+    assert java.detect(DictFiles({"sub/pom.xml": ""})) == 5
+    assert java.detect(DictFiles({"go.mod": ""})) == 0
 
 
 def test_a_gradle_build_names_the_gradle_it_needs(tmp_path: Path) -> None:
     url = "distributionUrl=https\\://services.gradle.org/distributions/gradle-8.4-bin.zip\n"
-    files = _repo(tmp_path, {"build.gradle": "", "gradle/wrapper/gradle-wrapper.properties": url})
+    files = committed_files(
+        tmp_path, {"build.gradle": "", "gradle/wrapper/gradle-wrapper.properties": url}
+    )
     with pytest.raises(ToolchainMissing, match=r"Gradle 8\.4"):
         Java().plan(files, None)
 
 
 def test_the_jdk_follows_the_level_the_poms_ask_for(tmp_path: Path) -> None:
     java = Java()
-    old = _repo(tmp_path / "old", {"pom.xml": "<java.version>1.6</java.version>"})
-    new = _repo(
+    old = committed_files(tmp_path / "old", {"pom.xml": "<java.version>1.6</java.version>"})
+    new = committed_files(
         tmp_path / "new", {"pom.xml": "<maven.compiler.release>21</maven.compiler.release>"}
     )
-    future = _repo(tmp_path / "future", {"pom.xml": "<release>30</release>"})
+    future = committed_files(tmp_path / "future", {"pom.xml": "<release>30</release>"})
     assert java.plan(old, None).toolchain == JDKS[17]
     assert java.plan(new, None).toolchain == JDKS[25]
     with pytest.raises(ToolchainMissing, match="Java 30"):
@@ -140,7 +112,7 @@ def test_a_snapshot_parent_outside_the_tree_gets_its_release_as_stand_in(tmp_pat
     parent = (
         "<parent><groupId>g</groupId><artifactId>base</artifactId><version>{}</version></parent>"
     )
-    files = _repo(
+    files = committed_files(
         tmp_path,
         {
             "pom.xml": parent.format("2.14.0-SNAPSHOT") + "<artifactId>core</artifactId>",
@@ -163,7 +135,7 @@ def test_the_command_runs_the_reactor_then_the_patch_classes_its_includes_left_o
     tmp_path: Path,
 ) -> None:
     helper = "package a;\npublic abstract class BaseTest { @Test void x() {} }\n"
-    files = _repo(
+    files = committed_files(
         tmp_path,
         {
             "pom.xml": "<project/>",
@@ -196,13 +168,13 @@ def test_a_tiny_maven_project_validates_with_its_exact_fail_to_pass(tmp_path: Pa
         pytest.skip("Maven Central cannot be reached (the install fetches the build's plugins)")
     repo = tmp_path / "repo"
     subprocess.run(["cp", "-r", str(DATA / "project"), str(repo)], check=True)
-    _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "base")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
     instance = {
         "instance_id": "demo__calc-1",
         "repo": "demo/calc",
-        "base_commit": _git(repo, "rev-parse", "HEAD"),
+        "base_commit": git(repo, "rev-parse", "HEAD").strip(),
         "test_patch": (DATA / "test.patch").read_text(),
         "patch": (DATA / "fix.patch").read_text(),
     }
