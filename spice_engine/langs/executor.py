@@ -9,10 +9,8 @@ is built, from the environment's first tree), the job's scratch and tree writabl
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
-import shutil
 import time
 from pathlib import Path
 
@@ -28,6 +26,7 @@ from spice_engine.langs.base import (
 )
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.validate import door
+from spice_engine.validate.env_once import built_once
 from spice_engine.validate.executor import EnvBuildError, Prepared, RunResult, SetupTree
 from spice_engine.validate.plugin_run import Plugin
 from spice_engine.validate.recipe import Recipe
@@ -88,22 +87,13 @@ class ToolchainExecutor:
         """The environment `source` asks for, built unless it is; `tree` given what it needs."""
         plan = self.language.plan(source, source.date())
         key = plan_key(repo, plan)
-        shared = self.envs_dir / key
-        built = False
-        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-        with os.fdopen(os.open(self.envs_dir / f"{key}.lock", flags, 0o600), "rb") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # one builder per environment; others wait
-            if not door.is_file(shared, ".ready"):
-                shutil.rmtree(shared, ignore_errors=True)  # a half-built one from a crash
-                shared.mkdir(mode=0o755)
-                try:
-                    self._build(plan, source, job, shared)
-                except BaseException:
-                    shutil.rmtree(shared, ignore_errors=True)
-                    raise
-                door.write_text(shared, PLAN, plan.model_dump_json())
-                door.write_text(shared, ".ready", "")
-                built = True
+
+        def build(folder: Path) -> None:
+            folder.mkdir(mode=0o755)
+            self._build(plan, source, job, folder)
+            door.write_text(folder, PLAN, plan.model_dump_json())
+
+        built = built_once(self.envs_dir, key, build)
         return Prepared(
             key=key,
             python=job,
