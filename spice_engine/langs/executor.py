@@ -39,7 +39,9 @@ PLAN = "spice-plan.json"
 
 def plan_key(repo: str, plan: Plan) -> str:
     """The shared environment's folder name: readable, and unique for what it depends on."""
-    digest = hashlib.sha256("\0".join([repo, plan.toolchain.name, *plan.key]).encode())
+    # The whole plan counts, not only the manifests: an environment built by another install
+    # (or for other cache locations) is not this one.
+    digest = hashlib.sha256("\0".join([repo, plan.model_dump_json()]).encode())
     return f"{repo.replace('/', '__')}-{plan.language}-{digest.hexdigest()[:12]}"
 
 
