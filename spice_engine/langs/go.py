@@ -8,13 +8,11 @@ import re
 import shlex
 from pathlib import Path
 
-from spice_engine.langs.base import CACHE, ENV, JOB, Files, Phase, Plan, Toolchain, ToolchainMissing
+from spice_engine.langs.base import CACHE, JOB, Files, Phase, Plan, Toolchain, ToolchainMissing
 from spice_engine.langs.manifests import digests, named, owner
 from spice_engine.validate.outcomes import Outcomes, TestStatus
 
 GOROOT = Path("/usr/local/go")
-WARM_CACHE = f"{ENV}/gocache"
-"""The build cache the install fills (read-only for tests; each job copies it)."""
 _DIRECTIVE = re.compile(r"^go\s+(\d+)\.(\d+)", re.M)
 _MODULE = re.compile(r"^module\s+(\S+)", re.M)
 _ACTIONS = {"pass": TestStatus.PASSED, "fail": TestStatus.FAILED, "skip": TestStatus.SKIPPED}
@@ -61,16 +59,7 @@ class Go:
         download = "; ".join(
             f"(cd {shlex.quote(r or '.')} && go mod download -x 2>&1 | tail -n 20)" for r in roots
         )
-        # Every test binary compiled once, none run (`-exec true`: no repository code runs
-        # here), into a build cache each job starts from: a job then compiles what its patches
-        # change, not the standard library and every dependency again.
-        warm = "; ".join(
-            f"(cd {shlex.quote(r or '.')} && go test -exec true -run '^$' -count=1 ./... "
-            ">/dev/null 2>&1 || true)"
-            for r in roots
-        )
-        fetch = () if vendored else (Phase(argv=("sh", "-ec", download), network=True),)
-        install = (*fetch, Phase(argv=("sh", "-c", warm), env={"GOCACHE": WARM_CACHE}))
+        install = () if vendored else (Phase(argv=("sh", "-ec", download), network=True),)
         return Plan(
             language=self.name,
             toolchain=Toolchain(name=version, path=(str(self.goroot / "bin"),)),
@@ -111,9 +100,7 @@ class Go:
             + ")"
             for root, pkgs in sorted(by_root.items())
         ]
-        # The job's own copy of the warm cache: the tests' build writes there.
-        seed = f"cp -a {WARM_CACHE}/. \"$GOCACHE\"/ 2>/dev/null; "
-        script = seed + ("; ".join(steps) or "true")
+        script = "; ".join(steps) or "true"
         # Tests see no network: the module cache is all there is, and the sums were checked
         # when it was filled.
         env = {"GOPROXY": "off", "GOSUMDB": "off"}
