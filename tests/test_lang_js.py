@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from spice_engine.langs.javascript import FILE_MARK, OWN_NODE, JavaScript, runner_of
+from spice_engine.langs.javascript import OWN_NODE, JavaScript, runner_of
+from spice_engine.langs.js_reports import FILE_MARK
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.outcomes import TestStatus
 from spice_engine.validate.session import Status

