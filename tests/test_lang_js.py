@@ -184,3 +184,25 @@ def test_a_node_test_project_validates_end_to_end_without_a_registry(tmp_path: P
     # The skipped test is neither; the test printing a look-alike line is read from ours.
     assert done.fail_to_pass == ["test/slug.test.js::slug case lowers capitals"]
     assert done.pass_to_pass == ["test/slug.test.js::slug joins words with dashes"]
+
+
+def test_yarn_and_pnpm_are_the_versions_their_lockfiles_were_written_by() -> None:
+    js = JavaScript()
+    package = {"devDependencies": {"ms": "2.1.3"}}
+
+    def install(lock: str, text: str, **extra: str) -> str:
+        tree = {"package.json": json.dumps(package | extra), lock: text}
+        return js.plan(DictFiles(tree), None).install[0].argv[-1]
+
+    classic = install("yarn.lock", "# yarn lockfile v1\n")
+    # Yarn 1 fetches the lockfile's URLs: yarn's registry host renamed to npm's (the proxy's).
+    assert "npx --yes yarn@1 install" in classic and "registry.yarnpkg.com/#https://" in classic
+    berry = install("yarn.lock", "__metadata:\n  version: 6\n  cacheKey: 8\n")
+    assert "@yarnpkg/cli-dist@3 install --immutable" in berry
+    assert "YARN_NODE_LINKER=node-modules" in berry and "YARN_IGNORE_PATH=1" in berry
+    assert "@yarnpkg/cli-dist@4.1.0 " in install("yarn.lock", "", packageManager="yarn@4.1.0")
+    assert "pnpm@7 install" in install("pnpm-lock.yaml", "lockfileVersion: 5.4\n")
+    assert "pnpm@9 install" in install("pnpm-lock.yaml", "lockfileVersion: '9.0'\n")
+    assert "pnpm@8.6.1 install" in install(
+        "pnpm-lock.yaml", "lockfileVersion: '9.0'\n", packageManager="pnpm@8.6.1+sha256.abc"
+    )

@@ -162,11 +162,9 @@ class JavaScript:
             # `npm ci` only when the lockfile matches package.json; else resolve again.
             install = _either(f"npm ci {common}", f"npm install {common}")
         elif lock == "yarn.lock":
-            yarn = "npx --yes yarn@1 install --ignore-scripts --non-interactive"
-            install = f"{yarn} --frozen-lockfile || {yarn}"
+            install = _yarn(files.text(lock) or "", _manager(files, "yarn"))
         elif lock == "pnpm-lock.yaml":
-            pnpm = "npx --yes pnpm@8 install --ignore-scripts"
-            install = f"{pnpm} --frozen-lockfile || {pnpm}"
+            install = _pnpm(files.text(lock) or "", _manager(files, "pnpm"))
         else:
             plain = f"npm install {common} --no-package-lock"
             # As the registry stood that day; a registry (or mirror) whose publication times
@@ -204,7 +202,7 @@ class JavaScript:
                 "TZ": "UTC",
             },
             tree_binds={"node_modules": "node_modules"},
-            caches=("npm", "yarn"),
+            caches=("npm", "yarn", "pnpm"),
         )
 
     def test_command(self, files: Files, test_files: list[str], plan: Plan) -> Phase:
@@ -312,6 +310,66 @@ def _mocha(report: dict[str, Any], file: str) -> Outcomes:
     for test in report.get("failures") or []:  # a hook's failure is in no test's place
         found.setdefault(_mocha_id(test, file), TestStatus.FAILED)
     return found
+
+
+def _manager(files: Files, name: str) -> str | None:
+    """The version of `name` package.json's `packageManager` names (`yarn@3.6.1+sha...`)."""
+    found = re.fullmatch(
+        rf"{name}@(\d+[\w.\-]*)(\+.*)?", str(_package(files).get("packageManager"))
+    )
+    return found.group(1) if found else None
+
+
+NPM_REGISTRY = "https://registry.npmjs.org"
+"""The one npm registry the sandbox reaches (yarn's own, registry.yarnpkg.com, is a name for
+the same; the index proxy knows only this one)."""
+
+
+SYSTEM_CA = "/etc/ssl/certs/ca-certificates.crt"
+
+
+def _yarn(lock: str, version: str | None) -> str:
+    berry = re.search(r"(?m)^__metadata:\s*\n\s+version:\s*(\d+)", lock)
+    if berry is None and not (version and int(version.split(".")[0]) >= 2):
+        # Yarn 1 fetches what the lockfile names, at yarn's registry host: named at npm's.
+        yarn = (
+            f"npx --yes yarn@{version or 1} install --ignore-scripts --non-interactive "
+            f"--registry {NPM_REGISTRY}"
+        )
+        rename = f"s#https://registry.yarnpkg.com/#{NPM_REGISTRY}/#g"
+        return (
+            f"cp yarn.lock $TMPDIR/yarn.lock; sed -i {shlex.quote(rename)} yarn.lock; "
+            f"{{ {yarn} --frozen-lockfile || {yarn}; }}; cp $TMPDIR/yarn.lock yarn.lock"
+        )
+    if version is None:  # the lockfile's format says which yarn wrote it
+        format_ = int(berry.group(1)) if berry else 8
+        version = "2" if format_ <= 4 else "3" if format_ <= 6 else "4"
+    # Yarn 2 and later as npm publishes them, never the repository's own copy (yarnPath):
+    # node_modules (not Plug'n'Play) as the tests expect, no install scripts, npm's registry
+    # through the sandbox's proxy (yarn reads its own settings, not the usual variables).
+    env = (
+        "YARN_IGNORE_PATH=1 YARN_NODE_LINKER=node-modules YARN_ENABLE_SCRIPTS=false "
+        f"YARN_ENABLE_GLOBAL_CACHE=false YARN_CACHE_FOLDER={CACHE}/yarn "
+        f"YARN_NPM_REGISTRY_SERVER={NPM_REGISTRY} YARN_ENABLE_TELEMETRY=0 "
+        'YARN_HTTPS_PROXY="$HTTPS_PROXY" YARN_HTTP_PROXY="$HTTP_PROXY"'  # no proxy of its own
+    )
+    yarn = f"{env} npx --yes @yarnpkg/cli-dist@{version} install"
+    # The system's certificates, as npm (the system's Node.js) trusts them; yarn's own
+    # bundle lacks a local authority of the machine's.
+    setting = "YARN_HTTPS_CA_FILE_PATH" if int(version.split(".")[0]) >= 4 else "YARN_CA_FILE_PATH"
+    system_ca = f"if [ -r {SYSTEM_CA} ]; then export {setting}={SYSTEM_CA}; fi; "
+    return f"{system_ca}{yarn} --immutable || YARN_ENABLE_IMMUTABLE_INSTALLS=false {yarn}"
+
+
+def _pnpm(lock: str, version: str | None) -> str:
+    if version is None:  # the newest pnpm that writes the lockfile's format
+        found = re.search(r"(?m)^lockfileVersion:\s*'?(\d+)(?:\.(\d+))?", lock)
+        major, minor = (int(found.group(1)), int(found.group(2) or 0)) if found else (9, 0)
+        version = (
+            "6" if (major, minor) < (5, 4) else "7" if major < 6 else "8" if major < 9 else "9"
+        )
+    pnpm = f"npx --yes pnpm@{version} install --ignore-scripts --store-dir {CACHE}/pnpm"
+    return f"{pnpm} --frozen-lockfile || {pnpm} --no-frozen-lockfile"
 
 
 def _either(*commands: str) -> str:
