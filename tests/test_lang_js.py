@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from spice_engine.langs.base import Phase
 from spice_engine.langs.javascript import FILE_MARK, NODE_TEST, OWN_NODE, JavaScript, runner_of
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.outcomes import TestStatus
@@ -206,3 +208,42 @@ def test_yarn_and_pnpm_are_the_versions_their_lockfiles_were_written_by() -> Non
     assert "pnpm@8.6.1 install" in install(
         "pnpm-lock.yaml", "lockfileVersion: '9.0'\n", packageManager="pnpm@8.6.1+sha256.abc"
     )
+
+
+def _command_of(package: dict[str, Any], test_file: str = "test/a.test.js") -> Phase:
+    tree = DictFiles({"package.json": json.dumps(package), test_file: ""})
+    js = JavaScript()
+    return js.test_command(tree, [test_file], js.plan(tree, None))
+
+
+def test_the_scripts_runner_keeps_its_configuration_variables_and_node_options() -> None:
+    bin_dir = "/testbed/node_modules/.bin"
+    # Through another script, with cross-env's variables; the lint before it is no runner.
+    unit = "cross-env NODE_ENV=test TZ=Asia/Tokyo jest --config jest.unit.js --coverage -w 2"
+    phase = _command_of({"scripts": {"test": "npm run lint && npm run test:unit",
+                                     "lint": "eslint .", "test:unit": unit}})  # fmt: skip
+    assert phase.argv[:3] == (f"{bin_dir}/jest", "--config", "jest.unit.js")
+    assert phase.env == {"NODE_ENV": "test", "TZ": "Asia/Tokyo"} and "2" not in phase.argv
+    # dayjs: the run of the whole suite, not the timezone files run under other zones first.
+    dayjs = ("cross-env TZ=Pacific/Auckland npm run test-tz && jest --coverage "
+             '--coverageThreshold="{ \\"global\\": { \\"lines\\": 100} }"')  # fmt: skip
+    phase = _command_of({"scripts": {"test": dayjs, "test-tz": "jest test/timezone.test"}})
+    assert phase.env == {} and phase.argv[1] == "--json"
+    esm = "NODE_OPTIONS=--experimental-vm-modules npx jest -c jest.json"
+    phase = _command_of({"scripts": {"test": esm}})
+    assert phase.argv[:3] == (f"{bin_dir}/jest", "-c", "jest.json")
+    assert phase.env["NODE_OPTIONS"].endswith(" --experimental-vm-modules")  # after ours
+    cra = _command_of({"scripts": {"test": "react-scripts test --env=jsdom"}}).argv
+    assert cra[:3] == (f"{bin_dir}/react-scripts", "test", "--env=jsdom")
+    vitest = "vitest run -c vitest.unit.ts --reporter verbose"
+    assert _command_of({"scripts": {"test": vitest}}, "src/a.test.ts").argv == (
+        f"{bin_dir}/vitest",
+        "run",
+        "-c",
+        "vitest.unit.ts",
+        "--reporter=json",
+        "src/a.test.ts",
+    )
+    mocha = "node --expose-gc node_modules/mocha/bin/_mocha -r ts-node/register 'test/**/*.ts'"
+    line = _command_of({"scripts": {"test": mocha}}).argv[-1]
+    assert f"node --expose-gc {bin_dir}/mocha -r ts-node/register --reporter json" in line

