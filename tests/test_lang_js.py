@@ -79,6 +79,7 @@ def test_the_install_follows_the_lockfile_or_the_commits_day() -> None:
 def test_tests_and_sources_are_told_apart() -> None:
     js = JavaScript()
     assert js.is_test_path("src/a.test.ts") and js.is_test_path("test/helper.js")
+    assert js.is_test_path("src/__snapshots__/a.test.ts.snap")
     assert js.mutable("src/a.ts") and js.mutable("lib/x.mjs")
     assert not js.mutable("src/a.d.ts") and not js.mutable("dist/a.js")
     assert not js.mutable("docs/a.js") and not js.mutable("README.md")
@@ -247,3 +248,13 @@ def test_the_scripts_runner_keeps_its_configuration_variables_and_node_options()
     mocha = "node --expose-gc node_modules/mocha/bin/_mocha -r ts-node/register 'test/**/*.ts'"
     line = _command_of({"scripts": {"test": mocha}}).argv[-1]
     assert f"node --expose-gc {bin_dir}/mocha -r ts-node/register --reporter json" in line
+
+
+def test_a_changed_snapshot_runs_its_test_file() -> None:
+    tree = DictFiles({"package.json": "{}", "src/a.test.js": "", "src/b.test.js": "",
+                      "src/__snapshots__/a.test.js.snap": ""})  # fmt: skip
+    js = JavaScript()
+    argv = js.test_command(
+        tree, ["src/__snapshots__/a.test.js.snap", "src/a.test.js"], js.plan(tree, None)
+    ).argv
+    assert argv[-1] == "src/a\\.test\\.js$" and "src/b" not in " ".join(argv)
