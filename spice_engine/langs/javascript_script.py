@@ -8,6 +8,8 @@ bailing and paths are ours to choose.
 
 from __future__ import annotations
 
+import dataclasses
+import fnmatch
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -63,8 +65,35 @@ class Command:
     """The runner's options that are kept."""
     wrapper: str | None = None
     """The tool (`react-scripts`) whose `test` command runs jest."""
-    positional: bool = False
-    """It names what to run (paths or patterns): a part of the suite, not all of it."""
+    paths: list[str] = field(default_factory=list)
+    """What it names to run (paths, globs or patterns): a part of the suite, not all of it."""
+
+    @property
+    def positional(self) -> bool:
+        return bool(self.paths)
+
+    def key(self) -> tuple[str, ...]:
+        """What makes its runs differ (not the paths)."""
+        env = [f"{k}={v}" for k, v in sorted(self.env.items())]
+        return (self.runner, str(self.wrapper), *env, "|", *self.node, "|", *self.options)
+
+    def names(self, path: str) -> bool:
+        """Whether it runs the test file `path` (relative to the tree) among its paths."""
+        for named in self.paths:
+            if self.runner in ("jest", "vitest"):  # patterns, searched in the whole path
+                try:
+                    if re.search(named, f"/testbed/{path}"):
+                        return True
+                except re.error:
+                    if named in path:
+                        return True
+            elif (
+                path == named.removeprefix("./")
+                or fnmatch.fnmatch(path, named.removeprefix("./").replace("**/", "*"))
+                or path.startswith(named.removeprefix("./").rstrip("/") + "/")
+            ):
+                return True
+        return False
 
 
 def _scripts(package: dict[str, Any]) -> dict[str, Any]:
@@ -174,7 +203,7 @@ def _command(
     values, flags = _VALUES[runner], _FLAGS[runner]
     prefixes = _FLAG_PREFIXES.get(runner, ())
     kept: list[str] = []
-    positional = False
+    paths: list[str] = []
     i = 0
     while i < len(arguments):
         word = arguments[i]
@@ -184,19 +213,39 @@ def _command(
             i += 2
             continue
         if word in _DROPPED_VALUES:
-            positional |= word == "--spec"
+            paths += arguments[i + 1 : i + 2] if word == "--spec" else []
             i += 2
             continue
         if name in values or word in flags or word.startswith(prefixes):
             kept.append(word)
         elif not word.startswith("-") and not re.fullmatch(r"\d+", word):
-            positional = True
+            paths.append(word)
         i += 1
-    return Command(runner, env, node, kept, wrapper, positional)
+    return Command(runner, env, node, kept, wrapper, paths)
+
+
+def script_commands(package: dict[str, Any]) -> list[Command]:
+    """The test script's commands running a runner of ours, in order."""
+    return [c for c in map(command_of, segments(package)) if c is not None]
 
 
 def script_command(package: dict[str, Any]) -> Command | None:
     """The test script's command running a runner of ours: the first that runs the whole
     suite (no paths of its own), else the first."""
-    found = [c for c in map(command_of, segments(package)) if c is not None]
+    found = script_commands(package)
     return next((c for c in found if not c.positional), found[0] if found else None)
+
+
+def runs_of(package: dict[str, Any], default: Command, files: list[str]) -> list[Command]:
+    """The commands to run `files` with, each with the files it runs (as `paths`): a file
+    the script runs by name (under a time zone, with a setup of its own) runs as each such
+    command runs it, and as the whole suite runs it too."""
+    named = [c for c in script_commands(package) if c.positional and c.runner == default.runner]
+    runs: dict[tuple[str, ...], Command] = {}
+    for file in files:
+        own = [c for c in named if c.names(file)]
+        for command in own + ([default] if not own or not default.positional else []):
+            run = runs.setdefault(command.key(), dataclasses.replace(command, paths=[]))
+            if file not in run.paths:
+                run.paths.append(file)
+    return list(runs.values())
