@@ -25,9 +25,10 @@ DATA = Path(__file__).parent / "data"
 
 def test_jest_results_are_named_by_file_and_full_name() -> None:
     found = JavaScript().outcomes((DATA / "lang_js" / "jest_before.json").read_text(), "")
-    assert len(found) == 29
+    assert len(found) == 30
     assert found["test/display.test.js::Format no formatStr"] == TestStatus.PASSED
-    assert sum(s == TestStatus.FAILED for s in found.values()) == 3
+    assert sum(s == TestStatus.FAILED for s in found.values()) == 4
+    assert found["test/display.test.js"] == TestStatus.FAILED  # the file as jest judged it
 
 
 def test_mocha_results_are_named_by_the_file_each_report_follows() -> None:
@@ -94,7 +95,11 @@ TS_CLAMP = "test/clamp.test.ts::clamp"
     ("project", "fail_to_pass", "pass_to_pass"),
     [
         ("lang_js/calc", [f"{JS_ADD} a negative number", f"{JS_ADD} two numbers"], []),
-        ("lang_ts/calc", [f"{TS_CLAMP} caps at hi"], [f"{TS_CLAMP} keeps what is inside"]),
+        (
+            "lang_ts/calc",
+            ["test/clamp.test.ts", f"{TS_CLAMP} caps at hi"],
+            [f"{TS_CLAMP} keeps what is inside"],
+        ),
     ],
 )
 def test_a_project_validates_end_to_end_in_the_sandbox(
@@ -275,5 +280,21 @@ def test_a_file_the_script_runs_under_time_zones_runs_under_each_and_fails_if_on
     assert _command_of({"scripts": scripts}, "test/a.test.js").argv[0].endswith("/jest")
     # Captured from that command on dayjs before its fix: a test failing under two zones.
     found = JavaScript().outcomes((DATA / "lang_js" / "jest_time_zones_before.txt").read_text(), "")
-    assert len(found) == 7 and found.pop("test/timezone.test.js::TZ with Locale") == "FAILED"
+    assert len(found) == 8 and found.pop("test/timezone.test.js::TZ with Locale") == "FAILED"
+    assert found.pop("test/timezone.test.js") == TestStatus.FAILED
     assert set(found.values()) == {TestStatus.PASSED}
+
+
+def test_a_file_failing_outside_its_tests_passes_by_its_name_once_fixed() -> None:
+    # dayjs-2369 (captured): the test patch's `describe` body calls the fix's code, so before
+    # the fix jest fails the file with a test of its own making, which the fix makes vanish.
+    js = JavaScript()
+    before, after = (
+        js.outcomes((DATA / "lang_js" / f"jest_declaration_{run}.txt").read_text(), "")
+        for run in ("before", "after")
+    )
+    file = "test/plugin/duration.test.js"
+    assert before[file] == TestStatus.FAILED and after[file] == TestStatus.PASSED
+    vanished = f"{file}::Add to a dayjs() encountered a declaration exception"
+    assert before[vanished] == TestStatus.FAILED and vanished not in after
+    assert [t for t in after if before.get(t) != after[t]] == [file]

@@ -284,6 +284,12 @@ def _jest(report: dict[str, Any]) -> Outcomes:
             )
             if status is not None:
                 found[f"{name}::{title}"] = status
+        # The file as a whole, as the runner judges it: a file whose only failure was no
+        # test's (an exception in a `describe` body, a file that would not load) passes or
+        # fails by its name alone.
+        whole = _STATUS.get(str(suite.get("status")))
+        if name and whole in (TestStatus.PASSED, TestStatus.FAILED):
+            found[name] = whole
     return found
 
 
