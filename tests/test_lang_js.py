@@ -251,6 +251,10 @@ def test_the_scripts_runner_keeps_its_configuration_variables_and_node_options()
         "--reporter=json",
         "src/a.test.ts",
     )
+    for covered in ("nyc --reporter=lcov mocha -r ts-node/register", "c8 mocha -r ts-node/register",
+                    "istanbul cover _mocha -- -r ts-node/register"):  # fmt: skip
+        line = _command_of({"scripts": {"test": covered}}).argv[-1]
+        assert f"{bin_dir}/mocha -r ts-node/register --reporter json" in line, covered
     mocha = "node --expose-gc node_modules/mocha/bin/_mocha -r ts-node/register 'test/**/*.ts'"
     line = _command_of({"scripts": {"test": mocha}}).argv[-1]
     assert f"node --expose-gc {bin_dir}/mocha -r ts-node/register --reporter json" in line

@@ -21,6 +21,7 @@ SEPARATORS = {"&&", "||", ";", "|", "&"}
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*")
 _ENV_TOOLS = {"cross-env", "cross-env-shell", "env"}
 _LAUNCHERS = {"npx", "exec", "dlx"}  # `npx jest`, `pnpm exec vitest`, `yarn dlx`
+_COVERAGE = {"nyc", "c8", "istanbul", "nyc-mocha"}
 WRAPPERS = {"react-scripts", "craco", "react-app-rewired", "rescripts"}
 """Tools whose `test` command is jest with a configuration of their own making."""
 
@@ -171,6 +172,13 @@ def command_of(segment: list[str]) -> Command | None:
     env, rest = _environment(segment)
     while rest and rest[0] in _LAUNCHERS | {"yarn", "pnpm"} and len(rest) > 1:
         rest = rest[1:]  # `npx jest`, `yarn jest`, `pnpm exec vitest`
+        while len(rest) > 1 and rest[0].startswith("-"):
+            rest = rest[1:]  # `npx --no-install jest`
+    if rest and rest[0].rsplit("/", 1)[-1] in _COVERAGE:
+        # `nyc --reporter=lcov mocha ...`: the runner and what follows it (coverage is not
+        # ours to measure); `istanbul cover _mocha -- -R spec`: its options after `--`.
+        at = next((i for i, w in enumerate(rest) if _runner_word(w)), None)
+        rest = [w for w in rest[at:] if w != "--"] if at is not None else []
     if not rest:
         return None
     node: list[str] = []
