@@ -81,3 +81,18 @@ def lang_job(row: dict[str, Any], git_dir: Path, language: str, **extra: Any) ->
         timeout_s=600,
         **extra,
     )
+
+
+def committed_files(tmp_path: Path, files: dict[str, str]) -> Any:
+    """`files` committed to a new repository under `tmp_path`, read back as a commit's
+    `Files` (spice_engine.langs.commit_files.CommitFiles)."""
+    from spice_engine.langs.commit_files import CommitFiles
+
+    repo = tmp_path / "repo"
+    for path, text in files.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    return CommitFiles(repo / ".git", git(repo, "rev-parse", "HEAD").strip())

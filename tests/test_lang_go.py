@@ -136,3 +136,15 @@ def test_a_go_fix_is_measured_by_mutants_of_its_changed_lines(tmp_path: Path) ->
     assert all(m.killed_by in (f"{pkg}::TestAdd", f"{pkg}::TestSub") for m in got.mutants)
     assert got.score == 1.0 and got.tests == 2
     assert got.parts_checked == 0 and got.untested == []  # one hunk: no part to leave out
+
+
+def test_another_language_under_another_sandbox_says_so_in_one_line(tmp_path: Path) -> None:
+    from spice_engine.langs.executor import ToolchainExecutor
+    from spice_engine.validate.sandbox import Unsandboxed
+
+    row = project_instance(DATA / "calc", tmp_path / "repo")
+    job = lang_job(row, tmp_path / "repo", "go")
+    executor = ToolchainExecutor(Go(), tmp_path / "envs", Unsandboxed())
+    record = validate(job, executor, tmp_path / "scratch").validation
+    assert record.status == Status.MISSING_TOOLCHAIN
+    assert record.detail == "go runs in the bubblewrap sandbox only, not none"

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from spice_engine.langs.base import Phase
-from spice_engine.langs.javascript import FILE_MARK, NODE_TEST, OWN_NODE, JavaScript, runner_of
+from spice_engine.langs.javascript import NODE_TEST, OWN_NODE, JavaScript, runner_of
+from spice_engine.langs.js_reports import FILE_MARK
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.outcomes import TestStatus
 from spice_engine.validate.session import Status

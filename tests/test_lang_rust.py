@@ -3,13 +3,11 @@ and test command, and a tiny crate validated end to end in the bubblewrap sandbo
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from spice_engine.langs.base import ToolchainMissing
-from spice_engine.langs.commit_files import CommitFiles
 from spice_engine.langs.executor import ToolchainExecutor
 from spice_engine.langs.rust import RUSTUP, Rust, machine_rust
 from spice_engine.validate.bubblewrap import Bubblewrap
@@ -17,29 +15,9 @@ from spice_engine.validate.outcomes import TestStatus
 from spice_engine.validate.recipe import Recipe
 from spice_engine.validate.session import Job
 from spice_engine.validate.validator import validate
+from tests.lang_projects import DictFiles, committed_files
 
 DATA = Path(__file__).parent / "data" / "lang_rust"
-
-
-def _git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout.strip()
-
-
-def _repo(tmp_path: Path, files: dict[str, str]) -> CommitFiles:
-    repo = tmp_path / "repo"
-    for path, text in files.items():
-        (repo / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo / path).write_text(text)
-    _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "base")
-    return CommitFiles(repo / ".git", _git(repo, "rev-parse", "HEAD"))
 
 
 def _toolchain() -> None:
@@ -81,19 +59,9 @@ def test_outcomes_fall_back_to_the_path_cargo_prints_and_read_ignored_tests() ->
 def test_detect_and_the_test_split() -> None:
     rust = Rust()
 
-    class Tree:
-        def __init__(self, files: dict[str, str]) -> None:
-            self.files = files
-
-        def paths(self) -> list[str]:
-            return sorted(self.files)
-
-        def text(self, path: str) -> str | None:
-            return self.files.get(path)
-
-    assert rust.detect(Tree({"Cargo.toml": "", "src/lib.rs": ""})) == 10
-    assert rust.detect(Tree({"rust/Cargo.toml": ""})) == 5
-    assert rust.detect(Tree({"go.mod": "", "vendor/x/Cargo.toml": ""})) == 0
+    assert rust.detect(DictFiles({"Cargo.toml": "", "src/lib.rs": ""})) == 10
+    assert rust.detect(DictFiles({"rust/Cargo.toml": ""})) == 5
+    assert rust.detect(DictFiles({"go.mod": "", "vendor/x/Cargo.toml": ""})) == 0
     assert rust.is_test_path("crates/ignore/tests/gitignore.rs")
     assert rust.is_test_path("src/layer/tests.rs") and rust.is_test_path("src/parse_test.rs")
     assert not rust.is_test_path("src/lib.rs") and not rust.is_test_path("benches/bench.rs")
@@ -106,7 +74,7 @@ def test_a_crate_asking_for_a_newer_rust_is_refused(tmp_path: Path) -> None:
     _toolchain()
     manifest = '[package]\nname = "a"\nversion = "0.1.0"\nrust-version = "1.999"\n'
     with pytest.raises(ToolchainMissing, match=r"rust 1\.999"):
-        Rust().plan(_repo(tmp_path, {"Cargo.toml": manifest}), None)
+        Rust().plan(committed_files(tmp_path, {"Cargo.toml": manifest}), None)
 
 
 def test_the_command_tests_the_root_package_and_the_members_holding_test_files(
@@ -114,7 +82,7 @@ def test_the_command_tests_the_root_package_and_the_members_holding_test_files(
 ) -> None:
     _toolchain()
     member = '[package]\nname = "{}"\nversion = "0.1.0"\n'
-    files = _repo(
+    files = committed_files(
         tmp_path,
         {
             "Cargo.toml": member.format("app") + '[workspace]\nmembers = ["crates/*"]\n',
@@ -137,7 +105,7 @@ def test_the_command_tests_the_root_package_and_the_members_holding_test_files(
 
 def test_a_virtual_workspace_without_a_lockfile_gets_one_as_of_its_date(tmp_path: Path) -> None:
     _toolchain()
-    files = _repo(
+    files = committed_files(
         tmp_path,
         {
             "Cargo.toml": '[workspace]\nmembers = ["a"]\n',
@@ -166,7 +134,7 @@ def test_a_tiny_crate_validates_with_its_exact_fail_to_pass(tmp_path: Path) -> N
         for p in (DATA / "project").rglob("*")
         if p.is_file()
     }
-    files = _repo(tmp_path, project)
+    files = committed_files(tmp_path, project)
     instance = {
         "instance_id": "t__tally-1",
         "repo": "t/tally",

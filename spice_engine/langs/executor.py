@@ -9,16 +9,24 @@ is built, from the environment's first tree), the job's scratch and tree writabl
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
-import shutil
 import time
 from pathlib import Path
 
-from spice_engine.langs.base import CACHE, ENV, JOB, TESTBED, Language, Phase, Plan
+from spice_engine.langs.base import (
+    CACHE,
+    ENV,
+    JOB,
+    TESTBED,
+    Language,
+    Phase,
+    Plan,
+    ToolchainMissing,
+)
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.validate import door
+from spice_engine.validate.env_once import built_once
 from spice_engine.validate.executor import EnvBuildError, Prepared, RunResult, SetupTree
 from spice_engine.validate.plugin_run import Plugin
 from spice_engine.validate.recipe import Recipe
@@ -31,7 +39,9 @@ PLAN = "spice-plan.json"
 
 def plan_key(repo: str, plan: Plan) -> str:
     """The shared environment's folder name: readable, and unique for what it depends on."""
-    digest = hashlib.sha256("\0".join([repo, plan.toolchain.name, *plan.key]).encode())
+    # The whole plan counts, not only the manifests: an environment built by another install
+    # (or for other cache locations) is not this one.
+    digest = hashlib.sha256("\0".join([repo, plan.model_dump_json()]).encode())
     return f"{repo.replace('/', '__')}-{plan.language}-{digest.hexdigest()[:12]}"
 
 
@@ -58,6 +68,12 @@ class ToolchainExecutor:
         setup_tree: SetupTree | None = None,
     ) -> Prepared:
         started = time.monotonic()
+        if self.sandbox.name != "bubblewrap":
+            # The toolchains are the machine's, shown to a bubblewrap sandbox as they are; the
+            # Docker image holds Python's only, and an unsandboxed run cannot move paths.
+            raise ToolchainMissing(
+                f"{self.language.name} runs in the bubblewrap sandbox only, not {self.sandbox.name}"
+            )
         for scratch in ("home", "tmp"):
             (job / scratch).mkdir(parents=True, exist_ok=True)
         self.sandbox.prepare_writable(job)
@@ -73,22 +89,13 @@ class ToolchainExecutor:
         """The environment `source` asks for, built unless it is; `tree` given what it needs."""
         plan = self.language.plan(source, source.date())
         key = plan_key(repo, plan)
-        shared = self.envs_dir / key
-        built = False
-        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-        with os.fdopen(os.open(self.envs_dir / f"{key}.lock", flags, 0o600), "rb") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # one builder per environment; others wait
-            if not door.is_file(shared, ".ready"):
-                shutil.rmtree(shared, ignore_errors=True)  # a half-built one from a crash
-                shared.mkdir(mode=0o755)
-                try:
-                    self._build(plan, source, job, shared)
-                except BaseException:
-                    shutil.rmtree(shared, ignore_errors=True)
-                    raise
-                door.write_text(shared, PLAN, plan.model_dump_json())
-                door.write_text(shared, ".ready", "")
-                built = True
+
+        def build(folder: Path) -> None:
+            folder.mkdir(mode=0o755)
+            self._build(plan, source, job, folder)
+            door.write_text(folder, PLAN, plan.model_dump_json())
+
+        built = built_once(self.envs_dir, key, build)
         return Prepared(
             key=key,
             python=job,

@@ -8,7 +8,7 @@ import re
 import shlex
 from pathlib import Path
 
-from spice_engine.langs.base import ENV, JOB, Files, Phase, Plan, Toolchain, ToolchainMissing
+from spice_engine.langs.base import CACHE, JOB, Files, Phase, Plan, Toolchain, ToolchainMissing
 from spice_engine.langs.manifests import digests, named, owner
 from spice_engine.validate.outcomes import Outcomes, TestStatus
 
@@ -65,9 +65,12 @@ class Go:
             toolchain=Toolchain(name=version, path=(str(self.goroot / "bin"),)),
             key=digests(files, [*mods, *named(files, "go.sum")]),
             install=install,
+            caches=("gomod",),
             env={
                 "GOTOOLCHAIN": "local",
-                "GOMODCACHE": f"{ENV}/gomod",
+                # `go mod download` runs none of the repository's code and checks every module
+                # against go.sum: one module cache serves all the repository's environments.
+                "GOMODCACHE": f"{CACHE}/gomod",
                 "GOPATH": f"{JOB}/gopath",
                 "GOCACHE": f"{JOB}/gocache",
                 "GOFLAGS": "-mod=vendor" if vendored else "-mod=mod",

@@ -16,16 +16,16 @@ from libcst import CSTValidationError
 from spice_engine.errors import InputError
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.strength import sources
+from spice_engine.strength.ablation import ablate
 from spice_engine.strength.choose import Choice, Chosen, choose, schema_sources
-from spice_engine.strength.parts import changed_lines, parts
-from spice_engine.strength.plain_measure import PlainRunner, measure_plain
-from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength, UntestedPart
+from spice_engine.strength.parts import changed_lines
+from spice_engine.strength.plain_measure import measure_plain
+from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength
 from spice_engine.strength.runs import Runner
 from spice_engine.validate.executor import Executor
-from spice_engine.validate.gitwork import GitError
 from spice_engine.validate.outcomes import FAILING, passed
 from spice_engine.validate.session import Job, Session, Status, check, open_session, stopped_by
-from spice_engine.validate.validator import run_targets, test_files
+from spice_engine.validate.validator import test_files
 
 SESSION_ROUNDS = 4
 """Sessions at most for the switchable mutants (a crash ends one; the next goes on)."""
@@ -69,12 +69,6 @@ def measure(job: Job, executor: Executor, scratch: Path, config: StrengthConfig)
                         _measure(session, config, record, (f2p, p2p))
                     else:
                         measure_plain(session, config, record, (f2p, p2p))
-                        if config.ablation and f2p and record.status == Status.MEASURED:
-                            t0 = time.monotonic()
-                            deadline = started + config.budget_s
-                            runner = PlainRunner(session, deadline, run_targets(job))
-                            _ablate(runner, job.patch, f2p, record)
-                            record.durations["ablation"] = round(time.monotonic() - t0, 3)
                 finally:
                     record.durations |= session.durations
     except (ValueError, CSTValidationError) as exc:
@@ -127,7 +121,7 @@ def _measure(
             record.score = round(record.mutants_killed / record.mutants_tried, 4)
     if config.ablation and f2p:
         t0 = time.monotonic()
-        _ablate(runner, job.patch, f2p, record)
+        ablate(runner, job.patch, f2p, record)
         record.durations["ablation"] = round(time.monotonic() - t0, 3)
     record.status = Status.MEASURED if record.mutants_tried else Status.NO_MUTANTS
     if not record.mutants_tried:
@@ -270,32 +264,3 @@ def _confirm(runner: Runner, fixed: dict[str, str], out: _Outcomes, limit: int) 
             m.killed_by = killer
     if must:
         out.done = [m for m in out.done if not (m.killed_by is None and m.run == "session")]
-
-
-def _ablate(runner: Runner | PlainRunner, gold: str, f2p: list[str], record: TestStrength) -> None:
-    """Each part of the fix left out in turn: a part the fail-to-pass tests pass without is
-    untested."""
-    found = parts(gold)
-    if not found:
-        return
-    tree = runner.session.tree
-    tree.apply(gold, reverse=True)
-    try:
-        for part in found:
-            if runner.left() <= 0:
-                break
-            try:
-                tree.apply(part.without)
-            except GitError:
-                continue  # the rest does not apply without it: not a part on its own
-            try:
-                done = runner.outcomes(f2p)
-            finally:
-                tree.apply(part.without, reverse=True)
-            record.parts_checked += 1
-            if not done.killed and all(passed(done.outcomes, t) for t in f2p):
-                record.untested.append(
-                    UntestedPart(path=part.path, hunk=part.hunk, header=part.header)
-                )
-    finally:
-        tree.apply(gold)

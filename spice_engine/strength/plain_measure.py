@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 
 from spice_engine.strength import sources
+from spice_engine.strength.ablation import ablate
 from spice_engine.strength.choose import spread
 from spice_engine.strength.parts import changed_lines
 from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength
@@ -23,8 +24,8 @@ class PlainRunner:
     """Whole runs of the session's tree within what is left of a deadline (the shape
     spice_engine.strength.measure's ablation asks of a runner)."""
 
-    def __init__(self, session: Session, deadline: float, files: list[str]) -> None:
-        self.session, self.deadline, self.files = session, deadline, files
+    def __init__(self, session: Session, deadline: float, files: list[str], kind: str) -> None:
+        self.session, self.deadline, self.files, self.kind = session, deadline, files, kind
         self.runs = 0
 
     def left(self) -> float:
@@ -33,7 +34,7 @@ class PlainRunner:
     def outcomes(self, tests: list[str], whole_files: bool = False) -> Run:
         self.runs += 1
         timeout = max(1.0, min(self.session.job.timeout_s, self.left()))
-        return self.session.run(f"run-{self.runs}", self.files, timeout)
+        return self.session.run(f"{self.kind}-{self.runs}", self.files, timeout)
 
 
 def choose_sites(
@@ -76,7 +77,7 @@ def measure_plain(
     f2p, p2p = lists
     tree.apply(job.test_patch)
     tree.apply(job.patch)
-    runner = PlainRunner(session, time.monotonic() + config.budget_s, run_targets(job))
+    runner = PlainRunner(session, time.monotonic() + config.budget_s, run_targets(job), "mutant")
     t0 = time.monotonic()
     chosen, fixed, unreadable = choose_sites(session, config.max_mutants)
     record.durations["choose"] = round(time.monotonic() - t0, 3)
@@ -130,3 +131,8 @@ def measure_plain(
     record.status = Status.MEASURED if record.mutants_tried else Status.NO_MUTANTS
     if not record.mutants_tried:
         record.detail = "the time budget ran out before any mutant ran"
+    elif config.ablation and f2p:
+        t0 = time.monotonic()
+        runner.kind = "ablation"
+        ablate(runner, job.patch, f2p, record)
+        record.durations["ablation"] = round(time.monotonic() - t0, 3)

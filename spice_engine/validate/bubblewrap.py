@@ -195,6 +195,9 @@ class Bubblewrap:
         for target, source in files.items():
             argv += ["--ro-bind", str(source), target]
         argv += ["--dev", "/dev", "--proc", "/proc"]
+        # A writable /dev/shm, as in a container: POSIX semaphores live there, and every
+        # multiprocessing lock fails without one (bubblewrap's own is root's).
+        argv += ["--perms", "1777", "--size", str(self.limits.tmp_bytes), "--tmpfs", "/dev/shm"]
         if cgroups := own_cgroups():
             # The sandbox's own cgroups, read-only, where a container sees its own (runtimes
             # read their CPU and memory limits there; some panic without them).

@@ -11,14 +11,13 @@ worktree writable; the host then reads and writes those only through the door
 
 from __future__ import annotations
 
-import fcntl
 import os
-import shutil
 import time
 from pathlib import Path
 
 from spice_engine.validate import door
 from spice_engine.validate.editable import EditableInstall, capture, editable_dists, replay
+from spice_engine.validate.env_once import built_once
 from spice_engine.validate.envbuild import EnvBuilder, env_key, site_packages, uv_binary
 from spice_engine.validate.executor import Prepared, RunResult, SetupTree
 from spice_engine.validate.job_commands import JobCommands, Where, base_env
@@ -63,25 +62,17 @@ class LocalExecutor:
         self.sandbox.prepare_writable(job)
         self.sandbox.prepare_writable(tree.path)
         where = Where(python_for(recipe.python), tree, job, shared)
-        built = False
-        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-        with os.fdopen(os.open(self.envs_dir / f"{key}.lock", flags, 0o600), "rb") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # one builder per environment; others wait
-            if not door.is_file(shared, ".ready"):
-                shutil.rmtree(shared, ignore_errors=True)  # a half-built one from a crash
-                try:
-                    if setup_tree is None:
-                        self.builder.build(repo, shared, recipe, where)
-                    else:
-                        # What the environment's own commit declares, not this job's.
-                        with setup_tree() as own:
-                            self.sandbox.prepare_writable(own.path)
-                            self.builder.build(repo, shared, recipe, where._replace(tree=own))
-                except BaseException:
-                    shutil.rmtree(shared, ignore_errors=True)
-                    raise
-                door.write_text(shared, ".ready", "")
-                built = True
+
+        def build(folder: Path) -> None:
+            if setup_tree is None:
+                self.builder.build(repo, folder, recipe, where)
+                return
+            # What the environment's own commit declares, not this job's.
+            with setup_tree() as own:
+                self.sandbox.prepare_writable(own.path)
+                self.builder.build(repo, folder, recipe, where._replace(tree=own))
+
+        built = built_once(self.envs_dir, key, build)
         self._install_project(where, recipe, built)
         return Prepared(
             key=key,

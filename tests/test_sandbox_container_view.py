@@ -1,5 +1,6 @@
-"""A sandboxed command sees its own cgroups read-only where a container sees them: runtimes read
-their limits there (Go programs that look for the cgroup root panic at start-up without it)."""
+"""What a sandboxed command sees of the machine, as a container would: its own cgroups,
+read-only (runtimes read their limits there; Go programs that look for the cgroup root panic
+at start-up without it), and a writable /dev/shm (multiprocessing's locks live there)."""
 
 from __future__ import annotations
 
@@ -28,3 +29,12 @@ def test_the_sandbox_sees_itsown_cgroups_and_cannot_change_them(tmp_path: Path) 
     lines = done.log.split()
     assert "present" in lines and "own" in lines and "WROTE" not in lines
     assert lines[-2:] == ["fs", "cgroup"]  # nothing else of the host's /sys
+
+
+def test_the_sandbox_has_a_writable_dev_shm_for_multiprocessing_locks(tmp_path: Path) -> None:
+    box = Bubblewrap()
+    if why := box.problem(tmp_path):
+        pytest.skip(f"bubblewrap cannot run here: {why}")
+    lock = "import multiprocessing; multiprocessing.Lock(); print('locked')"
+    done = box.run(["python3", "-c", lock], binds=[], cwd=Path("/"), env={}, timeout_s=60)
+    assert done.returncode == 0 and "locked" in done.log, done.log
