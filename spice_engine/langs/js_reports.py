@@ -1,5 +1,6 @@
-"""The JSON reports of jest, vitest and mocha, as the JavaScript test command prints them: each
-mocha run after a line naming its file (`FILE_MARK`), jest's and vitest's whole."""
+"""The JSON reports of jest, vitest and mocha, and our `node --test` reporter's lines, as the
+JavaScript test command prints them: each run after a line naming its number (`RUN_MARK`)
+and, for mocha's, its file (`FILE_MARK`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,11 @@ from spice_engine.validate.outcomes import Outcomes, TestStatus
 
 FILE_MARK = "spiceTestFile"
 """The key of the line naming the file of the mocha report that follows."""
+RUN_MARK = "spiceRun"
+"""The key of the marker line's number of the run whose report follows (with `FILE_MARK`)."""
+NODE_MARK = "spiceNodeTest"
+"""The key of each line our `node --test` reporter writes (a test's own output never reaches
+the reporter's stream: the runner hands it to reporters as events, which ours drops)."""
 
 _STATUS = {
     "passed": TestStatus.PASSED,
@@ -22,24 +28,37 @@ _STATUS = {
     "todo": TestStatus.SKIPPED,
     "disabled": TestStatus.SKIPPED,
 }
+_RANK = {TestStatus.SKIPPED: 0, TestStatus.XFAIL: 0, TestStatus.PASSED: 1,
+         TestStatus.FAILED: 2, TestStatus.ERROR: 2}  # fmt: skip
 
 
 def read_reports(channel: str) -> Outcomes:
-    """Each test's status, named `file::full name`. The last report of each run counts: a test
-    can print a look-alike document while it runs, not after its runner's own report."""
-    reports: dict[str, dict[str, Any]] = {}
-    current = ""
+    """Each test's status, named `file::full name` (a jest or vitest file's own by the file)."""
+    # The last report of each run counts: a test can print a look-alike document
+    # while it runs, not after its runner's own report.
+    reports: dict[tuple[object, str], dict[str, Any]] = {}
+    current: tuple[object, str] = (None, "")
     for report in _json_documents(channel):
         if isinstance(report.get(FILE_MARK), str):
-            current = report[FILE_MARK]
+            current = (report.get(RUN_MARK), report[FILE_MARK])
+        elif isinstance(report.get(NODE_MARK), dict):
+            node = reports.setdefault((current[0], NODE_MARK), {"tests": []})
+            node["tests"].append(report[NODE_MARK])
         elif isinstance(report.get("testResults"), list) or isinstance(report.get("tests"), list):
             reports[current] = report
     found: Outcomes = {}
-    for file, report in reports.items():
-        if isinstance(report.get("testResults"), list):  # jest and vitest
-            found |= _jest(report)
+    for (_, file), report in reports.items():
+        if file == NODE_MARK:
+            one = _node(report["tests"])
+        elif isinstance(report.get("testResults"), list):  # jest and vitest
+            one = _jest(report)
         else:  # mocha
-            found |= _mocha(report, file)
+            one = _mocha(report, file)
+        for test, status in one.items():
+            # A test run more than once (under each time zone the project's script
+            # names) passes only if it passes every time.
+            if test not in found or _RANK[status] > _RANK[found[test]]:
+                found[test] = status
     return found
 
 
@@ -54,6 +73,23 @@ def _jest(report: dict[str, Any]) -> Outcomes:
             )
             if status is not None:
                 found[f"{name}::{title}"] = status
+        # The file as a whole, as the runner judges it: a file whose only failure was no
+        # test's (an exception in a `describe` body, a file that would not load) passes or
+        # fails by its name alone.
+        whole = _STATUS.get(str(suite.get("status")))
+        if name and whole in (TestStatus.PASSED, TestStatus.FAILED):
+            found[name] = whole
+    return found
+
+
+def _node(tests: list[Any]) -> Outcomes:
+    found: Outcomes = {}
+    for test in tests:
+        status = _STATUS.get(str(test.get("status")))
+        file = _relative(str(test.get("file") or ""))
+        name = _relative(str(test.get("name") or ""))  # a file that fails to load is named so
+        if status is not None and file:
+            found[f"{file}::{name}"] = status
     return found
 
 

@@ -1,0 +1,5 @@
+'use strict'
+
+exports.words = function words (text) {
+  return text.trim().split(/\s+/)
+}

@@ -1,0 +1,6 @@
+'use strict'
+const { words } = require('words')
+
+exports.slug = function slug (text) {
+  return words(text.toLowerCase()).join('-')
+}
