@@ -51,7 +51,13 @@ def uv_binary() -> str:
 
 def env_key(repo: str, version: str, recipe: Recipe) -> str:
     blob = json.dumps(
-        [ENV_FORMAT, repo, version, recipe.model_dump(exclude={"source"})], sort_keys=True
+        [
+            ENV_FORMAT,
+            repo,
+            version,
+            recipe.model_dump(exclude={"source", "test_cmd", "test_runner"}),
+        ],
+        sort_keys=True,
     )
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{repo}-{version}-py{recipe.python}")
     return f"{slug}-{hashlib.sha256(blob.encode()).hexdigest()[:10]}"

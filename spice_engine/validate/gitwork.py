@@ -184,12 +184,13 @@ def commit_date(repo: Path, commit: str) -> str:
 
 def release_version(repo: Path, commit: str) -> str | None:
     """`major.minor` of the newest release tag reachable from `commit` (None: no such tag)."""
-    best: tuple[int, int] | None = None
+    best: tuple[int, int, str] | None = None
     for tag in git(repo, "tag", "--merged", commit).split():
         if m := _RELEASE.match(tag):
-            found = (int(m.group(1)), int(m.group(2)))
+            # Compared as numbers, written as the tag writes them (`2022.03` stays padded).
+            found = (int(m.group(1)), int(m.group(2)), f"{int(m.group(1))}.{m.group(2)}")
             best = found if best is None or found > best else best
-    return f"{best[0]}.{best[1]}" if best else None
+    return best[2] if best else None
 
 
 def export_files(repo: Path, commit: str, dest: Path, wanted: Callable[[str], bool]) -> None:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
+from spice_engine.validate.runners import PYTEST, runner_named
+
 START = ">>>>> Start Test Output"
 END = ">>>>> End Test Output"
-LOG_PARSER = "parse_log_pytest"
-"""SWE-bench's parser of `pytest -rA` output, the format FAIL_TO_PASS names come in."""
 EVAL_TYPE = "pass_and_fail"
 HEREDOC = "EOF_SPICE_TEST_PATCH"
 
@@ -48,7 +48,8 @@ def eval_script(row: dict[str, Any], test_files: list[str], command: str) -> str
 
 
 def harness_fields(row: dict[str, Any], validation: dict[str, Any], version: str) -> dict[str, str]:
-    """`image`, `eval_script`, `log_parser`, `eval_type` for a validated row. Another
+    """`image`, `eval_script`, `log_parser`, `eval_type` for a validated row: Python's
+    script runs its runner's command and names SWE-bench's parser of that runner. Another
     language's script runs its recorded test command in its recorded environment, and names
     our parser of that language's results (`spice_<language>`): SWE-bench 5 has none of its
     own for them."""
@@ -64,11 +65,12 @@ def harness_fields(row: dict[str, Any], validation: dict[str, Any], version: str
             "eval_type": EVAL_TYPE,
         }
     recipe = validation.get("recipe") or {}
-    test_cmd = str(recipe.get("test_cmd") or "python -m pytest -rA")
+    runner = runner_named(str(recipe.get("test_runner") or PYTEST))
+    test_cmd = str(recipe.get("test_cmd") or runner.shell([]))
     files = [str(f) for f in validation.get("test_files") or []]
     return {
         "image": image_name(str(row["repo"]), version, validation.get("python")),
         "eval_script": eval_script(row, files, f"{test_cmd} {shlex.join(files)}"),
-        "log_parser": LOG_PARSER,
+        "log_parser": runner.log_parser,
         "eval_type": EVAL_TYPE,
     }

@@ -57,6 +57,14 @@ class IndexProxy:
         self.access = access
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await self._serve(reader, writer)
+        except asyncio.CancelledError:
+            # The command's run is over and the loop is closing: a connection still being
+            # opened has no one left to serve (asyncio would print each as a traceback).
+            writer.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         request = "request"
         try:
             try:

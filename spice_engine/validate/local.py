@@ -24,6 +24,7 @@ from spice_engine.validate.job_commands import JobCommands, Where, base_env
 from spice_engine.validate.plugin_run import Plugin
 from spice_engine.validate.pythons import python_for
 from spice_engine.validate.recipe import Recipe
+from spice_engine.validate.runners import runner_named
 from spice_engine.validate.sandbox import Sandbox
 from spice_engine.validate.tree import Tree
 
@@ -123,8 +124,11 @@ class LocalExecutor:
     ) -> RunResult:
         shared = self.envs_dir / prepared.key
         recipe = Recipe.model_validate_json(door.read_text(shared, RECIPE))
+        runner = runner_named(recipe.test_runner)
+        if plugin is not None and not runner.plugins:
+            raise ValueError(f"the {runner.name} runner takes no pytest plugin")
         load = [a for m in plugin.modules() for a in ("-p", m)] if plugin else []
-        cmd = [str(prepared.python), "-m", *recipe.test_cmd.split()[2:], *load, *args]
+        cmd = [str(prepared.python), *runner.command([*load, *args])]
         job = prepared.python.parent.parent.parent
         venv = prepared.python.parent.parent
         # No byte code written into the tree: a patch applied within the second of the run
@@ -132,7 +136,7 @@ class LocalExecutor:
         # as the stale `.pyc` of the unpatched file (Python checks only mtime and size).
         env = base_env(job) | {"VIRTUAL_ENV": str(venv), "PYTHONDONTWRITEBYTECODE": "1"}
         env["PATH"] = f"{venv / 'bin'}{os.pathsep}/usr/local/bin:/usr/bin:/bin"
-        env |= recipe.env
+        env |= recipe.env | runner.env
         # Files the host wrote since (patches, mutants) must stay writable for the tests.
         self.sandbox.prepare_writable(job)
         self.sandbox.prepare_writable(tree.path)

@@ -16,19 +16,20 @@ from typing import Any
 
 from spice_engine.validate import gitwork
 from spice_engine.validate.recipe import Recipe, infer_recipe, is_requirement_file
+from spice_engine.validate.runners import RUNNER_FILES
 from spice_engine.validate.swebench_specs import published_recipe
 
 _META = {"setup.py", "setup.cfg", "pyproject.toml", "tox.ini"}
 _DECLARED = re.compile(
-    r"""^(?:__version__\s*=\s*['"]v?(\d+)\.(\d+)|VERSION\s*=\s*\(\s*(\d+)\s*,\s*(\d+))"""
+    r"""^(?:__version__\s*=\s*['"]v?(\d+)\.(\d+)"""
+    r"""|(?:VERSION|numversion)\s*=\s*\(\s*(\d+)\s*,\s*(\d+))"""
 )
-_VERSION_FILES = (
-    ":(glob)*/__init__.py",
-    ":(glob)*/__version__.py",
-    ":(glob)*/version.py",
-    ":(glob)src/*/__init__.py",
-    ":(glob)src/*/__version__.py",
-    ":(glob)src/*/version.py",
+_VERSION_NAMES = (
+    *("__init__.py", "__version__.py", "version.py", "_version.py"),
+    *("release.py", "__pkginfo__.py"),  # sympy's, pylint's
+)
+_VERSION_FILES = tuple(
+    f":(glob){where}*/{name}" for where in ("", "src/") for name in _VERSION_NAMES
 )
 _VENDORED = re.compile(r"(^|/)(tests?|testing|docs?|examples?|vendor|_vendor|packages)/")
 _VERSION_LINE = re.compile(r"""^\s*version\s*=\s*["']?(\d+)\.(\d+)""", re.MULTILINE)
@@ -37,6 +38,7 @@ _VERSION_LINE = re.compile(r"""^\s*version\s*=\s*["']?(\d+)\.(\d+)""", re.MULTIL
 def _metadata_file(name: str) -> bool:
     return (
         name in _META
+        or name in RUNNER_FILES
         or is_requirement_file(name)
         or (name.startswith(".github/workflows/") and name.endswith(("yml", "yaml")))
     )
@@ -48,7 +50,12 @@ def declared_version(git_dir: Path, commit: str) -> str | None:
     SWE-bench records. The shallowest such file wins (a vendored package sits deeper)."""
     try:
         found = gitwork.git(
-            git_dir, "grep", "-e", "__version__", "-e", "VERSION", commit, "--", *_VERSION_FILES
+            git_dir,
+            "grep",
+            *("-e", "__version__", "-e", "VERSION", "-e", "numversion"),
+            commit,
+            "--",
+            *_VERSION_FILES,
         )
     except gitwork.GitError:
         return None  # no match (git grep exits 1), or nothing to search
@@ -57,7 +64,8 @@ def declared_version(git_dir: Path, commit: str) -> str | None:
         _, path, text = line.split(":", 2)
         if (m := _DECLARED.search(text)) and not _VENDORED.search(path):
             major, minor = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-            candidate = (path.count("/"), path, f"{int(major)}.{int(minor)}")
+            # The minor as written: SWE-bench's `2022.03` is not `2022.3`.
+            candidate = (path.count("/"), path, f"{int(major)}.{minor}")
             best = candidate if best is None or candidate < best else best
     return best[2] if best else None
 

@@ -15,6 +15,8 @@ from pathlib import Path
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from pydantic import BaseModel, Field
 
+from spice_engine.validate.runners import PYTEST, infer_runner, runner_named
+
 # First release of each CPython minor version: a commit cannot have targeted a later one.
 PYTHON_RELEASES = {
     "3.6": "2016-12-23",
@@ -57,6 +59,9 @@ class Recipe(BaseModel):
     """Dependencies resolved as the index stood at this time (the base commit's date)."""
     env: dict[str, str] = Field(default_factory=dict)
     test_cmd: str = TEST_CMD
+    """The test command as the harness's eval script writes it (before the test files)."""
+    test_runner: str = PYTEST
+    """How the tests are run and read (spice_engine.validate.runners)."""
     source: str = "inferred"
     """`inferred` from the repository, or `swebench` when its published spec was used."""
 
@@ -193,13 +198,17 @@ def infer_recipe(tree: Path, commit_date: str, available: list[str], version: st
         raise LookupError(f"no installed Python satisfies requires-python {_requires(tree)}")
     reqs = requirement_files(tree)
     declared = "pytest" in _metadata_text(tree) + "".join(_read(tree, r) for r in reqs)
+    runner = runner_named(infer_runner(tree))
+    own = runner.name != PYTEST  # the project's own runner: pytest is not installed for it
     return Recipe(
         python=python,
         extras=declared_extras(tree),
         requirement_files=reqs,
         # The runner; when the project declares pytest (or is pytest) this adds nothing.
-        extra_packages=["pytest"],
-        runner=None if declared else "pytest",
+        extra_packages=[] if own else ["pytest"],
+        runner=None if declared or own else "pytest",
+        test_runner=runner.name,
+        test_cmd=runner.shell([]),
         resolve_before=commit_date,
         env={"SETUPTOOLS_SCM_PRETEND_VERSION": f"{version}.0" if version else "0.0.0"},
     )

@@ -31,6 +31,7 @@ from spice_engine.validate.outcomes import Outcomes
 from spice_engine.validate.plugin_run import Plugin, make_plugin, messages
 from spice_engine.validate.pythons import MissingPython
 from spice_engine.validate.recipe import Recipe
+from spice_engine.validate.runners import runner_named
 from spice_engine.validate.sandbox import SandboxUnavailable
 from spice_engine.validate.tree import PatchRefused, Tree, checkout
 
@@ -146,6 +147,7 @@ class Session:
         self.job, self.executor, self.home, self.tree = job, executor, home, tree
         self.durations: dict[str, float] = {}
         self.language = languages()[job.language]
+        self.runner = runner_named(job.recipe.test_runner) if job.language == "python" else None
         self.prepared: Prepared | None = None
         self.last_log = ""
 
@@ -167,6 +169,11 @@ class Session:
             scratch,
             setup,
         )
+
+    @property
+    def takes_plugins(self) -> bool:
+        """Whether runs load our pytest plugins (reruns in session, selection by id)."""
+        return self.runner is not None and self.runner.plugins
 
     @contextmanager
     def _with_patches(self) -> Iterator[Tree]:
@@ -201,7 +208,11 @@ class Session:
                 packed = gzip.compress(done.channel.encode("utf-8"), mtime=0)
                 door.write_bytes(self.job.logs_dir, f"{name}.results.gz", packed)
         return Run(
-            outcomes=self.language.outcomes(done.channel, done.log),
+            outcomes=(
+                self.runner.outcomes(done.log)
+                if self.runner is not None
+                else self.language.outcomes(done.channel, done.log)
+            ),
             messages=messages(done.channel),
             log=done.log,
             seconds=done.seconds,

@@ -12,6 +12,7 @@ read-only from the repository), as a SWE-bench container has one; the host never
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -27,6 +28,25 @@ _Entries = dict[str, tuple[str, str]]
 
 class PatchRefused(GitError):
     """A patch the host will not apply: it would make a link or touch a `.git`."""
+
+
+class MissingObject(GitError):
+    """The repository lacks a file's contents at the commit (a partial snapshot)."""
+
+
+_UNREADABLE = re.compile(r"unable to read sha1 file of (.+?) \(([0-9a-f]{7,64})\)")
+
+
+def _checkout_refused(exc: GitError, commit: str) -> GitError:
+    """git's complaint about missing contents as one line naming the files; else as it is."""
+    missing = _UNREADABLE.findall(str(exc))
+    if not missing:
+        return exc
+    more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+    return MissingObject(
+        f"commit {commit[:12]} cannot be checked out: the repository lacks the contents of "
+        f"{missing[0][0]} (blob {missing[0][1][:12]}){more}"
+    )
 
 
 class Tree:
@@ -131,7 +151,10 @@ def checkout(repo: Path, commit: str, scratch: Path, name: str = "tree") -> Iter
         git(git_dir, "read-tree", commit, env=env)
         # Into an empty directory nothing has touched yet; attributes come from the index
         # (the commit's own), and no filter is configured for them.
-        git(git_dir, f"--work-tree={path}", "checkout-index", "-a", "-f", "-u", env=env)
+        try:
+            git(git_dir, f"--work-tree={path}", "checkout-index", "-a", "-f", "-u", env=env)
+        except GitError as exc:
+            raise _checkout_refused(exc, commit) from None
         _sandbox_git(git_dir, commit, path, index)
         yield Tree(git_dir, path, index, commit)
     finally:

@@ -145,7 +145,7 @@ def _before_and_after(session: Session, record: Validation) -> Validated:
         session.tree.apply(job.test_patch, reverse=True)
         record.test_command = [*(f"{k}={v}" for k, v in sorted(phase.env.items())), *phase.argv]
     source, name = reruns.PLUGIN_SOURCE, reruns.RERUN_PLUGIN
-    in_session = job.reruns and job.language == "python"  # a pytest plugin reruns them
+    in_session = job.reruns and session.takes_plugins  # a pytest plugin reruns them
     session.tree.apply(job.test_patch)
     first = session.plugin(source, name, reruns.settings(budget)) if in_session else None
     run_before = session.run("before", files, job.timeout_s, first)
@@ -226,8 +226,8 @@ def _rerun(session: Session, candidates: list[str]) -> tuple[Outcomes, Outcomes]
     SWE-bench lists it) or one with an escape names no test on a command line.
     """
     job, timeout = session.job, session.job.timeout_s
-    python = job.language == "python"
-    # Other languages run the test patch's files again whole: their runners take no ids.
+    python = session.takes_plugins
+    # Other runners run the test patch's files again whole: they take no ids.
     files = reruns.files_of(candidates) if python else run_targets(job)
 
     def again(name: str, tree: Tree | None = None, prepared: Prepared | None = None) -> Outcomes:

@@ -1,0 +1,220 @@
+"""A repository that runs its tests with a runner of its own (sympy's `bin/test` manner) is run
+with it, its ids come out as that runner's harness names them, and the real `swebench` package
+grades the exported row with the parser it names: the gold fix resolved, no fix not."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from spice_engine.validate.runners import (
+    PYTEST,
+    SYMPY,
+    infer_runner,
+    parse_runtests_log,
+    runner_named,
+)
+from tests.swebench_referee import grade, harness_log, referee_fixture  # noqa: F401
+from tests.validation_support import git, instance_of, sandbox_fixture  # noqa: F401
+
+DATA = Path(__file__).parent / "data" / "own_runner"
+SPICE = str(Path(sys.executable).parent / "spice")
+RUNTESTS_LOG = """\
+============================= test process starts ==============================
+executable:         /usr/bin/python  (3.9.18-final-0) [CPython]
+sympy/core/tests/test_a.py[6]
+test_ok ok
+test_broken F
+test_crash E
+test_known f
+test_lucky X
+test_slow Slow w
+sympy/core/tests/test_b.py[1]
+test_ok_again prints this first ok
+
+________________________________________________________________________________
+_______________ sympy/core/tests/test_a.py:test_broken _________________________
+Traceback (most recent call last):
+AssertionError
+"""
+
+
+def own_runner_project(repo: Path) -> dict[str, str]:
+    """calc with its own runner: `bin/test` calls `calc.test`; `add` subtracts."""
+    (repo / "bin").mkdir(parents=True)
+    (repo / "calc" / "tests").mkdir(parents=True)
+    shutil.copy(DATA / "bin_test.py", repo / "bin" / "test")
+    (repo / "bin" / "test").chmod(0o755 | stat.S_IXUSR)
+    shutil.copy(DATA / "testing.py", repo / "calc" / "testing.py")
+    (repo / "calc" / "release.py").write_text('__version__ = "1.1.dev"\n')
+    (repo / "calc" / "__init__.py").write_text(
+        "from calc.release import __version__\nfrom calc.testing import test\n\n\n"
+        "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
+    )
+    (repo / "calc" / "tests" / "__init__.py").write_text("")
+    (repo / "calc" / "tests" / "test_calc.py").write_text(
+        "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
+    )
+    (repo / "setup.py").write_text(
+        "from setuptools import setup\n\nsetup(name='calc', version='1.1.dev0', packages=['calc'],"
+        " python_requires='>=3.11')\n"
+    )
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    fixed = (repo / "calc" / "__init__.py").read_text().replace("a - b", "a + b")
+    return instance_of(
+        repo,
+        "octo/symcalc",
+        fix={"calc/__init__.py": fixed},
+        test=(
+            "calc/tests/test_calc.py",
+            "\n\ndef test_add():\n    from calc import add\n    assert add(2, 3) == 5\n",
+        ),
+        problem="add() subtracts",
+    )
+
+
+def test_a_runtests_log_is_read_as_swebench_reads_it() -> None:
+    outcomes = parse_runtests_log(RUNTESTS_LOG)
+    assert {t: s.value for t, s in outcomes.items()} == {
+        "test_ok": "PASSED",
+        "test_broken": "FAILED",
+        "test_crash": "ERROR",
+        "test_known": "XFAIL",
+        "test_lucky": "XFAIL",  # passed though expected to fail: SWE-bench reads no pass
+        "test_slow": "SKIPPED",
+        "test_ok_again": "PASSED",
+    }
+
+
+def test_the_runner_is_inferred_from_the_repository(tmp_path: Path) -> None:
+    assert infer_runner(tmp_path) == PYTEST
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "test").write_text("#!/bin/sh\nexec make test\n")
+    assert infer_runner(tmp_path) == PYTEST  # not a Python runner of the project's
+    shutil.copy(DATA / "bin_test.py", tmp_path / "bin" / "test")
+    assert infer_runner(tmp_path) == SYMPY
+    sympy = runner_named(SYMPY)
+    assert sympy.log_parser == "parse_log_sympy" and not sympy.plugins
+    assert sympy.shell(["a b.py"]).endswith("python bin/test -C --verbose 'a b.py'")
+
+
+def run_log(repo: Path, patches: list[str], files: list[str], log: Path) -> None:
+    """What the harness's container prints: the runner's output between the markers."""
+    for patch in patches:
+        subprocess.run(["git", "apply", "-"], cwd=repo, input=patch, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "bin/test", "-C", "--verbose", *files],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    harness_log(done.stdout, log)
+    git(repo, "checkout", "-q", ".")
+
+
+def test_own_runner_validated_and_graded_by_swebench(
+    tmp_path: Path, sandbox: object, referee: Path
+) -> None:
+    repo = tmp_path / "symcalc"
+    row = own_runner_project(repo)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps(row) + "\n")
+    out = tmp_path / "validated.jsonl"
+    done = subprocess.run(
+        [SPICE, "validate", str(rows), "--repo", f"octo/symcalc={repo}", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=os.environ | {"SPICE_DATA_DIR": str(tmp_path / "data")},
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    validated = json.loads(out.read_text())
+    record = validated["spice"]["validation"]
+    assert record["status"] == "valid", record
+    assert json.loads(validated["FAIL_TO_PASS"]) == ["test_add"]  # the harness's bare names
+    assert json.loads(validated["PASS_TO_PASS"]) == ["test_mul"]
+    assert validated["version"] == "1.1"  # from calc/release.py
+    assert record["recipe"]["test_runner"] == SYMPY
+    assert record["reruns"] == "new_processes"  # reran in new whole runs, no plugin
+    assert validated["log_parser"] == "parse_log_sympy"
+    assert "bin/test -C --verbose calc/tests/test_calc.py" in validated["eval_script"]
+    assert "pytest" not in json.dumps(record["recipe"]["extra_packages"])
+
+    files = record["test_files"]
+    gold_log, empty_log = tmp_path / "gold.log", tmp_path / "empty.log"
+    run_log(repo, [row["test_patch"], row["patch"]], files, gold_log)
+    run_log(repo, [row["test_patch"]], files, empty_log)
+    graded = grade(referee, [(validated, {"gold": gold_log, "empty": empty_log})], tmp_path)
+    report = graded[validated["instance_id"]]
+    assert report["gold"]["resolved"] is True, report["gold"]
+    assert report["empty"]["resolved"] is False, report["empty"]
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "version"),
+    [
+        ("pylint/__pkginfo__.py", "numversion = (2, 4, 4)\nversion = '2.4.4'\n", "2.4"),
+        ("pylint/__pkginfo__.py", '__version__ = "2.15.0-dev0"\n', "2.15"),
+        ("xarray/__init__.py", '__version__ = "2022.03.0"\n', "2022.03"),
+        ("sympy/release.py", '__version__ = "1.12.dev"\n', "1.12"),
+    ],
+)
+def test_the_version_is_read_where_projects_declare_it(
+    tmp_path: Path, path: str, text: str, version: str
+) -> None:
+    from spice_engine.validate.plan import instance_version
+
+    (tmp_path / path).parent.mkdir(parents=True)
+    (tmp_path / path).write_text(text)
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "one")
+    git(tmp_path, "tag", "v9.9.9")  # a declared version wins over the tags
+    assert instance_version(tmp_path, "HEAD") == version
+
+
+def test_a_tag_keeps_its_zero_padding(tmp_path: Path) -> None:
+    from spice_engine.validate.gitwork import release_version
+
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "commit", "-q", "--allow-empty", "-m", "one")
+    git(tmp_path, "tag", "v2022.03.0")
+    git(tmp_path, "tag", "v2022.3.1")  # a later release: compared as numbers
+    git(tmp_path, "tag", "v2022.06.0rc1")
+    assert release_version(tmp_path, "HEAD") == "2022.06"
+
+
+def test_a_commit_whose_contents_are_missing_is_a_one_line_error(
+    tmp_path: Path, sandbox: object
+) -> None:
+    from tests.fakes.sample_project import make_calc_repo
+
+    repo = tmp_path / "calc"
+    row = make_calc_repo(repo)
+    blob = git(repo, "rev-parse", "HEAD:pyproject.toml").strip()  # no patch touches it
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # a partial snapshot
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps(row) + "\n")
+    out = tmp_path / "validated.jsonl"
+    done = subprocess.run(
+        [SPICE, "validate", str(rows), "--repo", f"octo/calc={repo}", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=os.environ | {"SPICE_DATA_DIR": str(tmp_path / "data")},
+        timeout=600,
+    )
+    assert "Traceback" not in done.stderr
+    record = json.loads(out.read_text())["spice"]["validation"]
+    assert record["status"] == "error"
+    assert "\n" not in record["detail"]
+    assert "cannot be checked out" in record["detail"]
+    assert "pyproject.toml" in record["detail"]
