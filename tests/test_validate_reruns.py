@@ -127,6 +127,30 @@ def test_without_the_plugin_two_more_runs_go_at_once_in_two_worktrees(
     assert sorted(t == trees[0] for t in trees[2:]) == [False, True]
 
 
+CRASHING_RERUN = (
+    "\n\ndef test_add_then_crash():\n    import os\n    from pathlib import Path\n"
+    "    from calc import add\n"
+    "    counter = Path.home() / 'crash'  # the job's own scratch, across its runs\n"
+    "    if add(2, 3) == 5:\n"
+    "        if counter.exists():\n            os._exit(3)  # the rerun's process dies\n"
+    "        counter.write_text('1')\n"
+    "    assert add(2, 3) == 5\n"
+)
+
+
+def test_a_rerun_that_never_ran_the_test_is_said_so(
+    calc_repo: tuple[Path, dict[str, str]], tmp_path: Path, sandbox: Bubblewrap
+) -> None:
+    repo, row = calc_repo
+    patch = calc_test_patch(repo, row["base_commit"], CRASHING_RERUN)
+    executor = NoPluginExecutor(tmp_path / "envs", sandbox)
+    done = validate_calc(repo, row, patch, executor, tmp_path / "scratch")
+    assert done.validation.status == "valid", done.validation.detail
+    assert done.fail_to_pass == ["tests/test_calc.py::test_add_then_crash"]
+    assert done.validation.flaky == []
+    assert done.validation.not_rerun == ["tests/test_calc.py::test_add_then_crash"]
+
+
 def test_past_its_budget_the_plugin_stops_and_the_rest_rerun_in_processes(
     calc_repo: tuple[Path, dict[str, str]], tmp_path: Path, sandbox: Bubblewrap
 ) -> None:
@@ -176,10 +200,12 @@ def test_xfail():
 """
 
 
-def _run_plugin(tmp_path: Path, budget: float, passed_before: list[str] | None) -> tuple[str, Any]:
+def _run_plugin(
+    tmp_path: Path, budget: float, passed_before: list[str] | None, tests: str = PLUGIN_TESTS
+) -> tuple[str, Any]:
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
-    (project / "test_things.py").write_text(PLUGIN_TESTS)
+    (project / "test_things.py").write_text(tests)
     plugin = make_plugin(
         tmp_path, reruns.PLUGIN_SOURCE, RERUN_PLUGIN, reruns.settings(budget, passed_before)
     )
@@ -233,6 +259,28 @@ def test_after_the_fix_the_plugin_reruns_what_passes_now_and_had_not_before(
     assert again is not None
     # test_flips passed the first time and not before: rerun, and it fails now.
     assert again.outcomes == {"test_things.py::test_flips": "FAILED"}
+
+
+ORDERED = """
+RUNS = []
+
+
+def test_first():
+    RUNS.append(1)
+    assert False
+
+
+def test_later_sees_one_run():
+    assert RUNS == [1]
+"""
+
+
+def test_reruns_come_after_every_test_so_no_later_test_sees_them(tmp_path: Path) -> None:
+    """A rerun right after its test would change what later tests see (pytest-7122: the
+    temporary folders' numbering shifted); SWE-bench runs each test once."""
+    log, again = _run_plugin(tmp_path, 60.0, None, ORDERED)
+    assert parse_pytest_log(log)["test_things.py::test_later_sees_one_run"] == "PASSED"
+    assert again is not None and again.outcomes == {"test_things.py::test_first": "FAILED"}
 
 
 def test_with_no_budget_the_plugin_reruns_nothing(tmp_path: Path) -> None:

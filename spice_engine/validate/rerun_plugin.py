@@ -1,7 +1,8 @@
 """A pytest plugin loaded into the project's own pytest by `spice validate` (as `_spice_rerun`).
 
-It reruns, in the same session and right after their first run, the tests whose outcome decides
-FAIL_TO_PASS, and sends their second outcomes through the run's channel, never the log: before the fix,
+It reruns, in the same session once every test has run, the tests whose outcome decides
+FAIL_TO_PASS (at the end, so no later test sees what a rerun left: a temporary directory's
+number, a cache, a counter), and sends their second outcomes through the run's channel, never the log: before the fix,
 every test that failed or errored; after it, every test that passed and had not passed before
 (`settings.json` lists those that had, and bounds the seconds spent rerunning). A rerun in the
 session costs the test's own time; a rerun in a new process costs a pytest start-up too (about
@@ -26,6 +27,7 @@ _DIR = os.environ.get("SPICE_PLUGIN_DIR", "")
 _first = {}  # type: Dict[str, List[Any]]
 _again = {}  # type: Dict[str, str]
 _seconds = [0.0]
+_pending = []  # type: List[Any]
 _settings = {}  # type: Dict[str, Any]
 
 # Our shared plugin code, loaded just before this plugin (`-p`) under a name of this run's own
@@ -70,20 +72,27 @@ def pytest_runtest_logreport(report: Any) -> None:
     _first.setdefault(report.nodeid, []).append(report)
 
 
-def _wanted(nodeid: str, first: str) -> bool:
-    if _seconds[0] >= _setting("budget_s"):
-        return False  # the rest are rerun in new processes (spice validate sees them missing)
+def _protocol(item: Any, nextitem: Any) -> Any:
+    yield
+    # A test's first reports are needed only until it is done: large suites keep nothing.
+    first = _status(_first.pop(item.nodeid, []))
+    if _DIR and _setting("budget_s") > 0 and _wanted_first(item.nodeid, first):
+        _pending.append(item)
+
+
+def _wanted_first(nodeid: str, first: str) -> bool:
     passed_before = _setting("passed_before")
     if passed_before is None:
         return first in ("FAILED", "ERROR")
     return first == "PASSED" and nodeid not in passed_before
 
 
-def _protocol(item: Any, nextitem: Any) -> Any:
+def _loop(session: Any) -> Any:
     yield
-    # A test's first reports are needed only until it is done: large suites keep nothing.
-    first = _status(_first.pop(item.nodeid, []))
-    if _DIR and _wanted(item.nodeid, first):
+    for i, item in enumerate(_pending):
+        if _seconds[0] >= _setting("budget_s"):
+            break  # the rest are rerun in new processes (spice validate sees them missing)
+        nextitem = _pending[i + 1] if i + 1 < len(_pending) else None
         reports = runtestprotocol(item, nextitem=nextitem, log=False)
         _again[item.nodeid] = _status(reports)
         _seconds[0] += sum(getattr(r, "duration", 0.0) for r in reports)
@@ -93,6 +102,7 @@ def _protocol(item: Any, nextitem: Any) -> Any:
 # (its file says so) and spice validate reruns in new processes; the run itself goes on.
 if hasattr(pytest, "hookimpl"):
     pytest_runtest_protocol = pytest.hookimpl(hookwrapper=True)(_protocol)
+    pytest_runtestloop = pytest.hookimpl(hookwrapper=True)(_loop)
 
 
 def pytest_sessionfinish(session: Any) -> None:

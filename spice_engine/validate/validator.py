@@ -55,6 +55,9 @@ class Validation(BaseModel):
     flaky: list[str] = Field(default_factory=list)
     reruns: Literal["in_session", "new_processes", "off"] = "off"
     """How the fail-to-pass tests were run a second time (to tell flaky ones)."""
+    not_rerun: list[str] = Field(default_factory=list)
+    """Fail-to-pass tests no second run ran (a crash, a timeout, a runner that could not
+    name them): whether they are flaky is unknown."""
     test_files: list[str] = Field(default_factory=list)
     tests: Accounting | None = None
     """Where every test seen in the logs went (counts, and the tests in neither list)."""
@@ -211,6 +214,9 @@ def _again(
         again_before = again_before | more_before
         again_after = again_after | more_after
     wanted = set(candidates)
+    record.not_rerun = [
+        t for t in candidates if t not in again_after or (t in before and t not in again_before)
+    ]
     return (
         {t: s for t, s in again_before.items() if t in wanted},
         {t: s for t, s in again_after.items() if t in wanted},
