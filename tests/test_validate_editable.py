@@ -113,3 +113,38 @@ def test_python_dash_m_in_a_subprocess_runs_the_worktree_package(
             done = executor.run(prepared, tree, ["-s", "test_main.py"], 120)
             line = next(x for x in done.log.splitlines() if "MAIN " in x)
             assert line.endswith("MAIN calc main from /testbed/lib/calc/__main__.py"), line
+
+
+def test_the_tree_is_on_sys_path_for_tools_that_search_it(
+    tmp_path: Path, sandbox: Bubblewrap
+) -> None:
+    """pylint loads its own checkers by finding their files on `sys.path` (astroid), from a
+    subprocess in another folder: an import hook alone serves `import`, not such a search."""
+    repo = tmp_path / "flat"
+    (repo / "calc").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=64"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "calc"\nversion = "0.3.0"\n[tool.setuptools]\npackages = ["calc"]\n'
+    )
+    (repo / "calc" / "__init__.py").write_text("")
+    (repo / "test_search.py").write_text(
+        "import subprocess, sys\n\nSEARCH = ('import os, sys; print([p for p in sys.path'\n"
+        '          \' if os.path.isfile(os.path.join(p, "calc", "__init__.py"))])\')\n\n\n'
+        "def test_search(tmp_path):\n"
+        "    done = subprocess.run([sys.executable, '-c', SEARCH], cwd=tmp_path,\n"
+        "                          capture_output=True, text=True)\n"
+        "    print('FOUND', done.stdout.strip() or done.stderr.strip())\n"
+    )
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    base = git(repo, "rev-parse", "HEAD").strip()
+    executor = LocalExecutor(tmp_path / "envs", sandbox)
+    for n in range(2):  # installed, then replayed
+        job = tmp_path / f"job{n}"
+        job.mkdir()
+        with checkout(repo, base, job) as tree:
+            prepared = executor.prepare("octo/flat", "0.3", RECIPE, tree, job / "space")
+            done = executor.run(prepared, tree, ["-s", "test_search.py"], 120)
+            line = next(x for x in done.log.splitlines() if "FOUND " in x)
+            assert line.endswith("FOUND ['/testbed']"), line

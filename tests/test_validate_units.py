@@ -196,6 +196,10 @@ def test_build_tools_follow_the_date_but_can_install_editable(tmp_path: Path) ->
         '[build-system]\nrequires = ["flit_core>=3.7", "evil @ file:///etc", "not a req!"]\n'
     )
     assert build_requires(tmp_path) == ["flit_core>=3.7"]
+    (tmp_path / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools~=62.6", "wheel~=0.37.1"]\n'
+    )
+    assert build_requires(tmp_path) == ["wheel~=0.37.1"]  # no editable install with 62
     (tmp_path / "pyproject.toml").write_text("not toml [")
     assert build_requires(tmp_path) == []
 

@@ -9,10 +9,11 @@ differ from the commit the capture was made at, compiled extensions, files that 
 
 from __future__ import annotations
 
+import ast
 import csv
 import hashlib
 import json
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel
 
@@ -24,6 +25,8 @@ TREE = "@SPICE_TREE@"
 PACKAGING_FILES = ("setup.py", "setup.cfg", "pyproject.toml")
 COMPILED = (".so", ".pyd", ".dylib", ".dll")
 MAX_FILE_BYTES = 1_000_000
+SEARCH_PTH = "_spice_search_path.pth"
+"""The folders holding the project's packages, on `sys.path` as `setup.py develop` put them."""
 
 
 class EditableInstall(BaseModel):
@@ -125,3 +128,52 @@ def editable_dists(root: Path, site: Path) -> list[Path]:
         if isinstance(origin, dict) and (origin.get("dir_info") or {}).get("editable") is True:
             found.append(dist_info)
     return found
+
+
+def search_roots(root: Path, site: Path, seen_tree: str) -> list[str]:
+    """The folders of the tree holding the project's top-level packages, as the editable
+    install's import hook maps them (`calc` -> `/testbed/calc` gives `/testbed`), one per line.
+
+    setuptools' hook serves `import`, but tools that search `sys.path` for files (astroid,
+    so pylint loading its own checkers in a subprocess started in another folder) find nothing
+    through it; `setup.py develop`, which the older environments SWE-bench graded had, put
+    these folders on `sys.path`. Only folders inside the tree are taken (the hook's file was
+    written by the sandboxed build)."""
+    found: list[str] = []
+    for dist_info in editable_dists(root, site):
+        for rel in _record_paths(root, dist_info):
+            if not rel.endswith("_finder.py") or rel.startswith(".."):
+                continue
+            text = _text(root, site / rel)
+            for name, path in _mapping(text or "").items():
+                where = PurePosixPath(path)
+                parent = str(where.parent)
+                inside = parent == seen_tree or parent.startswith(seen_tree.rstrip("/") + "/")
+                if "." not in name and where.name == name and inside:
+                    found.append(f"{parent}\n")
+    return list(dict.fromkeys(found))
+
+
+def _mapping(source: str) -> dict[str, str]:
+    """The `MAPPING = {...}` literal of a setuptools editable finder; {} if none."""
+    try:
+        module = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    for node in module.body:
+        target: ast.expr
+        value: ast.expr | None
+        if isinstance(node, ast.AnnAssign):
+            target, value = node.target, node.value
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and target.id == "MAPPING" and value is not None:
+            try:
+                found = ast.literal_eval(value)
+            except ValueError:
+                return {}
+            if isinstance(found, dict):
+                return {str(k): str(v) for k, v in found.items() if isinstance(v, str)}
+    return {}

@@ -16,7 +16,14 @@ import time
 from pathlib import Path
 
 from spice_engine.validate import door
-from spice_engine.validate.editable import EditableInstall, capture, editable_dists, replay
+from spice_engine.validate.editable import (
+    SEARCH_PTH,
+    EditableInstall,
+    capture,
+    editable_dists,
+    replay,
+    search_roots,
+)
 from spice_engine.validate.env_once import built_once
 from spice_engine.validate.envbuild import EnvBuilder, env_key, site_packages, uv_binary
 from spice_engine.validate.executor import Prepared, RunResult, SetupTree
@@ -112,6 +119,9 @@ class LocalExecutor:
                 done = capture(job, purelib, infos, tree, seen) if infos else None
                 if done is not None:
                     door.write_text(shared, EDITABLE, done.model_dump_json())
+        roots = search_roots(job, purelib, str(seen))
+        if roots:
+            door.write_text(job, purelib.relative_to(job) / SEARCH_PTH, "".join(roots))
         self.builder.add_missing(recipe, where, purelib)
 
     def run(

@@ -42,6 +42,8 @@ _CLASSIFIER = re.compile(r"Programming Language :: Python :: (3\.\d+)\b")
 _TOX_ENV = re.compile(r"\bpy3(\d{1,2})\b")
 _REQUIRES = re.compile(r"""(?:python_requires|requires-python)\s*=\s*["']?([^"'\n]+)""")
 TEST_CMD = "python -m pytest -rA"
+EDITABLE_SETUPTOOLS = "64.0.0"
+"""The first setuptools with PEP 660's `build_editable` (August 2022)."""
 
 
 class Recipe(BaseModel):
@@ -170,8 +172,14 @@ def build_requires(tree: Path) -> list[str]:
             req = Requirement(str(item))
         except InvalidRequirement:
             continue
-        if req.url is None:  # named packages from the index only, never a path or URL
-            kept.append(str(req))
+        if req.url is not None:  # named packages from the index only, never a path or URL
+            continue
+        if req.name.lower() == "setuptools" and not req.specifier.contains(EDITABLE_SETUPTOOLS):
+            # A pin below the first setuptools that installs editable the PEP 660 way
+            # (pylint's `~=62.6`) would leave the project uninstallable: the tools' own
+            # date-bound setuptools builds it instead.
+            continue
+        kept.append(str(req))
     return kept
 
 
