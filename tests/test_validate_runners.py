@@ -218,3 +218,51 @@ def test_a_commit_whose_contents_are_missing_is_a_one_line_error(
     assert "\n" not in record["detail"]
     assert "cannot be checked out" in record["detail"]
     assert "pyproject.toml" in record["detail"]
+
+
+def test_a_group_builds_at_a_commit_that_can_be_checked_out(
+    tmp_path: Path, sandbox: object
+) -> None:
+    """The environment is built at the newest base commit of the version, unless that one
+    lacks contents: then the next, so only the instance of the broken commit fails."""
+    from tests.fakes.sample_project import CALC_FIX, make_calc_repo
+
+    repo = tmp_path / "calc"
+    first = make_calc_repo(repo)
+    (repo / "data.txt").write_text("a large data file the snapshot lost\n")
+    git(repo, "add", "data.txt")
+    later_date = {
+        "GIT_COMMITTER_DATE": "2025-06-05T00:00:00",
+        "GIT_AUTHOR_DATE": "2025-06-05T00:00:00",
+    }
+    subprocess.run(
+        ["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "data"],
+        cwd=repo, env=os.environ | later_date, check=True,
+    )  # fmt: skip
+    later = instance_of(
+        repo,
+        "octo/calc",
+        fix=CALC_FIX,
+        test=(
+            "tests/test_calc.py",
+            "\n\ndef test_add2():\n    from calc import add\n    assert add(1, 1) == 2\n",
+        ),
+        problem="add() subtracts",
+    ) | {"instance_id": "octo__calc-2"}
+    blob = git(repo, "rev-parse", "HEAD:data.txt").strip()
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps(first) + "\n" + json.dumps(later) + "\n")
+    out = tmp_path / "validated.jsonl"
+    subprocess.run(
+        [SPICE, "validate", str(rows), "--repo", f"octo/calc={repo}", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=os.environ | {"SPICE_DATA_DIR": str(tmp_path / "data")},
+        timeout=600,
+    )
+    got = {r["instance_id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert got[first["instance_id"]]["spice"]["validation"]["status"] == "valid"
+    assert got[first["instance_id"]]["environment_setup_commit"] == first["base_commit"]
+    broken = got["octo__calc-2"]["spice"]["validation"]
+    assert broken["status"] == "error" and "data.txt" in broken["detail"]

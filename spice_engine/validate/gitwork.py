@@ -182,6 +182,17 @@ def commit_date(repo: Path, commit: str) -> str:
     return datetime.fromtimestamp(int(stamp), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def lacks_contents(repo: Path, commit: str) -> bool:
+    """Whether some file of `commit` has no contents in the repository (a partial snapshot:
+    the commit cannot be checked out)."""
+    listing = git(repo, "ls-tree", "-r", "-z", commit).split("\0")
+    blobs = [entry.split()[2] for entry in listing if entry and entry.split()[1] == "blob"]
+    if not blobs:
+        return False
+    found = git(repo, "cat-file", "--batch-check", stdin="\n".join(blobs) + "\n")
+    return any(line.endswith(" missing") for line in found.splitlines())
+
+
 def release_version(repo: Path, commit: str) -> str | None:
     """`major.minor` of the newest release tag reachable from `commit` (None: no such tag)."""
     best: tuple[int, int, str] | None = None

@@ -109,7 +109,10 @@ def plan_groups(
         members[(repo, version)].append((date, base, str(row["instance_id"])))
     groups: dict[str, Group] = {}
     for (repo, version), found in members.items():
-        date, setup, _ = max(found)
+        # The newest base commit that can be checked out: one a partial snapshot cannot
+        # give would fail every instance of the group, not only its own.
+        whole = [m for m in found if not gitwork.lacks_contents(git_dirs[repo], m[1])]
+        date, setup, _ = max(whole or found)
         group = _group(git_dirs[repo], repo, version, setup, date, pythons)
         groups.update({iid: group for _, _, iid in found})
     return groups
