@@ -192,6 +192,11 @@ def test_build_tools_follow_the_date_but_can_install_editable(tmp_path: Path) ->
     assert _tools_cutoff("2020-03-07T00:00:00Z") == ["--exclude-newer", "2022-09-01T00:00:00Z"]
     assert _tools_cutoff("2023-04-10T00:00:00Z") == ["--exclude-newer", "2023-04-10T00:00:00Z"]
     assert _tools_cutoff(None) == []
+    from spice_engine.validate.envbuild import _runner_cutoff
+
+    # pytest as of the date (not the newest into a 2021 environment), none before 5.4.
+    assert _runner_cutoff("2021-05-01T00:00:00Z") == ["--exclude-newer", "2021-05-01T00:00:00Z"]
+    assert _runner_cutoff("2018-05-01T00:00:00Z") == ["--exclude-newer", "2020-03-14T00:00:00Z"]
     (tmp_path / "pyproject.toml").write_text(
         '[build-system]\nrequires = ["flit_core>=3.7", "evil @ file:///etc", "not a req!"]\n'
     )

@@ -27,6 +27,8 @@ _FILTERED = re.compile(r"`([A-Za-z0-9_.\-]+)` was filtered by `exclude-newer`")
 _NO_CUTOFF = "2100-01-01T00:00:00Z"
 ENV_FORMAT = 3
 """Changes when environments are built differently: older ones are not reused."""
+RUNNER_SINCE = "2020-03-14T00:00:00Z"
+"""pytest 5.4: every test named in the `-rA` summary, as SWE-bench's parser reads it."""
 EDITABLE_TOOLS_SINCE = "2022-09-01T00:00:00Z"
 """setuptools 64 (August 2022) was the first to install editable by PEP 660, which uv needs."""
 NETWORK_ENV = (
@@ -111,8 +113,8 @@ class EnvBuilder:
             f"-r {self.commands.seen_as(where.tree.path) / r}" for r in recipe.requirement_files
         ]
         wanted, pinned = where.job / "requirements.in", where.job / "requirements.txt"
-        # An undated runner is already installed: resolving it again as of the date would
-        # bring its old dependencies (`py` 1.4 over pytest 7's own shim).
+        # The runner is already installed (no older than 5.4): resolving it again as of an
+        # older date would bring its old dependencies (`py` 1.4 over pytest 7's own shim).
         more = [p for p in recipe.extra_packages if p != recipe.runner]
         door.write_text(where.job, wanted.name, "\n".join([*lines, *more]) + "\n")
         self.sandbox.prepare_writable(wanted)
@@ -165,7 +167,8 @@ class EnvBuilder:
         tools += ["setuptools", "wheel", "setuptools_scm", *build_requires(where.tree.path)]
         self.uv(tools, where, {}, [venv], cache)
         if recipe.runner:  # kept as it is by the dated resolution below (it is installed)
-            self.uv(["pip", "install", *py, recipe.runner], where, {}, [venv], cache)
+            dated = _runner_cutoff(recipe.resolve_before)
+            self.uv(["pip", "install", *py, *dated, recipe.runner], where, {}, [venv], cache)
         deps = self._resolve(recipe, where)
         args = ["pip", "install", *py, "--no-build-isolation", "--no-deps", "-r", str(deps)]
         # Not the recipe's variables: a dependency built from source with setuptools_scm would
@@ -207,6 +210,14 @@ def _compile_flags(python: str) -> list[str]:
     not meet a dependency's warning at import. uv's compiler needs Python 3.7 or later."""
     parts = tuple(int(x) for x in python.split(".")[:2] if x.isdigit())
     return ["--compile-bytecode"] if parts >= (3, 7) or len(parts) < 2 else []
+
+
+def _runner_cutoff(resolve_before: str | None) -> list[str]:
+    """The test runner as of the commit's date too (the newest pytest changes what a 2020
+    suite sees), but none older than the first whose `-rA` summary names every test."""
+    if not resolve_before:
+        return []
+    return ["--exclude-newer", max(resolve_before, RUNNER_SINCE)]
 
 
 def _tools_cutoff(resolve_before: str | None) -> list[str]:

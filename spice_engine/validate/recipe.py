@@ -55,8 +55,8 @@ class Recipe(BaseModel):
     extra_packages: list[str] = Field(default_factory=list)
     """Installed besides the project (pytest when the project does not declare it)."""
     runner: str | None = None
-    """The test runner, installed first and undated, when the project does not declare one in
-    what is installed (its newest release for the Python, as SWE-bench installs `pytest`)."""
+    """The test runner, installed first, when the project does not declare one in what is
+    installed: as of the commit's date, but no older than pytest 5.4 (envbuild.RUNNER_SINCE)."""
     resolve_before: str | None = None
     """Dependencies resolved as the index stood at this time (the base commit's date)."""
     env: dict[str, str] = Field(default_factory=dict)
