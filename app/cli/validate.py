@@ -126,7 +126,9 @@ def validate_cmd(
     out: Annotated[Path, typer.Option("--out", "-o", help="JSONL to write.")],
     repo: RepoOption = None,
     workers: Annotated[int, typer.Option(min=1, help="Instances validated at once.")] = 1,
-    timeout: Annotated[float, typer.Option(min=1, help="Seconds per test run.")] = 900.0,
+    timeout: Annotated[
+        float, typer.Option(min=1, help="Seconds per test run (SWE-bench's harness allows 1800).")
+    ] = 1800.0,
     reruns: Annotated[
         int, typer.Option(min=0, max=5, help="Reruns of fail-to-pass tests to drop flaky ones.")
     ] = 1,

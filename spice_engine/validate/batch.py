@@ -34,7 +34,7 @@ def validate_rows(
     executor: Executor | Executors,
     scratch: Path,
     workers: int = 1,
-    timeout_s: float = 900.0,
+    timeout_s: float = 1800.0,
     reruns: int = 1,
     on_done: Callable[[dict[str, Any]], None] | None = None,
     logs_dir: Path | None = None,

@@ -93,7 +93,7 @@ class Job(BaseModel):
     git_dir: Path
     version: str
     recipe: Recipe
-    timeout_s: float = 900.0
+    timeout_s: float = 1800.0
     reruns: int = 1
     rerun_share: float = 0.25
     logs_dir: Path | None = None
