@@ -266,3 +266,47 @@ def test_a_group_builds_at_a_commit_that_can_be_checked_out(
     assert got[first["instance_id"]]["environment_setup_commit"] == first["base_commit"]
     broken = got["octo__calc-2"]["spice"]["validation"]
     assert broken["status"] == "error" and "data.txt" in broken["detail"]
+
+
+def test_a_build_that_needs_its_submodule_says_so_first(tmp_path: Path, sandbox: object) -> None:
+    from tests.fakes.sample_project import make_calc_repo
+
+    repo = tmp_path / "calc"
+    make_calc_repo(repo)
+    (repo / "setup.py").write_text(
+        "import os\nfrom setuptools import setup\n\n"
+        "if not os.listdir('helpers'):\n    raise SystemExit('helpers: the submodule is empty')\n"
+        "setup()\n"
+    )
+    git(repo, "add", "setup.py")
+    sha = git(repo, "rev-parse", "HEAD").strip()  # any commit id: a submodule's lives elsewhere
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{sha},helpers")
+    git(repo, "commit", "-qm", "helpers as a submodule")
+    (repo / "helpers").mkdir()  # as a clone leaves a submodule it did not initialise
+    from tests.fakes.sample_project import CALC_FIX
+
+    row = instance_of(
+        repo,
+        "octo/calc",
+        fix=CALC_FIX,
+        test=(
+            "tests/test_calc.py",
+            "\n\ndef test_add():\n    from calc import add\n    assert add(2, 3) == 5\n",
+        ),
+        problem="add() subtracts",
+    )
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps(row) + "\n")
+    out = tmp_path / "validated.jsonl"
+    subprocess.run(
+        [SPICE, "validate", str(rows), "--repo", f"octo/calc={repo}", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=os.environ | {"SPICE_DATA_DIR": str(tmp_path / "data")},
+        timeout=600,
+    )
+    record = json.loads(out.read_text())["spice"]["validation"]
+    assert record["status"] == "environment_failed", record
+    first = record["detail"].splitlines()[0]
+    assert "submodules (helpers)" in first, first
+    assert "the submodule is empty" in record["detail"]

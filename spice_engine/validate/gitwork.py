@@ -193,6 +193,12 @@ def lacks_contents(repo: Path, commit: str) -> bool:
     return any(line.endswith(" missing") for line in found.splitlines())
 
 
+def submodules(repo: Path, commit: str) -> list[str]:
+    """Paths of `commit`'s git submodules (their contents live in other repositories)."""
+    listing = git(repo, "ls-tree", "-r", "-z", commit).split("\0")
+    return [e.split("\t", 1)[1] for e in listing if e.startswith("160000 ") and "\t" in e]
+
+
 def release_version(repo: Path, commit: str) -> str | None:
     """`major.minor` of the newest release tag reachable from `commit` (None: no such tag)."""
     best: tuple[int, int, str] | None = None

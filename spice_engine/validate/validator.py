@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from spice_engine.redaction import redacted_excerpt
-from spice_engine.validate import reruns
+from spice_engine.validate import gitwork, reruns
 from spice_engine.validate.executor import EnvBuildError, Executor, Prepared
 from spice_engine.validate.outcomes import (
     Accounting,
@@ -111,10 +111,28 @@ def validate(job: Job, executor: Executor, scratch: Path) -> Validated:
     except Exception as exc:
         if (stop := stopped_by(exc)) is None:
             raise
-        record.status, record.detail = stop.status, stop.detail
+        record.status, record.detail = stop.status, _with_submodules(job, stop)
         return Validated(validation=record)
     finally:
         record.durations["total"] = round(time.monotonic() - started, 3)
+
+
+def _with_submodules(job: Job, stop: Stopped) -> str:
+    """An environment failure's detail, first naming the submodules of the commit it was
+    built at: their contents are in other repositories, which a build cannot reach (astropy's
+    `astropy_helpers`, cloned from GitHub by its setup.py)."""
+    if stop.status != Status.ENVIRONMENT_FAILED:
+        return stop.detail
+    try:
+        found = gitwork.submodules(job.git_dir, job.setup_commit or job.base)
+    except gitwork.GitError:
+        return stop.detail
+    if not found:
+        return stop.detail
+    return (
+        f"the commit has git submodules ({', '.join(found)}) whose contents are in other "
+        f"repositories, out of the sandbox's reach; the build may need them\n{stop.detail}"
+    )
 
 
 def run_targets(job: Job) -> list[str]:
