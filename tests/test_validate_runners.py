@@ -310,3 +310,42 @@ def test_a_build_that_needs_its_submodule_says_so_first(tmp_path: Path, sandbox:
     first = record["detail"].splitlines()[0]
     assert "submodules (helpers)" in first, first
     assert "the submodule is empty" in record["detail"]
+
+
+PYTEST_LOG = (
+    "\x1b[32mPASSED\x1b[0m tests/test_a.py::test_ok\n"
+    "PASSED tests/test_a.py::test_param[a b]\n"
+    "PASSED tests/test_a.py::test_path[/tmp/pytest-of-x/data.txt]\n"
+    "FAILED tests/test_a.py::test_fix - AssertionError: boom - twice\n"
+    "ERROR tests/test_b.py::test_setup\n"
+    "SKIPPED [2] tests/test_a.py:10: no network\n"
+    "XFAIL tests/test_a.py::test_known - reason\n"
+    "tests/test_c.py::test_verbose PASSED\n"
+    "\x1b[31mFAILED\x1b[0m tests/test_c.py::test_red\n"
+)
+READ_ALL = """
+import json, sys
+from swebench.harness.log_parsers import PARSER_REGISTRY
+log = sys.stdin.read()
+print(json.dumps({n: PARSER_REGISTRY[n](log, None) for n in sys.argv[1:]}))
+"""
+
+
+def test_pytest_logs_are_read_as_each_swebench_parser_reads_them(referee: Path) -> None:
+    """The outside referee: swebench's own parsers on the same log, each dialect alike
+    (colours, an id with a space, a path parameter, a verbose line)."""
+    from spice_engine.validate.runners import PYTEST_PARSERS, read_outcomes
+
+    names = [*PYTEST_PARSERS.values(), "parse_log_sympy"]
+    log = PYTEST_LOG + RUNTESTS_LOG
+    done = subprocess.run(
+        [str(referee), "-c", READ_ALL, *names], input=log, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    theirs = json.loads(done.stdout)
+    for name in names:
+        ours = {t: s.value for t, s in read_outcomes(name, log).items()}
+        if name == "parse_log_sympy":  # theirs reads ok/F/E only; ours keeps the rest too
+            ours = {t: s for t, s in ours.items() if s in ("PASSED", "FAILED", "ERROR")}
+            theirs[name] = {t: s for t, s in theirs[name].items() if ".py:" not in t}
+        assert ours == theirs[name], name

@@ -57,7 +57,7 @@ def env_key(repo: str, version: str, recipe: Recipe) -> str:
             ENV_FORMAT,
             repo,
             version,
-            recipe.model_dump(exclude={"source", "test_cmd", "test_runner"}),
+            recipe.model_dump(exclude={"source", "test_cmd", "test_runner", "log_parser"}),
         ],
         sort_keys=True,
     )

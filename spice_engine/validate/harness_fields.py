@@ -71,6 +71,6 @@ def harness_fields(row: dict[str, Any], validation: dict[str, Any], version: str
     return {
         "image": image_name(str(row["repo"]), version, validation.get("python")),
         "eval_script": eval_script(row, files, f"{test_cmd} {shlex.join(files)}"),
-        "log_parser": runner.log_parser,
+        "log_parser": str(recipe.get("log_parser") or runner.log_parser),
         "eval_type": EVAL_TYPE,
     }

@@ -16,7 +16,7 @@ from typing import Any
 
 from spice_engine.validate import gitwork
 from spice_engine.validate.recipe import Recipe, infer_recipe, is_requirement_file
-from spice_engine.validate.runners import RUNNER_FILES
+from spice_engine.validate.runners import RUNNER_FILES, log_parser_for
 from spice_engine.validate.swebench_specs import published_recipe
 
 _META = {"setup.py", "setup.cfg", "pyproject.toml", "tox.ini"}
@@ -122,12 +122,12 @@ def _group(
     git_dir: Path, repo: str, version: str, setup: str, date: str, pythons: list[str]
 ) -> Group:
     recipe = published_recipe(repo, version, date)
-    if recipe is not None:
-        return Group(repo, version, setup, recipe)
-    with tempfile.TemporaryDirectory(prefix="spice-meta-") as tmp:
-        gitwork.export_files(git_dir, setup, Path(tmp), _metadata_file)
-        try:
-            recipe = infer_recipe(Path(tmp), date, pythons, version)
-        except LookupError as exc:
-            return Group(repo, version, setup, None, str(exc))
-    return Group(repo, version, setup, recipe)
+    if recipe is None:
+        with tempfile.TemporaryDirectory(prefix="spice-meta-") as tmp:
+            gitwork.export_files(git_dir, setup, Path(tmp), _metadata_file)
+            try:
+                recipe = infer_recipe(Path(tmp), date, pythons, version)
+            except LookupError as exc:
+                return Group(repo, version, setup, None, str(exc))
+    parser = log_parser_for(repo, recipe.test_runner)
+    return Group(repo, version, setup, recipe.model_copy(update={"log_parser": parser}))

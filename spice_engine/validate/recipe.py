@@ -63,7 +63,9 @@ class Recipe(BaseModel):
     test_cmd: str = TEST_CMD
     """The test command as the harness's eval script writes it (before the test files)."""
     test_runner: str = PYTEST
-    """How the tests are run and read (spice_engine.validate.runners)."""
+    """How the tests are run (spice_engine.validate.runners)."""
+    log_parser: str = "parse_log_pytest"
+    """How their log is read: the SWE-bench parser the export names (runners.log_parser_for)."""
     source: str = "inferred"
     """`inferred` from the repository, or `swebench` when its published spec was used."""
 
@@ -216,6 +218,7 @@ def infer_recipe(tree: Path, commit_date: str, available: list[str], version: st
         extra_packages=[] if own else ["pytest"],
         runner=None if declared or own else "pytest",
         test_runner=runner.name,
+        log_parser=runner.log_parser,
         test_cmd=runner.shell([]),
         resolve_before=commit_date,
         env={"SETUPTOOLS_SCM_PRETEND_VERSION": f"{version}.0" if version else "0.0.0"},

@@ -31,7 +31,7 @@ from spice_engine.validate.outcomes import Outcomes
 from spice_engine.validate.plugin_run import Plugin, make_plugin, messages
 from spice_engine.validate.pythons import MissingPython
 from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.runners import runner_named
+from spice_engine.validate.runners import read_outcomes, runner_named
 from spice_engine.validate.sandbox import SandboxUnavailable
 from spice_engine.validate.tree import PatchRefused, Tree, checkout
 
@@ -148,6 +148,7 @@ class Session:
         self.durations: dict[str, float] = {}
         self.language = languages()[job.language]
         self.runner = runner_named(job.recipe.test_runner) if job.language == "python" else None
+        self.log_parser = job.recipe.log_parser
         self.prepared: Prepared | None = None
         self.last_log = ""
 
@@ -209,7 +210,7 @@ class Session:
                 door.write_bytes(self.job.logs_dir, f"{name}.results.gz", packed)
         return Run(
             outcomes=(
-                self.runner.outcomes(done.log)
+                read_outcomes(self.log_parser, done.log)
                 if self.runner is not None
                 else self.language.outcomes(done.channel, done.log)
             ),
