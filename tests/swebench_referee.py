@@ -84,3 +84,14 @@ def grade(
     assert done.returncode == 0, done.stderr[-2000:]
     graded: dict[str, dict[str, dict[str, Any]]] = json.loads(done.stdout.strip().splitlines()[-1])
     return graded
+
+
+def assert_gold_only(
+    referee: Path, row: dict[str, Any], gold: Path, empty: Path, scratch: Path
+) -> None:
+    """swebench resolves `row` on the gold patch's log and not on the log without it (a log it
+    graded, not one it could not parse)."""
+    report = grade(referee, [(row, {"gold": gold, "empty": empty})], scratch)[row["instance_id"]]
+    assert report["gold"]["resolved"] is True, report["gold"]
+    assert report["empty"]["resolved"] is False, report["empty"]
+    assert report["empty"]["patch_successfully_applied"] is True

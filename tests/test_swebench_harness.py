@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.swebench_referee import grade, harness_log, referee_fixture  # noqa: F401
+from tests.swebench_referee import assert_gold_only, harness_log, referee_fixture  # noqa: F401
 from tests.validation_support import calc_repo_fixture, git  # noqa: F401
 
 SPICE = str(Path(sys.executable).parent / "spice")
@@ -57,8 +57,4 @@ def test_swebench_grades_our_validated_row(
     run_log(repo, [row["test_patch"], row["patch"]], files, gold_log)
     run_log(repo, [row["test_patch"]], files, empty_log)
 
-    graded = grade(referee, [(validated, {"gold": gold_log, "empty": empty_log})], tmp_path)
-    report = graded[validated["instance_id"]]
-    assert report["gold"]["resolved"] is True, report["gold"]
-    assert report["empty"]["resolved"] is False, report["empty"]
-    assert report["empty"]["patch_successfully_applied"] is True  # graded, not unparseable
+    assert_gold_only(referee, validated, gold_log, empty_log, tmp_path)

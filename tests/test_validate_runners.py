@@ -11,6 +11,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +22,7 @@ from spice_engine.validate.runners import (
     parse_runtests_log,
     runner_named,
 )
-from tests.swebench_referee import grade, harness_log, referee_fixture  # noqa: F401
+from tests.swebench_referee import assert_gold_only, harness_log, referee_fixture  # noqa: F401
 from tests.validation_support import git, instance_of, sandbox_fixture  # noqa: F401
 
 DATA = Path(__file__).parent / "data" / "own_runner"
@@ -44,6 +45,25 @@ _______________ sympy/core/tests/test_a.py:test_broken _________________________
 Traceback (most recent call last):
 AssertionError
 """
+
+
+def spice_validate(
+    rows: list[dict[str, str]], repo: Path, tmp_path: Path
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    """`spice validate` on `rows` of the repository at `repo`: the run, and its rows."""
+    given = tmp_path / "rows.jsonl"
+    given.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "validated.jsonl"
+    name = rows[0]["repo"]
+    done = subprocess.run(
+        [SPICE, "validate", str(given), "--repo", f"{name}={repo}", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=os.environ | {"SPICE_DATA_DIR": str(tmp_path / "data")},
+        timeout=600,
+    )
+    got = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
+    return done, got
 
 
 def own_runner_project(repo: Path) -> dict[str, str]:
@@ -126,18 +146,8 @@ def test_own_runner_validated_and_graded_by_swebench(
 ) -> None:
     repo = tmp_path / "symcalc"
     row = own_runner_project(repo)
-    rows = tmp_path / "rows.jsonl"
-    rows.write_text(json.dumps(row) + "\n")
-    out = tmp_path / "validated.jsonl"
-    done = subprocess.run(
-        [SPICE, "validate", str(rows), "--repo", f"octo/symcalc={repo}", "--out", str(out)],
-        capture_output=True,
-        text=True,
-        env=os.environ | {"SPICE_DATA_DIR": str(tmp_path / "data")},
-        timeout=600,
-    )
+    done, (validated,) = spice_validate([row], repo, tmp_path)
     assert done.returncode == 0, done.stderr
-    validated = json.loads(out.read_text())
     record = validated["spice"]["validation"]
     assert record["status"] == "valid", record
     assert json.loads(validated["FAIL_TO_PASS"]) == ["test_add"]  # the harness's bare names
@@ -153,10 +163,7 @@ def test_own_runner_validated_and_graded_by_swebench(
     gold_log, empty_log = tmp_path / "gold.log", tmp_path / "empty.log"
     run_log(repo, [row["test_patch"], row["patch"]], files, gold_log)
     run_log(repo, [row["test_patch"]], files, empty_log)
-    graded = grade(referee, [(validated, {"gold": gold_log, "empty": empty_log})], tmp_path)
-    report = graded[validated["instance_id"]]
-    assert report["gold"]["resolved"] is True, report["gold"]
-    assert report["empty"]["resolved"] is False, report["empty"]
+    assert_gold_only(referee, validated, gold_log, empty_log, tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -202,18 +209,9 @@ def test_a_commit_whose_contents_are_missing_is_a_one_line_error(
     row = make_calc_repo(repo)
     blob = git(repo, "rev-parse", "HEAD:pyproject.toml").strip()  # no patch touches it
     (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # a partial snapshot
-    rows = tmp_path / "rows.jsonl"
-    rows.write_text(json.dumps(row) + "\n")
-    out = tmp_path / "validated.jsonl"
-    done = subprocess.run(
-        [SPICE, "validate", str(rows), "--repo", f"octo/calc={repo}", "--out", str(out)],
-        capture_output=True,
-        text=True,
-        env=os.environ | {"SPICE_DATA_DIR": str(tmp_path / "data")},
-        timeout=600,
-    )
+    done, (got,) = spice_validate([row], repo, tmp_path)
     assert "Traceback" not in done.stderr
-    record = json.loads(out.read_text())["spice"]["validation"]
+    record = got["spice"]["validation"]
     assert record["status"] == "error"
     assert "\n" not in record["detail"]
     assert "cannot be checked out" in record["detail"]
@@ -251,17 +249,8 @@ def test_a_group_builds_at_a_commit_that_can_be_checked_out(
     ) | {"instance_id": "octo__calc-2"}
     blob = git(repo, "rev-parse", "HEAD:data.txt").strip()
     (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
-    rows = tmp_path / "rows.jsonl"
-    rows.write_text(json.dumps(first) + "\n" + json.dumps(later) + "\n")
-    out = tmp_path / "validated.jsonl"
-    subprocess.run(
-        [SPICE, "validate", str(rows), "--repo", f"octo/calc={repo}", "--out", str(out)],
-        capture_output=True,
-        text=True,
-        env=os.environ | {"SPICE_DATA_DIR": str(tmp_path / "data")},
-        timeout=600,
-    )
-    got = {r["instance_id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    _, rows = spice_validate([first, later], repo, tmp_path)
+    got = {r["instance_id"]: r for r in rows}
     assert got[first["instance_id"]]["spice"]["validation"]["status"] == "valid"
     assert got[first["instance_id"]]["environment_setup_commit"] == first["base_commit"]
     broken = got["octo__calc-2"]["spice"]["validation"]
@@ -295,17 +284,8 @@ def test_a_build_that_needs_its_submodule_says_so_first(tmp_path: Path, sandbox:
         ),
         problem="add() subtracts",
     )
-    rows = tmp_path / "rows.jsonl"
-    rows.write_text(json.dumps(row) + "\n")
-    out = tmp_path / "validated.jsonl"
-    subprocess.run(
-        [SPICE, "validate", str(rows), "--repo", f"octo/calc={repo}", "--out", str(out)],
-        capture_output=True,
-        text=True,
-        env=os.environ | {"SPICE_DATA_DIR": str(tmp_path / "data")},
-        timeout=600,
-    )
-    record = json.loads(out.read_text())["spice"]["validation"]
+    _, (got,) = spice_validate([row], repo, tmp_path)
+    record = got["spice"]["validation"]
     assert record["status"] == "environment_failed", record
     first = record["detail"].splitlines()[0]
     assert "submodules (helpers)" in first, first
