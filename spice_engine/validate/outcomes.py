@@ -44,9 +44,11 @@ class Dialect(StrEnum):
     """`parse_log_pytest`: the second word of a summary line (an id is cut at a space)."""
     OPTIONS = "options"
     """`parse_log_pytest_options`: the same, a parameter that is a path kept to its name."""
-    WHOLE = "whole"
-    """`parse_log_pytest_v2`: colours and control characters dropped, the id whole (spaces
-    kept), and lines ending in a status (older pytests' verbose form) read too."""
+    STRIPPED = "stripped"
+    """`parse_log_pytest_v2`: colours and control characters dropped, and lines ending in a
+    status (older pytests' verbose form) read too. An id is cut at a space as SWE-bench's
+    published lists cut it (its parser of 2023); swebench 5 reads it whole and finds the cut
+    one by its prefix."""
 
 
 _OPTION = re.compile(r"(.*?)\[(.*)\]")
@@ -58,16 +60,16 @@ def parse_pytest_log(log: str, dialect: Dialect = Dialect.CUT) -> Outcomes:
     """Test name -> status for every `-rA` summary line (the last line of a name wins)."""
     outcomes: Outcomes = {}
     for line in log.split("\n"):
-        if dialect == Dialect.WHOLE:
+        if dialect == Dialect.STRIPPED:
             line = _COLOUR.sub("", line).translate(_CONTROL)
         if not line.startswith(_WORDS):
-            if dialect == Dialect.WHOLE and line.endswith(_WORDS) and len(line.split()) >= 2:
-                *name, word = line.split()
+            if dialect == Dialect.STRIPPED and line.endswith(_WORDS) and len(line.split()) >= 2:
+                name, *_, word = line.split()
                 if word in _WORDS:
-                    outcomes[" ".join(name)] = TestStatus(word)
+                    outcomes[name] = TestStatus(word)
             continue
         if line.startswith(TestStatus.FAILED):
-            line = line.split(" - ", 1)[0] if dialect == Dialect.WHOLE else line.replace(" - ", " ")
+            line = line.replace(" - ", " ")
         words = line.split()
         if len(words) <= 1 or words[0] not in _WORDS:
             continue
@@ -78,8 +80,6 @@ def parse_pytest_log(log: str, dialect: Dialect = Dialect.CUT) -> Outcomes:
 
 
 def _test_id(words: list[str], dialect: Dialect) -> str:
-    if dialect == Dialect.WHOLE:
-        return " ".join(words[1:])
     name = words[1]
     if dialect == Dialect.OPTIONS and (found := _OPTION.search(name)):
         main, option = found.groups()

@@ -64,12 +64,12 @@ RUNNERS = {
 PYTEST_PARSERS = {
     Dialect.CUT: "parse_log_pytest",
     Dialect.OPTIONS: "parse_log_pytest_options",
-    Dialect.WHOLE: "parse_log_pytest_v2",
+    Dialect.STRIPPED: "parse_log_pytest_v2",
 }
 SWEBENCH_DIALECTS = {
-    "astropy/astropy": Dialect.WHOLE,
-    "scikit-learn/scikit-learn": Dialect.WHOLE,
-    "sphinx-doc/sphinx": Dialect.WHOLE,
+    "astropy/astropy": Dialect.STRIPPED,
+    "scikit-learn/scikit-learn": Dialect.STRIPPED,
+    "sphinx-doc/sphinx": Dialect.STRIPPED,
     "psf/requests": Dialect.OPTIONS,
     "pylint-dev/pylint": Dialect.OPTIONS,
     "pydicom/pydicom": Dialect.OPTIONS,
