@@ -74,6 +74,7 @@ class _Envelope(msgspec.Struct):
     installation: _Identified | None = None
     pull_request: _PullRequest | None = None
     label: _Label | None = None
+    repositories_removed: list[_Repo] | None = None
 
 
 class Route(BaseModel):
@@ -87,6 +88,8 @@ class Route(BaseModel):
     job_key: str
     installation: int | None = None
     event: str = ""
+    repos: tuple[str, ...] = ()
+    """The repositories an `installation_repositories.removed` takes away."""
 
 
 Place = tuple[str | None, int | None, str]
@@ -102,8 +105,9 @@ class EventEntry:
     kind: Kind
     place: Callable[[str, _Envelope], Place]
     """The job's repository, number and key; raises `InvalidPayload` when fields are missing."""
-    handler: str
-    """`module:function` run by the worker (see app.handlers.dispatch for the signatures)."""
+    handler: str | None
+    """`module:function` run by the worker (see app.handlers.dispatch for the signatures);
+    None: applied at the door (`INSTALLATION`)."""
     accepts: Callable[[_Envelope], bool] | None = None
     """At the door: False answers the delivery 200 ignored (e.g. a PR closed unmerged)."""
     pre_filter: str | None = None
@@ -150,6 +154,8 @@ def _merged(env: _Envelope) -> bool:
     return env.pull_request is not None and env.pull_request.merged is True
 
 
+INSTALLATION = "installation"
+"""The kind applied at the door: no job, the change is made as the delivery is stored."""
 ITEM_ACTIONS = frozenset({"opened", "edited", "reopened"})
 LABEL_ACTIONS = frozenset({"labeled", "unlabeled"})
 H = "app.handlers"
@@ -177,13 +183,14 @@ EVENTS: list[EventEntry] = [
         )
         for event in ("issues", "pull_request")
     ),
-    # Uninstalled, or repositories taken away: that installation's waiting jobs are cancelled.
+    # Installation events change what may run: applied where they come in, in the intake
+    # transaction (app.store.installations), never queued behind the jobs they concern.
     *(
-        EventEntry(
-            event, frozenset({action}), "installation", installation_place,
-            f"{H}.installations:cancel_installation_jobs", in_repository=False,
+        EventEntry(event, frozenset(actions), INSTALLATION, installation_place, None)
+        for event, actions in (
+            ("installation", ("deleted", "suspend", "unsuspend")),
+            ("installation_repositories", ("removed",)),
         )
-        for event, action in (("installation", "deleted"), ("installation_repositories", "removed"))
     ),
 ]  # fmt: skip
 HANDLED_EVENTS = frozenset(entry.event for entry in EVENTS)
@@ -237,9 +244,10 @@ def route_payload(
         return None
     repo, number, key = entry.place(event, envelope)
     installation = envelope.installation.id if envelope.installation else None
+    repos = tuple(r.full_name for r in envelope.repositories_removed or ())
     return Route(
         kind=entry.kind, action=envelope.action, repo=repo, number=number, job_key=key,
-        installation=installation, event=event,
+        installation=installation, event=event, repos=repos,
     )  # fmt: skip
 
 

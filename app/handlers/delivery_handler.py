@@ -21,7 +21,6 @@ from app.settings import Settings
 from app.store.assessments import assessed_before
 from app.store.engine import session_factory
 from app.store.human_labels import human_labels, record_human_label
-from app.store.jobs import cancel_installation_jobs
 
 
 def github_handler(
@@ -39,7 +38,6 @@ def github_handler(
         record_human_label=human_label_recorder(sessions),
         calibration_for=calibration_lookup(settings, sessions),
         assessed_before=store_lookup(sessions),
-        cancel_installation_jobs=installation_canceller(sessions),
         harvest_contexts=settings_contexts(settings, engine=engine),
     )
     return handler_for(deps)
@@ -68,16 +66,6 @@ def calibration_lookup(
         return calibrate_clarity(rows, settings.calibration_min_labels)
 
     return lookup
-
-
-def installation_canceller(sessions: sessionmaker[Session]) -> Callable[[int], int]:
-    """`cancel_installation_jobs` on the App's store."""
-
-    def cancel(installation: int) -> int:
-        with sessions.begin() as session:
-            return cancel_installation_jobs(session, installation)
-
-    return cancel
 
 
 def store_lookup(sessions: sessionmaker[Session]) -> Callable[[str, str, int, str], bool]:

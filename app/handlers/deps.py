@@ -52,8 +52,6 @@ class HandlerDeps:
     """Repository -> its clarity calibration from maintainers' labels, if earned."""
     on_instance_saved: Callable[[str], object] | None = None
     """A merged PR's task instance was stored: the worker enqueues its validation."""
-    cancel_installation_jobs: Callable[[int], int] | None = None
-    """Cancel an installation's waiting jobs in the App's store; returns how many."""
     harvest_contexts: ContextFactory | None = None
     """Merged PRs' harvest context per installation; None: built from the settings (once)."""
 

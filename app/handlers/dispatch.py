@@ -73,6 +73,9 @@ def handle_routed(
         repo=route.repo, number=route.number,
     )  # fmt: skip
     entry = entry_of(route.kind)
+    if entry.handler is None:
+        out.skipped = "an installation change: applied by the App's door, not here"
+        return out
     skip = resolve(entry.pre_filter)(payload) if entry.pre_filter else None
     if skip is not None:
         out.skipped = skip  # no API call for what is not ours to handle
