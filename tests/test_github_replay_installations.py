@@ -134,3 +134,36 @@ def test_a_suspension_holds_the_installations_jobs_and_an_unsuspend_runs_them(
         "d-3": "cancelled",
         "d-4": "applied",
     }
+
+
+def transferred(live: LiveApp, source_config: str, destination_config: str) -> None:
+    """Issue #7 is opened, then moved to OTHER as #3 before its job runs."""
+    live.gh.add_repo(OTHER)
+    live.gh.put_file(REPO, ".github/spice.yml", source_config)
+    live.gh.put_file(OTHER, ".github/spice.yml", destination_config)
+    live.gh.add_issue(REPO, 7, "Crash on empty input", "`parse('')` raises KeyError.")
+    live.model.responder = scripted([3])
+    sent = payload(live.gh, "issues", "opened", REPO, 7)
+    live.gh.transfer_issue(REPO, 7, OTHER, 3)
+    live.post("issues", sent)
+    assert live.job(f"{REPO}#7").state == "done", live.job(f"{REPO}#7").error
+    assert live.statuses() == {"d-1": "done"}
+
+
+def test_a_transferred_issue_is_labelled_under_the_destinations_config(live: LiveApp) -> None:
+    transferred(live, "label_prefix: 'src/'\n", "label_prefix: 'dst/'\n")
+    assert live.gh.label_names(OTHER, 3) == [f"dst/{LABEL}"]
+    assert {w.path.split("/issues")[0].split("/labels")[0] for w in live.gh.writes} == {
+        f"/repos/{OTHER}"
+    }
+
+
+def test_a_transferred_issue_follows_the_destinations_dry_run(live: LiveApp) -> None:
+    transferred(live, "comment_mode: always\n", "dry_run: true\n")
+    assert live.gh.writes == []
+
+
+def test_a_transferred_issue_is_not_assessed_where_issues_are_off(live: LiveApp) -> None:
+    transferred(live, "comment_mode: always\n", "pipelines:\n  issues: false\n")
+    assert live.gh.writes == []
+    assert live.model.requests == []  # no vote taken

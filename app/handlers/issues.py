@@ -27,6 +27,14 @@ def handle_issue(ctx: RunContext, number: int, force: bool = False, explain: boo
         out.skipped = "the issue pipeline is disabled in .github/spice.yml"
         return
     issue = ctx.repo.get_issue(number)
+    if issue.moved_to is not None:
+        log.info(
+            "issue %s#%d was transferred to %s#%d", ctx.repo.full_name, number, *issue.moved_to
+        )
+        there = ctx.moved_to(*issue.moved_to)
+        if there is not None:
+            handle_issue(there, issue.moved_to[1], force, explain)
+        return
     if issue.is_pull_request:
         out.skipped = "this issue is a pull request"
         return

@@ -40,6 +40,20 @@ class RunContext:
             self.listed[number] = self.repo.list_comments(number)
         return self.listed[number]
 
+    def moved_to(self, repo_name: str, number: int) -> RunContext | None:
+        """This run carried on where an item was transferred, under that repository's own
+        `.github/spice.yml` (its dry-run, pipelines and labels), never this one's; None (and
+        the outcome says why) when that config is invalid."""
+        repo = self.session.repo(repo_name)
+        loaded = self.deps.config_cache.load(repo)
+        self.outcome.repo, self.outcome.number = repo_name, number
+        if loaded.config is None:
+            self.outcome.skipped = f"moved to {repo_name}#{number}, whose config is invalid"
+            return None
+        there = RunContext(self.deps, self.session, repo, loaded.config, self.outcome)
+        self.outcome.dry_run = there.dry_run
+        return there
+
     @property
     def number(self) -> int:
         """The issue or PR of this run (every repository route has one)."""
