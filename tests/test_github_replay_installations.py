@@ -48,9 +48,9 @@ def test_a_removed_repository_cancels_its_own_waiting_jobs_and_no_other(
     assert live.job(f"{REPO}#7").state == live.job(f"{OTHER}#3").state == "pending"
     live.post("installation_repositories", hook(shared_data, "installation_repositories",
                                                  "removed", removed=(OTHER,)))  # fmt: skip
+    assert live.job(f"{REPO}#7").state == "pending"  # still installed: still waiting
     gone = live.job(f"{OTHER}#3")
     assert gone.state == "cancelled" and "removed from installation 1" in (gone.error or "")
-    assert live.job(f"{REPO}#7").state == "pending"  # still installed: still waiting
     live.gh.faults.clear()
     live.run_scheduled()
     assert live.job(f"{REPO}#7").state == "done", live.job(f"{REPO}#7").error
