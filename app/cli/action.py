@@ -100,8 +100,5 @@ def action(
     typer.echo(text)
     if os.environ.get("GITHUB_OUTPUT"):
         write_output(os.environ["GITHUB_OUTPUT"], "json", text)
-    if not outcome.ok:
-        problems = outcome.errors + (
-            [f"invalid config: {outcome.config_error}"] if outcome.config_error else []
-        )
-        fail("; ".join(problems))
+    if outcome.failure is not None:
+        fail(outcome.failure.message)

@@ -83,21 +83,16 @@ def handler_for(deps: HandlerDeps) -> DeliveryHandler:
 
     def handle(route: Route, payload: dict[str, Any], delivery_id: str) -> StoredOutcome:
         outcome = handle_routed(route, payload, delivery_id, deps)
-        if not outcome.ok:
-            problems = outcome.errors or [f"config: {outcome.config_error}"]
-            raise DeliveryFailed(
-                "; ".join(problems),
-                retryable=outcome.retryable,
-                retry_after_s=outcome.retry_after_s if outcome.retryable else None,
-            )
-        if outcome.repo is None or outcome.number is None:
+        failure, done = outcome.failure, outcome.done
+        if failure is not None:
+            wait = failure.retry_after_s if failure.retryable else None
+            raise DeliveryFailed(failure.message, failure.retryable, wait)
+        if done is None or done.repo is None or done.number is None:
             return StoredOutcome([])
-        labels = sorted(outcome.labels_wanted)
+        labels = sorted(done.labels.wanted) if done.labels else []
+        # Where the handler worked: an issue transferred meanwhile is stored under its new home.
         return StoredOutcome(
-            [
-                record_from_result(result, outcome.repo, outcome.number, labels)
-                for result in outcome.assessments
-            ]
+            [record_from_result(r, done.repo, done.number, labels) for r in done.assessments]
         )
 
     return handle

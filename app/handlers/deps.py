@@ -7,8 +7,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
-
 from app.calibration import Calibration
 from app.github.repo_config import ConfigCache
 from app.github.retries import RetryPolicy, policy_from_settings
@@ -17,7 +15,6 @@ from app.redaction import secret_values
 from app.settings import Settings
 from spice_engine.pr.checkout import CheckoutConfig, CheckoutManager
 from spice_engine.protocols import ChatModel
-from spice_engine.results import AnyAssessment
 
 if TYPE_CHECKING:
     from app.harvest.fanout import ContextFactory
@@ -91,44 +88,3 @@ def default_deps(settings: Settings, dry_run: bool = False) -> HandlerDeps:
         checkouts=checkouts,
         dry_run=dry_run,
     )
-
-
-class HandlerOutcome(BaseModel):
-    """What one delivery did (or, in dry-run, would do)."""
-
-    event: str
-    action: str | None = None
-    delivery_id: str
-    repo: str | None = None
-    number: int | None = None
-    pipeline: str | None = None
-    dry_run: bool = False
-    labels_added: list[str] = Field(default_factory=list)
-    labels_removed: list[str] = Field(default_factory=list)
-    labels_created: list[str] = Field(default_factory=list)
-    labels_wanted: list[str] = Field(default_factory=list)
-    """Our labels the results call for (added now or already there)."""
-    labels_left: list[str] = Field(default_factory=list)
-    """Ours by name, but a person put them on or took them off: not touched."""
-    comment_id: int | None = None
-    comment_action: str | None = None
-    """`created`, `edited`, `unchanged`, `planned` (dry-run) or None (no comment)."""
-    comment_body: str | None = None
-    """The planned comment in dry-run mode."""
-    reaction: str | None = None
-    assessments: list[AnyAssessment] = Field(default_factory=list)
-    """The results, as the engine returned them."""
-    skipped: str | None = None
-    """Why nothing was assessed (ignored event or author, unchanged input, refused command)."""
-    warnings: list[str] = Field(default_factory=list)
-    """Degraded but done (e.g. a linked issue that does not exist)."""
-    config_error: str | None = None
-    errors: list[str] = Field(default_factory=list)
-    retryable: bool = False
-    """True when the errors were transient (GitHub or the model down): try the job again."""
-    retry_after_s: float | None = None
-    """GitHub asked for this long a wait (a rate limit): the job is due again after it."""
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors and self.config_error is None
