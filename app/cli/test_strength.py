@@ -90,12 +90,9 @@ def test_strength_cmd(
 def _stored(settings: Settings) -> Callable[[str, dict[str, Any]], None]:
     """Saves a result on its harvested instance (one not in the store is said on stderr)."""
     from app.harvest.store import HarvestStore
-    from app.store.engine import database_url, make_engine, session_factory
-    from app.store.migrate import upgrade_to_head
+    from app.store.opening import open_store
 
-    engine = make_engine(database_url(settings))
-    upgrade_to_head(engine)
-    harvest = HarvestStore(session_factory(engine))
+    harvest = HarvestStore(open_store(settings).sessions)
 
     def keep(iid: str, strength: dict[str, Any]) -> None:
         if harvest.instance(iid) is None:

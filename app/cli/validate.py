@@ -204,12 +204,9 @@ def _stored_validations(settings: Settings) -> Callable[[dict[str, Any]], None]:
     """Saves a validated row on its harvested instance (rows the store does not hold are
     said once each on stderr: they were not harvested here)."""
     from app.harvest.store import HarvestStore
-    from app.store.engine import database_url, make_engine, session_factory
-    from app.store.migrate import upgrade_to_head
+    from app.store.opening import open_store
 
-    engine = make_engine(database_url(settings))
-    upgrade_to_head(engine)
-    harvest = HarvestStore(session_factory(engine))
+    harvest = HarvestStore(open_store(settings).sessions)
 
     def keep(row: dict[str, Any]) -> None:
         iid = str(row["instance_id"])

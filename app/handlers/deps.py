@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,6 +14,7 @@ from app.github.retries import RetryPolicy, policy_from_settings
 from app.github.sessions import SessionFactory, session_factory
 from app.redaction import secret_values
 from app.settings import Settings
+from spice_engine.langs.executors import Executors
 from spice_engine.pr.checkout import CheckoutConfig, CheckoutManager
 from spice_engine.protocols import ChatModel
 
@@ -65,9 +67,26 @@ class HandlerDeps:
         """Values that must never reach a comment (see `app.redaction`)."""
         return secret_values(self.settings)
 
+    @cached_property
+    def executors(self) -> Executors:
+        """Where pull requests' tests run: the sandboxed executors, built once for the process
+        that built these deps (not once per job), on first use."""
+        from app.sandboxing import sandbox_for
+        from spice_engine.validate.local import LocalExecutor
 
-def default_deps(settings: Settings, dry_run: bool = False) -> HandlerDeps:
-    """Production wiring: PyGithub sessions and litellm models from the settings."""
+        envs, sandbox = self.settings.data_dir.resolve() / "envs", sandbox_for(self.settings)
+        return Executors(LocalExecutor(envs, sandbox), envs, sandbox)
+
+
+def default_deps(
+    settings: Settings,
+    dry_run: bool = False,
+    checkout_dir: Path | None = None,
+    clones: bool = True,
+) -> HandlerDeps:
+    """Production wiring: PyGithub sessions and litellm models from the settings. The
+    Action passes its workflow's checkout (if any) and `clones=False`: a runner cloning on
+    its own would surprise its owner."""
     from spice_engine.llm.litellm_chat import LiteLLMChat
 
     checkouts = (
@@ -76,7 +95,7 @@ def default_deps(settings: Settings, dry_run: bool = False) -> HandlerDeps:
                 cache_dir=settings.data_dir / "checkouts", disk_budget_mb=settings.checkout_disk_mb
             )
         )
-        if settings.repo_context
+        if settings.repo_context and clones
         else None
     )
     policy = policy_from_settings(settings)
@@ -86,5 +105,6 @@ def default_deps(settings: Settings, dry_run: bool = False) -> HandlerDeps:
         retry_policy=policy,
         chat=lambda model: LiteLLMChat(settings.model_config_for(model)),
         checkouts=checkouts,
+        checkout_dir=checkout_dir,
         dry_run=dry_run,
     )
