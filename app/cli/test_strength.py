@@ -83,7 +83,10 @@ def test_strength_cmd(
             err=True,
         )
 
-    strength_rows(todo, git_dirs, executor, data / "tmp", config, workers, timeout, done)
+    def phase(instance_id: str, what: str) -> None:  # minutes pass in each: never silent
+        typer.echo(f"test-strength: {instance_id} {what}…", err=True)
+
+    strength_rows(todo, git_dirs, executor, data / "tmp", config, workers, timeout, done, phase)
     emit_json({"instances": len(rows), "statuses": dict(statuses), "out": str(out)})
 
 
