@@ -32,6 +32,8 @@ class Intake(StrEnum):
 
 
 class Stored(NamedTuple):
+    """What storing one delivery came to, and the runs it calls for."""
+
     intake: Intake
     enqueue: list[str]
     """Delivery ids whose runs must be enqueued."""
