@@ -108,3 +108,36 @@ def test_rows_stored_before_0006_get_their_installation_and_can_be_cancelled(
     assert found == {"p1": 1, "p2": 1, "p3": None}  # p3 named no installation
     assert states == {"p1": "cancelled", "p2": "cancelled", "p3": "queued"}
     assert jobs["octo-org/widgets#7"] == jobs["octo-org/widgets#8"] == "cancelled"
+
+
+def test_deliveries_left_queued_by_ended_jobs_end_with_them(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'spice.db'}")
+    command.upgrade(alembic_config(engine), "0006_delivery_routes")
+    rows = [  # (delivery id, kind, job key, job state): as the code before 0007 left them
+        ("c1", "issue", "octo-org/widgets#7", "cancelled"),
+        ("i1", "installation", "installation/1", "done"),
+        ("w1", "issue", "octo-org/widgets#8", "pending"),
+    ]
+    with engine.begin() as conn:
+        for delivery_id, kind, key, state in rows:
+            conn.execute(
+                sa.text(
+                    "INSERT INTO deliveries (delivery_id, event, action, repo, job_key, kind,"
+                    " received_at, payload_sha256, payload, status) VALUES (:d, 'issues',"
+                    " 'opened', 'octo-org/widgets', :k, :kind, CURRENT_TIMESTAMP, 'x', x'7b7d',"
+                    " 'queued')"
+                ),
+                {"d": delivery_id, "k": key, "kind": kind},
+            )
+            conn.execute(
+                sa.text(
+                    "INSERT INTO jobs (key, state, generation, run_generation, delivery_id,"
+                    " attempts, created_at, updated_at) VALUES"
+                    " (:k, :s, 1, 0, :d, 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                ),
+                {"k": key, "s": state, "d": delivery_id},
+            )
+    upgrade_to_head(engine)
+    with engine.connect() as conn:
+        states = dict(conn.execute(sa.text("SELECT delivery_id, status FROM deliveries")).all())
+    assert states == {"c1": "cancelled", "i1": "done", "w1": "queued"}  # w1 still waits

@@ -33,6 +33,26 @@ def _installation_of(payload: bytes, codec: str | None, sha256: str) -> int | No
     return found if isinstance(found, int) and not isinstance(found, bool) else None
 
 
+def _close_stuck_deliveries(conn: sa.Connection) -> None:
+    """Deliveries left `queued` by jobs that ended without them: a cancelled job's (they
+    end cancelled now), and the installation events 0006 closed (done)."""
+    jobs = sa.table("jobs", sa.column("key", sa.String), sa.column("state", sa.String))
+    deliveries = sa.table(
+        "deliveries",
+        sa.column("job_key", sa.String),
+        sa.column("kind", sa.String),
+        sa.column("status", sa.String),
+    )
+    for state, kind, status in (("cancelled", None, "cancelled"), ("done", "installation", "done")):
+        ended = sa.select(jobs.c.key).where(jobs.c.state == state)
+        stuck = deliveries.update().where(
+            deliveries.c.status == "queued", deliveries.c.job_key.in_(ended)
+        )
+        if kind is not None:
+            stuck = stuck.where(deliveries.c.kind == kind)
+        conn.execute(stuck.values(status=status))
+
+
 def upgrade() -> None:
     op.create_table(
         "installations",
@@ -43,8 +63,9 @@ def upgrade() -> None:
     )
     with op.batch_alter_table("jobs") as batch:
         batch.add_column(sa.Column("cancelled_for", sa.String(length=20), nullable=True))
-    # Rows stored before 0006 kept no installation: an uninstall could not find their jobs.
     conn = op.get_bind()
+    _close_stuck_deliveries(conn)
+    # Rows stored before 0006 kept no installation: an uninstall could not find their jobs.
     deliveries = sa.table(
         "deliveries",
         sa.column("id", sa.Integer),
