@@ -86,6 +86,7 @@ class _Envelope(msgspec.Struct):
     pull_request: _PullRequest | None = None
     label: _Label | None = None
     repositories_removed: list[_Repo] | None = None
+    repositories_added: list[_Repo] | None = None
 
 
 class Route(BaseModel):
@@ -100,7 +101,7 @@ class Route(BaseModel):
     installation: int | None = None
     event: str = ""
     repos: tuple[str, ...] = ()
-    """The repositories an `installation_repositories.removed` takes away."""
+    """The repositories an `installation_repositories` event takes away or gives back."""
 
 
 Place = tuple[str | None, int | None, str]
@@ -235,7 +236,7 @@ EVENTS: list[EventEntry] = [
         EventEntry(event, frozenset(actions), INSTALLATION, installation_place, None)
         for event, actions in (
             ("installation", ("deleted", "suspend", "unsuspend")),
-            ("installation_repositories", ("removed",)),
+            ("installation_repositories", ("removed", "added")),
         )
     ),
 ]  # fmt: skip
@@ -290,7 +291,8 @@ def route_payload(
         return None
     repo, number, key = entry.place(event, envelope)
     installation = envelope.installation.id if envelope.installation else None
-    repos = tuple(r.full_name for r in envelope.repositories_removed or ())
+    named = envelope.repositories_removed or envelope.repositories_added or ()
+    repos = tuple(r.full_name for r in named)
     return Route(
         kind=entry.kind, action=envelope.action, repo=repo, number=number, job_key=key,
         installation=installation, event=event, repos=repos,

@@ -108,4 +108,6 @@ def test_installation_events_without_a_handler_are_ignored_at_the_door(
     created = hook(shared_data, "installation", "created.payload.json")
     assert route_payload("installation", created) is None
     added = hook(shared_data, "installation_repositories", "added.payload.json")
-    assert route_payload("installation_repositories", added) is None
+    route = route_payload("installation_repositories", added)
+    assert route is not None and route.kind == routing.INSTALLATION  # gives a repository back
+    assert route.repos == tuple(r["full_name"] for r in added["repositories_added"])

@@ -167,3 +167,39 @@ def test_a_transferred_issue_is_not_assessed_where_issues_are_off(live: LiveApp)
     transferred(live, "comment_mode: always\n", "pipelines:\n  issues: false\n")
     assert live.gh.writes == []
     assert live.model.requests == []  # no vote taken
+
+
+def test_a_job_running_when_its_repository_is_removed_ends_cancelled(
+    app_live: LiveApp, shared_data: Path
+) -> None:
+    live = app_live
+    removal = hook(shared_data, "installation_repositories", "removed", removed=(REPO,))
+
+    def removed_meanwhile() -> None:
+        live.post("installation_repositories", removal, run=False)
+        live.gh.fail_next(404, 1000, path_contains=f"/repos/{REPO}/")  # no longer the App's
+
+    live.gh.fail_next(0, 1, path_contains="/comments", before=removed_meanwhile)
+    opened(live, 7)
+    job = live.job(f"{REPO}#7")
+    assert job.state == "cancelled", job.error
+    assert job.error == "cancelled: repository removed from installation 1"
+    assert live.statuses() == {"d-1": "cancelled", "d-2": "applied"}
+
+
+def test_a_removed_repository_runs_nothing_until_it_is_added_back(
+    live: LiveApp, shared_data: Path
+) -> None:
+    removed = hook(shared_data, "installation_repositories", "removed", removed=(REPO,))
+    live.post("installation_repositories", removed)
+    live.gh.add_issue(REPO, 7, "Crash on empty input", "`parse('')` raises KeyError.")
+    live.model.responder = scripted([3])
+    live.deliver("issues", "opened", REPO, 7)
+    assert live.statuses() == {"d-1": "applied", "d-2": "cancelled"}
+    assert repo_requests(live) == []
+    added = dict(removed, action="added", repositories_added=removed["repositories_removed"])
+    added["repositories_removed"] = []
+    live.post("installation_repositories", added)
+    live.deliver("issues", "edited", REPO, 7)
+    assert live.job(f"{REPO}#7").state == "done", live.job(f"{REPO}#7").error
+    assert live.gh.label_names(REPO, 7) == [LABEL]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from pydantic import BaseModel
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from app.store.models import (
@@ -18,6 +18,7 @@ from app.store.models import (
     InstallationState,
     Job,
     JobState,
+    RemovedRepository,
     utcnow,
 )
 
@@ -42,9 +43,9 @@ class InstallationChange(BaseModel):
 
     installation: int
     action: str
-    """`deleted`, `suspend`, `unsuspend` (installation) or `removed` (its repositories)."""
+    """`deleted`, `suspend`, `unsuspend` (installation), `removed` or `added` (repositories)."""
     repos: tuple[str, ...] = ()
-    """The repositories taken away (`removed` only)."""
+    """The repositories taken away or given back."""
 
 
 _STATE_AFTER = {
@@ -60,8 +61,19 @@ _REASON_OF = {
 
 def apply_change(session: Session, change: InstallationChange) -> list[str]:
     """Make `change`; returns the delivery ids of jobs it hands back (to enqueue)."""
-    if change.action == "removed":
-        cancel_waiting(session, change.installation, CancelReason.removed, change.repos)
+    if change.action in ("removed", "added"):
+        names = sorted({name.lower() for name in change.repos})
+        session.execute(
+            delete(RemovedRepository).where(
+                RemovedRepository.installation == change.installation,
+                RemovedRepository.repo.in_(names),
+            )
+        )
+        if change.action == "removed":
+            session.add_all(
+                RemovedRepository(installation=change.installation, repo=name) for name in names
+            )
+            cancel_waiting(session, change.installation, CancelReason.removed, change.repos)
         return []
     state = _STATE_AFTER[change.action]
     row = session.get(Installation, change.installation, with_for_update=True)
@@ -76,21 +88,32 @@ def apply_change(session: Session, change: InstallationChange) -> list[str]:
     return []
 
 
-def hold_on(session: Session, installation: int | None) -> CancelReason | None:
-    """Why jobs of `installation` must not run now, or None (unknown installations run)."""
+def hold_on(session: Session, installation: int | None, repo: str | None) -> CancelReason | None:
+    """Why jobs of `repo` through `installation` must not run now, or None (unknown
+    installations run)."""
     if installation is None:
         return None
     state = session.scalar(select(Installation.state).where(Installation.id == installation))
-    return _REASON_OF.get(InstallationState(state)) if state else None
+    if state and (reason := _REASON_OF.get(InstallationState(state))) is not None:
+        return reason
+    removed = repo is not None and session.scalar(
+        select(RemovedRepository.repo).where(
+            RemovedRepository.installation == installation,
+            RemovedRepository.repo == repo.lower(),
+        )
+    )
+    return CancelReason.removed if removed else None
 
 
 def hold_on_job(session: Session, job: Job) -> tuple[int, CancelReason] | None:
-    """`hold_on` for the installation a job's latest delivery came through."""
-    installation = session.scalar(
-        select(Delivery.installation).where(Delivery.delivery_id == job.delivery_id)
-    )
-    reason = hold_on(session, installation)
-    return None if reason is None or installation is None else (installation, reason)
+    """`hold_on` for the installation and repository of a job's latest delivery."""
+    row = session.execute(
+        select(Delivery.installation, Delivery.repo).where(Delivery.delivery_id == job.delivery_id)
+    ).first()
+    if row is None or row[0] is None:
+        return None
+    reason = hold_on(session, row[0], row[1])
+    return None if reason is None else (row[0], reason)
 
 
 def cancel_job(session: Session, job: Job, installation: int, reason: CancelReason) -> None:

@@ -74,7 +74,7 @@ def _store(session: Session, new: NewDelivery) -> Stored:
         restored = apply_change(session, change)
         set_delivery_status(session, new.delivery_id, DeliveryStatus.applied)
         return Stored(Intake.applied, restored)
-    if hold_on(session, new.installation) is not None:
+    if hold_on(session, new.installation, new.repo) is not None:
         set_delivery_status(session, new.delivery_id, DeliveryStatus.cancelled)
         return Stored(Intake.cancelled, [])
     if request_run(session, new.job_key, new.delivery_id):

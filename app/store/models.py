@@ -70,6 +70,17 @@ class Installation(Base):
     changed_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+class RemovedRepository(Base):
+    """A repository taken from an installation (until it is added back): its jobs do not run."""
+
+    __tablename__ = "removed_repositories"
+
+    installation: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    repo: Mapped[str] = mapped_column(String(200), primary_key=True)
+    """`owner/name`, lower case."""
+    removed_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
 class Delivery(Base):
     """One accepted webhook delivery, kept verbatim so a job can run from it later."""
 

@@ -61,6 +61,13 @@ def upgrade() -> None:
         sa.Column("changed_at", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("id"),
     )
+    op.create_table(
+        "removed_repositories",
+        sa.Column("installation", sa.BigInteger(), autoincrement=False, nullable=False),
+        sa.Column("repo", sa.String(length=200), nullable=False),
+        sa.Column("removed_at", sa.DateTime(timezone=True), nullable=False),
+        sa.PrimaryKeyConstraint("installation", "repo"),
+    )
     with op.batch_alter_table("jobs") as batch:
         batch.add_column(sa.Column("cancelled_for", sa.String(length=20), nullable=True))
     conn = op.get_bind()
@@ -101,6 +108,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_table("removed_repositories")
     with op.batch_alter_table("jobs") as batch:
         batch.drop_column("cancelled_for")
     op.drop_table("installations")
