@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
 
 from app.github.client import CommentData, GitHubRepo
 from app.github.comment_render import (
@@ -62,12 +61,22 @@ class RunContext:
     def bot(self) -> str:
         return self.session.bot_login
 
-    def done(self, pipeline: str, number: int | None = None, **found: Any) -> Done:
-        """The typed result of a handler that worked here."""
-        number = self.number if number is None else number
+    def done(
+        self,
+        pipeline: str,
+        number: int | None = None,
+        labels: LabelChange | None = None,
+        comment: CommentChange | None = None,
+        reaction: str | None = None,
+        assessments: list[AnyAssessment] | None = None,
+        warnings: list[str] | None = None,
+    ) -> Done:
+        """The typed result of a handler that worked here (on `number`, else the run's)."""
         return Done(
-            pipeline=pipeline, repo=self.repo.full_name, number=number, dry_run=self.dry_run,
-            **found,
+            pipeline=pipeline, repo=self.repo.full_name,
+            number=self.number if number is None else number, dry_run=self.dry_run,
+            labels=labels, comment=comment, reaction=reaction, assessments=assessments or [],
+            warnings=warnings or [],
         )  # fmt: skip
 
     def previous_state(self, number: int) -> StickyState | None:
