@@ -7,9 +7,8 @@ from datetime import datetime
 from pydantic import BaseModel
 
 from app.settings import Settings
-from app.store.engine import database_url, make_engine, session_factory
 from app.store.human_labels import human_labels, untouched_items
-from app.store.migrate import upgrade_to_head
+from app.store.opening import open_store
 from spice_engine.evaluation.predictions import Prediction, Predictions
 
 
@@ -25,9 +24,7 @@ class FromStore(BaseModel):
 
 
 def from_store(settings: Settings, repo: str | None, since: datetime | None) -> FromStore:
-    engine = make_engine(database_url(settings))
-    upgrade_to_head(engine)
-    with session_factory(engine)() as session:
+    with open_store(settings).sessions() as session:
         rows = human_labels(session, repo, since)
         untouched = untouched_items(session, repo, since)
     gold: dict[str, dict[str, int]] = {}

@@ -50,5 +50,10 @@ def choose(settings: Settings, config: RepoConfig | None, pipeline: Pipeline) ->
                 f"used `{settings.model}`"
             )
     votes = min(config.votes, settings.votes) if config.votes else settings.votes
+    if config.votes and config.votes > votes:
+        warnings.append(
+            f"`votes: {config.votes}` is more than this App's operator allows; "
+            f"{votes} votes were taken"
+        )
     cap = lowest(settings.cost_cap_usd, config.cost_cap_usd)
     return ModelChoice(model, votes, cap, settings.allow_unpriced, warnings)

@@ -3,8 +3,9 @@
 `EVENTS` is the one table: per event and actions, the job kind, the job key, the condition
 checked at the door, the pre-filter the worker applies before any GitHub call and the handler.
 The web process routes a delivery with it (`route_body`) and stores the route beside the
-payload; the worker dispatches on the stored kind and never routes again. Handlers are named
-as `module:function` so that the web process imports none of them. The fields routing reads
+payload; the worker dispatches on the stored kind and never routes again. Each handler is
+imported by a small function of this module, called by the worker only: the web process
+imports none of them. The fields routing reads
 are validated (GitHub's number range, `owner/name` shape): a signed payload is still input.
 """
 
@@ -12,11 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 import orjson
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from app.handlers.outcome import Done
+    from app.handlers.run_context import RunContext
 
 MAX_NUMBER = 2**31 - 1  # issue and PR numbers are GitHub Int (32-bit) values
 MAX_ID = 2**63 - 1
@@ -29,6 +34,12 @@ FullName = Annotated[
 Action = Annotated[str, msgspec.Meta(min_length=1, max_length=60, pattern=r"^[a-z_]+$")]
 Kind = Annotated[str, Field(pattern=r"^[a-z_]{1,20}$")]
 """A job kind: the `kind` of one entry of `EVENTS`."""
+
+
+Handler = Callable[["RunContext", dict[str, Any]], "Done"]
+"""Every handler's one signature: the run's context and the payload in, a typed result out
+(or `Skipped` / `Failed` raised: app.handlers.outcome)."""
+PreFilter = Callable[[dict[str, Any]], str | None]
 
 
 class MalformedBody(ValueError):
@@ -74,6 +85,8 @@ class _Envelope(msgspec.Struct):
     installation: _Identified | None = None
     pull_request: _PullRequest | None = None
     label: _Label | None = None
+    repositories_removed: list[_Repo] | None = None
+    repositories_added: list[_Repo] | None = None
 
 
 class Route(BaseModel):
@@ -87,6 +100,8 @@ class Route(BaseModel):
     job_key: str
     installation: int | None = None
     event: str = ""
+    repos: tuple[str, ...] = ()
+    """The repositories an `installation_repositories` event takes away or gives back."""
 
 
 Place = tuple[str | None, int | None, str]
@@ -102,18 +117,17 @@ class EventEntry:
     kind: Kind
     place: Callable[[str, _Envelope], Place]
     """The job's repository, number and key; raises `InvalidPayload` when fields are missing."""
-    handler: str
-    """`module:function` run by the worker (see app.handlers.dispatch for the signatures)."""
+    handler: Callable[[], Handler] | None
+    """The worker's handler, imported when asked for (the web process imports none); None:
+    applied at the door (`INSTALLATION`)."""
     accepts: Callable[[_Envelope], bool] | None = None
     """At the door: False answers the delivery 200 ignored (e.g. a PR closed unmerged)."""
-    pre_filter: str | None = None
-    """`module:function(payload) -> skip reason | None`, run by the worker before any
-    GitHub call (our own comments and labels come back as events)."""
-    in_repository: bool = True
-    """The handler works in one repository (config loaded first); else on the installation."""
+    pre_filter: Callable[[], PreFilter] | None = None
+    """Run by the worker before any GitHub call (our own comments and labels come back as
+    events): a skip reason, or None."""
 
 
-def _item(event: str, env: _Envelope) -> Place:
+def item_place(event: str, env: _Envelope) -> Place:
     """An issue's or PR's triage: one key per item, so bursts coalesce."""
     repo, number = _required(event, env.repository, env.issue if event == "issues" else env.number)
     return repo, number, f"{repo}#{number}"
@@ -122,13 +136,13 @@ def _item(event: str, env: _Envelope) -> Place:
 def _label_change(event: str, env: _Envelope) -> Place:
     # A person's label change is feedback, kept apart from the item's triage run; each label
     # and direction once (a removal and an addition both count).
-    repo, number, key = _item(event, env)
+    repo, number, key = item_place(event, env)
     return repo, number, f"{key}/label/{env.action}/{env.label.name if env.label else ''}"
 
 
 def _merge(event: str, env: _Envelope) -> Place:
     # Harvested under its own key, never folded into a pending triage run of the PR.
-    repo, number, key = _item(event, env)
+    repo, number, key = item_place(event, env)
     return repo, number, f"{key}/merged"
 
 
@@ -150,40 +164,80 @@ def _merged(env: _Envelope) -> bool:
     return env.pull_request is not None and env.pull_request.merged is True
 
 
+INSTALLATION = "installation"
+"""The kind applied at the door: no job, the change is made as the delivery is stored."""
 ITEM_ACTIONS = frozenset({"opened", "edited", "reopened"})
 LABEL_ACTIONS = frozenset({"labeled", "unlabeled"})
-H = "app.handlers"
+
+
+# The handlers, each imported only when the worker asks for it; a reader, mypy and
+# go-to-definition follow every entry to its function.
+def _issues() -> Handler:
+    from app.handlers.issues import on_issue
+
+    return on_issue
+
+
+def _pull_requests() -> Handler:
+    from app.handlers.pull_requests import on_pull_request
+
+    return on_pull_request
+
+
+def _merges() -> Handler:
+    from app.handlers.merges import handle_merge
+
+    return handle_merge
+
+
+def _comments() -> Handler:
+    from app.handlers.comments import handle_comment
+
+    return handle_comment
+
+
+def _not_a_command() -> PreFilter:
+    from app.handlers.comments import not_a_command
+
+    return not_a_command
+
+
+def _corrections() -> Handler:
+    from app.handlers.corrections import handle_label_change
+
+    return handle_label_change
+
+
+def _not_a_correction() -> PreFilter:
+    from app.handlers.corrections import not_a_correction
+
+    return not_a_correction
+
+
+PR_ACTIONS = ITEM_ACTIONS | {"synchronize", "ready_for_review"}
 EVENTS: list[EventEntry] = [
-    EventEntry("issues", ITEM_ACTIONS, "issue", _item, f"{H}.issues:on_issue"),
+    EventEntry("issues", ITEM_ACTIONS, "issue", item_place, _issues),
+    EventEntry("pull_request", PR_ACTIONS, "pull_request", item_place, _pull_requests),
+    EventEntry("pull_request", frozenset({"closed"}), "harvest", _merge, _merges, _merged),
     EventEntry(
-        "pull_request",
-        ITEM_ACTIONS | {"synchronize", "ready_for_review"},
-        "pull_request",
-        _item,
-        f"{H}.pull_requests:on_pull_request",
-    ),
-    EventEntry(
-        "pull_request", frozenset({"closed"}), "harvest", _merge, f"{H}.merges:handle_merge",
-        accepts=_merged,
-    ),
-    EventEntry(
-        "issue_comment", frozenset({"created"}), "comment", _command,
-        f"{H}.comments:handle_comment", pre_filter=f"{H}.comments:not_a_command",
+        "issue_comment", frozenset({"created"}), "comment", _command, _comments,
+        pre_filter=_not_a_command,
     ),
     *(
         EventEntry(
-            event, LABEL_ACTIONS, "label", _label_change, f"{H}.corrections:handle_label_change",
-            pre_filter=f"{H}.corrections:not_a_correction",
+            event, LABEL_ACTIONS, "label", _label_change, _corrections,
+            pre_filter=_not_a_correction,
         )
         for event in ("issues", "pull_request")
     ),
-    # Uninstalled, or repositories taken away: that installation's waiting jobs are cancelled.
+    # Installation events change what may run: applied where they come in, in the intake
+    # transaction (app.store.installations), never queued behind the jobs they concern.
     *(
-        EventEntry(
-            event, frozenset({action}), "installation", installation_place,
-            f"{H}.installations:cancel_installation_jobs", in_repository=False,
+        EventEntry(event, frozenset(actions), INSTALLATION, installation_place, None)
+        for event, actions in (
+            ("installation", ("deleted", "suspend", "unsuspend")),
+            ("installation_repositories", ("removed", "added")),
         )
-        for event, action in (("installation", "deleted"), ("installation_repositories", "removed"))
     ),
 ]  # fmt: skip
 HANDLED_EVENTS = frozenset(entry.event for entry in EVENTS)
@@ -237,9 +291,11 @@ def route_payload(
         return None
     repo, number, key = entry.place(event, envelope)
     installation = envelope.installation.id if envelope.installation else None
+    named = envelope.repositories_removed or envelope.repositories_added or ()
+    repos = tuple(r.full_name for r in named)
     return Route(
         kind=entry.kind, action=envelope.action, repo=repo, number=number, job_key=key,
-        installation=installation, event=event,
+        installation=installation, event=event, repos=repos,
     )  # fmt: skip
 
 

@@ -19,8 +19,7 @@ from app.queue.runner import JobRunner, deferral_budget
 from app.queue.tasks import build_queue
 from app.redaction import secret_values
 from app.settings import Settings
-from app.store.engine import database_url, make_engine, session_factory
-from app.store.migrate import upgrade_to_head
+from app.store.opening import open_store
 from app.store.private_files import make_private
 
 log = logging.getLogger(__name__)
@@ -34,9 +33,7 @@ def run_worker(threads: int, handler: str | None = None) -> None:
     make_private(settings.data_dir)
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         use_multiprocess_dir(settings.data_dir / "metrics")
-    engine = make_engine(database_url(settings))
-    upgrade_to_head(engine)
-    sessions = session_factory(engine)
+    engine, sessions = open_store(settings)
     metrics = build_metrics()
     watch_github(metrics)  # for the process's life: GitHub failures and waits in /metrics
     # The queue's huey first: the validation task the handlers enqueue is registered on it

@@ -48,7 +48,8 @@ def test_action_labels_comments_and_writes_json_output(
     result = CliRunner().invoke(cli, ["action", "--model", "openai/fake", "--votes", "3"], env=env)
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    assert out["delivery_id"] == "action-77-1" and out["comment_action"] == "created"
+    assert out["delivery"]["delivery_id"] == "action-77-1"
+    assert out["done"]["comment"]["action"] == "created"
     assert fake_github.label_names(REPO, 3) == ["clarity: underspecified"]
     written = (tmp_path / "output").read_text()
     assert written.startswith("json<<spice_") and json.loads(written.splitlines()[1]) == out
@@ -72,7 +73,7 @@ def test_with_a_personal_token_the_action_knows_its_own_comment_and_labels(
     second = CliRunner().invoke(cli, args, env=env)
     assert second.exit_code == 0, second.output
     out = json.loads(second.stdout)
-    assert out["comment_action"] == "edited" and out["labels_removed"] == [
+    assert out["done"]["comment"]["action"] == "edited" and out["done"]["labels"]["removed"] == [
         "clarity: underspecified"
     ]
     comments = fake_github.issue_comments(REPO, 3)
@@ -87,7 +88,7 @@ def test_action_dry_run_writes_nothing(
     env = _env(fake_github, fake_openai, tmp_path)
     result = CliRunner().invoke(cli, ["action", "--model", "openai/fake", "--dry-run"], env=env)
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["comment_action"] == "planned"
+    assert json.loads(result.stdout)["done"]["comment"]["action"] == "planned"
     assert fake_github.writes == []
 
 
@@ -107,7 +108,7 @@ def test_action_exits_non_zero_when_the_api_fails(
     )
     assert proc.returncode != 0
     assert "GitHub API error 500" in proc.stderr
-    assert json.loads(proc.stdout)["errors"]
+    assert json.loads(proc.stdout)["failure"]["message"]
     assert fake_github.writes == [] and fake_openai.requests == []
 
 

@@ -132,3 +132,17 @@ def test_validate_and_label_issues_bad_input(tmp_path: Path) -> None:
     assert_one_line_error(
         spice(tmp_path, "label-issues", str(missing), "--out", str(out)), "missing.jsonl"
     )
+
+
+def test_harvest_of_a_url_is_refused_at_once_naming_the_name_to_give(tmp_path: Path) -> None:
+    done = spice(tmp_path, "harvest", "https://github.com/octo-org/widgets", "--no-label")
+    assert_one_line_error(done, "not a URL", "spice harvest octo-org/widgets")
+
+
+def test_a_data_dir_that_cannot_be_one_is_named_by_its_setting(tmp_path: Path) -> None:
+    taken = tmp_path / "a-file"
+    taken.write_text("")
+    done = spice(
+        tmp_path, "export", "--out", str(tmp_path / "out.jsonl"), SPICE_DATA_DIR=str(taken)
+    )
+    assert_one_line_error(done, f"SPICE_DATA_DIR={taken}")

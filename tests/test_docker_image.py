@@ -202,12 +202,11 @@ def test_docker_stop_hands_back_the_running_job_and_the_next_worker_finishes_it(
         assert reply.status == 202
     wait_for(in_flight.is_set, 60, "the worker to ask the model")
 
-    stopped_at = time.monotonic()
     docker("stop", worker, timeout=30)  # SIGTERM, then SIGKILL after 10 s
-    took = time.monotonic() - stopped_at
     code = docker("inspect", "--format", "{{.State.ExitCode}}", worker)
     logs = subprocess.run(["docker", "logs", worker], capture_output=True, text=True).stderr
-    assert code == "0" and took < 10, f"exit {code} after {took:.1f}s:\n{logs[-3000:]}"
+    # Exit 0, not 137: it left on the SIGTERM, before docker's SIGKILL (no stopwatch needed).
+    assert code == "0", f"exit {code}:\n{logs[-3000:]}"
     assert "handed back 1 running job" in logs and "Traceback" not in logs
     assert fake_github.issue_comments(REPO, 4) == []
 

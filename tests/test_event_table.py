@@ -5,55 +5,69 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from app import routing
-from app.handlers.deps import HandlerDeps, HandlerOutcome
-from app.handlers.dispatch import resolve
-from app.routing import EVENTS, EventEntry, Route, route_payload
-from tests.fakes.github_fixtures import REPO, fake_github_fixture  # noqa: F401
+from app.handlers.outcome import Done
+from app.handlers.run_context import RunContext
+from app.routing import EVENTS, EventEntry, route_payload
+from app.store.jobs import get_job
+from tests.fakes.github_fixtures import REPO, fake_github_fixture, payload  # noqa: F401
 from tests.service.github_app import LiveApp, live_fixture  # noqa: F401
-from tests.test_github_replay_app import opened
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTED: list[tuple[str | None, int | None]] = []
+NOTED: list[tuple[str, int]] = []
 
 
-def note_added(deps: HandlerDeps, route: Route, out: HandlerOutcome) -> None:
+def note_closed(ctx: RunContext, payload: dict[str, Any]) -> Done:
     """A handler a new event brings: the whole of its code."""
-    NOTED.append((route.action, route.installation))
-    out.pipeline = "welcome"
+    NOTED.append((ctx.repo.full_name, ctx.number))
+    return ctx.done("closed")
 
 
 def test_a_new_event_runs_through_one_entry_and_one_handler(
-    live: LiveApp, shared_data: Path, monkeypatch: pytest.MonkeyPatch
+    live: LiveApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    added = hook(shared_data, "installation_repositories", "added.payload.json")
-    assert route_payload("installation_repositories", added) is None  # answered 200 at the door
-    welcome = EventEntry(
-        "installation_repositories",
-        frozenset({"added"}),
-        "welcome",
-        routing.installation_place,
-        f"{__name__}:note_added",
-        in_repository=False,
+    live.gh.add_issue(REPO, 7, "Crash on empty input", "`parse('')` raises KeyError.")
+    closed = {**payload(live.gh, "issues", "opened", REPO, 7), "action": "closed"}
+    assert route_payload("issues", closed) is None  # answered 200 at the door
+    entry = EventEntry(
+        "issues", frozenset({"closed"}), "closed", routing.item_place, lambda: note_closed
     )
-    monkeypatch.setattr(routing, "EVENTS", [*EVENTS, welcome])
+    monkeypatch.setattr(routing, "EVENTS", [*EVENTS, entry])
     NOTED.clear()
-    live.post("installation_repositories", added)
-    assert NOTED == [("added", 1)]
-    assert live.job("installation/1").state == "done", live.job("installation/1").error
+    live.post("issues", closed)
+    assert NOTED == [(REPO, 7)]
+    assert live.job(f"{REPO}#7").state == "done", live.job(f"{REPO}#7").error
 
 
 def test_every_entry_names_a_handler_and_pre_filter_that_exist() -> None:
     for entry in EVENTS:
-        assert callable(resolve(entry.handler)), entry
-        assert entry.pre_filter is None or callable(resolve(entry.pre_filter)), entry
+        assert entry.handler is not None or entry.kind == routing.INSTALLATION, entry
+        assert entry.handler is None or callable(entry.handler()), entry
+        assert entry.pre_filter is None or callable(entry.pre_filter()), entry
     # A stored kind names one handler, whichever entry routed it.
     assert len({(e.kind, e.handler) for e in EVENTS}) == len({e.kind for e in EVENTS})
+
+
+def test_no_handler_is_named_by_a_string() -> None:
+    found = subprocess.run(
+        ["grep", "-rnE", "import_module|app\\.handlers\\.[a-z_]+:", "app"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert "handlers" not in found.stdout, found.stdout
+
+
+def test_the_web_process_imports_no_handler() -> None:
+    code = "import sys, app.web.app; print(sorted(m for m in sys.modules if 'app.handlers' in m))"
+    found = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert found.stdout.strip() == "[]", found.stderr
 
 
 def test_the_worker_never_routes_a_stored_payload_again() -> None:
@@ -79,18 +93,13 @@ def hook(shared_data: Path, event: str, name: str) -> dict[str, Any]:
         ("installation_repositories", "removed.payload.json"),
     ],
 )
-def test_an_uninstall_cancels_the_installations_waiting_jobs(
+def test_an_installation_change_is_applied_at_the_door_without_a_job(
     live: LiveApp, shared_data: Path, event: str, name: str
 ) -> None:
-    live.gh.too_many_requests(times=100, path_contains="/comments")
-    opened(live)  # deferred: waiting for GitHub's minute
-    assert live.job(f"{REPO}#7").state == "pending"
     live.post(event, hook(shared_data, event, name))
-    job = live.job(f"{REPO}#7")
-    assert job.state == "cancelled" and "installation 1" in (job.error or "")
-    assert live.job("installation/1").state == "done"
-    live.run_scheduled()
-    assert live.job(f"{REPO}#7").state == "cancelled" and live.gh.writes == []
+    assert live.statuses() == {"d-1": "applied"}
+    with live.stack.sessions() as session:
+        assert get_job(session, "installation/1") is None
 
 
 def test_installation_events_without_a_handler_are_ignored_at_the_door(
@@ -99,4 +108,6 @@ def test_installation_events_without_a_handler_are_ignored_at_the_door(
     created = hook(shared_data, "installation", "created.payload.json")
     assert route_payload("installation", created) is None
     added = hook(shared_data, "installation_repositories", "added.payload.json")
-    assert route_payload("installation_repositories", added) is None
+    route = route_payload("installation_repositories", added)
+    assert route is not None and route.kind == routing.INSTALLATION  # gives a repository back
+    assert route.repos == tuple(r["full_name"] for r in added["repositories_added"])

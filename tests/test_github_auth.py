@@ -87,10 +87,10 @@ def test_a_wrong_key_or_missing_installation_fails_loudly(
     )
     event = payload(app_github, "issues", "opened", REPO, 3)
     out = handle_delivery("issues", event, "a1", deps)
-    assert not out.ok and out.errors[0].startswith("GitHub API error 401")
+    assert not out.ok and out.failure.message.startswith("GitHub API error 401")
     event.pop("installation")
     out = handle_delivery("issues", event, "a2", deps)
-    assert not out.ok and "installation" in out.errors[0]
+    assert not out.ok and "installation" in out.failure.message
     assert app_github.writes == []
 
 

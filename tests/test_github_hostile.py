@@ -42,7 +42,7 @@ def _run(gh: FakeGitHub, model: FakeOpenAI, case: dict[str, Any]) -> tuple[Any, 
     gh.add_issue(REPO, 1, case["title"], case["body"], author="reporter", labels=["needs-triage"])
     deps: HandlerDeps = make_deps(gh, model)
     out = handle_delivery("issues", payload(gh, "issues", "opened", REPO, 1), "h1", deps)
-    assert out.ok, out.errors
+    assert out.ok, out.failure
     ours = [c for c in gh.issue_comments(REPO, 1) if c["user"]["login"] == gh.bot_login]
     assert len(ours) == 1
     return out, str(ours[0]["body"])
@@ -122,21 +122,21 @@ def _label_injection(gh: FakeGitHub, model: FakeOpenAI, out: Any, body: str) -> 
 
 def _fake_json(gh: FakeGitHub, model: FakeOpenAI, out: Any, body: str) -> None:
     assert len(model.requests) > 1  # the parroted answers were refused and asked again
-    assert out.assessments[0].model_dump(mode="json")["clarity"]["score"] == 2
+    assert out.done.assessments[0].model_dump(mode="json")["clarity"]["score"] == 2
     assert "clarity: well-specified" not in gh.label_names(REPO, 1)
 
 
 def _huge(gh: FakeGitHub, model: FakeOpenAI, out: Any, body: str) -> None:
-    assert out.assessments[0].model_dump(mode="json")["truncated"] is True
+    assert out.done.assessments[0].model_dump(mode="json")["truncated"] is True
     prompt_chars = max(len(json.dumps(r["messages"])) for r in model.requests)
     assert prompt_chars < 40_000
-    assert out.assessments[0].model_dump(mode="json")["usage"]["input"] < 20_000
+    assert out.done.assessments[0].model_dump(mode="json")["usage"]["input"] < 20_000
     assert "shortened" in body
 
 
 def _empty(gh: FakeGitHub, model: FakeOpenAI, out: Any, body: str) -> None:
     assert (
-        out.assessments[0].model_dump(mode="json")["nothing_to_assess"] is True
+        out.done.assessments[0].model_dump(mode="json")["nothing_to_assess"] is True
         and model.requests == []
     )
     assert "clarity: underspecified" in gh.label_names(REPO, 1)
@@ -144,12 +144,12 @@ def _empty(gh: FakeGitHub, model: FakeOpenAI, out: Any, body: str) -> None:
 
 
 def _link_only(gh: FakeGitHub, model: FakeOpenAI, out: Any, body: str) -> None:
-    assert out.assessments[0].model_dump(mode="json")["evidence"]["link_dependent"] is True
+    assert out.done.assessments[0].model_dump(mode="json")["evidence"]["link_dependent"] is True
     assert "link\\_dependent: True" in body
 
 
 def _command_in_body(gh: FakeGitHub, model: FakeOpenAI, out: Any, body: str) -> None:
-    assert gh.reactions == [] and out.pipeline == "issues"
+    assert gh.reactions == [] and out.done.pipeline == "issues"
     assert "SPICE triage commands" not in body
 
 

@@ -91,6 +91,8 @@ def test_a_harvest_after_a_rename_keeps_its_query_through_githubs_redirect(
         assert done.exit_code == 0, done.output
         report = json.loads(done.stdout)
         assert report["processed"] == sum(1 for p in history.prs if p.merged_at)
+        # Not a terminal: a line per PR instead of a bar nobody sees.
+        assert done.stderr.count("harvest: [") == report["processed"], done.stderr[-2000:]
         moved = [p for m, p in gh.requests if p.startswith(f"/repos/{history.repo}/")]
         assert len(moved) <= 1  # the new name is learned once, not paid for on every call
     assert kept_numbers(tmp_path) == expected(history)

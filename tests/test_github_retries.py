@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import time
 
-from app.handlers.deps import HandlerDeps, HandlerOutcome
+from app.handlers.deps import HandlerDeps
 from app.handlers.dispatch import handle_delivery
+from app.handlers.outcome import HandlerOutcome
 from tests.fakes.github_fixtures import (
     REPO,
     fake_github_fixture,  # noqa: F401
@@ -28,7 +29,7 @@ def _gets(gh: FakeGitHub, path: str) -> int:
 def test_5xx_then_success_is_retried(fake_github: FakeGitHub, handler_deps: HandlerDeps) -> None:
     fake_github.fail_next(502, times=2, method="GET", path_contains="/issues/3")
     out = _opened(fake_github, handler_deps)
-    assert out.ok and out.comment_action == "created"
+    assert out.ok and out.done.comment.action == "created"
     assert _gets(fake_github, f"/repos/{REPO}/issues/3") >= 3
 
 
@@ -48,7 +49,7 @@ def test_a_wait_longer_than_allowed_fails_loudly_without_sleeping(
     fake_github.fail_secondary_rate_limit(times=1, retry_after=3600)
     started = time.monotonic()
     out = _opened(fake_github, handler_deps)
-    assert not out.ok and out.retryable and "3600" in out.errors[0]
+    assert not out.ok and out.failure.retryable and "3600" in out.failure.message
     assert time.monotonic() - started < 5 and fake_openai.requests == []
 
 
@@ -57,7 +58,11 @@ def test_persistent_5xx_is_an_error_after_the_allowed_attempts(
 ) -> None:
     fake_github.fail_next(503, times=100, path_contains="/contents/")
     out = _opened(fake_github, handler_deps)
-    assert not out.ok and out.retryable and out.errors[0].startswith("GitHub API error 503")
+    assert (
+        not out.ok
+        and out.failure.retryable
+        and out.failure.message.startswith("GitHub API error 503")
+    )
     tries = sum(1 for _, p in fake_github.requests if "/contents/" in p)
     assert tries == handler_deps.retry_policy.attempts
     assert fake_github.writes == []
@@ -68,7 +73,7 @@ def test_a_lost_reply_to_the_comment_post_never_duplicates_it(
 ) -> None:
     fake_github.fail_next(502, times=1, method="POST", path_contains="/comments", after=True)
     out = _opened(fake_github, handler_deps)
-    assert out.ok and out.comment_action == "created"
+    assert out.ok and out.done.comment.action == "created"
     assert len(fake_github.issue_comments(REPO, 3)) == 1
     assert len(fake_github.writes_to("POST", "/comments")) == 1
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from app.handlers.deps import HandlerDeps, HandlerOutcome
+from app.handlers.deps import HandlerDeps
 from app.handlers.dispatch import handle_delivery
+from app.handlers.outcome import HandlerOutcome
 from tests.fakes.github_fixtures import (
     REPO,
     fake_github_fixture,  # noqa: F401
@@ -55,8 +56,8 @@ def test_relabel_by_a_maintainer_revotes_and_edits_the_one_comment(
     fake_openai.responder = scripted([2])
     out = _comment(fake_github, handler_deps, "maint", "Thanks!\n/spice relabel please")
     assert out.ok and len(fake_openai.requests) > calls
-    assert out.reaction == "+1" and fake_github.reactions[0]["content"] == "+1"
-    assert out.comment_id == first.comment_id and out.comment_action == "edited"
+    assert out.done.reaction == "+1" and fake_github.reactions[0]["content"] == "+1"
+    assert out.done.comment.id == first.done.comment.id and out.done.comment.action == "edited"
     ours = [
         c
         for c in fake_github.issue_comments(REPO, 3)
@@ -73,12 +74,12 @@ def test_explain_expands_rationales_and_help_answers_once(
     fake_github.set_permission(REPO, "writer", "write")
     fake_github.put_file(REPO, ".github/spice.yml", "comment_mode: never\n")
     out = _comment(fake_github, handler_deps, "writer", "/spice explain")
-    assert out.comment_action == "created"
-    assert "<details open><summary>Rationales" in fake_github.comment_body(out.comment_id)
+    assert out.done.comment.action == "created"
+    assert "<details open><summary>Rationales" in fake_github.comment_body(out.done.comment.id)
     first = _comment(fake_github, handler_deps, "writer", "/spice help")
     again = _comment(fake_github, handler_deps, "writer", "/SPICE help")
-    assert first.comment_action == "created" and again.comment_action == "unchanged"
-    assert "/spice relabel" in fake_github.comment_body(first.comment_id)
+    assert first.done.comment.action == "created" and again.done.comment.action == "unchanged"
+    assert "/spice relabel" in fake_github.comment_body(first.done.comment.id)
 
 
 def test_a_command_in_the_issue_body_is_never_honoured(
@@ -88,7 +89,7 @@ def test_a_command_in_the_issue_body_is_never_honoured(
     out = handle_delivery(
         "issues", payload(fake_github, "issues", "opened", REPO, 3), "d1", handler_deps
     )
-    assert out.pipeline == "issues" and fake_github.reactions == []
+    assert out.done.pipeline == "issues" and fake_github.reactions == []
     again = handle_delivery(
         "issues", payload(fake_github, "issues", "edited", REPO, 3), "d2", handler_deps
     )
@@ -127,8 +128,8 @@ def test_a_forged_state_block_from_the_reporter_is_not_honoured(
         "issues", payload(fake_github, "issues", "opened", REPO, 4), "d2", handler_deps
     )
     assert out.skipped is None and len(fake_openai.requests) > calls
-    assert out.comment_action == "created"
-    assert fake_github.comments[out.comment_id or 0]["user"]["login"] == fake_github.bot_login
+    assert out.done.comment.action == "created"
+    assert fake_github.comments[out.done.comment.id or 0]["user"]["login"] == fake_github.bot_login
 
 
 def test_relabel_on_a_pull_request_runs_the_pr_pipeline(
@@ -138,7 +139,7 @@ def test_relabel_on_a_pull_request_runs_the_pr_pipeline(
     fake_github.add_pull(REPO, 9, "Bump a", "", files=[{"filename": "src/a.py", "patch": patch}])
     fake_github.set_permission(REPO, "maint", "admin")
     out = _comment(fake_github, handler_deps, "maint", "/spice relabel", number=9)
-    assert out.ok and out.pipeline == "pull_requests" and out.comment_action == "created"
+    assert out.ok and out.done.pipeline == "pull_requests" and out.done.comment.action == "created"
     assert any(name.startswith("difficulty: ") for name in fake_github.label_names(REPO, 9))
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app.handlers.deps import HandlerDeps, HandlerOutcome
+from app.handlers.deps import HandlerDeps
 from app.handlers.dispatch import handle_delivery
+from app.handlers.outcome import HandlerOutcome
 from tests.fakes.github_fixtures import (
     REPO,
     fake_github_fixture,  # noqa: F401
@@ -33,7 +34,7 @@ def test_opened_creates_labels_and_exactly_one_comment(
     fake_github.add_issue(REPO, 3, "Crash on empty input", "parse('') raises KeyError.")
     fake_openai.responder = scripted([3, 3, 2], candidate="exact_patch")
     out = _open(fake_github, handler_deps)
-    assert out.ok and out.comment_action == "created"
+    assert out.ok and out.done.comment.action == "created"
     assert set(fake_github.label_names(REPO, 3)) == {
         "clarity: underspecified",
         "has candidate solution",
@@ -44,7 +45,7 @@ def test_opened_creates_labels_and_exactly_one_comment(
     assert len(comments) == 1
     assert comments[0]["user"]["login"] == fake_github.bot_login
     assert "3 · 3 · 2" in comments[0]["body"]
-    assert out.assessments[0].model_dump(mode="json")["clarity"]["score"] == 3
+    assert out.done.assessments[0].model_dump(mode="json")["clarity"]["score"] == 3
 
 
 def test_edited_with_unchanged_text_is_not_revoted(
@@ -68,9 +69,9 @@ def test_edited_text_edits_the_comment_and_swaps_only_our_sibling_label(
     fake_github.edit_issue(REPO, 3, body="parse('') raises KeyError; expected ValueError.")
     fake_openai.responder = scripted([0])
     out = _open(fake_github, handler_deps, action="edited")
-    assert out.comment_action == "edited" and out.comment_id == first.comment_id
+    assert out.done.comment.action == "edited" and out.done.comment.id == first.done.comment.id
     assert len(fake_github.issue_comments(REPO, 3)) == 1
-    assert out.labels_removed == ["clarity: underspecified"]
+    assert out.done.labels.removed == ["clarity: underspecified"]
     assert set(fake_github.label_names(REPO, 3)) == {
         "bug",
         "priority: high",
@@ -95,8 +96,8 @@ def test_a_label_a_person_put_on_or_took_off_is_left_as_they_decided(
     fake_github.edit_issue(REPO, 3, body="parse('') raises KeyError; the fix is in parse().")
     fake_openai.responder = scripted([0, 0, 0], candidate="exact_patch")
     out = _open(fake_github, handler_deps, action="edited")
-    assert out.ok and out.labels_added == [] and out.labels_removed == []
-    assert set(out.labels_left) == {
+    assert out.ok and out.done.labels.added == [] and out.done.labels.removed == []
+    assert set(out.done.labels.left) == {
         "clarity: minor-gaps",
         "triage: needs human",
         "has candidate solution",
@@ -115,9 +116,9 @@ def test_our_own_labels_still_follow_the_verdict_beside_a_persons_other_labels(
     fake_github.edit_issue(REPO, 3, body="parse('') raises KeyError; expected ValueError.")
     fake_openai.responder = scripted([0])
     out = _open(fake_github, handler_deps, action="edited")
-    assert out.labels_removed == ["clarity: underspecified"]
-    assert out.labels_added == ["clarity: well-specified"]
-    assert out.labels_left == ["triage: needs human"]
+    assert out.done.labels.removed == ["clarity: underspecified"]
+    assert out.done.labels.added == ["clarity: well-specified"]
+    assert out.done.labels.left == ["triage: needs human"]
     assert "triage: needs human" in fake_github.label_names(REPO, 3)
 
 
@@ -152,8 +153,8 @@ def test_dry_run_computes_and_writes_nothing(
     fake_github.add_issue(REPO, 3, "Crash", "it breaks")
     fake_openai.responder = scripted([2])
     out = _open(fake_github, deps)
-    assert out.ok and out.dry_run and out.comment_action == "planned"
-    assert out.labels_added == ["clarity: ambiguous"] and out.comment_body
+    assert out.ok and out.dry_run and out.done.comment.action == "planned"
+    assert out.done.labels.added == ["clarity: ambiguous"] and out.done.comment.body
     assert fake_github.writes == []
 
 
@@ -167,10 +168,10 @@ def test_comment_modes(
     quiet = _open(fake_github, handler_deps, number=3)
     fake_openai.responder = scripted([3])
     loud = _open(fake_github, handler_deps, number=4)
-    assert quiet.comment_action is None and fake_github.label_names(REPO, 3) == [
+    assert quiet.done.comment is None and fake_github.label_names(REPO, 3) == [
         "clarity: well-specified"
     ]
-    assert loud.comment_action == "created" and len(fake_github.issue_comments(REPO, 4)) == 1
+    assert loud.done.comment.action == "created" and len(fake_github.issue_comments(REPO, 4)) == 1
     assert fake_github.issue_comments(REPO, 3) == []
 
 
@@ -192,10 +193,11 @@ def test_invalid_config_gives_one_clear_comment_and_no_votes(
     fake_github.add_issue(REPO, 3, "Crash", "it breaks")
     first = _open(fake_github, handler_deps)
     second = _open(fake_github, handler_deps, action="edited")
-    assert first.config_error and not first.ok and first.comment_action == "created"
-    assert second.comment_action == "unchanged"
+    for out in (first, second):
+        assert out.failure and out.failure.message.startswith("invalid .github/spice.yml")
     comments = fake_github.issue_comments(REPO, 3)
-    assert len(comments) == 1
+    assert len(comments) == 1  # said once, left unchanged the second time
+    assert not any(w.method == "PATCH" for w in fake_github.writes)
     for word in ("`votes`", "`comment_mode`", "`unknown`", ".github/spice.yml"):
         assert word in comments[0]["body"]
     assert fake_openai.requests == [] and fake_github.label_names(REPO, 3) == []
@@ -216,9 +218,9 @@ def test_invalid_config_is_not_spread_over_ordinary_comments_or_refused_commands
     chatter = comment("Same here, on 3.12.", "visitor")
     assert chatter.skipped == "no /spice command in the comment" and chatter.ok
     refused = comment("/spice relabel", "visitor")
-    assert refused.config_error and fake_github.issue_comments(REPO, 3) == []
+    assert refused.failure and fake_github.issue_comments(REPO, 3) == []
     asked = comment("/spice relabel", "maintainer")
-    assert asked.config_error and asked.comment_action == "created"
+    assert asked.failure and "invalid .github/spice.yml" in asked.failure.message
     assert len(fake_github.issue_comments(REPO, 3)) == 1
 
 
@@ -228,7 +230,7 @@ def test_config_is_read_from_the_default_branch_only(
     fake_github.put_file(REPO, ".github/spice.yml", "dry_run: true\n", ref="feature")
     fake_github.add_issue(REPO, 3, "Crash", "it breaks")
     out = _open(fake_github, handler_deps)
-    assert not out.dry_run and out.comment_action == "created"
+    assert not out.dry_run and out.done.comment.action == "created"
 
 
 def test_unhandled_events_are_skipped_without_calls(

@@ -7,8 +7,9 @@ from typing import Any
 
 from unidiff import PatchSet
 
-from app.handlers.deps import HandlerDeps, HandlerOutcome
+from app.handlers.deps import HandlerDeps
 from app.handlers.dispatch import handle_delivery
+from app.handlers.outcome import HandlerOutcome
 from spice_engine.pr.checkout import CheckoutConfig, CheckoutManager
 from tests.fakes.github_fixtures import (
     REPO,
@@ -63,7 +64,7 @@ def test_opened_labels_and_comments_against_linked_issues(
     fake_github.add_issue(REPO, 11, "unrelated", "")
     fake_openai.responder = scripted(_scores, echo=True)
     out = _event(fake_github, handler_deps, "opened")
-    assert out.ok, out.errors
+    assert out.ok, out.failure
     assert set(fake_github.label_names(REPO, 10)) == {
         "tests: limited",
         "difficulty: 15m-1h",
@@ -71,7 +72,7 @@ def test_opened_labels_and_comments_against_linked_issues(
     }
     prompts = "\n".join(user_text(r) for r in fake_openai.requests)
     assert "It should raise ValueError." in prompts and "Document the empty-input error." in prompts
-    linked = out.assessments[0].model_dump(mode="json")["linked_issues"]["same_repo"]
+    linked = out.done.assessments[0].model_dump(mode="json")["linked_issues"]["same_repo"]
     # #7 is linked only in GitHub (closingIssuesReferences): judged against, so named too.
     assert [(r["number"], r["source"]) for r in linked] == [(5, "body"), (7, "github")]
     body = fake_github.issue_comments(REPO, 10)[0]["body"]
@@ -88,8 +89,8 @@ def test_a_pr_linked_only_in_githubs_sidebar_names_the_issue_in_its_comment(
     )
     fake_openai.responder = scripted(_scores)
     out = _event(fake_github, handler_deps, "opened")
-    assert out.ok, out.errors
-    body = fake_github.comment_body(out.comment_id)
+    assert out.ok, out.failure
+    body = fake_github.comment_body(out.done.comment.id)
     assert "Judged against the linked issue(s): \\#7" in body
 
 
@@ -99,11 +100,13 @@ def test_synchronize_edits_the_comment_instead_of_adding_one(
     fake_github.add_pull(REPO, 10, "Raise on empty input", "no linked issue", files=[SOURCE])
     fake_openai.responder = scripted(_scores)
     first = _event(fake_github, handler_deps, "opened")
-    assert "No linked issue found" in fake_github.comment_body(first.comment_id)
+    assert "No linked issue found" in fake_github.comment_body(first.done.comment.id)
     assert "difficulty: 15m-1h" in fake_github.label_names(REPO, 10)
     fake_github.set_pull_files(REPO, 10, [SOURCE, TESTS])
     second = _event(fake_github, handler_deps, "synchronize")
-    assert second.comment_action == "edited" and second.comment_id == first.comment_id
+    assert (
+        second.done.comment.action == "edited" and second.done.comment.id == first.done.comment.id
+    )
     assert len(fake_github.issue_comments(REPO, 10)) == 1
     assert "tests: limited" in fake_github.label_names(REPO, 10)
     calls = len(fake_openai.requests)
@@ -118,7 +121,7 @@ def test_draft_is_skipped_until_ready_for_review(
     fake_github.repos[REPO].pulls[10]["draft"] = True
     assert str(_event(fake_github, handler_deps, "opened").skipped).startswith("draft")
     fake_github.repos[REPO].pulls[10]["draft"] = False
-    assert _event(fake_github, handler_deps, "ready_for_review").comment_action == "created"
+    assert _event(fake_github, handler_deps, "ready_for_review").done.comment.action == "created"
 
 
 def test_missing_linked_issue_and_graphql_refusal_degrade_with_warnings(
@@ -129,12 +132,12 @@ def test_missing_linked_issue_and_graphql_refusal_degrade_with_warnings(
         403, message="Resource not accessible by integration", path_contains="/graphql"
     )
     out = _event(fake_github, handler_deps, "opened")
-    assert out.ok and out.comment_action == "created"
-    assert out.warnings == [
+    assert out.ok and out.done.comment.action == "created"
+    assert out.done.warnings == [
         "closingIssuesReferences unavailable (403): keywords only",
         "linked issue #99999 not found",
     ]
-    body = fake_github.comment_body(out.comment_id)
+    body = fake_github.comment_body(out.done.comment.id)
     assert "No linked issue found" in body and "linked issue \\#99999 not found" in body
 
 
@@ -157,10 +160,10 @@ def test_the_app_reads_the_repository_at_the_prs_base_from_its_own_clone(
     deps.checkouts = CheckoutManager(CheckoutConfig(cache_dir=tmp_path / "checkouts"))
     fake_openai.responder = scripted(_scores)
     out = _event(fake_github, deps, "opened")
-    assert out.ok, out.errors
+    assert out.ok, out.failure
     assert (
-        out.assessments[0].model_dump(mode="json")["context"]["mode"] == "repository"
-        and out.warnings == []
+        out.done.assessments[0].model_dump(mode="json")["context"]["mode"] == "repository"
+        and out.done.warnings == []
     )
     prompt = user_text(fake_openai.requests[0])
     assert "<repository_map>" in prompt
@@ -180,10 +183,10 @@ def test_a_clone_that_fails_is_a_warning_and_the_patches_still_judge(
     deps.checkouts = CheckoutManager(CheckoutConfig(cache_dir=tmp_path / "checkouts"))
     fake_openai.responder = scripted(_scores)
     out = _event(fake_github, deps, "opened")
-    assert out.ok, out.errors
-    assert out.assessments[0].model_dump(mode="json")["context"]["mode"] == "patches_only"
-    assert any("repository context unavailable" in w for w in out.warnings)
-    assert "repository context unavailable" in fake_github.comment_body(out.comment_id)
+    assert out.ok, out.failure
+    assert out.done.assessments[0].model_dump(mode="json")["context"]["mode"] == "patches_only"
+    assert any("repository context unavailable" in w for w in out.done.warnings)
+    assert "repository context unavailable" in fake_github.comment_body(out.done.comment.id)
 
 
 BIG = {
@@ -199,7 +202,7 @@ def test_a_file_too_large_for_the_files_api_comes_from_the_prs_full_diff(
     fake_github.add_pull(REPO, 10, "Bigger tables", "", files=[SOURCE, BIG, TESTS])
     fake_openai.responder = scripted(_scores)
     out = _event(fake_github, handler_deps, "opened")
-    assert out.ok and out.warnings == []
+    assert out.ok and out.done.warnings == []
     assert "+ROWS = 10_000_000" in user_text(fake_openai.requests[0])
 
 
@@ -210,12 +213,12 @@ def test_a_pr_too_large_for_both_is_judged_without_those_files_and_says_so(
     fake_github.repos[REPO].diffs[10] = None  # GitHub answers 406 for the .diff
     fake_openai.responder = scripted(_scores)
     out = _event(fake_github, handler_deps, "opened")
-    assert out.ok, out.errors
-    assert out.warnings == [
+    assert out.ok, out.failure
+    assert out.done.warnings == [
         "GitHub gave no diff for src/widgets/table.py (too large): judged without them"
     ]
     assert "ROWS" not in user_text(fake_openai.requests[0])
-    assert "src/widgets/table.py" in fake_github.comment_body(out.comment_id)
+    assert "src/widgets/table.py" in fake_github.comment_body(out.done.comment.id)
 
 
 def test_split_difficulty_votes_ask_for_a_person_too(
@@ -229,7 +232,7 @@ def test_split_difficulty_votes_ask_for_a_person_too(
 
     fake_openai.responder = scripted(scores)
     out = _event(fake_github, handler_deps, "opened")
-    assert out.ok, out.errors
+    assert out.ok, out.failure
     assert set(fake_github.label_names(REPO, 10)) == {
         "tests: complete",
         "difficulty: 1-4h",

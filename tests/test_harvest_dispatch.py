@@ -42,8 +42,8 @@ def test_dispatch_records_the_merged_pr(
         out = handle_delivery("pull_request", copy.deepcopy(payload), "merge-1", deps)
         again = handle_delivery("pull_request", copy.deepcopy(payload), "merge-2", deps)
         writes = list(gh.writes)
-    assert out.ok and again.ok, (out.errors, again.errors)
-    assert out.pipeline == "harvest" and out.skipped is None
+    assert out.ok and again.ok, (out.failure, again.failure)
+    assert out.done.pipeline == "harvest" and out.skipped is None
     (row,) = store.instances()
     assert row.instance["instance_id"] == "Codertocat__Hello-World-2"
     assert row.labels["labelled"] is True

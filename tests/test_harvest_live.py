@@ -137,7 +137,9 @@ def test_the_repositorys_config_decides_whether_and_how_merges_are_harvested(
         to_validate: list[str] = []
         deps.on_instance_saved = to_validate.append  # the worker enqueues validation here
         on = handle_delivery("pull_request", payload, "m-2", deps)
-        assert on.ok and on.pipeline == "harvest" and on.skipped is None, on
+        assert (
+            on.ok and on.done is not None and on.done.pipeline == "harvest" and on.skipped is None
+        ), on
     (row,) = store_at(url).instances()
     assert to_validate == [row.instance["instance_id"]]
     assert [row.labels[d]["votes"] for d in ("clarity", "tests", "difficulty")] == [[1]] * 3

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from app.handlers.deps import HandlerDeps, HandlerOutcome
+from app.handlers.deps import HandlerDeps
 from app.handlers.dispatch import handle_delivery
+from app.handlers.outcome import HandlerOutcome
 from spice_engine.validate.bubblewrap import Bubblewrap
 from tests.fakes.github_fixtures import (
     REPO,
@@ -71,7 +72,7 @@ def _deliver(gh: FakeGitHub, model: FakeOpenAI, world: Path, **settings: object)
     model.responder = scripted([2])
     event = payload(gh, "pull_request", "opened", REPO, PR)
     out = handle_delivery("pull_request", event, f"pr-{len(gh.writes)}", deps)
-    assert out.ok, out.errors
+    assert out.ok, out.failure
     return out
 
 

@@ -63,7 +63,7 @@ def test_a_typescript_pull_request_gets_the_test_evidence(
     fake_openai.responder = scripted([2])
     event = payload(fake_github, "pull_request", "opened", REPO, PR)
     out = handle_delivery("pull_request", event, "pr-ts", deps)
-    assert out.ok, out.errors
+    assert out.ok, out.failure
     body = fake_github.issue_comments(REPO, PR)[0]["body"]
     assert "**Tests run against mutants of the fix:** The tests fail without the fix; " in body
     assert "own tests report it" in body

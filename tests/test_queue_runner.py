@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from app.queue.handler import DeliveryFailed
 from app.routing import Route
 from app.store.assessments import assessments_for
 from app.store.deliveries import get_delivery
-from app.store.jobs import claim_run, count_by_state
+from app.store.jobs import claim_run, count_by_state, get_job
 from tests.service.deliveries import issue_payload
 from tests.service.settings import service_settings
 from tests.service.stack import Stack, build_stack, promote_scheduled, run_ready_tasks
@@ -134,7 +133,8 @@ def test_retries_exhausted_marks_job_failed(tmp_path: Path, handler: FileRecordi
 
 
 def test_stale_running_job_is_recovered_once(tmp_path: Path, handler: FileRecordingHandler) -> None:
-    stack = build_stack(service_settings(tmp_path, job_lease_s=0.05), handler)
+    lease_s = 600.0
+    stack = build_stack(service_settings(tmp_path, job_lease_s=lease_s), handler)
     stack.deliver(issue_payload(9), delivery_id="d1")
     # Simulate a consumer that died after claiming: the task is gone, the job says running.
     task = stack.queue.huey.dequeue()
@@ -142,7 +142,10 @@ def test_stale_running_job_is_recovered_once(tmp_path: Path, handler: FileRecord
     with stack.sessions.begin() as session:
         assert claim_run(session, KEY) is not None
     assert stack.queue.recover() == []  # still inside its lease
-    time.sleep(0.1)
+    with stack.sessions.begin() as session:  # the lease runs out (the clock is not waited on)
+        job = get_job(session, KEY)
+        assert job is not None and job.started_at is not None
+        job.started_at -= timedelta(seconds=lease_s + 1)
     assert stack.queue.recover() == ["d1"]
     assert stack.queue.recover() == []  # pending again and fresh: not recovered twice
     run_ready_tasks(stack.queue)

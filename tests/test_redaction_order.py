@@ -326,7 +326,7 @@ def test_a_pull_requests_comment_shows_no_piece_of_a_secret_cut_on_its_way(
     event = payload(fake_github, "pull_request", "opened", REPO, 10)
     with caplog.at_level(logging.INFO):
         out = handle_delivery("pull_request", event, "pr-1", deps)
-    assert out.ok, out.errors
+    assert out.ok, out.failure
     [comment] = fake_github.issue_comments(REPO, 10)
     assert (
         "tests executed but not measured: error validation: tests\\_did\\_not\\_run"
@@ -334,7 +334,7 @@ def test_a_pull_requests_comment_shows_no_piece_of_a_secret_cut_on_its_way(
     )
     assert_clean(comment["body"], "the comment")
     assert_clean(caplog.text, "the log")
-    assert_clean(" ".join(out.errors), "the outcome")
+    assert_clean(out.failure.message if out.failure else "", "the outcome")
 
 
 def test_a_character_hidden_inside_a_key_does_not_hide_it_from_a_comment() -> None:

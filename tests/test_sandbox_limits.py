@@ -66,5 +66,5 @@ def test_a_disk_running_low_stops_the_command(tmp_path: Path, sandbox: Bubblewra
         env={},
         timeout_s=60,
     )
+    # Killed for the disk, so before its `sleep 30` ended (no wall clock on a loaded machine).
     assert done.killed and done.killed.startswith("disk:"), done.log
-    assert done.seconds < 30

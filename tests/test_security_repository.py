@@ -166,6 +166,9 @@ def test_repository_config_only_lowers_the_operators_limits() -> None:
     )
     choice = choose(operator, greedy, "issues")
     assert (choice.model, choice.votes, choice.cost_cap_usd) == ("gpt-4o-mini", 3, 0.05)
+    assert "`votes: 9` is more than this App's operator allows; 3 votes were taken" in (
+        choice.warnings
+    )
     assert choice.warnings and "gpt-4o`" not in choice.warnings[0]
     modest = RepoConfig.model_validate({"votes": 1, "cost_cap_usd": 0.01})
     assert (choose(operator, modest, "issues").votes, choose(operator, modest, "issues").cost_cap_usd) == (1, 0.01)  # fmt: skip

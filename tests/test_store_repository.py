@@ -94,12 +94,12 @@ def test_record_delivery_is_new_once(sessions: sessionmaker[Session]) -> None:
 def test_each_delivery_is_stored_once_with_one_run_per_key(
     sessions: sessionmaker[Session],
 ) -> None:
-    assert [store_delivery(sessions, delivery(f"n{i}", key=f"o/r#{i}")) for i in range(3)] == [
-        Intake.queued
-    ] * 3
+    assert [
+        store_delivery(sessions, delivery(f"n{i}", key=f"o/r#{i}")).intake for i in range(3)
+    ] == [Intake.queued] * 3
     # A redelivery, and a new delivery of a key whose job is still pending.
-    assert store_delivery(sessions, delivery("n0", key="o/r#0")) is Intake.duplicate
-    assert store_delivery(sessions, delivery("m1", key="o/r#1")) is Intake.coalesced
+    assert store_delivery(sessions, delivery("n0", key="o/r#0")).intake is Intake.duplicate
+    assert store_delivery(sessions, delivery("m1", key="o/r#1")).intake is Intake.coalesced
     with sessions() as session:
         assert session.scalar(select(func.count()).select_from(Delivery)) == 4
         job = get_job(session, "o/r#1")
@@ -116,7 +116,9 @@ def test_concurrent_copies_of_one_delivery_store_one_row_and_one_job(
 ) -> None:
     results: list[Intake] = []
     threads = [
-        threading.Thread(target=lambda: results.append(store_delivery(sessions, delivery("x"))))
+        threading.Thread(
+            target=lambda: results.append(store_delivery(sessions, delivery("x")).intake)
+        )
         for _ in range(8)
     ]
     for thread in threads:

@@ -29,9 +29,16 @@ def envs_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("envs")
 
 
-def _measure(repo: Path, row: dict[str, str], executor: LocalExecutor, tmp: Path) -> TestStrength:
+def _measure(
+    repo: Path,
+    row: dict[str, str],
+    executor: LocalExecutor,
+    tmp: Path,
+    said: list[str] | None = None,
+) -> TestStrength:
     job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, timeout_s=120)
-    return measure(job, executor, tmp / "scratch", StrengthConfig(budget_s=120))
+    progress = said.append if said is not None else None
+    return measure(job, executor, tmp / "scratch", StrengthConfig(budget_s=120), progress)
 
 
 def test_weak_tests_let_a_wrong_fix_through(
@@ -62,11 +69,13 @@ def test_weak_tests_let_a_wrong_fix_through(
 
 def test_strong_tests_kill_every_mutant(tmp_path: Path, envs: Path, sandbox: Bubblewrap) -> None:
     repo, row = calc_instance(tmp_path, STRONG, FIX)
-    got = _measure(repo, row, LocalExecutor(envs, sandbox), tmp_path)
+    said: list[str] = []
+    got = _measure(repo, row, LocalExecutor(envs, sandbox), tmp_path, said)
     assert got.status == "measured", got.detail
     assert got.survivors == [] and got.score == 1.0 and got.mutants_tried == 2
     assert {m.killed_by for m in got.mutants} == {"tests/test_calc.py::test_add"}
-    assert got.durations["mutants"] < 60
+    # Each phase is said as it starts: minutes pass in each (`spice test-strength` prints them).
+    assert said == ["environment", "2 mutants", "survivors confirmed alone", "ablation"]
 
 
 ONCE = (

@@ -9,6 +9,7 @@ import json
 import subprocess
 from pathlib import Path
 
+from app.cli.validate import outcome_line
 from spice_engine.validate.bubblewrap import Bubblewrap
 from tests.sandbox_attack import SPICE
 from tests.validation_support import calc_repo_fixture, sandbox_fixture  # noqa: F401
@@ -55,3 +56,14 @@ def test_a_batch_reports_each_instance_keeps_each_row_and_resumes(
         assert "FAILED tests/test_calc.py::test_add" in fh.read()
     assert validation["tests"]["counts"]["fail_to_pass"] == 1
     assert validation["tests"]["counts"]["pass_to_pass"] == 1
+
+
+def test_a_failed_validation_says_why_on_its_line() -> None:
+    validation = {"status": "error", "detail": "pip install failed: no matching distribution\n..."}
+    row = {"instance_id": "octo__calc-2", "spice": {"validation": validation}}
+    assert outcome_line(row, 1, 2) == (
+        "validate: [1/2] octo__calc-2 error (0 s): pip install failed: no matching distribution"
+    )
+    valid = {"status": "valid", "detail": "", "durations": {"total": 12.4}}
+    row = {"instance_id": "octo__calc-1", "spice": {"validation": valid}}
+    assert outcome_line(row, 2, 2) == "validate: [2/2] octo__calc-1 valid (12 s)"

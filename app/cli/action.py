@@ -89,19 +89,15 @@ def action(
         return
     delivery = f"action-{os.environ.get('GITHUB_RUN_ID', 'local')}-{os.environ.get('GITHUB_RUN_ATTEMPT', '1')}"
     try:
-        deps = default_deps(settings, dry_run=dry_run)
+        # The workflow checks the repository out itself (checkout-path); without one, the
+        # patches only, as documented.
+        deps = default_deps(settings, dry_run, checkout_dir=checkout, clones=False)
     except GitHubAuthError as exc:
         fail(str(exc), code=2)
-    # The workflow checks the repository out itself (checkout-path); without one, the
-    # patches only, as documented: a runner cloning on its own would surprise its owner.
-    deps.checkout_dir, deps.checkouts = checkout, None
     outcome = handle_delivery(event, payload, delivery, deps)
     text = outcome.model_dump_json()
     typer.echo(text)
     if os.environ.get("GITHUB_OUTPUT"):
         write_output(os.environ["GITHUB_OUTPUT"], "json", text)
-    if not outcome.ok:
-        problems = outcome.errors + (
-            [f"invalid config: {outcome.config_error}"] if outcome.config_error else []
-        )
-        fail("; ".join(problems))
+    if outcome.failure is not None:
+        fail(outcome.failure.message)

@@ -33,13 +33,27 @@ def explain(exc: BaseException) -> str | None:
         return f"input is not UTF-8 text ({exc.reason} at byte {exc.start})"
     if isinstance(exc, OSError):
         where = f": {exc.filename}" if exc.filename else ""
-        return f"{exc.strerror or exc}{where}"
+        return f"{exc.strerror or exc}{where}{_in_data_dir(exc.filename)}"
     if isinstance(exc, ValidationError):
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in exc.errors()
         )
         return f"invalid value ({problems})"
     return _explain_github(exc)
+
+
+def _in_data_dir(filename: object) -> str:
+    """Names the setting when the path that failed is the data directory or in it: the user
+    chose it (or took the default) without knowing which file the command writes there."""
+    if not isinstance(filename, str | os.PathLike):
+        return ""
+    chosen = os.environ.get("SPICE_DATA_DIR")
+    data = Path(chosen or ".spice-data").absolute()
+    failed = Path(filename).absolute()
+    if failed != data and data not in failed.parents:
+        return ""
+    told = f"SPICE_DATA_DIR={chosen}" if chosen else "SPICE_DATA_DIR unset: ./.spice-data"
+    return f" (the data directory, {told}: set SPICE_DATA_DIR to a writable directory)"
 
 
 def rerun_hint(kind: str, wait_s: float) -> str:

@@ -56,8 +56,7 @@ def export(
     from app.harvest.decontam import known_ids, parse_date
     from app.harvest.export import ExportFilter, select_records, write
     from app.harvest.store import HarvestStore
-    from app.store.engine import database_url, make_engine, session_factory
-    from app.store.migrate import upgrade_to_head
+    from app.store.opening import open_store
 
     if fmt not in ("swebench-jsonl", "parquet"):
         fail(f"--format must be swebench-jsonl or parquet, not {fmt!r}")
@@ -77,9 +76,7 @@ def export(
         )
     except (ValueError, OSError, KeyError) as exc:
         fail(f"bad filter: {exc}")
-    engine = make_engine(database_url(settings_with()))
-    upgrade_to_head(engine)
-    rows = HarvestStore(session_factory(engine)).instances(repo)
+    rows = HarvestStore(open_store(settings_with()).sessions).instances(repo)
     records = select_records(rows, flt)
     try:
         write(records, out, _format(fmt))

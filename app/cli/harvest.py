@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -41,6 +42,25 @@ BudgetOption = Annotated[
 VotesOption = Annotated[int | None, typer.Option(min=1, max=15, help="Votes per dimension.")]
 
 
+OWNER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}/(?!\.\.?$)[A-Za-z0-9._-]{1,100}")
+"""GitHub's owner (letters, digits, hyphens) and repository name (also `.` and `_`)."""
+
+
+def repo_name_problem(repo: str) -> str | None:
+    """Why `repo` is not an `owner/name` GitHub would know, said before any request."""
+    if OWNER_NAME.fullmatch(repo):
+        return None
+    found = re.search(r"github\.com[/:]([^/\s]+/[^/\s]+?)(?:\.git)?/?$", repo)
+    if found and OWNER_NAME.fullmatch(found.group(1)):
+        return f"expected owner/name, not a URL: try `spice harvest {found.group(1)}`"
+    return f"expected owner/name (e.g. octo-org/widgets), got {repo!r}"
+
+
+def pr_line(outcome: Outcome) -> str:
+    what = outcome.instance_id or outcome.skipped or ("enqueued" if outcome.enqueued else "done")
+    return f"#{outcome.pr_number} {what}"
+
+
 def harvest(
     repo: RepoArg,
     since: SinceOption = None,
@@ -63,8 +83,8 @@ def harvest(
     from app.harvest.command import HarvestRequest, run_harvest
     from app.harvest.decontam import parse_date
 
-    if "/" not in repo:
-        fail(f"expected owner/name, got {repo!r}")
+    if problem := repo_name_problem(repo):
+        fail(problem)
     settings = settings_with(model=model, api_base=api_base, votes=votes)
     setup_logging(settings.log_level, settings.log_format)
     try:
@@ -89,6 +109,8 @@ def harvest(
         kept += outcome.instance_id is not None
         bar.update(1)
         bar.set_postfix(kept=kept, refresh=False)
+        if bar.disable:  # not a terminal (CI, nohup): a line per PR instead of nothing
+            typer.echo(f"harvest: [{bar.n}] {pr_line(outcome)}", err=True)
 
     try:
         report = run_harvest(settings, request, progress)

@@ -83,19 +83,19 @@ def test_strength_cmd(
             err=True,
         )
 
-    strength_rows(todo, git_dirs, executor, data / "tmp", config, workers, timeout, done)
+    def phase(instance_id: str, what: str) -> None:  # minutes pass in each: never silent
+        typer.echo(f"test-strength: {instance_id} {what}…", err=True)
+
+    strength_rows(todo, git_dirs, executor, data / "tmp", config, workers, timeout, done, phase)
     emit_json({"instances": len(rows), "statuses": dict(statuses), "out": str(out)})
 
 
 def _stored(settings: Settings) -> Callable[[str, dict[str, Any]], None]:
     """Saves a result on its harvested instance (one not in the store is said on stderr)."""
     from app.harvest.store import HarvestStore
-    from app.store.engine import database_url, make_engine, session_factory
-    from app.store.migrate import upgrade_to_head
+    from app.store.opening import open_store
 
-    engine = make_engine(database_url(settings))
-    upgrade_to_head(engine)
-    harvest = HarvestStore(session_factory(engine))
+    harvest = HarvestStore(open_store(settings).sessions)
 
     def keep(iid: str, strength: dict[str, Any]) -> None:
         if harvest.instance(iid) is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -170,13 +171,11 @@ def validate_cmd(
         with lock, out.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
             statuses[validation["status"]] += 1
+            line = outcome_line(row, len(finished) + 1, len(todo))
             if bar.disable:  # not a terminal (CI, nohup): a line per instance instead
-                seconds = validation.get("durations", {}).get("total", 0.0)
-                typer.echo(
-                    f"validate: [{len(finished) + 1}/{len(todo)}] {row['instance_id']} "
-                    f"{validation['status']} ({seconds:.0f} s)",
-                    err=True,
-                )
+                typer.echo(line, err=True)
+            elif validation["status"] != "valid":  # the bar counts; a failure says why
+                tqdm.write(line, file=sys.stderr)
             finished.append(str(row["instance_id"]))
             if keep is not None:
                 keep(row)
@@ -202,16 +201,24 @@ def validate_cmd(
         raise typer.Exit(NONE_VALID)
 
 
+def outcome_line(row: dict[str, Any], n: int, total: int) -> str:
+    """`validate: [n/total] id status (s)`, and a failure's reason (its detail's first line)."""
+    validation = row["spice"]["validation"]
+    seconds = validation.get("durations", {}).get("total", 0.0)
+    line = f"validate: [{n}/{total}] {row['instance_id']} {validation['status']} ({seconds:.0f} s)"
+    reason = next(iter(str(validation.get("detail") or "").strip().splitlines()), "")
+    if validation["status"] != "valid" and reason:
+        line += f": {reason[:300]}"
+    return line
+
+
 def _stored_validations(settings: Settings) -> Callable[[dict[str, Any]], None]:
     """Saves a validated row on its harvested instance (rows the store does not hold are
     said once each on stderr: they were not harvested here)."""
     from app.harvest.store import HarvestStore
-    from app.store.engine import database_url, make_engine, session_factory
-    from app.store.migrate import upgrade_to_head
+    from app.store.opening import open_store
 
-    engine = make_engine(database_url(settings))
-    upgrade_to_head(engine)
-    harvest = HarvestStore(session_factory(engine))
+    harvest = HarvestStore(open_store(settings).sessions)
 
     def keep(row: dict[str, Any]) -> None:
         iid = str(row["instance_id"])

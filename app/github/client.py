@@ -21,7 +21,7 @@ from app.github.auth import (
 from app.github.diffs import complete_pull_diff as complete_pull_diff
 from app.github.diffs import pull_diff as pull_diff
 from app.github.graphql import closing_refs
-from app.github.models import MAX_REDIRECTS, comment_data, is_redirect, login_of
+from app.github.models import MAX_REDIRECTS, comment_data, is_redirect, issue_home, login_of
 from app.github.models import CommentData as CommentData
 from app.github.models import CommitData as CommitData
 from app.github.models import IssueData as IssueData
@@ -72,6 +72,7 @@ class PyGithubRepo:
         self._renames = renames or Renames()
         self._at(self._renames.current(full_name))
         self._default_branch: str | None = None
+        self._id: int | None = None
 
     def _at(self, name: str) -> None:
         self._repo = self._gh.get_repo(name, lazy=True)
@@ -99,6 +100,7 @@ class PyGithubRepo:
         if self._default_branch is None:
             data = self._call("get repo", lambda: self._request("GET", self._path))
             self._default_branch = str(data["default_branch"])
+            self._id = data.get("id")
             current = str(data.get("full_name") or self.full_name)
             if current != self._path.removeprefix("/repos/"):
                 self._renames.learn(self.full_name, current)
@@ -106,10 +108,10 @@ class PyGithubRepo:
         return self._default_branch
 
     def get_issue(self, number: int) -> IssueData:
-        def fetch() -> IssueData:
+        def fetch() -> tuple[IssueData, str]:
             # Converted inside the retried call: PyGithub objects may fetch lazily on access.
             issue = self._repo.get_issue(number)
-            return IssueData(
+            data = IssueData(
                 number=number,
                 title=issue.title or "",
                 body=issue.body or "",
@@ -118,8 +120,24 @@ class PyGithubRepo:
                 labels=[label.name for label in issue.labels],
                 is_pull_request=issue.pull_request is not None,
             )
+            return data, issue.url
 
-        return self._call("get issue", fetch)
+        data, url = self._call("get issue", fetch)
+        moved = self._moved(number, issue_home(url))  # after: retried calls must not nest
+        return data.model_copy(update={"moved_to": moved}) if moved else data
+
+    def _moved(self, number: int, home: tuple[str, int] | None) -> tuple[str, int] | None:
+        """`home` when it is another repository's issue: GitHub followed a transfer. The same
+        repository under a new name (a rename not learned yet) is not a move."""
+        here = self._path.removeprefix("/repos/").lower()
+        if home is None or (self._renames.current(home[0]).lower(), home[1]) == (here, number):
+            return None
+        if home[1] == number:
+            _ = self.default_branch  # learns our id and current name
+            data = self._call("get repo", lambda: self._request("GET", f"/repos/{home[0]}"))
+            if self._id is not None and data.get("id") == self._id:
+                return None
+        return home
 
     def get_pull(self, number: int) -> PullData:
         def fetch() -> PullData:

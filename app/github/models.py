@@ -3,6 +3,7 @@ that must survive its nullable fields (deleted accounts, null GraphQL nodes, red
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel
@@ -16,6 +17,9 @@ class IssueData(BaseModel):
     author_type: str = "User"
     labels: list[str] = []
     is_pull_request: bool = False
+    moved_to: tuple[str, int] | None = None
+    """Where the issue lives now when it was transferred to another repository (GitHub
+    redirects the old path to it): (repository, number)."""
 
 
 class PullData(IssueData):
@@ -64,6 +68,15 @@ MAX_REDIRECTS = 3
 
 def is_redirect(data: Any) -> bool:
     return isinstance(data, dict) and "id" not in data and "url" in data and "message" in data
+
+
+def issue_home(url: str | None) -> tuple[str, int] | None:
+    """(repository, number) of an issue's API `url` (`.../repos/{owner}/{name}/issues/{n}`)."""
+    found = _ISSUE_URL.search(url or "")
+    return (found.group(1), int(found.group(2))) if found else None
+
+
+_ISSUE_URL = re.compile(r"/repos/([^/]+/[^/]+)/issues/(\d+)$")
 
 
 def login_of(user: Any) -> str:

@@ -12,6 +12,7 @@ from app.github.comment_render import render_help
 from app.github.sticky_comment import upsert_sticky
 from app.handlers.corrections import record_feedback
 from app.handlers.issues import handle_issue
+from app.handlers.outcome import CommentChange, Done, Skipped
 from app.handlers.pull_requests import handle_pull_request
 from app.handlers.run_context import RunContext
 from spice_engine.markdown_parser import issue_markdown
@@ -69,43 +70,39 @@ def not_a_command(payload: dict[str, Any]) -> str | None:
     return None
 
 
-def handle_comment(ctx: RunContext, payload: dict[str, Any]) -> None:
+def handle_comment(ctx: RunContext, payload: dict[str, Any]) -> Done:
     """Run a maintainer's command; refuse (silently, logged) anyone without write access."""
-    out = ctx.outcome
     comment, issue = payload["comment"], payload["issue"]
     user = comment.get("user") or {}  # null: a deleted account, who may command nothing
     author = user.get("login")
     if not author:
-        out.skipped = "comment by a deleted account"
-        return
+        raise Skipped("comment by a deleted account")
     if author == ctx.bot or user.get("type") == "Bot":
-        out.skipped = "comment by a bot"
-        return
+        raise Skipped("comment by a bot")
     command = parse_command(comment.get("body") or "")
     if command is None:
-        out.skipped = "no /spice command in the comment"
-        return
+        raise Skipped("no /spice command in the comment")
     permission = ctx.repo.permission(author)
     if permission not in WRITE_PERMISSIONS:
-        out.skipped = f"refused /spice {command}: {author!r} has {permission!r} permission"
-        log.info("%s", out.skipped)
-        return
+        refused = f"refused /spice {command}: {author!r} has {permission!r} permission"
+        log.info("%s", refused)
+        raise Skipped(refused)
     number = int(issue["number"])
+    reaction = None
     if not ctx.dry_run:
         ctx.repo.react_to_comment(int(comment["id"]), ACK)
-        out.reaction = ACK
+        reaction = ACK
     if command == "help":
-        out.pipeline = "help"
-        if ctx.dry_run:
-            out.comment_action, out.comment_body = "planned", render_help(ctx.config.label_prefix)
-            return
         body = render_help(ctx.config.label_prefix)
+        if ctx.dry_run:
+            return ctx.done("help", number, comment=CommentChange(action="planned", body=body))
         done = upsert_sticky(ctx.repo, number, ctx.bot, "help", body, ctx.deps.retry_policy)
-        out.comment_id, out.comment_action = done.comment_id, done.action
-        return
+        change = CommentChange(action=done.action, id=done.comment_id)
+        return ctx.done("help", number, comment=change, reaction=reaction)
     if command == "feedback":
         found = parse_command_line(comment.get("body") or "")
-        record_feedback(ctx, number, author, found[1] if found else "")
-        return
-    handler = handle_pull_request if issue.get("pull_request") else handle_issue
-    handler(ctx, number, force=True, explain=command == "explain")
+        result = record_feedback(ctx, number, author, found[1] if found else "")
+    else:
+        handler = handle_pull_request if issue.get("pull_request") else handle_issue
+        result = handler(ctx, number, force=True, explain=command == "explain")
+    return result.model_copy(update={"reaction": reaction})

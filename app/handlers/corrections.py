@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.handlers.outcome import Done, Skipped
 from app.handlers.run_context import RunContext
 from app.redaction import redacted_excerpt
 from spice_engine.dimensions import REGISTRY
@@ -32,18 +33,17 @@ def feedback_value(args: str) -> tuple[str, int] | None:
     return None
 
 
-def record_feedback(ctx: RunContext, number: int, login: str, args: str) -> None:
+def record_feedback(ctx: RunContext, number: int, login: str, args: str) -> Done:
     """`/spice feedback DIMENSION VALUE` by someone with write access: a human label."""
-    out = ctx.outcome
-    out.pipeline = "feedback"
     given = feedback_value(args)
     if given is None:
         shown = redacted_excerpt(args, head=80, secrets=ctx.deps.secrets(), marker="")
-        out.skipped = f"feedback not understood: {shown!r} (see /spice help)"
-    elif ctx.deps.record_human_label is None:
-        out.skipped = "no store of results to keep feedback in"
-    elif not ctx.deps.record_human_label(str(out.repo), number, given[0], given[1], login):
-        out.skipped = "an item we never assessed"
+        raise Skipped(f"feedback not understood: {shown!r} (see /spice help)")
+    if ctx.deps.record_human_label is None:
+        raise Skipped("no store of results to keep feedback in")
+    if not ctx.deps.record_human_label(ctx.repo.full_name, number, given[0], given[1], login):
+        raise Skipped("an item we never assessed")
+    return ctx.done("feedback", number)
 
 
 def could_be_ours(name: str) -> bool:
@@ -69,26 +69,21 @@ def not_a_correction(payload: dict[str, Any]) -> str | None:
     return None
 
 
-def handle_label_change(ctx: RunContext, payload: dict[str, Any]) -> None:
-    out = ctx.outcome
-    out.pipeline = "feedback"
+def handle_label_change(ctx: RunContext, payload: dict[str, Any]) -> Done:
     if not from_a_person(payload, ctx.bot):
-        out.skipped = "label changed by a bot"
-        return
+        raise Skipped("label changed by a bot")
     prefix = ctx.config.label_prefix
     changed = dimension_of_label(str((payload.get("label") or {}).get("name") or ""), prefix)
     if changed is None:
-        out.skipped = "not a label of ours"
-        return
+        raise Skipped("not a label of ours")
     record = ctx.deps.record_human_label
     if record is None:
-        out.skipped = "no store of results to keep corrections in"
-        return
+        raise Skipped("no store of results to keep corrections in")
     dimension = changed[0]
     item = payload.get("issue") or payload.get("pull_request") or {}
     left = [dimension_of_label(str(lb.get("name")), prefix) for lb in item.get("labels") or []]
     human = next((found[1] for found in left if found and found[0] == dimension), None)
     login = str((payload.get("sender") or {}).get("login") or "")
-    assert out.repo is not None and out.number is not None
-    if not record(out.repo, out.number, dimension, human, login):
-        out.skipped = "an item we never assessed"
+    if not record(ctx.repo.full_name, ctx.number, dimension, human, login):
+        raise Skipped("an item we never assessed")
+    return ctx.done("feedback")

@@ -21,7 +21,6 @@ from app.settings import Settings
 from app.store.assessments import assessed_before
 from app.store.engine import session_factory
 from app.store.human_labels import human_labels, record_human_label
-from app.store.jobs import cancel_installation_jobs
 
 
 def github_handler(
@@ -39,7 +38,6 @@ def github_handler(
         record_human_label=human_label_recorder(sessions),
         calibration_for=calibration_lookup(settings, sessions),
         assessed_before=store_lookup(sessions),
-        cancel_installation_jobs=installation_canceller(sessions),
         harvest_contexts=settings_contexts(settings, engine=engine),
     )
     return handler_for(deps)
@@ -70,16 +68,6 @@ def calibration_lookup(
     return lookup
 
 
-def installation_canceller(sessions: sessionmaker[Session]) -> Callable[[int], int]:
-    """`cancel_installation_jobs` on the App's store."""
-
-    def cancel(installation: int) -> int:
-        with sessions.begin() as session:
-            return cancel_installation_jobs(session, installation)
-
-    return cancel
-
-
 def store_lookup(sessions: sessionmaker[Session]) -> Callable[[str, str, int, str], bool]:
     """`assessed_before` on the App's store (the database the runner writes results to)."""
 
@@ -95,21 +83,16 @@ def handler_for(deps: HandlerDeps) -> DeliveryHandler:
 
     def handle(route: Route, payload: dict[str, Any], delivery_id: str) -> StoredOutcome:
         outcome = handle_routed(route, payload, delivery_id, deps)
-        if not outcome.ok:
-            problems = outcome.errors or [f"config: {outcome.config_error}"]
-            raise DeliveryFailed(
-                "; ".join(problems),
-                retryable=outcome.retryable,
-                retry_after_s=outcome.retry_after_s if outcome.retryable else None,
-            )
-        if outcome.repo is None or outcome.number is None:
+        failure, done = outcome.failure, outcome.done
+        if failure is not None:
+            wait = failure.retry_after_s if failure.retryable else None
+            raise DeliveryFailed(failure.message, failure.retryable, wait)
+        if done is None or done.repo is None or done.number is None:
             return StoredOutcome([])
-        labels = sorted(outcome.labels_wanted)
+        labels = sorted(done.labels.wanted) if done.labels else []
+        # Where the handler worked: an issue transferred meanwhile is stored under its new home.
         return StoredOutcome(
-            [
-                record_from_result(result, outcome.repo, outcome.number, labels)
-                for result in outcome.assessments
-            ]
+            [record_from_result(r, done.repo, done.number, labels) for r in done.assessments]
         )
 
     return handle

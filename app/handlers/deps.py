@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from pydantic import BaseModel, Field
 
 from app.calibration import Calibration
 from app.github.repo_config import ConfigCache
@@ -15,9 +14,9 @@ from app.github.retries import RetryPolicy, policy_from_settings
 from app.github.sessions import SessionFactory, session_factory
 from app.redaction import secret_values
 from app.settings import Settings
+from spice_engine.langs.executors import Executors
 from spice_engine.pr.checkout import CheckoutConfig, CheckoutManager
 from spice_engine.protocols import ChatModel
-from spice_engine.results import AnyAssessment
 
 if TYPE_CHECKING:
     from app.harvest.fanout import ContextFactory
@@ -52,8 +51,6 @@ class HandlerDeps:
     """Repository -> its clarity calibration from maintainers' labels, if earned."""
     on_instance_saved: Callable[[str], object] | None = None
     """A merged PR's task instance was stored: the worker enqueues its validation."""
-    cancel_installation_jobs: Callable[[int], int] | None = None
-    """Cancel an installation's waiting jobs in the App's store; returns how many."""
     harvest_contexts: ContextFactory | None = None
     """Merged PRs' harvest context per installation; None: built from the settings (once)."""
 
@@ -70,9 +67,26 @@ class HandlerDeps:
         """Values that must never reach a comment (see `app.redaction`)."""
         return secret_values(self.settings)
 
+    @cached_property
+    def executors(self) -> Executors:
+        """Where pull requests' tests run: the sandboxed executors, built once for the process
+        that built these deps (not once per job), on first use."""
+        from app.sandboxing import sandbox_for
+        from spice_engine.validate.local import LocalExecutor
 
-def default_deps(settings: Settings, dry_run: bool = False) -> HandlerDeps:
-    """Production wiring: PyGithub sessions and litellm models from the settings."""
+        envs, sandbox = self.settings.data_dir.resolve() / "envs", sandbox_for(self.settings)
+        return Executors(LocalExecutor(envs, sandbox), envs, sandbox)
+
+
+def default_deps(
+    settings: Settings,
+    dry_run: bool = False,
+    checkout_dir: Path | None = None,
+    clones: bool = True,
+) -> HandlerDeps:
+    """Production wiring: PyGithub sessions and litellm models from the settings. The
+    Action passes its workflow's checkout (if any) and `clones=False`: a runner cloning on
+    its own would surprise its owner."""
     from spice_engine.llm.litellm_chat import LiteLLMChat
 
     checkouts = (
@@ -81,7 +95,7 @@ def default_deps(settings: Settings, dry_run: bool = False) -> HandlerDeps:
                 cache_dir=settings.data_dir / "checkouts", disk_budget_mb=settings.checkout_disk_mb
             )
         )
-        if settings.repo_context
+        if settings.repo_context and clones
         else None
     )
     policy = policy_from_settings(settings)
@@ -91,46 +105,6 @@ def default_deps(settings: Settings, dry_run: bool = False) -> HandlerDeps:
         retry_policy=policy,
         chat=lambda model: LiteLLMChat(settings.model_config_for(model)),
         checkouts=checkouts,
+        checkout_dir=checkout_dir,
         dry_run=dry_run,
     )
-
-
-class HandlerOutcome(BaseModel):
-    """What one delivery did (or, in dry-run, would do)."""
-
-    event: str
-    action: str | None = None
-    delivery_id: str
-    repo: str | None = None
-    number: int | None = None
-    pipeline: str | None = None
-    dry_run: bool = False
-    labels_added: list[str] = Field(default_factory=list)
-    labels_removed: list[str] = Field(default_factory=list)
-    labels_created: list[str] = Field(default_factory=list)
-    labels_wanted: list[str] = Field(default_factory=list)
-    """Our labels the results call for (added now or already there)."""
-    labels_left: list[str] = Field(default_factory=list)
-    """Ours by name, but a person put them on or took them off: not touched."""
-    comment_id: int | None = None
-    comment_action: str | None = None
-    """`created`, `edited`, `unchanged`, `planned` (dry-run) or None (no comment)."""
-    comment_body: str | None = None
-    """The planned comment in dry-run mode."""
-    reaction: str | None = None
-    assessments: list[AnyAssessment] = Field(default_factory=list)
-    """The results, as the engine returned them."""
-    skipped: str | None = None
-    """Why nothing was assessed (ignored event or author, unchanged input, refused command)."""
-    warnings: list[str] = Field(default_factory=list)
-    """Degraded but done (e.g. a linked issue that does not exist)."""
-    config_error: str | None = None
-    errors: list[str] = Field(default_factory=list)
-    retryable: bool = False
-    """True when the errors were transient (GitHub or the model down): try the job again."""
-    retry_after_s: float | None = None
-    """GitHub asked for this long a wait (a rate limit): the job is due again after it."""
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors and self.config_error is None

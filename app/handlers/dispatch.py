@@ -1,12 +1,12 @@
-"""A routed delivery -> its table entry's handler -> a `HandlerOutcome` (app.routing)."""
+"""A routed delivery -> its table entry's handler (app.routing.EVENTS) -> a `HandlerOutcome`.
+
+Handlers return `Done` or raise `Skipped` / `Failed`; every failure is caught here, once, and
+turned into the outcome's `Failure` (retryable or not): nothing fails silently."""
 
 from __future__ import annotations
 
-import importlib
 import logging
-from collections.abc import Callable
-from functools import cache
-from typing import Any, cast
+from typing import Any
 
 import requests  # type: ignore[import-untyped]
 from github import GithubException
@@ -15,24 +15,13 @@ from app.github.auth import GitHubAuthError
 from app.github.repo_config import RepoConfig
 from app.github.retries import RetryAfterTooLong, describe, is_transient
 from app.handlers.comments import may_command
-from app.handlers.deps import HandlerDeps, HandlerOutcome
+from app.handlers.deps import HandlerDeps
+from app.handlers.outcome import Delivered, Done, Failed, Failure, HandlerOutcome, Skipped
 from app.handlers.run_context import RunContext
-from app.routing import InvalidPayload, Route, entry_of, route_payload
+from app.routing import Handler, InvalidPayload, Route, entry_of, route_payload
 from spice_engine.errors import CostCapExceeded, ModelCallError, NoValidVotesError, SpiceError
 
 log = logging.getLogger(__name__)
-
-
-RepoHandler = Callable[[RunContext, dict[str, Any]], None]
-InstallationHandler = Callable[[HandlerDeps, Route, HandlerOutcome], None]
-PreFilter = Callable[[dict[str, Any]], str | None]
-
-
-@cache
-def resolve(spec: str) -> Callable[..., Any]:
-    """A table entry's `module:function` (imported by the worker, never by the web process)."""
-    module, _, name = spec.partition(":")
-    return cast(Callable[..., Any], getattr(importlib.import_module(module), name))
 
 
 def handle_delivery(
@@ -40,68 +29,61 @@ def handle_delivery(
 ) -> HandlerOutcome:
     """Route a delivery at this door (the Action, the CLI), then handle it."""
     action = payload.get("action")
+    delivered = Delivered(
+        event=event, action=action if isinstance(action, str) else None, delivery_id=delivery_id
+    )
     try:
         route = route_payload(event, payload)
-    except InvalidPayload as exc:
-        out = HandlerOutcome(
-            event=event, action=action if isinstance(action, str) else None,
-            delivery_id=delivery_id, dry_run=deps.dry_run,
-        )  # fmt: skip
-        out.errors.append(str(exc))  # not retryable: the payload will not change
-        return out
+    except InvalidPayload as exc:  # not retryable: the payload will not change
+        return HandlerOutcome(delivery=delivered, failure=Failure(message=str(exc)))
     if route is None:
-        out = HandlerOutcome(
-            event=event, action=action if isinstance(action, str) else None,
-            delivery_id=delivery_id, dry_run=deps.dry_run,
-        )  # fmt: skip
-        out.skipped = f"event {event}.{action} is not handled"
-        return out
+        skipped = f"event {event}.{action} is not handled"
+        return HandlerOutcome(delivery=delivered, dry_run=deps.dry_run, skipped=skipped)
     return handle_routed(route, payload, delivery_id, deps)
 
 
 def handle_routed(
     route: Route, payload: dict[str, Any], delivery_id: str, deps: HandlerDeps
 ) -> HandlerOutcome:
-    """Handle one delivery along its route (stored at the door: never decided again here);
-    failures are caught HERE only, logged, and put in `errors`.
+    """Handle one delivery along its route (stored at the door: never decided again here).
 
     Callers must treat `not outcome.ok` as a failure (the worker retries when `retryable`,
-    the Action exits non-zero): nothing fails silently.
+    the Action exits non-zero).
     """
-    out = HandlerOutcome(
-        event=route.event, action=route.action, delivery_id=delivery_id, dry_run=deps.dry_run,
-        repo=route.repo, number=route.number,
+    delivered = Delivered(
+        event=route.event, action=route.action, delivery_id=delivery_id, repo=route.repo,
+        number=route.number,
     )  # fmt: skip
+    outcome = HandlerOutcome(delivery=delivered, dry_run=deps.dry_run)
     entry = entry_of(route.kind)
-    skip = resolve(entry.pre_filter)(payload) if entry.pre_filter else None
-    if skip is not None:
-        out.skipped = skip  # no API call for what is not ours to handle
-        return out
     try:
-        if entry.in_repository:
-            _run_in_repository(deps, route, resolve(entry.handler), payload, out)
-        else:
-            resolve(entry.handler)(deps, route, out)
+        if entry.handler is None:
+            raise Skipped("an installation change: applied by the App's door, not here")
+        skip = entry.pre_filter()(payload) if entry.pre_filter else None
+        if skip is not None:
+            raise Skipped(skip)  # no API call for what is not ours to handle
+        done = _run_in_repository(deps, route, entry.handler(), payload)
+        outcome = outcome.model_copy(update={"done": done, "dry_run": done.dry_run})
+    except Skipped as exc:
+        outcome = outcome.model_copy(update={"skipped": exc.reason})
     except Exception as exc:
-        if not _record_failure(out, exc):
+        failure = failure_of(exc)
+        if failure is None:
             raise
-    _log_outcome(out, route.repo)
-    return out
+        outcome = outcome.model_copy(update={"failure": failure})
+    _log_outcome(outcome)
+    return outcome
 
 
 def _run_in_repository(
-    deps: HandlerDeps,
-    route: Route,
-    handler: RepoHandler,
-    payload: dict[str, Any],
-    out: HandlerOutcome,
-) -> None:
+    deps: HandlerDeps, route: Route, handler: Handler, payload: dict[str, Any]
+) -> Done:
     """Load the repository's config, then run the route's handler (or report the config)."""
-    assert route.repo is not None and out.number is not None  # repository routes have both
+    assert route.repo is not None and route.number is not None  # repository routes have both
     session = deps.github(route.installation)
     repo = session.repo(route.repo)
     loaded = deps.config_cache.load(repo)
-    ctx = RunContext(deps, session, repo, loaded.config or RepoConfig(), out)
+    ctx = RunContext(deps, session, repo, loaded.config or RepoConfig(), route.number)
     if loaded.error is not None or loaded.config is None:
         # Said on the items we would have labelled, and to a maintainer's command; a
         # merge being harvested or a command nobody may give only logs it.
@@ -109,41 +91,37 @@ def _run_in_repository(
         shown = route.kind in ("issue", "pull_request") or (
             route.kind == "comment" and may_command(ctx, comment)
         )
-        ctx.report_config_error(out.number if shown else None, loaded)
-        out.skipped = "invalid .github/spice.yml"
-        return
-    out.dry_run = ctx.dry_run
-    handler(ctx, payload)
+        raise ctx.report_config_error(route.number if shown else None, loaded)
+    return handler(ctx, payload)
 
 
-def _record_failure(out: HandlerOutcome, exc: Exception) -> bool:
-    """Put an expected failure in `out` (retryable or not); False for anything else."""
+def failure_of(exc: Exception) -> Failure | None:
+    """An expected failure as the outcome says it (retryable or not); None for anything else."""
+    if isinstance(exc, Failed):
+        return Failure(message=str(exc), retryable=exc.retryable, retry_after_s=exc.retry_after_s)
     if isinstance(exc, GithubException):
-        out.errors.append(describe(exc))
-        out.retryable = is_transient(exc)
-        if isinstance(exc, RetryAfterTooLong):
-            out.retry_after_s = exc.wait_s
-    elif isinstance(exc, requests.RequestException):
-        out.errors.append(f"GitHub unreachable: {type(exc).__name__}: {exc}")
-        out.retryable = True
-    elif isinstance(exc, ModelCallError):
-        out.errors.append(f"model: {exc}")
-        out.retryable = exc.transient
-    elif isinstance(exc, NoValidVotesError):
+        wait = exc.wait_s if isinstance(exc, RetryAfterTooLong) else None
+        return Failure(message=describe(exc), retryable=is_transient(exc), retry_after_s=wait)
+    if isinstance(exc, requests.RequestException):
+        return Failure(message=f"GitHub unreachable: {type(exc).__name__}: {exc}", retryable=True)
+    if isinstance(exc, ModelCallError):
+        return Failure(message=f"model: {exc}", retryable=exc.transient)
+    if isinstance(exc, NoValidVotesError):
         # Every vote failed (provider down, malformed answers): another run may succeed,
         # unless the cost cap is what stopped it.
-        out.errors.append(f"model: {exc}")
-        out.retryable = not exc.capped
-    elif isinstance(exc, CostCapExceeded | SpiceError | GitHubAuthError):
-        out.errors.append(f"{type(exc).__name__}: {exc}")
-    else:
-        return False
-    return True
+        return Failure(message=f"model: {exc}", retryable=not exc.capped)
+    if isinstance(exc, CostCapExceeded | SpiceError | GitHubAuthError):
+        return Failure(message=f"{type(exc).__name__}: {exc}")
+    return None
 
 
-def _log_outcome(out: HandlerOutcome, repo_name: str | None) -> None:
-    where = f"delivery {out.delivery_id} {out.event}.{out.action} {repo_name}#{out.number}"
-    if out.errors:
-        log.error("%s failed: %s", where, out.errors)
+def _log_outcome(outcome: HandlerOutcome) -> None:
+    d = outcome.delivery
+    where = f"delivery {d.delivery_id} {d.event}.{d.action} {d.repo}#{d.number}"
+    if outcome.failure is not None:
+        log.error("%s failed: %s", where, outcome.failure.message)
+    elif outcome.done is not None:
+        comment = outcome.done.comment
+        log.info("%s done: %s", where, comment.action if comment else outcome.done.pipeline)
     else:
-        log.info("%s done: %s", where, out.skipped or out.comment_action)
+        log.info("%s done: %s", where, outcome.skipped)

@@ -5,20 +5,19 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from app.handlers.outcome import Done, Skipped
 from app.handlers.run_context import RunContext
 from app.harvest.label import make_labeller
 from app.harvest.live import record_merge
 from spice_engine.pr.diff_split import SplitRules
 
 
-def handle_merge(ctx: RunContext, payload: dict[str, Any]) -> None:
-    """Record the merge on the run's outcome, as the repository's `.github/spice.yml` says
-    (enabled, models, votes, cap, test paths). Only merges are routed here (app.routing)."""
-    ctx.outcome.pipeline = "harvest"
+def handle_merge(ctx: RunContext, payload: dict[str, Any]) -> Done:
+    """Harvest the merge as the repository's `.github/spice.yml` says (enabled, models,
+    votes, cap, test paths). Only merges are routed here (app.routing)."""
     config = ctx.config
     if not config.pipelines.harvest:
-        ctx.outcome.skipped = "harvest is disabled in .github/spice.yml"
-        return
+        raise Skipped("harvest is disabled in .github/spice.yml")
     contexts = ctx.deps.harvest_contexts
     assert contexts is not None  # set when the deps are built
     base = contexts((payload.get("installation") or {}).get("id"))
@@ -27,4 +26,5 @@ def handle_merge(ctx: RunContext, payload: dict[str, Any]) -> None:
     live = replace(base, rules=rules, labeller=labeller, on_saved=ctx.deps.on_instance_saved)
     outcome = record_merge(live, payload)
     if outcome.instance_id is None:
-        ctx.outcome.skipped = f"harvest: {outcome.skipped}"
+        raise Skipped(f"harvest: {outcome.skipped}")
+    return ctx.done("harvest")

@@ -13,7 +13,7 @@ from pathlib import Path
 from app.github.models import PullData
 from app.handlers.run_context import RunContext
 from app.redaction import redact, redacted_excerpt
-from app.sandboxing import sandbox_for, sandbox_problem
+from app.sandboxing import sandbox_problem
 from app.settings import Settings
 from spice_engine.langs.executors import Executors, language_at
 from spice_engine.pr.diff_split import SplitRules, split_diff
@@ -21,7 +21,6 @@ from spice_engine.pr.models import PullRequest
 from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength
 from spice_engine.validate.gitwork import GitError, clone_from_github
-from spice_engine.validate.local import LocalExecutor
 from spice_engine.validate.plan import plan_groups
 from spice_engine.validate.pythons import find_pythons
 from spice_engine.validate.recipe import Recipe
@@ -79,10 +78,8 @@ def pr_strength(
         "problem_statement": f"{pr.title}\n{pr.body}",
         "created_at": "",
     }
-    sandbox = sandbox_for(settings)
-    executor = Executors(LocalExecutor(data / "envs", sandbox), data / "envs", sandbox)
     with tempfile.TemporaryDirectory(dir=data, prefix="pr-strength-") as scratch:
-        result = _measured(row, git_dir, executor, Path(scratch), settings, secrets)
+        result = _measured(row, git_dir, ctx.deps.executors, Path(scratch), settings, secrets)
     # The engine cut its detail where the App's secrets are unknown: redacted, ends as cuts.
     result = result.model_copy(update={"detail": redact(result.detail, secrets, cut_edges=True)})
     if result.status in KEPT:

@@ -12,6 +12,7 @@ from github import GithubException
 
 from app.github.client import GitHubRepo, IssueData, PullData, complete_pull_diff
 from app.github.retries import is_transient
+from app.handlers.outcome import Done, Skipped
 from app.handlers.run_context import RunContext
 from app.model_policy import choose
 from spice_engine.models import Issue
@@ -111,61 +112,49 @@ def engine_pull_request(
     )
 
 
-def on_pull_request(ctx: RunContext, payload: dict[str, Any]) -> None:
+def on_pull_request(ctx: RunContext, payload: dict[str, Any]) -> Done:
     """The event table's entry (app.routing)."""
-    handle_pull_request(ctx, ctx.number)
+    return handle_pull_request(ctx, ctx.number)
 
 
 def handle_pull_request(
     ctx: RunContext, number: int, force: bool = False, explain: bool = False
-) -> None:
+) -> Done:
     """Assess the PR's latest head against its linked issues and publish."""
-    out, settings, config = ctx.outcome, ctx.deps.settings, ctx.config
-    out.pipeline = "pull_requests"
+    settings, config = ctx.deps.settings, ctx.config
     if not config.pipelines.pull_requests:
-        out.skipped = "the pull-request pipeline is disabled in .github/spice.yml"
-        return
+        raise Skipped("the pull-request pipeline is disabled in .github/spice.yml")
     from spice_engine.pr.diff_split import SplitRules
     from spice_engine.pr.models import PROptions
     from spice_engine.pr.pipeline import assess_prepared, pr_input_hash, prepare_pr
 
     pr = ctx.repo.get_pull(number)
     if not force and (config.ignores(pr.author) or pr.author == ctx.bot):
-        out.skipped = f"author {pr.author!r} is ignored"
-        return
+        raise Skipped(f"author {pr.author!r} is ignored")
     if pr.draft and not force:
-        out.skipped = "draft pull request: assessed when marked ready for review"
-        return
-    engine_pr = engine_pull_request(ctx, number, pr, out.warnings)
+        raise Skipped("draft pull request: assessed when marked ready for review")
+    warnings: list[str] = []
+    engine_pr = engine_pull_request(ctx, number, pr, warnings)
     if not engine_pr.diff.strip():  # a branch opened before its first change: nothing to vote on
-        ctx.report_no_changes(number)
-        return
+        raise ctx.report_no_changes(number)
     choice = choose(settings, config, "pull_requests")
     chat = ctx.deps.chat(choice.model)
     options = PROptions(
         votes=choice.votes, cost_cap_usd=choice.cost_cap_usd, allow_unpriced=choice.allow_unpriced
     )
-    if ctx.unchanged("pr", number, pr_input_hash(engine_pr, chat.name, options), force):
-        return
-    out.warnings += choice.warnings
+    ctx.skip_if_unchanged("pr", number, pr_input_hash(engine_pr, chat.name, options), force)
+    warnings += choice.warnings
     rules = SplitRules(test_globs=config.test_paths)
     from app.handlers.pr_execution import pr_strength
 
-    strength = pr_strength(ctx, pr, engine_pr, rules, out.warnings)
-    with base_checkout(ctx, pr, out.warnings) as repo_path:
+    strength = pr_strength(ctx, pr, engine_pr, rules, warnings)
+    with base_checkout(ctx, pr, warnings) as repo_path:
         prepared = prepare_pr(engine_pr, options, repo_path, split_rules=rules, strength=strength)
     # Voted with the clone released: other jobs on this repository need not wait for models.
     result = assess_prepared(engine_pr, prepared, chat, options)
     dims = [d for d in (result.tests, result.difficulty) if d is not None]
     tests_score = result.tests.score if result.tests is not None else 0
     actionable = (tests_score or 0) >= 2 or any(d.controversial for d in dims)
-    state = ctx.publish_assessment(number, pr.labels, result, actionable, explain)
-    log.info(
-        "pull request %s#%d votes=%s labels+%s -%s comment=%s",
-        ctx.repo.full_name,
-        number,
-        state.votes,
-        out.labels_added,
-        out.labels_removed,
-        out.comment_action,
+    return ctx.publish_assessment(
+        "pull_requests", number, pr.labels, result, actionable, explain, warnings
     )

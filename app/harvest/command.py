@@ -14,8 +14,7 @@ from app.harvest.source import source_from_settings
 from app.harvest.store import HarvestStore
 from app.queue.factory import make_huey
 from app.settings import Settings
-from app.store.engine import database_url, make_engine, session_factory
-from app.store.migrate import upgrade_to_head
+from app.store.opening import open_store
 
 
 @dataclass(frozen=True)
@@ -39,9 +38,7 @@ def run_harvest(
     """Walk the repository's merged PRs from the stored cursor; raises ValueError on bad
     credentials settings before anything is asked of GitHub."""
     source = source_from_settings(settings, request.installation_id, request.requests_per_hour)
-    engine = make_engine(database_url(settings))
-    upgrade_to_head(engine)
-    store = HarvestStore(session_factory(engine))
+    store = HarvestStore(open_store(settings).sessions)
     if request.restart:
         store.restart(request.repo)
     repo, since, max_prs = request.repo, request.since, request.max_prs

@@ -16,8 +16,8 @@ from app.harvest.runner import Dispatch, HarvestContext, harvest_one
 from app.harvest.source import PullSummary, source_from_settings
 from app.harvest.store import HarvestStore
 from app.settings import Settings
-from app.store.engine import database_url, make_engine, session_factory
-from app.store.migrate import upgrade_to_head
+from app.store.engine import session_factory
+from app.store.opening import open_store
 
 TASK_NAME = "harvest_pr"
 ContextFactory = Callable[[int | None], HarvestContext]
@@ -37,10 +37,8 @@ def settings_contexts(
 
     @functools.cache
     def sessions() -> sessionmaker[Session]:
-        bound = engine if engine is not None else make_engine(database_url(settings))
-        # Idempotent; callers outside `spice worker` (the Action) need it.
-        upgrade_to_head(bound)
-        return session_factory(bound)
+        # The process's own store, else one opened here (the Action: no worker migrated it).
+        return session_factory(engine) if engine is not None else open_store(settings).sessions
 
     def context(installation_id: int | None) -> HarvestContext:
         with lock:

@@ -17,9 +17,8 @@ from app.redaction import redact
 from app.routing import Route, UnknownKind
 from app.settings import Settings
 from app.store.assessments import AssessmentRecord, save_assessment
-from app.store.deliveries import delivery_body, get_delivery, set_delivery_status
+from app.store.deliveries import delivery_body, get_delivery
 from app.store.jobs import ClaimedRun, claim_run, finish_run, release_run
-from app.store.models import DeliveryStatus
 from app.store.payloads import CorruptPayload, PrunedPayload
 
 log = logging.getLogger(__name__)
@@ -168,12 +167,7 @@ class JobRunner:
         with self._sessions.begin() as session:
             for record in records or []:
                 save_assessment(session, record, run.delivery_id)
-            again = finish_run(session, run, error=error, final=final)
-            if error is None:
-                set_delivery_status(session, run.delivery_id, DeliveryStatus.done)
-            elif final and not again:
-                set_delivery_status(session, run.delivery_id, DeliveryStatus.failed)
-        return again
+            return finish_run(session, run, error=error, final=final)
 
     def _observe(self, records: list[AssessmentRecord], received_at: datetime) -> None:
         if self._metrics is None:

@@ -29,6 +29,8 @@ class NewDelivery(BaseModel):
     number: int | None = None
     installation: int | None = None
     payload_codec: str | None = None
+    repos: tuple[str, ...] = ()
+    """The repositories an installation event takes away: applied at the door, not stored."""
     payload_sha256: str = Field(
         default_factory=lambda data: hashlib.sha256(data["payload"]).hexdigest()
     )
@@ -47,6 +49,7 @@ class NewDelivery(BaseModel):
         kind: str | None = None,
         number: int | None = None,
         installation: int | None = None,
+        repos: tuple[str, ...] = (),
     ) -> NewDelivery:
         """Hashed and compressed where it is received."""
         stored, codec = payloads.pack(body)
@@ -60,6 +63,7 @@ class NewDelivery(BaseModel):
             kind=kind,
             number=number,
             installation=installation,
+            repos=repos,
             payload=stored,
             payload_codec=codec.value,
             payload_sha256=hashlib.sha256(body).hexdigest(),
@@ -89,7 +93,8 @@ def record_deliveries(session: Session, batch: Sequence[NewDelivery]) -> set[str
         if new.delivery_id in stored or new.delivery_id in fresh:
             continue
         fresh.add(new.delivery_id)
-        rows.append(new.model_dump() | {"status": DeliveryStatus.queued.value, "received_at": now})
+        row = new.model_dump(exclude={"repos"})
+        rows.append(row | {"status": DeliveryStatus.queued.value, "received_at": now})
     if rows:
         conn.execute(_INSERT, rows)
     return fresh

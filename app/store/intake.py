@@ -5,11 +5,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from enum import StrEnum
+from typing import NamedTuple
 
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.routing import INSTALLATION
 from app.store.deliveries import NewDelivery, record_deliveries, set_delivery_status
+from app.store.installations import InstallationChange, apply_change, hold_on
 from app.store.jobs import request_run, rerun_failed
 from app.store.models import DeliveryStatus
 from app.store.retention import restore_pruned
@@ -22,14 +25,26 @@ class Intake(StrEnum):
     queued = "queued"
     coalesced = "coalesced"
     duplicate = "duplicate"
+    applied = "applied"
+    """An installation event, applied as it was stored (no job)."""
+    cancelled = "cancelled"
+    """Its installation is uninstalled or suspended: stored, not run."""
+
+
+class Stored(NamedTuple):
+    """What storing one delivery came to, and the runs it calls for."""
+
+    intake: Intake
+    enqueue: list[str]
+    """Delivery ids whose runs must be enqueued."""
 
 
 class StoreUnavailable(Exception):
     """The delivery could not be stored now; GitHub can redeliver it later."""
 
 
-def store_delivery(sessions: sessionmaker[Session], new: NewDelivery) -> Intake:
-    """Store `new` and note its job; `queued` means a run must be enqueued.
+def store_delivery(sessions: sessionmaker[Session], new: NewDelivery) -> Stored:
+    """Store `new` and note its job (or apply its installation change).
 
     A redelivery is a duplicate, except of a delivery whose job failed for good: a
     maintainer pressing GitHub's "Redeliver" then means "run it again".
@@ -46,15 +61,26 @@ def store_delivery(sessions: sessionmaker[Session], new: NewDelivery) -> Intake:
     raise AssertionError("unreachable")
 
 
-def _store(session: Session, new: NewDelivery) -> Intake:
+def _store(session: Session, new: NewDelivery) -> Stored:
     if not record_deliveries(session, [new]):
         restore_pruned(session, new)
         again = rerun_failed(session, {new.delivery_id: new.job_key})
-        return Intake.queued if again else Intake.duplicate
+        return Stored(Intake.queued, [new.delivery_id]) if again else Stored(Intake.duplicate, [])
+    if new.kind == INSTALLATION:
+        assert new.installation is not None and new.action is not None  # routing requires both
+        change = InstallationChange(
+            installation=new.installation, action=new.action, repos=new.repos
+        )
+        restored = apply_change(session, change)
+        set_delivery_status(session, new.delivery_id, DeliveryStatus.applied)
+        return Stored(Intake.applied, restored)
+    if hold_on(session, new.installation, new.repo) is not None:
+        set_delivery_status(session, new.delivery_id, DeliveryStatus.cancelled)
+        return Stored(Intake.cancelled, [])
     if request_run(session, new.job_key, new.delivery_id):
-        return Intake.queued
+        return Stored(Intake.queued, [new.delivery_id])
     set_delivery_status(session, new.delivery_id, DeliveryStatus.coalesced)
-    return Intake.coalesced
+    return Stored(Intake.coalesced, [])
 
 
 def accept(sessions: sessionmaker[Session], new: NewDelivery, enqueue: Enqueue) -> Intake:
@@ -64,13 +90,13 @@ def accept(sessions: sessionmaker[Session], new: NewDelivery, enqueue: Enqueue) 
     sweep finds the pending job later, so the delivery is still answered as accepted.
     """
     try:
-        intake = store_delivery(sessions, new)
+        stored = store_delivery(sessions, new)
     except SQLAlchemyError as exc:
         # The type only: a database error's text quotes the statement's parameters.
         raise StoreUnavailable(f"store failed: {type(exc).__name__}") from exc
-    if intake is Intake.queued:
+    for delivery_id in stored.enqueue:
         try:
-            enqueue(new.delivery_id)
+            enqueue(delivery_id)
         except Exception:
-            log.exception("enqueue failed delivery=%s", new.delivery_id)
-    return intake
+            log.exception("enqueue failed delivery=%s", delivery_id)
+    return stored.intake

@@ -16,6 +16,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
+from app.store.deliveries import set_delivery_status
+from app.store.installations import cancel_job, hold_on_job
 from app.store.models import Delivery, DeliveryStatus, Job, JobState, utcnow
 
 
@@ -121,6 +123,11 @@ def claim_run(session: Session, key: str) -> ClaimedRun | None:
     job = _locked(session, key)
     if job is None or job.state != JobState.pending:
         return None
+    held = hold_on_job(session, job)
+    if held is not None:
+        # Uninstalled or suspended while the task waited in the queue: said so, not run.
+        cancel_job(session, job, *held)
+        return None
     now = utcnow()
     job.state = JobState.running
     job.run_generation = job.generation
@@ -135,21 +142,30 @@ def claim_run(session: Session, key: str) -> ClaimedRun | None:
 def finish_run(
     session: Session, run: ClaimedRun, error: str | None = None, final: bool = True
 ) -> bool:
-    """Close a run; True when deliveries arrived meanwhile and it must run again now."""
+    """Close a run, and its delivery with it; True when deliveries arrived meanwhile and it
+    must run again now (their latest one is then the job's delivery)."""
     job = _locked(session, run.key)
     assert job is not None
     now = utcnow()
     job.updated_at = now
     job.error = error
+    if error is None:
+        set_delivery_status(session, run.delivery_id, DeliveryStatus.done)
     if job.generation != run.generation:
         job.state = JobState.pending
+        if error is not None:  # the newer delivery's run covers this one
+            set_delivery_status(session, run.delivery_id, DeliveryStatus.coalesced)
         return True
+    held = hold_on_job(session, job) if error is not None else None
     if error is None:
         job.state = JobState.done
         job.finished_at = now
+    elif held is not None:
+        cancel_job(session, job, *held)  # GitHub's 404 of an uninstalled App is not the cause
     elif final:
         job.state = JobState.failed
         job.finished_at = now
+        set_delivery_status(session, run.delivery_id, DeliveryStatus.failed)
     else:
         job.state = JobState.pending  # a queue retry claims it again after its delay
     return False
@@ -165,22 +181,6 @@ def release_run(session: Session, run: ClaimedRun) -> bool:
     job.attempts = max(job.attempts - 1, 0)  # not a failure: the attempt never ended
     job.updated_at = utcnow()
     return True
-
-
-def cancel_installation_jobs(session: Session, installation: int) -> int:
-    """Waiting jobs whose latest delivery came through `installation` are cancelled (the
-    App was uninstalled or lost the repository); returns how many."""
-    of_installation = select(Delivery.delivery_id).where(Delivery.installation == installation)
-    jobs = session.scalars(
-        select(Job)
-        .where(Job.state == JobState.pending, Job.delivery_id.in_(of_installation))
-        .with_for_update()
-    ).all()
-    now = utcnow()
-    for job in jobs:
-        job.state, job.updated_at, job.finished_at = JobState.cancelled, now, now
-        job.error = f"cancelled: installation {installation} was removed"
-    return len(jobs)
 
 
 def get_job(session: Session, key: str) -> Job | None:

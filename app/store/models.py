@@ -37,7 +37,7 @@ class JobState(enum.StrEnum):
     done = "done"
     failed = "failed"
     cancelled = "cancelled"
-    """The App was uninstalled (or lost the repository) before the job ran."""
+    """The App was uninstalled or suspended, or lost the repository, before the job ran."""
 
 
 class DeliveryStatus(enum.StrEnum):
@@ -47,6 +47,38 @@ class DeliveryStatus(enum.StrEnum):
     """Folded into a run already pending or running for the same key."""
     done = "done"
     failed = "failed"
+    cancelled = "cancelled"
+    """Its job was cancelled (installation gone or suspended): it will not run."""
+    applied = "applied"
+    """An installation event: its change was made when it came in (no job)."""
+
+
+class InstallationState(enum.StrEnum):
+    active = "active"
+    suspended = "suspended"
+    deleted = "deleted"
+
+
+class Installation(Base):
+    """What GitHub last said of an installation; none stored means active."""
+
+    __tablename__ = "installations"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    """GitHub's installation id."""
+    state: Mapped[str] = mapped_column(String(20))
+    changed_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class RemovedRepository(Base):
+    """A repository taken from an installation (until it is added back): its jobs do not run."""
+
+    __tablename__ = "removed_repositories"
+
+    installation: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    repo: Mapped[str] = mapped_column(String(200), primary_key=True)
+    """`owner/name`, lower case."""
+    removed_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class Delivery(Base):
@@ -89,6 +121,8 @@ class Job(Base):
     """The latest delivery for this key: what the next run processes."""
     attempts: Mapped[int] = mapped_column(default=0)
     error: Mapped[str | None] = mapped_column(Text)
+    cancelled_for: Mapped[str | None] = mapped_column(String(20))
+    """Why a cancelled job was cancelled (app.store.installations.CancelReason)."""
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None]

@@ -21,7 +21,13 @@ from app.store.payloads import PayloadCodec
 
 VALIDATION_LOGS = "validation-logs"
 """Under the data dir: each validated instance's run logs, a folder per instance."""
-FINISHED = (DeliveryStatus.done, DeliveryStatus.failed, DeliveryStatus.coalesced)
+FINISHED = (
+    DeliveryStatus.done,
+    DeliveryStatus.failed,
+    DeliveryStatus.coalesced,
+    DeliveryStatus.cancelled,
+    DeliveryStatus.applied,
+)
 WAITING = (JobState.pending, JobState.running)
 
 

@@ -9,8 +9,7 @@ from app.logging_setup import configure_logging
 from app.metrics import use_multiprocess_dir
 from app.redaction import secret_values
 from app.settings import Settings
-from app.store.engine import database_url, make_engine
-from app.store.migrate import upgrade_to_head
+from app.store.opening import open_store
 from app.store.private_files import make_private
 
 
@@ -21,9 +20,7 @@ def run_serve(host: str, port: int, workers: int) -> None:
     settings.webhook_secret_bytes()
     make_private(settings.data_dir)  # inherited by gunicorn and its workers through exec
     # Migrate here, once, rather than racing in every worker.
-    engine = make_engine(database_url(settings))
-    upgrade_to_head(engine)
-    engine.dispose()
+    open_store(settings).engine.dispose()
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         use_multiprocess_dir(settings.data_dir / "metrics")
     argv = [

@@ -130,6 +130,7 @@ async def _accept_signed(request: Request, services: WebServices, body: bytes) -
         kind=route.kind,
         number=route.number,
         installation=route.installation,
+        repos=route.repos,
     )
     try:
         intake = await run_in_threadpool(accept, services.sessions, new, services.queue.enqueue)

@@ -26,6 +26,7 @@ def strength_rows(
     workers: int = 1,
     timeout_s: float = 900.0,
     on_done: Callable[[dict[str, Any]], None] | None = None,
+    on_phase: Callable[[str, str], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Each row with `spice.test_strength`, in input order (with `Executors`, each in the
     language of its base commit)."""
@@ -52,7 +53,9 @@ def strength_rows(
                 language=language,
             )
             chosen = executor.of(language) if isinstance(executor, Executors) else executor
-            result = measure(job, chosen, scratch, config)
+            iid = str(row.get("instance_id"))
+            said = (lambda phase: on_phase(iid, phase)) if on_phase else None
+            result = measure(job, chosen, scratch, config, said)
         out = dict(row)
         out["spice"] = dict(row.get("spice") or {}) | {
             "test_strength": result.model_dump(mode="json")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from libcst import CSTValidationError
@@ -26,6 +27,9 @@ from spice_engine.validate.executor import Executor
 from spice_engine.validate.outcomes import FAILING, passed
 from spice_engine.validate.session import Job, Session, Status, check, open_session, stopped_by
 from spice_engine.validate.validator import test_files
+
+Progress = Callable[[str], None]
+"""Told each phase as it starts (`environment`, `12 mutants`, ...): minutes pass in each."""
 
 SESSION_ROUNDS = 4
 """Sessions at most for the switchable mutants (a crash ends one; the next goes on)."""
@@ -53,9 +57,16 @@ def judged_tests(
     return f2p, p2p
 
 
-def measure(job: Job, executor: Executor, scratch: Path, config: StrengthConfig) -> TestStrength:
+def measure(
+    job: Job,
+    executor: Executor,
+    scratch: Path,
+    config: StrengthConfig,
+    progress: Progress | None = None,
+) -> TestStrength:
     """Never raises for a problem of the instance or its environment: that is a status."""
     started = time.monotonic()
+    said = progress or (lambda phase: None)
     record = TestStrength(status=Status.ERROR)
     try:
         f2p, p2p = judged_tests(job.instance, job.language)
@@ -63,11 +74,13 @@ def measure(job: Job, executor: Executor, scratch: Path, config: StrengthConfig)
             record.status, record.detail = Status.NO_FAIL_TO_PASS, "the instance lists no test"
         else:
             check(job, [job.test_patch, job.patch])
+            said("environment")
             with open_session(job, executor, scratch) as session:
                 try:
                     if job.language == "python":
-                        _measure(session, config, record, (f2p, p2p))
+                        _measure(session, config, record, (f2p, p2p), said)
                     else:
+                        said("mutants and ablation")
                         measure_plain(session, config, record, (f2p, p2p))
                 finally:
                     record.durations |= session.durations
@@ -86,6 +99,7 @@ def _measure(
     config: StrengthConfig,
     record: TestStrength,
     lists: tuple[list[str], list[str]],
+    said: Progress,
 ) -> None:
     job, tree = session.job, session.tree
     f2p, p2p = lists
@@ -97,6 +111,7 @@ def _measure(
     choice = choose(fixed, lines, config.max_mutants)
     record.equivalent_skipped = choice.equivalent
     if choice.chosen:
+        said(f"{len(choice.chosen)} mutants")
         t0 = time.monotonic()
         outcomes = _mutate(runner, test_files(job.test_patch), f2p + p2p, choice, config)
         record.durations["mutants"] = round(time.monotonic() - t0, 3)
@@ -109,6 +124,7 @@ def _measure(
                 + _failure_line(outcomes.log, f2p)
             )
             return
+        said("survivors confirmed alone")
         t0 = time.monotonic()
         _confirm(runner, fixed, outcomes, config.confirm_survivors)
         record.durations["confirm"] = round(time.monotonic() - t0, 3)
@@ -120,6 +136,7 @@ def _measure(
         if record.mutants_tried:
             record.score = round(record.mutants_killed / record.mutants_tried, 4)
     if config.ablation and f2p:
+        said("ablation")
         t0 = time.monotonic()
         ablate(runner, job.patch, f2p, record)
         record.durations["ablation"] = round(time.monotonic() - t0, 3)

@@ -36,6 +36,9 @@ def _app(req: Request) -> Answer:
 def _access_token(req: Request) -> Answer:
     fake = req.fake
     fake.token_requests += 1
+    refused = fake.installations_refused.get(int(req.arg("inst")))
+    if refused is not None:
+        return refused[0], {"message": refused[1]}
     token = f"ghs_inst_{req.arg('inst')}_{fake.token_requests}"
     expiry = time.time() + fake.token_ttl_s
     fake.tokens[token] = (f"{fake.app_slug}[bot]", expiry)

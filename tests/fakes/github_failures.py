@@ -28,6 +28,11 @@ ABUSE = "You have triggered an abuse detection mechanism. Please wait a few minu
 class FailureShapes:
     repos: dict[str, RepoState]
     renamed: dict[str, str]
+    transferred: dict[tuple[str, int], tuple[str, int]]
+    installations_refused: dict[int, tuple[int, str]]
+
+    def add_issue(self, *args: Any, **kwargs: Any) -> Json:  # defined by Seeding
+        raise NotImplementedError
 
     def fail_next(self, *args: Any, **kwargs: Any) -> None:  # defined by FakeGitHub
         raise NotImplementedError
@@ -75,6 +80,27 @@ class FailureShapes:
         state.data["url"] = state.data["url"].replace(f"/repos/{old}", f"/repos/{new}")
         self.repos[new] = state
         self.renamed[old] = new
+
+    def transfer_issue(self, repo: str, number: int, to: str, new_number: int) -> Json:
+        """A maintainer moves the issue to `to` (as `new_number`): GitHub then redirects the
+        old issue's paths, reads (301) and writes (307), to the new issue by repository id."""
+        old = self.repos[repo].issues.pop(number)
+        moved = self.add_issue(to, new_number, old["title"], old["body"], old["user"]["login"])
+        self.transferred[(repo, number)] = (to, new_number)
+        return moved
+
+    def uninstall(self, installation: int = 1) -> None:
+        """The App is uninstalled: its tokens die and no new one is granted (404)."""
+        self.installations_refused[installation] = (404, "Not Found")
+        self.revoke_installation_tokens()
+
+    def suspend(self, installation: int = 1) -> None:
+        """The installation is suspended: its tokens die and new ones are refused (403)."""
+        self.installations_refused[installation] = (403, "This installation has been suspended")
+        self.revoke_installation_tokens()
+
+    def unsuspend(self, installation: int = 1) -> None:
+        self.installations_refused.pop(installation, None)
 
     def graphql_rate_limit(self, times: int = 1, reset_in_s: int = 3600) -> None:
         """GraphQL's primary limit: HTTP 200, `errors` of type RATE_LIMITED, no budget left."""
@@ -134,17 +160,27 @@ class FailureShapes:
 def redirect(
     fake: Any, method: str, path: str, query: dict[str, str]
 ) -> tuple[int, Json, dict[str, str]] | None:
-    """The redirect a renamed repository's old path answers, or None."""
+    """The redirect a renamed repository's (or a transferred issue's) old path answers."""
+    for (repo, number), (to, new_number) in fake.transferred.items():
+        prefix = f"/repos/{repo}/issues/{number}"
+        if path == prefix or path.startswith(prefix + "/"):
+            repo_id = fake.repos[to].data["id"]
+            location = f"{fake.base_url}/repositories/{repo_id}/issues/{new_number}"
+            return _moved(method, location + path[len(prefix) :], query)
     for old, new in fake.renamed.items():
         prefix = f"/repos/{old}"
         if path == prefix or path.startswith(prefix + "/"):
             repo_id = fake.repos[new].data["id"]
-            kept = f"?{urlencode(query)}" if query else ""
-            location = f"{fake.base_url}/repositories/{repo_id}{path[len(prefix) :]}{kept}"
-            status = 301 if method == "GET" else 307
-            body = {"message": "Moved Permanently", "url": location, "documentation_url": ""}
-            return status, body, {"Location": location}
+            location = f"{fake.base_url}/repositories/{repo_id}{path[len(prefix) :]}"
+            return _moved(method, location, query)
     return None
+
+
+def _moved(method: str, location: str, query: dict[str, str]) -> tuple[int, Json, dict[str, str]]:
+    location += f"?{urlencode(query)}" if query else ""
+    status = 301 if method == "GET" else 307
+    body = {"message": "Moved Permanently", "url": location, "documentation_url": ""}
+    return status, body, {"Location": location}
 
 
 def by_name(fake: Any, path: str) -> str:

@@ -86,6 +86,11 @@ class FakeGitHub(Seeding, FailureShapes):
         """When set, installation-token requests must carry a JWT signed by the App's key."""
         self.repos: dict[str, RepoState] = {}
         self.renamed: dict[str, str] = {}
+        self.transferred: dict[tuple[str, int], tuple[str, int]] = {}
+        """(repo, number) of a transferred issue -> where it is now."""
+        self.installations_refused: dict[int, tuple[int, str]] = {}
+        """Installation id -> the status and message its token requests get (uninstalled,
+        suspended)."""
         self.comments: dict[int, Json] = {}
         self.comment_repo: dict[int, tuple[str, int]] = {}
         self.reactions: list[Json] = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -192,7 +193,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, default=8080)
     args = parser.parse_args()
-    with FakeOpenAI(port=args.port) as server:
+    try:
+        fake = FakeOpenAI(port=args.port)
+    except OSError as exc:  # one line, not a traceback: the tour's reader can act on it
+        sys.exit(
+            f"fake model server: cannot listen on 127.0.0.1:{args.port}: {exc.strerror} "
+            "(another server there? pick another --port, and the same in --api-base)"
+        )
+    with fake as server:
         print(f"fake OpenAI-compatible server on {server.api_base}", flush=True)
         try:
             while True:

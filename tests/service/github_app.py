@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from app.settings import Settings
-from app.store.models import Job
+from app.store.models import Delivery, Job
 from app.web.app import create_app
 from tests.fakes.github_fixtures import payload
 from tests.fakes.github_server import FakeGitHub
@@ -57,14 +58,25 @@ class LiveApp:
         body = payload(self.gh, event, action, repo, number, **extra)
         return self.post(event, body)
 
-    def post(self, event: str, body: dict[str, Any]) -> int:
+    def post(self, event: str, body: dict[str, Any], run: bool = True) -> int:
+        """POST a signed delivery (id `d-<n>`, n counting from 1), then run what is due,
+        unless `run` is False (the tasks then wait in the queue, as behind a busy worker)."""
         self.sent += 1
         raw = json.dumps(body).encode()
         answer = self.client.post(
             "/webhook", content=raw, headers=signed_headers(raw, event, f"d-{self.sent}")
         )
         assert answer.status_code == 202, answer.text
+        return run_ready_tasks(self.stack.queue) if run else 0
+
+    def run_queued(self) -> int:
         return run_ready_tasks(self.stack.queue)
+
+    def statuses(self) -> dict[str, str]:
+        """Every delivery's status, by delivery id."""
+        with self.stack.sessions() as session:
+            rows = session.execute(select(Delivery.delivery_id, Delivery.status)).all()
+        return {delivery_id: status for delivery_id, status in rows}
 
     def scheduled_delays(self) -> list[float]:
         """Seconds until each scheduled retry is due (what the App asked to wait)."""

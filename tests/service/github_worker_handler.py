@@ -10,7 +10,6 @@ from app.handlers.delivery_handler import (
     calibration_lookup,
     handler_for,
     human_label_recorder,
-    installation_canceller,
     store_lookup,
 )
 from app.handlers.deps import HandlerDeps
@@ -46,7 +45,6 @@ def make_handler(
         record_human_label=human_label_recorder(sessions),
         calibration_for=calibration_lookup(settings, sessions),
         on_instance_saved=on_instance_saved,
-        cancel_installation_jobs=installation_canceller(sessions),
     )
     return handler_for(deps)
 

@@ -48,6 +48,7 @@ class Stack:
             kind=route.kind,
             number=route.number,
             installation=route.installation,
+            repos=route.repos,
         )
         return accept(self.sessions, new, self.queue.enqueue)
 

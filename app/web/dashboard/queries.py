@@ -86,12 +86,26 @@ def human_labels_of(session: Session, repo: str) -> list[HumanLabel]:
 
 
 def split_votes(session: Session, repo: str, limit: int) -> list[tuple[Assessment, str]]:
-    """Latest decisions whose votes on some dimension were not unanimous, with that dimension."""
+    """Latest decisions whose votes on some dimension were not unanimous, with that dimension;
+    not those a maintainer has since settled with a label of that dimension."""
+    # A person's label settles the decision it answered (and older ones), not a later re-vote.
+    settled = {
+        (number, dimension): answered
+        for number, dimension, answered in session.execute(
+            select(HumanLabel.number, HumanLabel.dimension, HumanLabel.assessment_id).where(
+                HumanLabel.repo == repo
+            )
+        ).tuples()
+    }
     found: list[tuple[Assessment, str]] = []
     for row in recent_decisions(session, repo, CONTROVERSY_WINDOW):
         for voted in row.votes:
+            dimension = str(voted.get("dimension"))
+            answered = settled.get((row.number, dimension))
+            if answered is not None and row.id <= answered:
+                continue  # a maintainer corrected (or confirmed) it: nothing left to look at
             if len(set(voted.get("votes") or [])) > 1:
-                found.append((row, str(voted.get("dimension"))))
+                found.append((row, dimension))
         if len(found) >= limit:
             break
     return found[:limit]
