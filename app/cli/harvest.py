@@ -101,7 +101,10 @@ def harvest(
         )
     except ValueError as exc:
         fail(str(exc))
-    bar = tqdm(total=max_prs, unit="PR", desc=repo, disable=None, dynamic_ncols=True)
+    # How many closed PRs there are is unknown until the listing ends: the bar counts them
+    # and names the cap, rather than a fraction of the cap that looks stalled on a small repo.
+    desc = f"{repo} (at most {max_prs})"
+    bar = tqdm(total=None, unit="PR", desc=desc, disable=None, dynamic_ncols=True)
     kept = 0
 
     def progress(outcome: Outcome) -> None:
