@@ -223,20 +223,13 @@ def test_a_group_builds_at_a_commit_that_can_be_checked_out(
 ) -> None:
     """The environment is built at the newest base commit of the version, unless that one
     lacks contents: then the next, so only the instance of the broken commit fails."""
-    from tests.fakes.sample_project import CALC_FIX, make_calc_repo
+    from tests.fakes.sample_project import CALC_FIX, commit_later, make_calc_repo
 
     repo = tmp_path / "calc"
     first = make_calc_repo(repo)
     (repo / "data.txt").write_text("a large data file the snapshot lost\n")
     git(repo, "add", "data.txt")
-    later_date = {
-        "GIT_COMMITTER_DATE": "2025-06-05T00:00:00",
-        "GIT_AUTHOR_DATE": "2025-06-05T00:00:00",
-    }
-    subprocess.run(
-        ["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "data"],
-        cwd=repo, env=os.environ | later_date, check=True,
-    )  # fmt: skip
+    commit_later(repo, "data")
     later = instance_of(
         repo,
         "octo/calc",

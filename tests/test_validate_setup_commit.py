@@ -5,14 +5,13 @@ a new dependency finds it installed."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from spice_engine.validate.batch import validate_rows
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.local import LocalExecutor
+from tests.fakes.sample_project import commit_later
 from tests.validation_support import (  # noqa: F401
     CALC_FIX,
     calc_repo_fixture,
@@ -31,14 +30,7 @@ def test_the_environment_is_built_at_its_own_commit_not_the_first_jobs(
             'requires-python = ">=3.11"\n', 'requires-python = ">=3.11"\ndependencies = ["six"]\n'
         )
     )
-    later_date = {
-        "GIT_COMMITTER_DATE": "2025-06-05T00:00:00",
-        "GIT_AUTHOR_DATE": "2025-06-05T00:00:00",
-    }
-    subprocess.run(
-        ["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qam", "use six"],
-        cwd=repo, env=os.environ | later_date, check=True,
-    )  # fmt: skip
+    commit_later(repo, "use six", "-a")
     later = instance_of(
         repo,
         "octo/calc",

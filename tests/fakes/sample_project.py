@@ -27,6 +27,15 @@ def git(repo: Path, *args: str) -> str:
     return done.stdout
 
 
+def commit_later(repo: Path, message: str, *args: str) -> None:
+    """A commit of what is staged (and `args`, e.g. `-a`), dated after the project's others."""
+    later = {"GIT_COMMITTER_DATE": "2025-06-05T00:00:00", "GIT_AUTHOR_DATE": "2025-06-05T00:00:00"}
+    subprocess.run(
+        ["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", *args, "-m", message],
+        cwd=repo, env=os.environ | later, check=True, capture_output=True,
+    )  # fmt: skip
+
+
 CALC_FIX = {"calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"}
 """The calc project's fix: `add` adds."""
 
