@@ -76,10 +76,14 @@ def test_strength_cmd(
             if keep is not None:
                 keep(str(row["instance_id"]), got)
         score = "" if got["score"] is None else f", score {got['score']:.2f}"
+        verdicts = Counter(m["verdict"] for m in got["mutants"])
+        parts = f"{len(got['untested'])} of {got['parts_checked']} parts untested"
+        cut = "".join(f"; {s}" for s in got["skipped"])  # what the budget cut, never hidden
         typer.echo(
             f"test-strength: {row['instance_id']} {got['status']} "
-            f"({got['mutants_killed']}/{got['mutants_tried']} killed{score}, "
-            f"{len(got['untested'])} untested parts, {got['durations'].get('total', 0):.0f} s)",
+            f"({got['mutants_killed']}/{got['mutants_tried']} judged killed{score}, "
+            f"{verdicts['equivalent']} equivalent, {verdicts['not_run']} not run, {parts}, "
+            f"{got['durations'].get('total', 0):.0f} s{cut})",
             err=True,
         )
 

@@ -15,7 +15,9 @@ from libcst import CSTValidationError
 
 from spice_engine.errors import InputError
 from spice_engine.redaction import redacted_excerpt
+from spice_engine.strength import sources
 from spice_engine.strength.ablation import ablate
+from spice_engine.strength.catching import TestWriter, catch
 from spice_engine.strength.choose import Choice, choose
 from spice_engine.strength.mutant_runs import Outcomes, confirm, mutate, proven
 from spice_engine.strength.parts import changed_lines
@@ -51,8 +53,15 @@ def judged_tests(
     return f2p, p2p
 
 
-def measure(job: Job, executor: Executor, scratch: Path, config: StrengthConfig) -> TestStrength:
-    """Never raises for a problem of the instance or its environment: that is a status."""
+def measure(
+    job: Job,
+    executor: Executor,
+    scratch: Path,
+    config: StrengthConfig,
+    writer: TestWriter | None = None,
+) -> TestStrength:
+    """Never raises for a problem of the instance or its environment: that is a status.
+    `writer`: the model asked for a test that catches each top survivor (Python only)."""
     started = time.monotonic()
     record = TestStrength(status=Status.ERROR)
     try:
@@ -64,7 +73,7 @@ def measure(job: Job, executor: Executor, scratch: Path, config: StrengthConfig)
             with open_session(job, executor, scratch) as session:
                 try:
                     if job.language == "python":
-                        _measure(session, config, record, (f2p, p2p))
+                        _measure(session, config, record, (f2p, p2p), writer)
                     else:
                         measure_plain(session, config, record, (f2p, p2p))
                 finally:
@@ -84,6 +93,7 @@ def _measure(
     config: StrengthConfig,
     record: TestStrength,
     lists: tuple[list[str], list[str]],
+    writer: TestWriter | None = None,
 ) -> None:
     job, tree = session.job, session.tree
     f2p, p2p = lists
@@ -126,9 +136,36 @@ def _measure(
         t0 = time.monotonic()
         ablate(runner, job.patch, f2p, record)
         record.durations["ablation"] = round(time.monotonic() - t0, 3)
+    if writer is not None and config.catching_tests and record.survivors:
+        t0 = time.monotonic()
+        _write_tests(runner, writer, record, choice, (job.instance, f2p), config.catching_tests)
+        record.durations["catching"] = round(time.monotonic() - t0, 3)
     record.status = Status.MEASURED if record.mutants_tried else Status.NO_MUTANTS
     if not record.mutants_tried:
         record.detail = _why_none(choice, lines)
+
+
+def _write_tests(
+    runner: Runner,
+    writer: TestWriter,
+    record: TestStrength,
+    choice: Choice,
+    issue: tuple[dict[str, object], list[str]],
+    limit: int,
+) -> None:
+    """The top survivors, each given a written test that catches it or, when the written tests
+    ran and none held, marked possibly equivalent."""
+    instance, f2p = issue
+    by_diff = {sources.diff(c.path, choice.originals[c.path], c.source): c for c in choice.chosen}
+    for m in record.survivors[:limit]:
+        if runner.left() <= 0:
+            record.skipped.append("catching tests: budget")
+            break
+        c = by_diff[m.diff]
+        held, record.written_by = catch(
+            runner, writer, m, c.source, choice.originals[c.path], instance, f2p
+        )
+        m.possibly_equivalent = held is False
 
 
 def _judge(

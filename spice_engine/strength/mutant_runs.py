@@ -94,9 +94,14 @@ def mutate(runner: Runner, files: list[str], tests: list[str], choice: Choice,
             for test, ids in got.reached.items():
                 out.reached.setdefault(test, set()).update(ids)
             for key, killer in got.killed_by.items():
+                if key not in out.by_key:
+                    continue  # no mutant of ours: nothing to record
+                if killer is not None and killer not in out.judged:
+                    alone.append(out.by_key[key])  # not a judged test's id: judged alone
+                    continue
                 verdict = Verdict.SURVIVED if killer is None else Verdict.KILLED
                 out.add(out.by_key[key], verdict, killer, "", "session")
-            if got.crashed is not None:
+            if got.crashed is not None and got.crashed in out.by_key:
                 # No test id to name: judged again alone (a real failure names its test).
                 alone.append(out.by_key[got.crashed])
             finished = set(got.killed_by) | ({got.crashed} if got.crashed is not None else set())
@@ -113,7 +118,7 @@ def mutate(runner: Runner, files: list[str], tests: list[str], choice: Choice,
         out = Outcomes(tests, chosen, fixed)
     if not out.judged:
         return "no judged test passes with the fix (in the mutant session)"
-    for c in alone + [c for c in chosen if not c.site.switchable]:
+    for c in dict.fromkeys(alone + [c for c in chosen if not c.site.switchable]):
         judge_alone(runner, out, c)
     for c in chosen:
         if c.key not in out.done:

@@ -117,6 +117,8 @@ class TestStrength(BaseModel):
     skipped: list[str] = Field(default_factory=list)
     """What the budget (or a limit) cut, said plainly: e.g. "hunk check skipped: budget"."""
     mutants: list[MutantOutcome] = Field(default_factory=list)
+    written_by: str = ""
+    """The model and prompt (id and version) that wrote the catching tests ("": none asked)."""
     durations: dict[str, float] = Field(default_factory=dict)
 
     @property

@@ -100,6 +100,10 @@ class Runner:
         plugin = self.session.plugin(PLUGIN_SOURCE, PLUGIN, {"tests": tests, "select": True})
         return self.session.run(self._name("selected"), files, self._timeout(), plugin)
 
+    def run_files(self, files: list[str]) -> Run:
+        """`files` run whole, as they are (a file just written there, not yet tracked)."""
+        return self.session.run(self._name("written"), files, self._timeout())
+
     def mutant_session(
         self, files: list[str], tests: list[str], keys: list[int], per_test_s: float
     ) -> SessionResult:

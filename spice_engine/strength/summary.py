@@ -13,13 +13,14 @@ def where(m: MutantOutcome) -> str:
 
 def survivors_text(s: TestStrength | None, limit: int = PROMPT_SURVIVORS) -> str:
     """The survivors as the prompt's evidence ("" when there are none)."""
-    if s is None or not s.survivors:
+    shown = [m for m in s.survivors if not m.possibly_equivalent] if s is not None else []
+    if s is None or not shown:
         return ""
     lines = [
         f"{len(s.survivors)} of {s.mutants_tried} small wrong variants of the gold patch pass "
-        "every test this pull request touches. For example:"
+        "every test this pull request touches (the most telling first). For example:"
     ]
-    for m in s.survivors[:limit]:
+    for m in shown[:limit]:
         lines.append(f"- {m.change} in {where(m)} ({m.operator}):\n{m.diff.rstrip()}")
     if s.untested:
         lines.append(
