@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from spice_engine.langs.executors import Executors, row_languages
+from spice_engine.strength.catching import TestWriter
 from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength
 from spice_engine.validate.executor import Executor
@@ -26,6 +27,7 @@ def strength_rows(
     workers: int = 1,
     timeout_s: float = 900.0,
     on_done: Callable[[dict[str, Any]], None] | None = None,
+    writer: TestWriter | None = None,
 ) -> list[dict[str, Any]]:
     """Each row with `spice.test_strength`, in input order (with `Executors`, each in the
     language of its base commit)."""
@@ -52,7 +54,7 @@ def strength_rows(
                 language=language,
             )
             chosen = executor.of(language) if isinstance(executor, Executors) else executor
-            result = measure(job, chosen, scratch, config)
+            result = measure(job, chosen, scratch, config, writer)
         out = dict(row)
         out["spice"] = dict(row.get("spice") or {}) | {
             "test_strength": result.model_dump(mode="json")

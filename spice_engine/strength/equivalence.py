@@ -44,8 +44,8 @@ def same_bytecode(fixed: str, mutant: str, line: int, spans: list[tuple[int, int
     before = "".join(rows[a - 1 : b])
     after = "".join(mrows[a - 1 : len(mrows) - tail])
     try:
-        left = compile(before, "<fixed>", "exec", dont_inherit=True, optimize=2)
-        right = compile(after, "<mutant>", "exec", dont_inherit=True, optimize=2)
+        left = compile(before, "<fixed>", "exec", dont_inherit=True, optimize=0)
+        right = compile(after, "<mutant>", "exec", dont_inherit=True, optimize=0)
     except (SyntaxError, ValueError):
         return False
     return _shape(left) == _shape(right)

@@ -106,6 +106,8 @@ class Context(cst.CSTTransformer):
         self._fixed_strings: set[int] = set()
         self._inert: list[int] = []
         """Ids of the enclosing nodes whose code cannot matter (type-only, messages)."""
+        self._messages: set[int] = set()
+        """Ids of the arguments of what is raised, and of assertion messages."""
         self.proofs: dict[int, str] = {}
         """Node id -> why a mutant of it is equivalent (the nodes it applies to)."""
 
@@ -133,24 +135,18 @@ class Context(cst.CSTTransformer):
             return any(_name(d.decorator) == "overload" for d in node.decorators)
         if isinstance(node, cst.ClassDef):
             return any(_name(b.value) in TYPE_ONLY_BASES for b in node.bases)
+        if id(node) in self._messages:
+            return True
         return isinstance(node, cst.Call) and is_message_call(node)
 
     def visit_Assert(self, node: cst.Assert) -> None:
         if node.msg is not None:
-            self._inert_strings(node.msg)
+            self._messages.add(id(node.msg))
 
     def visit_Raise(self, node: cst.Raise) -> None:
         # The message of what is raised (its type, and raising at all, still matter).
         if isinstance(node.exc, cst.Call):
-            for arg in node.exc.args:
-                self._inert_strings(arg.value)
-
-    def _inert_strings(self, node: cst.CSTNode) -> None:
-        if isinstance(node, cst.SimpleString):
-            self._fixed_strings.add(id(node))
-        elif isinstance(node, cst.ConcatenatedString):
-            self._inert_strings(node.left)
-            self._inert_strings(node.right)
+            self._messages.update(id(arg) for arg in node.exc.args)
 
     # where we are
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
