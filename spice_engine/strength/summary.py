@@ -5,6 +5,10 @@ from __future__ import annotations
 from spice_engine.strength.result import MutantOutcome, TestStrength
 
 PROMPT_SURVIVORS = 3
+READ = {
+    "executed_unchecked": "the tests execute this line but do not check it",
+    "not_executed": "no test executes this line",
+}
 
 
 def where(m: MutantOutcome) -> str:
@@ -21,7 +25,8 @@ def survivors_text(s: TestStrength | None, limit: int = PROMPT_SURVIVORS) -> str
         "every test this pull request touches (the most telling first). For example:"
     ]
     for m in shown[:limit]:
-        lines.append(f"- {m.change} in {where(m)} ({m.operator}):\n{m.diff.rstrip()}")
+        seen = f"; {READ[m.reached]}" if m.reached else ""
+        lines.append(f"- {m.change} in {where(m)} ({m.operator}{seen}):\n{m.diff.rstrip()}")
     if s.untested:
         lines.append(
             "Parts of the gold patch the fail-to-pass tests pass without: "
