@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from spice_engine.strength import mutants
+from spice_engine.strength import mutants, sources
 from spice_engine.strength.choose import choose
 from spice_engine.strength.equivalence import same_bytecode, statement_lines
 from spice_engine.strength.parts import changed_lines
@@ -116,7 +116,7 @@ def test_text_edits_write_the_same_mutants_as_the_whole_rewrite() -> None:
     sites = mutants.find_sites(SOURCE, lines)
     assert sites and all(s.splice is not None for s in sites)
     for s in sites:
-        edited = mutants.mutant_source(SOURCE, lines, s)
+        edited = sources.mutant_source(SOURCE, lines, s)
         assert ast.dump(ast.parse(edited)) == ast.dump(
             ast.parse(mutants.plain(SOURCE, lines, s.id))
         )

@@ -66,7 +66,7 @@ def choose(files: dict[str, str], lines: dict[str, set[int]], limit: int) -> Cho
             break
         n, path, site = sites[i]
         try:
-            source = mutants.mutant_source(files[path], lines[path], site)
+            source = sources.mutant_source(files[path], lines[path], site)
         except CSTValidationError:  # a rewrite libcst refuses: not a mutant we can write
             equivalent += 1
             continue

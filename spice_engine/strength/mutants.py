@@ -292,15 +292,3 @@ def _bare(node: cst.CSTNode) -> cst.CSTNode:
     if isinstance(node, cst.BaseExpression) and (node.lpar or node.rpar):
         return node.with_changes(lpar=[], rpar=[])
     return node
-
-
-def mutant_source(source: str, lines: set[int], site: Site) -> str:
-    """`source` with `site`'s mutant alone: a text edit when the site has one (one parse of a
-    large file per mutant cost seconds each), else the whole rewrite."""
-    if site.splice is None:
-        return plain(source, lines, site.id)
-    l1, c1, l2, c2, text = site.splice
-    rows = source.splitlines(keepends=True)
-    head = "".join(rows[: l1 - 1]) + rows[l1 - 1][:c1]
-    tail = rows[l2 - 1][c2:] + "".join(rows[l2:])
-    return head + text + tail
