@@ -84,6 +84,11 @@ class _Mutator(Context):
         writes for it (else the whole rewrite is the only safe way)."""
         span = self.span(at)
         if isinstance(mutant, str):
+            if mutant == "":  # an argument removed: its comma goes with it
+                l2, c2 = span[2], span[3]
+                rest = self.source_lines[l2 - 1][c2:]
+                if rest.lstrip(" ").startswith(","):
+                    span = (span[0], span[1], l2, c2 + len(rest) - len(rest.lstrip(" ")) + 1)
             return (*span, mutant)
         same_kind = type(mutant) is type(at)
         if code(_bare(at)) != self._text(span):
@@ -97,13 +102,16 @@ class _Mutator(Context):
         mutants: Sequence[tuple[str, cst.BaseExpression, str]],
         at: cst.CSTNode | None = None,
         proofs: Sequence[str] = (),
+        edit: str | None = None,
     ) -> cst.BaseExpression:
-        """`at`: the original of the node the mutants replace (default `original`)."""
+        """`at`: the original of the node the mutants replace (default `original`); `edit`:
+        the text that replaces `original` instead (an argument removed: "")."""
         out = updated
         for n, (operator, mutant, change) in enumerate(mutants):
             proof = proofs[n] if n < len(proofs) else ""
-            edit = (at or original, mutant)
-            k = self._new(original, operator, change, proof, edit)
+            new: cst.CSTNode | str = mutant if edit is None else edit
+            pair = (at or original, new)
+            k = self._new(original, operator, change, proof, pair)
             if k is None or self.chosen is None or k not in self.chosen:
                 continue
             if not self.schema:
@@ -232,7 +240,7 @@ class _Mutator(Context):
                 continue
             rest = updated.with_changes(args=[a for j, a in enumerate(args) if j != i])
             change = f"`{code_of(arg, 30).rstrip(',')}` removed from `{name}()`"
-            out = self._expr(arg, out, [("argument removed", rest, change)], at=original)
+            out = self._expr(arg, out, [("argument removed", rest, change)], edit="")
         return self._negated(original, out)
 
     def _negated(
