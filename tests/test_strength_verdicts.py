@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from spice_engine.strength.ablation import ablate
 from spice_engine.strength.choose import choose
 from spice_engine.strength.measure import measure
-from spice_engine.strength.mutant_runs import Outcomes, judge_alone
+from spice_engine.strength.mutant_runs import Outcomes, judge_alone, mutate
 from spice_engine.strength.parts import changed_lines
 from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength, Verdict
 from spice_engine.strength.runs import Runner
@@ -91,12 +92,21 @@ def test_a_session_that_crashes_under_a_mutant_names_a_test_or_no_kill(
 def test_what_the_budget_cuts_is_said(tmp_path: Path, envs: Path, sandbox: Bubblewrap) -> None:
     repo, row = calc_instance(tmp_path, WEAK, FIX | UNTESTED)
     job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, timeout_s=120)
-    # Budget for the session, not for the import-time mutant or the hunk check after it.
-    config = StrengthConfig(budget_s=4)
-    got = measure(job, LocalExecutor(envs, sandbox), tmp_path / "s", config)
-    assert got.status in ("measured", "no_mutants"), got.detail
-    not_run = [m for m in got.mutants if m.verdict == Verdict.NOT_RUN]
-    assert not_run and all(m.reason and m.killed_by is None for m in not_run)
-    assert got.not_run == len(not_run)
-    assert any(s.startswith("hunk check skipped: budget") for s in got.skipped), got.skipped
-    assert got.untested == [] and got.parts_checked < got.parts_total
+    with open_session(job, LocalExecutor(envs, sandbox), tmp_path / "scratch") as session:
+        session.tree.apply(job.test_patch)
+        session.tree.apply(job.patch)
+        lines = changed_lines(job.patch)
+        choice = choose({p: session.tree.source(p) for p in lines}, lines, 5)
+        spent = Runner(session, time.monotonic() - 1, 120)  # the budget is gone
+        out = mutate(spent, ["tests/test_calc.py"], [ADD], choice, StrengthConfig())
+        assert isinstance(out, Outcomes) and len(out.done) == len(choice.chosen) == 3
+        assert {m.verdict for m in out.done.values()} == {Verdict.NOT_RUN}
+        assert {m.reason for m in out.done.values()} == {
+            "time budget: not reached",  # the session's (its plugin got no time)
+            "time budget: not run alone",  # the import-time mutant's
+        }
+        record = TestStrength(status="measured")
+        ablate(spent, job.patch, [ADD], record)
+    # Not "0 untested parts": the check did not happen, and says so.
+    assert (record.parts_checked, record.parts_total, record.untested) == (0, 2, [])
+    assert record.skipped == ["hunk check skipped: budget (0 of 2 parts checked)"]

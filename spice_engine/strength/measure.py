@@ -179,22 +179,19 @@ def _judge(
     """The survivors classed and ranked, the top ones confirmed alone, ranked again."""
     f2p, problem = issue
     switchable = {c.key for c in choice.chosen if c.site.switchable}
-    for _ in range(2):  # before the confirmations (their order) and after (their verdicts)
-        classify(out.done, out.reached, f2p, switchable)
-        rank(list(out.done.values()), problem)
-        if _ == 0:
-            ranked = sorted(
-                (k for k, m in out.done.items() if m.rank), key=lambda k: out.done[k].rank
-            )
-            if left := confirm(runner, out, ranked, config.confirm_survivors):
-                record.skipped.append(f"{left} survivor(s) not confirmed alone: budget")
+    classify(out.done, out.reached, f2p, switchable)
+    rank(list(out.done.values()), problem)
+    ranked = sorted((k for k, m in out.done.items() if m.rank), key=lambda k: out.done[k].rank)
+    confirm(runner, out, ranked, config.confirm_survivors)
+    classify(out.done, out.reached, f2p, switchable)  # with the confirmations' verdicts
+    rank(list(out.done.values()), problem)
     unconfirmed = sum(
         m.verdict == Verdict.SURVIVED and m.run == "session" for m in out.done.values()
     )
     if unconfirmed:
+        why = "budget" if runner.left() <= 0 else f"only the top {config.confirm_survivors} are"
         record.skipped.append(
-            f"{unconfirmed} survivor(s) judged in the shared session only "
-            f"(the top {config.confirm_survivors} are re-run alone)"
+            f"{unconfirmed} survivor(s) judged in the shared session only, not re-run alone ({why})"
         )
     budget = sum(m.verdict == Verdict.NOT_RUN for m in out.done.values())
     if budget:

@@ -106,8 +106,8 @@ def mutate(runner: Runner, files: list[str], tests: list[str], choice: Choice,
                 alone.append(out.by_key[got.crashed])
             finished = set(got.killed_by) | ({got.crashed} if got.crashed is not None else set())
             todo = [k for k in todo if k not in finished]
-            if got.timed_out:
-                break
+            if got.timed_out or not finished:
+                break  # cut, or no budget left for the plugin: another session would repeat it
     finally:
         for path in fixed:
             tree.restore(path)
@@ -147,9 +147,9 @@ def judge_alone(runner: Runner, out: Outcomes, c: Chosen) -> None:
     out.add(c, Verdict.SURVIVED if killer is None else Verdict.KILLED, killer, "", "process")
 
 
-def confirm(runner: Runner, out: Outcomes, ranked: list[int], limit: int) -> int:
+def confirm(runner: Runner, out: Outcomes, ranked: list[int], limit: int) -> None:
     """Session survivors re-run alone, in `ranked` order: up to `limit`, or every one when some
-    judged test could not judge in the session. Returns how many were left unconfirmed."""
+    judged test could not judge in the session (then those the budget leaves are not run)."""
     survivors = [
         k
         for k in ranked
@@ -159,10 +159,8 @@ def confirm(runner: Runner, out: Outcomes, ranked: list[int], limit: int) -> int
     todo = survivors if must else survivors[:limit]
     for k in todo:
         judge_alone(runner, out, out.by_key[k])
-    left = [k for k in todo if out.done[k].run == "session"]
     if must:  # a test that could not judge in the session: its survivors there are not verdicts
         for k in survivors:
             if out.done[k].run == "session":
                 out.add(out.by_key[k], Verdict.NOT_RUN, None, "time budget: not confirmed alone "
                         "(a judged test could not judge in the session)", "none")  # fmt: skip
-    return len(left)
