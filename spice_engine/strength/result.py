@@ -105,7 +105,8 @@ class TestStrength(BaseModel):
     """Killed / judged (None when none was judged); equivalent and not-run mutants count in
     neither."""
     equivalent_skipped: int = 0
-    """Mutants proven equivalent before any run (also listed, as `equivalent`, in `mutants`)."""
+    """Mutants set aside before any run: the same text as the fix or as another mutant, and
+    those proven equivalent (these listed, as `equivalent` with the proof, in `mutants`)."""
     not_run: int = 0
     """Mutants chosen but left without a verdict (listed as `not_run`, with the reason)."""
     parts_checked: int = 0
