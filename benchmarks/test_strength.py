@@ -12,6 +12,9 @@ every one that passes with the fix alone there, a killed mutant must fail one of
     .venv/bin/python benchmarks/test_strength.py [--ids ID,...] [--data DIR] [--out OUT.json]
     .venv/bin/python benchmarks/test_strength.py --held-out [--data DIR]
 
+(From a git worktree whose venv is another checkout's, set `PYTHONPATH=.`: a script's imports
+otherwise come from where the venv's editable install points, not from this checkout.)
+
 `--held-out` measures, instead, the SWE-bench instances an outside study found under-tested
 (`benchmarks/under_tested.json`, UTBoost) whose repository is among the bundles here: their rows
 come from ../shared/data/swebench/instances.jsonl without test lists, so FAIL_TO_PASS and
