@@ -110,3 +110,25 @@ def test_what_the_budget_cuts_is_said(tmp_path: Path, envs: Path, sandbox: Bubbl
     # Not "0 untested parts": the check did not happen, and says so.
     assert (record.parts_checked, record.parts_total, record.untested) == (0, 2, [])
     assert record.skipped == ["hunk check skipped: budget (0 of 2 parts checked)"]
+
+
+def test_a_result_stored_before_verdicts_were_typed_reads_as_typed() -> None:
+    old = {"path": "a.py", "line": 1, "operator": "x", "change": "x", "diff": ""}
+    stored = TestStrength.model_validate(
+        {
+            "status": "measured",
+            "mutants": [
+                old | {"killed_by": ADD},
+                old | {"killed_by": None},
+                old | {"killed_by": "the test session crashed"},
+                old | {"killed_by": "the run was stopped (timeout)"},
+            ],
+        }
+    )
+    assert [(m.verdict, m.killed_by) for m in stored.mutants] == [
+        ("killed", ADD),
+        ("survived", None),
+        ("not_run", None),
+        ("not_run", None),
+    ]
+    assert stored.mutants[2].reason == "the test session crashed"

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from spice_engine.validate.session import Status
 
@@ -55,7 +55,23 @@ class CatchingTest(BaseModel):
     """How it fails on the survivor (pytest's summary line)."""
 
 
+OLD_PROSE = ("the test session crashed", "the run was stopped")
+"""What `killed_by` held before verdicts were typed, where no test failed."""
+
+
 class MutantOutcome(BaseModel):
+    @model_validator(mode="before")
+    @classmethod
+    def _typed(cls, data: Any) -> Any:
+        """A result stored before verdicts were typed: its verdict read from `killed_by`, and
+        its prose there (no test failed) a `not_run` with that reason."""
+        if not isinstance(data, dict) or "verdict" in data:
+            return data
+        killer = data.get("killed_by")
+        if isinstance(killer, str) and killer.startswith(OLD_PROSE):
+            return data | {"verdict": "not_run", "killed_by": None, "reason": killer}
+        return data | {"verdict": "survived" if killer is None else "killed"}
+
     path: str
     line: int
     function: str | None = None
