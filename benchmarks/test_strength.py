@@ -12,6 +12,9 @@ every one that passes with the fix alone there, a killed mutant must fail one of
     .venv/bin/python benchmarks/test_strength.py [--ids ID,...] [--data DIR] [--out OUT.json]
     .venv/bin/python benchmarks/test_strength.py --held-out [--data DIR]
 
+(From a git worktree whose venv is another checkout's, set `PYTHONPATH=.`: a script's imports
+otherwise come from where the venv's editable install points, not from this checkout.)
+
 `--held-out` measures, instead, the SWE-bench instances an outside study found under-tested
 (`benchmarks/under_tested.json`, UTBoost) whose repository is among the bundles here: their rows
 come from ../shared/data/swebench/instances.jsonl without test lists, so FAIL_TO_PASS and
@@ -29,6 +32,7 @@ import json
 import sys
 import tempfile
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 from spice_engine.redaction import redacted_excerpt
@@ -70,6 +74,7 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=600.0)
     parser.add_argument("--recheck-killed", type=int, default=3)
     parser.add_argument("--held-out", action="store_true", help="the under-tested instances")
+    parser.add_argument("--no-half", action="store_true", help="skip the halved-lists run")
     args = parser.parse_args()
     if not DATA.is_dir():
         print(f"skipped: no validation data at {DATA} (../shared is absent)")
@@ -99,7 +104,11 @@ def main() -> int:
     # Without published lists (held out), judged by the lists our validation computed.
     rows = [r if "FAIL_TO_PASS" in r else validated[r["instance_id"]] for r in rows]
     fulls = {r["instance_id"]: r for r in strength_rows(rows, git_dirs, executor, scratch, config)}
-    halves = strength_rows([halved(r) for r in rows], git_dirs, executor, scratch, config)
+    halves = (
+        [{"spice": {"test_strength": {"score": None, "untested": []}}} for _ in rows]
+        if args.no_half
+        else strength_rows([halved(r) for r in rows], git_dirs, executor, scratch, config)
+    )
     table = []
     for row, half in zip(rows, halves, strict=True):
         iid = row["instance_id"]
@@ -119,8 +128,11 @@ def main() -> int:
             "untested_half": len(h["untested"]),
             "validation": v["status"],
         }
-        survivors = [m for m in s["mutants"] if m["killed_by"] is None]
-        killed = [m for m in s["mutants"] if m["killed_by"] is not None][: args.recheck_killed]
+        survivors = [m for m in s["mutants"] if m["verdict"] == "survived"]
+        killed = [m for m in s["mutants"] if m["verdict"] == "killed"][: args.recheck_killed]
+        verdicts = [m["verdict"] for m in s["mutants"]]
+        line["equivalent"], line["not_run"] = verdicts.count("equivalent"), s["not_run"]
+        line["skipped"] = "; ".join(s.get("skipped", []))
         group = groups.get(iid)
         if group is not None and group.recipe is not None and s["status"] == "measured":
             git_dir = git_dirs[row["repo"]]
@@ -147,6 +159,12 @@ def main() -> int:
         line["ratio"] = round(s["durations"]["total"] / warm, 2) if warm else None
         mutant_s = s["durations"].get("mutants", 0.0) + s["durations"].get("confirm", 0.0)
         line["mutants_per_s"] = round(s["mutants_tried"] / mutant_s, 2) if mutant_s else None
+        # Choosing mutants (parsing, proofs, text edits): its share of the whole measurement.
+        line["choose_s"] = s["durations"].get("choose")
+        total = s["durations"].get("total") or 0.0
+        line["choose_share"] = (
+            round(line["choose_s"] / total, 4) if line["choose_s"] and total else None
+        )
         table.append(line)
         print(json.dumps(line), flush=True)
         if args.out:  # every figure behind the line: the mutants, their diffs, the parts
@@ -185,7 +203,8 @@ def _has_commit(git_dir: Path, sha: str) -> bool:
 def _report(table: list[dict[str, Any]]) -> None:
     cols = ["id", "status", "f2p", "tried", "killed", "score", "score_half", "untested",
             "fixed_alone", "survivors", "survivors_pass", "killed_rechecked", "killed_fail",
-            "flagged", "validation_s", "strength_s", "ratio", "mutants_per_s"]  # fmt: skip
+            "flagged", "equivalent", "not_run", "validation_s", "strength_s", "ratio",
+            "mutants_per_s", "choose_s", "choose_share", "skipped"]  # fmt: skip
     print("\n| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
     for line in table:
         print("| " + " | ".join(str(line.get(c, "")) for c in cols) + " |")
@@ -197,9 +216,19 @@ def _report(table: list[dict[str, Any]]) -> None:
     measured = [t for t in table if t["flagged"] is not None]
     flagged = sum(t["flagged"] for t in measured)
     print(f"flagged (a survivor or an untested part): {flagged} of {len(measured)} measured")
+    # The baseline is this run's own warm validation of each instance (same machine, same load).
     ratios = sorted(t["ratio"] for t in table if t.get("ratio"))
     if ratios:
-        print(f"strength / warm validation: median {ratios[len(ratios) // 2]}, max {ratios[-1]}")
+        print(f"strength / one warm validation (this run): median {median(ratios)}, "
+              f"worst {ratios[-1]} (target <= 3, <= 6)")  # fmt: skip
+    speeds = [t["mutants_per_s"] for t in table if t.get("mutants_per_s")]
+    if speeds:
+        print(f"mutants judged per second: median {median(speeds)}, min {min(speeds)}")
+    shares = [t["choose_share"] for t in table if t.get("choose_share") is not None]
+    if shares:
+        chose = sum(t["choose_s"] or 0.0 for t in table)
+        print(f"time in mutant selection: {chose:.1f} s in all; share of a run: median "
+              f"{median(shares):.2%}, worst {max(shares):.2%} (target <= 5%)")  # fmt: skip
 
 
 if __name__ == "__main__":

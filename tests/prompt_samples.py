@@ -22,3 +22,12 @@ _PARTS = PromptParts(
 EXTRA_SAMPLES: dict[str, dict[str, object]] = {
     str(d.prompt_id): _PARTS.variables(d.answer) for d in voted_separately("pull_request")
 }
+EXTRA_SAMPLES["catching_test"] = {
+    "task": "clamp() ignores lo",
+    "gold_patch": "--- a/clamp.py\n+++ b/clamp.py\n@@ -1 +1,2 @@\n+    if x < lo:\n",
+    "test_patch": "--- a/tests/t.py\n+++ b/tests/t.py\n@@ -0,0 +1 @@\n+def test(): ...\n",
+    "path": "clamp.py",
+    "code": "def clamp(x, lo, hi):\n    if x > hi:\n        return hi",
+    "wrong_fix": "-    if x > hi:\n+    if not (x > hi):\n",
+    "test_path": "tests/test_spice_catches_survivor.py",
+}

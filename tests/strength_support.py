@@ -25,3 +25,35 @@ def calc_instance(tmp_path: Path, test: str, fix: dict[str, str]) -> tuple[Path,
     row["FAIL_TO_PASS"] = json.dumps(["tests/test_calc.py::test_add"])
     row["PASS_TO_PASS"] = json.dumps(["tests/test_calc.py::test_mul"])
     return repo, row
+
+
+CLAMP_BUG = "def clamp(x, lo, hi):\n    return min(x, hi)\n"
+CLAMP_FIX = {
+    "clamp.py": 'def clamp(x, lo, hi):\n    """Clamp x into [lo, hi]."""\n    if x < lo:\n'
+    "        return lo\n    if x > hi:\n        return hi\n    return x\n"
+}
+CLAMP_STRONG = (
+    "\n\ndef test_clamp():\n    from clamp import clamp\n    assert clamp(-5, 0, 10) == 0\n"
+    "    assert clamp(15, 0, 10) == 10\n    assert clamp(5, 0, 10) == 5\n"
+    "    assert clamp(0, 0, 10) == 0\n    assert clamp(10, 0, 10) == 10\n"
+)
+CLAMP_WEAK = (
+    "\n\ndef test_clamp():\n    from clamp import clamp\n    assert clamp(-5, 0, 10) == 0\n"
+    "    assert clamp(15, 0, 10) is not None\n"
+)
+"""Checks the lower bound; runs the upper one but checks nothing there; never reaches the
+last line."""
+
+
+def clamp_instance(tmp_path: Path, test: str) -> tuple[Path, dict[str, str]]:
+    """A project whose `clamp` ignores its lower bound, and the instance that fixes it."""
+    repo = tmp_path / "clamp"
+    calc_project(
+        repo, ("calc", "clamp"), calc="def mul(a, b):\n    return a * b\n", clamp=CLAMP_BUG
+    )
+    row = instance_of(
+        repo, "octo/clamp", CLAMP_FIX, ("tests/test_calc.py", test), "clamp() ignores lo"
+    )
+    row["FAIL_TO_PASS"] = json.dumps(["tests/test_calc.py::test_clamp"])
+    row["PASS_TO_PASS"] = json.dumps(["tests/test_calc.py::test_mul"])
+    return repo, row

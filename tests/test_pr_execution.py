@@ -5,9 +5,12 @@ operator and the repository both ask; once per head commit."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,7 +27,7 @@ from tests.fakes.github_fixtures import (
     user_text,
 )
 from tests.fakes.github_server import FakeGitHub
-from tests.fakes.openai_server import FakeOpenAI
+from tests.fakes.openai_server import FakeOpenAI, Reply, request_schema
 from tests.strength_support import FIX, STRONG, WEAK, calc_instance
 from tests.validation_support import hunks, sandbox_fixture  # noqa: F401
 
@@ -60,7 +63,13 @@ def _open_pull(gh: FakeGitHub, world: Path, test: str, head: str, ask: bool = Tr
     )
 
 
-def _deliver(gh: FakeGitHub, model: FakeOpenAI, world: Path, **settings: object) -> HandlerOutcome:
+def _deliver(
+    gh: FakeGitHub,
+    model: FakeOpenAI,
+    world: Path,
+    responder: Callable[[dict[str, Any]], Reply] | None = None,
+    **settings: object,
+) -> HandlerOutcome:
     deps: HandlerDeps = make_deps(
         gh,
         model,
@@ -69,7 +78,7 @@ def _deliver(gh: FakeGitHub, model: FakeOpenAI, world: Path, **settings: object)
         votes=1,
         **settings,
     )
-    model.responder = scripted([2])
+    model.responder = responder or scripted([2])
     event = payload(gh, "pull_request", "opened", REPO, PR)
     out = handle_delivery("pull_request", event, f"pr-{len(gh.writes)}", deps)
     assert out.ok, out.failure
@@ -117,3 +126,30 @@ def test_nothing_runs_unless_both_the_operator_and_the_repository_ask(
     assert "mutants of the fix" not in body
     assert not (tmp_path / "data" / "pr-strength").exists()
     assert not (tmp_path / "data" / "envs").exists()
+
+
+CATCHES = "from calc import add\n\n\ndef test_adds():\n    assert add(2, 3) == 5\n"
+
+
+def _writes(test: str) -> Callable[[dict[str, Any]], Reply]:
+    """The PR pipeline's votes as scripted; asked for a catching test, `test`."""
+    votes = scripted([2])
+
+    def respond(request: dict[str, Any]) -> Reply:
+        if "test_code" not in (request_schema(request) or {}).get("properties", {}):
+            return votes(request)
+        answer = json.dumps({"test_code": test, "explanation": "2 + 3 tells them apart"})
+        return Reply(texts=[answer] * int(request.get("n") or 1))
+
+    return respond
+
+
+def test_a_written_test_that_catches_the_survivor_is_shown_under_it(
+    fake_github: FakeGitHub, fake_openai: FakeOpenAI, world: Path, sandbox: Bubblewrap
+) -> None:
+    _open_pull(fake_github, world, WEAK, "4")
+    _deliver(fake_github, fake_openai, world, _writes(CATCHES), execute_pull_requests=True)
+    body = fake_github.issue_comments(REPO, PR)[0]["body"]
+    assert "e.g. `+ → -` in `add()`, a line the tests execute but do not check" in body
+    assert "<summary>A test that would catch it (passes on the fix, fails on this wrong fix" in body
+    assert "```python\n" + CATCHES in body

@@ -109,7 +109,7 @@ def test_test_strength_is_not_swayed_by_links_or_forged_verdicts(door: Door, exe
         strength = row["spice"]["test_strength"]
         assert strength["status"] == "measured", (row["instance_id"], strength["detail"])
         assert strength["score"] == 0.5 and strength["mutants_tried"] == 2, row["instance_id"]
-        [survivor] = [m for m in strength["mutants"] if m["killed_by"] is None]
+        [survivor] = [m for m in strength["mutants"] if m["verdict"] == "survived"]
         assert "+    return a - b" in survivor["diff"]
         assert {m["killed_by"] for m in strength["mutants"]} == {None, F2P[0]}  # none forged
     assert len(done) == len(STRENGTH_ROWS)

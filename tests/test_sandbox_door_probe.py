@@ -104,7 +104,7 @@ def _outcome(run: Run, variant: str, command: str) -> tuple[object, ...]:
     result = run.result(variant, COMMANDS[command])
     if command == "validate":
         return result["status"], run.rows[variant]["FAIL_TO_PASS"], result["detail"][:300]
-    survivors = [m["diff"] for m in result["mutants"] if m["killed_by"] is None]
+    survivors = [m["diff"] for m in result["mutants"] if m["verdict"] == "survived"]
     return result["status"], result["score"], survivors, result["detail"][:300]
 
 
@@ -117,7 +117,7 @@ def test_the_clean_instance_validates_and_its_weak_test_lets_a_mutant_survive(
     assert json.loads(validated.rows["clean"]["FAIL_TO_PASS"]) == FAIL_TO_PASS
     measured = _run(world, sandbox, "test-strength").result("clean", "test_strength")
     assert measured["status"] == "measured" and measured["score"] == 0.5, measured
-    [survivor] = [m for m in measured["mutants"] if m["killed_by"] is None]
+    [survivor] = [m for m in measured["mutants"] if m["verdict"] == "survived"]
     assert "+    return a - b" in survivor["diff"]
 
 
@@ -190,8 +190,8 @@ def test_row5_verdicts_the_tests_write_do_not_change_the_score(world: World, san
     faked = run.result("fake_verdicts", "test_strength")
     assert faked["status"] == "measured", faked
     assert (faked["score"], faked["mutants_killed"]) == (honest["score"], 1), faked
-    assert [m["diff"] for m in faked["mutants"] if m["killed_by"] is None] == [
-        m["diff"] for m in honest["mutants"] if m["killed_by"] is None
+    assert [m["diff"] for m in faked["mutants"] if m["verdict"] == "survived"] == [
+        m["diff"] for m in honest["mutants"] if m["verdict"] == "survived"
     ]
 
 

@@ -73,8 +73,8 @@ def test_an_under_tested_instance_is_flagged_and_its_verdicts_hold_on_their_own(
     assert untested["path"] == "sphinx/domains/std.py"
     assert "class StandardDomain" in untested["header"]
 
-    survivors = [m for m in strength["mutants"] if m["killed_by"] is None]
-    killed = [m for m in strength["mutants"] if m["killed_by"] is not None][:2]
+    survivors = [m for m in strength["mutants"] if m["verdict"] == "survived"]
+    killed = [m for m in strength["mutants"] if m["verdict"] == "killed"][:2]
     assert killed, "no mutant was killed: the tests judged nothing"
     git_dir = open_repository(BUNDLE, data / "repos")
     group = plan_groups([row], {REPO: git_dir}, sorted(find_pythons()))[INSTANCE]

@@ -42,6 +42,14 @@ def test_strength_cmd(
     ablation: Annotated[
         bool, typer.Option(help="Leave out each file and hunk of the fix in turn.")
     ] = True,
+    catching_tests: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Top survivors the configured model (SPICE_MODEL, SPICE_VOTES votes) writes a "
+            "catching test for, each run on the fix and on the survivor (0: none).",
+        ),
+    ] = 0,
     executor_name: ExecutorOption = "local",
     store: StoreOption = False,
     no_sandbox: NoSandboxOption = False,
@@ -61,7 +69,16 @@ def test_strength_cmd(
     )
     todo = [r for r in rows if str(r["instance_id"]) not in done_ids]
     git_dirs = repo_map(repo or [], data / "repos", todo, settings.git_base_url)
-    config = StrengthConfig(max_mutants=max_mutants, budget_s=budget, ablation=ablation)
+    config = StrengthConfig(
+        max_mutants=max_mutants, budget_s=budget, ablation=ablation, catching_tests=catching_tests
+    )
+    writer = None
+    if catching_tests:
+        from spice_engine.llm.litellm_chat import LiteLLMChat
+        from spice_engine.strength.catching import TestWriter
+
+        chat = LiteLLMChat(settings.model_config_for())
+        writer = TestWriter(chat, settings.votes, settings.cost_cap_usd, settings.allow_unpriced)
     lock = threading.Lock()
     out.parent.mkdir(parents=True, exist_ok=True)
     keep = _stored(settings) if store else None
@@ -76,17 +93,23 @@ def test_strength_cmd(
             if keep is not None:
                 keep(str(row["instance_id"]), got)
         score = "" if got["score"] is None else f", score {got['score']:.2f}"
+        verdicts = Counter(m["verdict"] for m in got["mutants"])
+        parts = f"{len(got['untested'])} of {got['parts_checked']} parts untested"
+        cut = "".join(f"; {s}" for s in got["skipped"])  # what the budget cut, never hidden
         typer.echo(
             f"test-strength: {row['instance_id']} {got['status']} "
-            f"({got['mutants_killed']}/{got['mutants_tried']} killed{score}, "
-            f"{len(got['untested'])} untested parts, {got['durations'].get('total', 0):.0f} s)",
+            f"({got['mutants_killed']}/{got['mutants_tried']} judged killed{score}, "
+            f"{verdicts['equivalent']} equivalent, {verdicts['not_run']} not run, {parts}, "
+            f"{got['durations'].get('total', 0):.0f} s{cut})",
             err=True,
         )
 
     def phase(instance_id: str, what: str) -> None:  # minutes pass in each: never silent
         typer.echo(f"test-strength: {instance_id} {what}…", err=True)
 
-    strength_rows(todo, git_dirs, executor, data / "tmp", config, workers, timeout, done, phase)
+    strength_rows(
+        todo, git_dirs, executor, data / "tmp", config, workers, timeout, done, phase, writer
+    )
     emit_json({"instances": len(rows), "statuses": dict(statuses), "out": str(out)})
 
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from app.github.labels import scored_label
 from app.github.sticky_comment import StickyState, marker, state_line
-from app.github.strength_render import strength_line, survivor_block
+from app.github.strength_render import catching_block, strength_line, survivor_block
 from app.github.untrusted_text import code_span, neutralise
 from spice_engine.dimensions import CLARITY, dimension
 from spice_engine.models import Assessment, DimensionResult, IssueAssessment, Usage
@@ -44,7 +44,9 @@ class CommentView(BaseModel):
     strength: str = ""
     """One line on the tests run against mutants of the fix ("" when not executed)."""
     survivor: str = ""
-    """A surviving mutant as a fenced diff."""
+    """The most telling surviving mutant as a fenced diff."""
+    catching: str = ""
+    """A test proven to catch it (passes on the fix, fails on it), fenced."""
     model: str
     prompt: str
     usage: Usage
@@ -160,6 +162,7 @@ def assessment_view(
         evidence=evidence_lines(a.evidence, secrets),
         strength=strength_line(pr.test_strength if pr else None),
         survivor=survivor_block(pr.test_strength if pr else None, secrets),
+        catching=catching_block(pr.test_strength if pr else None, secrets),
         model=neutralise(a.model, 100),
         prompt=", ".join(f"{p.id} v{p.version}" for p in a.prompt_refs()),
         usage=a.usage,

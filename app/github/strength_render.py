@@ -1,9 +1,10 @@
-"""The comment's test-adequacy-by-execution lines: one line of fact and a survivor's diff."""
+"""The comment's test-adequacy-by-execution lines: one line of fact, the most telling survivor's
+diff, and a test that catches it (when one was written and proven both ways)."""
 
 from __future__ import annotations
 
 from app.github.untrusted_text import code_block, code_span
-from spice_engine.strength.result import MutantOutcome, TestStrength
+from spice_engine.strength.result import MutantOutcome, TestStrength, Verdict
 
 
 def _where(m: MutantOutcome) -> str:
@@ -13,33 +14,56 @@ def _where(m: MutantOutcome) -> str:
 REPORTED = " (as the PR's own tests report it: they run in the process that counts)"
 """The run's results come from a plugin in the same process as the PR's tests, which could
 forge them (docs/security.md): the comment says so rather than presenting them as fact."""
+REACHED = {
+    "executed_unchecked": "a line the tests execute but do not check",
+    "not_executed": "a line no test executes",
+}
 
 
 def strength_line(s: TestStrength | None) -> str:
     """E.g. "The tests fail without the fix; 3 of 14 mutants of the fix survive — e.g.
-    `< b → <= b` in `parse()` (as the PR's own tests report it: ...)." ("" when the PR's
-    tests were not executed)."""
+    `< b → <= b` in `parse()`, a line the tests execute but do not check (as the PR's own
+    tests report it: ...)." ("" when the PR's tests were not executed)."""
     if s is None or s.status not in ("measured", "no_mutants"):
         return ""
     parts = ["The tests fail without the fix"]
-    survivors = s.survivors
-    if survivors:
-        first = survivors[0]
-        change = code_span(first.change.replace("`", ""), 60)
+    survivors, top = s.survivors, s.headline
+    if top is not None:
+        change = code_span(top.change.replace("`", ""), 60)
+        where = f", {REACHED[top.reached]}" if top.reached else ""
         parts.append(
             f"{len(survivors)} of {s.mutants_tried} mutants of the fix survive — e.g. "
-            f"{change} in {_where(first)}"
+            f"{change} in {_where(top)}{where}"
+        )
+    elif survivors:
+        parts.append(
+            f"{len(survivors)} of {s.mutants_tried} mutants of the fix survive, each possibly "
+            "equivalent (no written test could tell it from the fix)"
         )
     elif s.mutants_tried:
         parts.append(f"all {s.mutants_tried} mutants of the fix are caught")
+    equivalent = sum(m.verdict == Verdict.EQUIVALENT for m in s.mutants)
+    if equivalent:
+        parts.append(f"{equivalent} equivalent to the fix set aside")
     if s.untested:
         paths = ", ".join(dict.fromkeys(code_span(u.path) for u in s.untested))
         parts.append(f"{len(s.untested)} part(s) of the fix no failing test needs ({paths})")
+    if s.skipped:
+        parts.append("not measured in full: " + "; ".join(s.skipped[:3]))
     return "; ".join(parts) + REPORTED + "."
 
 
 def survivor_block(s: TestStrength | None, secrets: tuple[str, ...]) -> str:
-    """The first survivor as a diff against the fix ("" when none survived)."""
-    if s is None or not s.survivors:
+    """The most telling survivor as a diff against the fix ("" when none is shown)."""
+    top = s.headline if s is not None else None
+    if top is None:
         return ""
-    return code_block(s.survivors[0].diff, "diff", secrets=secrets)
+    return code_block(top.diff, "diff", secrets=secrets)
+
+
+def catching_block(s: TestStrength | None, secrets: tuple[str, ...]) -> str:
+    """The test that passes on the fix and fails on the shown survivor ("" when none held)."""
+    top = s.headline if s is not None else None
+    if top is None or top.catching_test is None:
+        return ""
+    return code_block(top.catching_test.code, "python", secrets=secrets)

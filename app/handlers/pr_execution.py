@@ -18,6 +18,7 @@ from app.settings import Settings
 from spice_engine.langs.executors import Executors, language_at
 from spice_engine.pr.diff_split import SplitRules, split_diff
 from spice_engine.pr.models import PullRequest
+from spice_engine.strength.catching import TestWriter
 from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength
 from spice_engine.validate.gitwork import GitError, clone_from_github
@@ -47,9 +48,15 @@ def why_not(ctx: RunContext, pr: PullData) -> str | None:
 
 
 def pr_strength(
-    ctx: RunContext, pr: PullData, engine_pr: PullRequest, rules: SplitRules, warnings: list[str]
+    ctx: RunContext,
+    pr: PullData,
+    engine_pr: PullRequest,
+    rules: SplitRules,
+    warnings: list[str],
+    writer: TestWriter | None = None,
 ) -> TestStrength | None:
-    """The PR's test strength (None when not executed; a warning says why if it was asked)."""
+    """The PR's test strength (None when not executed; a warning says why if it was asked).
+    `writer`: the PR pipeline's model, asked for a test that catches the top survivors."""
     if (why := why_not(ctx, pr)) is not None:
         if why:
             warnings.append(why)
@@ -79,7 +86,9 @@ def pr_strength(
         "created_at": "",
     }
     with tempfile.TemporaryDirectory(dir=data, prefix="pr-strength-") as scratch:
-        result = _measured(row, git_dir, ctx.deps.executors, Path(scratch), settings, secrets)
+        result = _measured(
+            row, git_dir, ctx.deps.executors, Path(scratch), settings, secrets, writer
+        )
     # The engine cut its detail where the App's secrets are unknown: redacted, ends as cuts.
     result = result.model_copy(update={"detail": redact(result.detail, secrets, cut_edges=True)})
     if result.status in KEPT:
@@ -99,6 +108,7 @@ def _measured(
     scratch: Path,
     settings: Settings,
     secrets: tuple[str, ...],
+    writer: TestWriter | None = None,
 ) -> TestStrength:
     """The pull request validated (its lists computed), then measured in what time is left."""
     started = time.monotonic()
@@ -136,4 +146,5 @@ def _measured(
     left = max(10.0, budget - (time.monotonic() - started))
     lists = {"FAIL_TO_PASS": validated.fail_to_pass, "PASS_TO_PASS": validated.pass_to_pass}
     job = job.model_copy(update={"instance": row | lists, "timeout_s": left})
-    return measure(job, executor, scratch, StrengthConfig(max_mutants=20, budget_s=left))
+    config = StrengthConfig(max_mutants=20, budget_s=left)
+    return measure(job, executor, scratch, config, writer=writer)

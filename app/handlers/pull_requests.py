@@ -146,8 +146,10 @@ def handle_pull_request(
     warnings += choice.warnings
     rules = SplitRules(test_globs=config.test_paths)
     from app.handlers.pr_execution import pr_strength
+    from spice_engine.strength.catching import TestWriter
 
-    strength = pr_strength(ctx, pr, engine_pr, rules, warnings)
+    writer = TestWriter(chat, choice.votes, choice.cost_cap_usd, choice.allow_unpriced)
+    strength = pr_strength(ctx, pr, engine_pr, rules, warnings, writer)
     with base_checkout(ctx, pr, warnings) as repo_path:
         prepared = prepare_pr(engine_pr, options, repo_path, split_rules=rules, strength=strength)
     # Voted with the clone released: other jobs on this repository need not wait for models.

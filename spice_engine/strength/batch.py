@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from spice_engine.langs.executors import Executors, row_languages
+from spice_engine.strength.catching import TestWriter
 from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength
 from spice_engine.validate.executor import Executor
@@ -27,6 +28,7 @@ def strength_rows(
     timeout_s: float = 900.0,
     on_done: Callable[[dict[str, Any]], None] | None = None,
     on_phase: Callable[[str, str], None] | None = None,
+    writer: TestWriter | None = None,
 ) -> list[dict[str, Any]]:
     """Each row with `spice.test_strength`, in input order (with `Executors`, each in the
     language of its base commit)."""
@@ -55,7 +57,7 @@ def strength_rows(
             chosen = executor.of(language) if isinstance(executor, Executors) else executor
             iid = str(row.get("instance_id"))
             said = (lambda phase: on_phase(iid, phase)) if on_phase else None
-            result = measure(job, chosen, scratch, config, said)
+            result = measure(job, chosen, scratch, config, said, writer)
         out = dict(row)
         out["spice"] = dict(row.get("spice") or {}) | {
             "test_strength": result.model_dump(mode="json")

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from libcst import CSTValidationError, ParserSyntaxError
 
 from spice_engine.strength import mutants, sources
+from spice_engine.strength.equivalence import same_bytecode, statement_lines
 from spice_engine.strength.mutants import Site
 
 GOLDEN = 0.6180339887498949
@@ -29,9 +30,12 @@ class Chosen:
 class Choice:
     chosen: list[Chosen]
     equivalent: int
+    """Mutants skipped before any run: duplicates, the same program, and `proven`."""
     unparsable: list[str]
     originals: dict[str, str]
     lines: dict[str, set[int]]
+    proven: list[tuple[Chosen, str]] = field(default_factory=list)
+    """Mutants proven equivalent, with the proof (reported as `equivalent`, never run)."""
 
 
 def spread(n: int) -> list[int]:
@@ -53,25 +57,37 @@ def choose(files: dict[str, str], lines: dict[str, set[int]], limit: int) -> Cho
             continue
         sites += [(n, path, s) for s in found]
     chosen: list[Chosen] = []
+    proven: list[tuple[Chosen, str]] = []
     seen: set[tuple[str, str]] = set()
+    spans = {path: statement_lines(files[path]) for path in files}
     equivalent = 0
     for i in spread(len(sites)):
         if len(chosen) >= limit:
             break
         n, path, site = sites[i]
         try:
-            source = mutants.plain(files[path], lines[path], site.id)
+            source = sources.mutant_source(files[path], lines[path], site)
         except CSTValidationError:  # a rewrite libcst refuses: not a mutant we can write
             equivalent += 1
             continue
         key = (path, source)
-        if key in seen or sources.same_program(files[path], source):
+        if key in seen or source == files[path]:
             equivalent += 1
             continue
         seen.add(key)
-        chosen.append(Chosen(n * ID_STRIDE + site.id, path, site, source))
+        c = Chosen(n * ID_STRIDE + site.id, path, site, source)
+        proof = site.equivalent or (
+            "same bytecode after constant folding"
+            if same_bytecode(files[path], source, site.line, spans[path])
+            else ""
+        )
+        if proof:
+            equivalent += 1
+            proven.append((c, proof))
+            continue
+        chosen.append(c)
     chosen.sort(key=lambda c: c.key)
-    return Choice(chosen, equivalent, unparsable, files, lines)
+    return Choice(chosen, equivalent, unparsable, files, lines, proven)
 
 
 def schema_sources(choice: Choice) -> dict[str, str]:

@@ -18,21 +18,21 @@ from spice_engine.errors import InputError
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.strength import sources
 from spice_engine.strength.ablation import ablate
-from spice_engine.strength.choose import Choice, Chosen, choose, schema_sources
+from spice_engine.strength.catching import TestWriter, catch
+from spice_engine.strength.choose import Choice, choose
+from spice_engine.strength.mutant_runs import Outcomes, confirm, mutate, proven
 from spice_engine.strength.parts import changed_lines
 from spice_engine.strength.plain_measure import measure_plain
-from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength
+from spice_engine.strength.rank import classify, rank
+from spice_engine.strength.result import StrengthConfig, TestStrength, Verdict
 from spice_engine.strength.runs import Runner
 from spice_engine.validate.executor import Executor
-from spice_engine.validate.outcomes import FAILING, passed
+from spice_engine.validate.outcomes import FAILING
 from spice_engine.validate.session import Job, Session, Status, check, open_session, stopped_by
 from spice_engine.validate.validator import test_files
 
 Progress = Callable[[str], None]
 """Told each phase as it starts (`environment`, `12 mutants`, ...): minutes pass in each."""
-
-SESSION_ROUNDS = 4
-"""Sessions at most for the switchable mutants (a crash ends one; the next goes on)."""
 
 
 def test_list(value: object) -> list[str]:
@@ -63,8 +63,11 @@ def measure(
     scratch: Path,
     config: StrengthConfig,
     progress: Progress | None = None,
+    writer: TestWriter | None = None,
 ) -> TestStrength:
-    """Never raises for a problem of the instance or its environment: that is a status."""
+    """Never raises for a problem of the instance or its environment: that is a status.
+    `progress` is told each phase; `writer`: the model asked for a test that catches each top
+    survivor (Python only)."""
     started = time.monotonic()
     said = progress or (lambda phase: None)
     record = TestStrength(status=Status.ERROR)
@@ -78,7 +81,7 @@ def measure(
             with open_session(job, executor, scratch) as session:
                 try:
                     if job.language == "python":
-                        _measure(session, config, record, (f2p, p2p), said)
+                        _measure(session, config, record, (f2p, p2p), said, writer)
                     else:
                         said("mutants and ablation")
                         measure_plain(session, config, record, (f2p, p2p))
@@ -100,20 +103,23 @@ def _measure(
     record: TestStrength,
     lists: tuple[list[str], list[str]],
     said: Progress,
+    writer: TestWriter | None = None,
 ) -> None:
     job, tree = session.job, session.tree
     f2p, p2p = lists
     tree.apply(job.test_patch)
     tree.apply(job.patch)
     runner = Runner(session, time.monotonic() + config.budget_s, job.timeout_s)
+    t0 = time.monotonic()
     lines = changed_lines(job.patch)
     fixed = {p: tree.source(p) for p in lines}
     choice = choose(fixed, lines, config.max_mutants)
+    record.durations["choose"] = round(time.monotonic() - t0, 3)
     record.equivalent_skipped = choice.equivalent
     if choice.chosen:
         said(f"{len(choice.chosen)} mutants")
         t0 = time.monotonic()
-        outcomes = _mutate(runner, test_files(job.test_patch), f2p + p2p, choice, config)
+        outcomes = mutate(runner, test_files(job.test_patch), f2p + p2p, choice, config)
         record.durations["mutants"] = round(time.monotonic() - t0, 3)
         if isinstance(outcomes, str) or (f2p and not set(f2p) & set(outcomes.judged)):
             record.status = Status.BASELINE_FAILED
@@ -126,119 +132,96 @@ def _measure(
             return
         said("survivors confirmed alone")
         t0 = time.monotonic()
-        _confirm(runner, fixed, outcomes, config.confirm_survivors)
+        _judge(
+            runner,
+            outcomes,
+            choice,
+            config,
+            (f2p, str(job.instance.get("problem_statement") or "")),
+            record,
+        )
         record.durations["confirm"] = round(time.monotonic() - t0, 3)
         record.tests = len(outcomes.judged)
-        record.mutants = outcomes.done
-        record.not_run = len(choice.chosen) - len(outcomes.done)
-        record.mutants_tried = len(outcomes.done)
-        record.mutants_killed = sum(m.killed_by is not None for m in outcomes.done)
-        if record.mutants_tried:
-            record.score = round(record.mutants_killed / record.mutants_tried, 4)
+    record.mutants += [proven(c, why, fixed[c.path]) for c, why in choice.proven]
+    record.tally()
     if config.ablation and f2p:
         said("ablation")
         t0 = time.monotonic()
         ablate(runner, job.patch, f2p, record)
         record.durations["ablation"] = round(time.monotonic() - t0, 3)
+    if writer is not None and config.catching_tests and record.survivors:
+        t0 = time.monotonic()
+        _write_tests(runner, writer, record, choice, (job.instance, f2p), config.catching_tests)
+        record.durations["catching"] = round(time.monotonic() - t0, 3)
     record.status = Status.MEASURED if record.mutants_tried else Status.NO_MUTANTS
     if not record.mutants_tried:
-        record.detail = _why_none(choice.chosen, choice.unparsable, lines)
+        record.detail = _why_none(choice, lines)
 
 
-def _why_none(chosen: list[Chosen], unparsable: list[str], lines: dict[str, set[int]]) -> str:
-    if chosen:
-        return "the time budget ran out before any mutant ran"
-    if unparsable:
-        return f"no mutant: {', '.join(unparsable)} do not parse"
-    if not lines:
-        return "no mutant: the fix changes no Python line"
-    return "no mutant: the changed lines hold no mutable operator"
-
-
-class _Outcomes:
-    def __init__(self, judged: list[str], chosen: list[Chosen]) -> None:
-        self.judged = judged
-        self.log = ""
-        """The first session's log."""
-        self.by_key = {c.key: c for c in chosen}
-        self.done: list[MutantOutcome] = []
-        self.unstable: list[str] = []
-        """Judged tests that failed their control rerun in the session: they judge the
-        session's survivors again in processes of their own."""
-
-    def add(self, c: Chosen, killed_by: str | None, run: str, fixed: str) -> None:
-        self.done.append(
-            MutantOutcome(
-                path=c.path,
-                line=c.site.line,
-                function=c.site.function,
-                operator=c.site.operator,
-                change=c.site.change,
-                diff=sources.diff(c.path, fixed, c.source),
-                killed_by=killed_by,
-                run="session" if run == "session" else "process",
-            )
-        )
-
-
-def _mutate(
+def _write_tests(
     runner: Runner,
-    files: list[str],
-    tests: list[str],
+    writer: TestWriter,
+    record: TestStrength,
+    choice: Choice,
+    issue: tuple[dict[str, object], list[str]],
+    limit: int,
+) -> None:
+    """The top survivors, each given a written test that catches it or, when the written tests
+    ran and none held, marked possibly equivalent."""
+    instance, f2p = issue
+    by_diff = {sources.diff(c.path, choice.originals[c.path], c.source): c for c in choice.chosen}
+    for m in record.survivors[:limit]:
+        if runner.left() <= 0:
+            record.skipped.append("catching tests: budget")
+            break
+        c = by_diff[m.diff]
+        held, record.written_by = catch(
+            runner, writer, m, c.source, choice.originals[c.path], instance, f2p
+        )
+        m.possibly_equivalent = held is False
+
+
+def _judge(
+    runner: Runner,
+    out: Outcomes,
     choice: Choice,
     config: StrengthConfig,
-) -> _Outcomes | str:
-    """Each chosen mutant's outcome; a string says why none could be judged."""
-    tree, chosen, fixed = runner.session.tree, choice.chosen, choice.originals
-    # The schema of the switchable ones; the rest (code run at import) one process each.
-    switchable = [c for c in chosen if c.site.switchable]
-    only = Choice(switchable, 0, [], fixed, choice.lines)
-    for path, text in schema_sources(only).items():
-        tree.put(path, text)
-    todo = [c.key for c in switchable]
-    judged: list[str] | None = None
-    out: _Outcomes | None = None
-    log = ""
-    for n in range(SESSION_ROUNDS):
-        if n and (not todo or runner.left() <= 0):
-            break
-        got = runner.mutant_session(files, tests, todo, config.per_test_s)
-        log = got.log
-        if got.baseline is None:
-            break
-        if judged is None:
-            judged = got.baseline
-            out = _Outcomes(judged, chosen)
-            out.log = got.log
-        assert out is not None
-        out.unstable += [t for t in got.unstable if t not in out.unstable]
-        for key, killer in got.killed_by.items():
-            out.add(out.by_key[key], killer, "session", fixed[out.by_key[key].path])
-        if got.crashed is not None and not got.timed_out:
-            out.add(out.by_key[got.crashed], "the test session crashed", "session",
-                    fixed[out.by_key[got.crashed].path])  # fmt: skip
-        finished = set(got.killed_by) | ({got.crashed} if got.crashed is not None else set())
-        todo = [k for k in todo if k not in finished]
-        if got.timed_out:
-            break
-    for path in fixed:
-        tree.restore(path)
-    if judged is None:
-        if not switchable:
-            judged = tests
-            out = _Outcomes(judged, chosen)
-        else:
-            return (
-                f"the test session did not get to the mutants: {redacted_excerpt(log, tail=3000)}"
-            )
-    assert out is not None
-    if not judged:
-        return "no judged test passes with the fix (in the mutant session)"
-    for c in chosen:
-        if c.site.switchable or runner.left() <= 0:
-            continue
-        out.add(c, _plain_run(runner, c, judged, fixed[c.path]), "process", fixed[c.path])
-    return out
+    issue: tuple[list[str], str],
+    record: TestStrength,
+) -> None:
+    """The survivors classed and ranked, the top ones confirmed alone, ranked again."""
+    f2p, problem = issue
+    switchable = {c.key for c in choice.chosen if c.site.switchable}
+    classify(out.done, out.reached, f2p, switchable)
+    rank(list(out.done.values()), problem)
+    ranked = sorted((k for k, m in out.done.items() if m.rank), key=lambda k: out.done[k].rank)
+    confirm(runner, out, ranked, config.confirm_survivors)
+    classify(out.done, out.reached, f2p, switchable)  # with the confirmations' verdicts
+    rank(list(out.done.values()), problem)
+    unconfirmed = sum(
+        m.verdict == Verdict.SURVIVED and m.run == "session" for m in out.done.values()
+    )
+    if unconfirmed:
+        why = "budget" if runner.left() <= 0 else f"only the top {config.confirm_survivors} are"
+        record.skipped.append(
+            f"{unconfirmed} survivor(s) judged in the shared session only, not re-run alone ({why})"
+        )
+    budget = sum(m.verdict == Verdict.NOT_RUN for m in out.done.values())
+    if budget:
+        record.skipped.append(f"{budget} mutant(s) not run: see each one's reason")
+    record.mutants = [out.done[k] for k in sorted(out.done)]
+
+
+def _why_none(choice: Choice, lines: dict[str, set[int]]) -> str:
+    if choice.chosen:
+        return "no mutant was judged: each one's reason says why (the time budget, a cut run)"
+    if choice.proven:
+        return "no mutant to judge: every one was proven equivalent to the fix"
+    if choice.unparsable:
+        return f"no mutant: {', '.join(choice.unparsable)} do not parse"
+    if not lines:
+        return "no mutant: the fix changes no Python line that can matter"
+    return "no mutant: the changed lines hold no mutable operator"
 
 
 def _failure_line(log: str, tests: list[str]) -> str:
@@ -249,35 +232,3 @@ def _failure_line(log: str, tests: list[str]) -> str:
         if kind in FAILING and any(rest.startswith(t) for t in tests):
             return f": {redacted_excerpt(line, head=300)}"
     return ""
-
-
-def _plain_run(runner: Runner, c: Chosen, judged: list[str], fixed: str) -> str | None:
-    """The first judged test that does not pass with the mutant's plain source in place (the
-    test files run whole, as SWE-bench's harness would grade this wrong fix)."""
-    tree = runner.session.tree
-    tree.put(c.path, c.source)
-    try:
-        done = runner.outcomes(judged, whole_files=True)
-    finally:
-        tree.restore(c.path)
-    if done.killed:
-        return f"the run was stopped ({done.killed})"
-    return next((t for t in judged if not passed(done.outcomes, t)), None)
-
-
-def _confirm(runner: Runner, fixed: dict[str, str], out: _Outcomes, limit: int) -> None:
-    """Survivors of the session re-run alone, as plain sources: up to `limit`, or every one
-    when some judged test could not judge in the session (those left undone are dropped: not
-    run)."""
-    by_diff = {sources.diff(c.path, fixed[c.path], c.source): c for c in out.by_key.values()}
-    survivors = [m for m in out.done if m.killed_by is None and m.run == "session"]
-    must = bool(out.unstable)
-    for m in survivors if must else survivors[:limit]:
-        if runner.left() <= 0:
-            break
-        killer = _plain_run(runner, by_diff[m.diff], out.judged, fixed[m.path])
-        m.run = "process"
-        if killer is not None:
-            m.killed_by = killer
-    if must:
-        out.done = [m for m in out.done if not (m.killed_by is None and m.run == "session")]

@@ -33,6 +33,7 @@ from _pytest.runner import runtestprotocol
 
 _DIR = os.environ.get("SPICE_PLUGIN_DIR", "")
 _first = {}  # type: Dict[str, str]
+_reached = {}  # type: Dict[str, Set[int]]
 _settings = {}  # type: Dict[str, Any]
 
 # Our shared plugin code, loaded just before this plugin (`-p`) under a name of this run's own
@@ -100,6 +101,20 @@ def _group_fails(group, limit):
     return any(_fails(item, limit) for item in group)
 
 
+def _probe(item):
+    # type: (Any) -> Any
+    """Around each test of the ordinary run: which mutants' code it executes (their switches
+    record themselves while `sys._spice_reached` is set)."""
+    if "mutants" not in _load():
+        yield
+        return
+    sys._spice_reached = set()  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        _reached[item.nodeid] = sys.__dict__.pop("_spice_reached", set())
+
+
 def _mutate(session):
     # type: (Any) -> None
     settings = _load()
@@ -113,6 +128,11 @@ def _mutate(session):
     old = signal.signal(signal.SIGALRM, _alarm)
     try:
         send({"kind": "baseline", "passed": [t for t, _ in tests]})
+        for test, group in tests:
+            ids = set()  # type: Set[int]
+            for item in group:
+                ids |= _reached.get(item.nodeid, set())
+            send({"kind": "reached", "test": test, "ids": sorted(ids)})
         checked = set()  # type: Set[str]
         unstable = set()  # type: Set[str]
         for mutant in settings["mutants"]:
@@ -154,3 +174,4 @@ def _loop(session):
 
 if hasattr(pytest, "hookimpl"):
     pytest_runtestloop = pytest.hookimpl(hookwrapper=True)(_loop)
+    pytest_runtest_protocol = pytest.hookimpl(hookwrapper=True)(_probe)

@@ -19,8 +19,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import MetadataWrapper
 
+from spice_engine.strength.mutant_context import ORDERING, Context, code, is_message_call
 from spice_engine.strength.sites import (
     FLIP_ARITHMETIC,
     FLIP_COMPARISON,
@@ -31,88 +32,86 @@ from spice_engine.strength.sites import (
 )
 
 
-class _Mutator(cst.CSTTransformer):
+class _Mutator(Context):
     """Numbers every mutation site in traversal order; in `chosen` mode rewrites those only
     (plainly when `schema` is False: then `chosen` holds one id)."""
 
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
     def __init__(
-        self, lines: set[int], chosen: set[int] | None = None, schema: bool = False, offset: int = 0
+        self,
+        source: str,
+        lines: set[int],
+        chosen: set[int] | None = None,
+        schema: bool = False,
+        offset: int = 0,
     ):
         super().__init__()
         self.lines, self.chosen, self.schema, self.offset = lines, chosen, schema, offset
+        self.source_lines = source.splitlines(keepends=True)
         self.sites: list[Site] = []
-        self._functions: list[str] = []
-        self._bodies: set[int] = set()
-        self._depth = 0  # inside how many function bodies
-        self._elifs: set[int] = set()
-        self._tests: set[int] = set()
-        self._fixed_strings: set[int] = set()
 
-    # where we are
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._functions.append(node.name.value)
-        self._bodies.add(id(node.body))
-
-    def leave_FunctionDef(
-        self, original: cst.FunctionDef, updated: cst.FunctionDef
-    ) -> cst.BaseStatement:
-        self._functions.pop()
-        return updated
-
-    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        self._depth += id(node) in self._bodies
-
-    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> None:
-        self._depth += id(node) in self._bodies
-
-    def _leave_body(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
-        self._depth -= id(original) in self._bodies
-        return updated
-
-    leave_IndentedBlock = _leave_body  # type: ignore[assignment]
-    leave_SimpleStatementSuite = _leave_body  # type: ignore[assignment]
-
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        # A bare string statement is a docstring or a comment: no program reads it.
-        for small in node.body:
-            if isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString):
-                self._fixed_strings.add(id(small.value))
-
-    def visit_If(self, node: cst.If) -> None:
-        if isinstance(node.orelse, cst.If):
-            self._elifs.add(id(node.orelse))
-        self._tests.add(id(node.test))
-
-    def visit_While(self, node: cst.While) -> None:
-        self._tests.add(id(node.test))
-
-    def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._tests.add(id(node.test))
-
-    def _line(self, node: cst.CSTNode) -> int:
-        return int(self.get_metadata(PositionProvider, node).start.line)
-
-    def _new(self, original: cst.CSTNode, operator: str, change: str) -> int | None:
-        """A site's id if `original` starts on a changed line (None: not a site)."""
-        line = self._line(original)
+    def _new(
+        self,
+        original: cst.CSTNode,
+        operator: str,
+        change: str,
+        proof: str = "",
+        edit: tuple[cst.CSTNode, cst.CSTNode | str] | None = None,
+    ) -> int | None:
+        """A site's id if `original` starts on a changed line in code that can matter (None:
+        not a site). `edit`: the node the mutant replaces and what replaces it."""
+        if self.inert:
+            return None
+        line = self.line(original)
         if line not in self.lines:
             return None
         k = len(self.sites)
         fn = self._functions[-1] if self._functions else None
-        self.sites.append(Site(k, line, operator, change, fn, self._depth > 0))
+        splice = self._splice(*edit) if edit is not None and self.chosen is None else None
+        self.sites.append(Site(k, line, operator, change, fn, self._depth > 0, proof, splice))
         return k
+
+    def _text(self, span: tuple[int, int, int, int]) -> str:
+        l1, c1, l2, c2 = span
+        if l1 == l2:
+            return self.source_lines[l1 - 1][c1:c2]
+        inner = "".join(self.source_lines[l1 : l2 - 1])
+        return self.source_lines[l1 - 1][c1:] + inner + self.source_lines[l2 - 1][:c2]
+
+    def _splice(
+        self, at: cst.CSTNode, mutant: cst.CSTNode | str
+    ) -> tuple[int, int, int, int, str] | None:
+        """The mutant as a text edit, when the node's text in the source is what libcst
+        writes for it (else the whole rewrite is the only safe way)."""
+        span = self.span(at)
+        if isinstance(mutant, str):
+            if mutant == "":  # an argument removed: its comma goes with it
+                l2, c2 = span[2], span[3]
+                rest = self.source_lines[l2 - 1][c2:]
+                if rest.lstrip(" ").startswith(","):
+                    span = (span[0], span[1], l2, c2 + len(rest) - len(rest.lstrip(" ")) + 1)
+            return (*span, mutant)
+        same_kind = type(mutant) is type(at)
+        if code(_bare(at)) != self._text(span):
+            return None
+        return (*span, code(_bare(mutant) if same_kind else mutant))
 
     def _expr(
         self,
         original: cst.CSTNode,
         updated: cst.BaseExpression,
         mutants: Sequence[tuple[str, cst.BaseExpression, str]],
+        at: cst.CSTNode | None = None,
+        proofs: Sequence[str] = (),
+        edit: str | None = None,
     ) -> cst.BaseExpression:
+        """`at`: the original of the node the mutants replace (default `original`); `edit`:
+        the text that replaces `original` instead (an argument removed: "")."""
         out = updated
-        for operator, mutant, change in mutants:
-            k = self._new(original, operator, change)
+        for n, (operator, mutant, change) in enumerate(mutants):
+            proof = proofs[n] if n < len(proofs) else ""
+            new: cst.CSTNode | str = mutant if edit is None else edit
+            pair = (at or original, new)
+            k = self._new(original, operator, change, proof, pair)
             if k is None or self.chosen is None or k not in self.chosen:
                 continue
             if not self.schema:
@@ -132,7 +131,12 @@ class _Mutator(cst.CSTTransformer):
             for s in original.body
         ):
             return updated
-        k = self._new(original, "statement removed", code_of(original))
+        if isinstance(original, cst.SimpleStatementLine) and all(
+            isinstance(s, cst.Expr) and isinstance(s.value, cst.Call) and is_message_call(s.value)
+            for s in original.body
+        ):
+            return updated  # a warning or a log line: what it says, not what the fix does
+        k = self._new(original, "statement removed", code_of(original), "", (original, "pass"))
         if k is None or self.chosen is None or k not in self.chosen:
             return updated
         passing = cst.SimpleStatementLine([cst.Pass()])
@@ -148,7 +152,8 @@ class _Mutator(cst.CSTTransformer):
     def leave_Comparison(
         self, original: cst.Comparison, updated: cst.Comparison
     ) -> cst.BaseExpression:
-        mutants = []
+        mutants, proofs = [], []
+        boundary = self.proofs.get(id(original), "")
         for i, target in enumerate(updated.comparisons):
             flip = FLIP_COMPARISON.get(type(target.operator))
             if flip is None:
@@ -162,7 +167,10 @@ class _Mutator(cst.CSTTransformer):
             )
             mutants.append(("comparison", updated.with_changes(comparisons=targets),
                             f"`{was[2:]}` → `{now[2:]}`"))  # fmt: skip
-        return self._negated(original, self._expr(original, updated, mutants))
+            ordering = isinstance(new, ORDERING) and isinstance(target.operator, ORDERING)
+            proofs.append(boundary if ordering else "")
+        out = self._expr(original, updated, mutants, proofs=proofs)
+        return self._negated(original, out)
 
     def leave_BooleanOperation(
         self, original: cst.BooleanOperation, updated: cst.BooleanOperation
@@ -196,11 +204,6 @@ class _Mutator(cst.CSTTransformer):
             mutants.append(("constant", node, f"`{original.value}` → `{new}`"))
         return self._expr(original, updated, mutants)
 
-    def visit_ConcatenatedString(self, node: cst.ConcatenatedString) -> None:
-        # Its parts cannot be parenthesised one by one (the schema's switch would).
-        for part in (node.left, node.right):
-            self._fixed_strings.add(id(part))
-
     def leave_SimpleString(
         self, original: cst.SimpleString, updated: cst.SimpleString
     ) -> cst.BaseExpression:
@@ -210,7 +213,8 @@ class _Mutator(cst.CSTTransformer):
         body = updated.value[len(prefix) + len(quote) : -len(quote)]
         mutant = cst.SimpleString(f"{prefix}{quote}XX{body}XX{quote}")
         change = f"`{code_of(original, 30)}` → `{code_of(mutant, 34)}`"
-        return self._expr(original, updated, [("string", mutant, change)])
+        proof = self.proofs.get(id(original), "")
+        return self._expr(original, updated, [("string", mutant, change)], proofs=[proof])
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         if updated.value not in ("True", "False"):
@@ -228,14 +232,15 @@ class _Mutator(cst.CSTTransformer):
         if plain[:2] == [0, 1] and code_of(args[0].value) != code_of(args[1].value):
             swapped = [args[1].with_changes(comma=args[0].comma), args[0].with_changes(comma=args[1].comma), *args[2:]]  # fmt: skip
             change = f"arguments of `{name}()` swapped"
-            out = self._expr(original, out, [("arguments swapped", updated.with_changes(args=swapped), change)])  # fmt: skip
+            proof = self.proofs.get(id(original), "")
+            out = self._expr(original, out, [("arguments swapped", updated.with_changes(args=swapped), change)], proofs=[proof])  # fmt: skip
         # An argument the fix adds to a call (its own line: the call itself may be older).
         for i, arg in enumerate(original.args):
-            if self._line(arg) == self._line(original) or arg.star:
+            if self.line(arg) == self.line(original) or arg.star:
                 continue
             rest = updated.with_changes(args=[a for j, a in enumerate(args) if j != i])
             change = f"`{code_of(arg, 30).rstrip(',')}` removed from `{name}()`"
-            out = self._expr(arg, out, [("argument removed", rest, change)])
+            out = self._expr(arg, out, [("argument removed", rest, change)], edit="")
         return self._negated(original, out)
 
     def _negated(
@@ -264,7 +269,7 @@ class _Mutator(cst.CSTTransformer):
             return updated
         mutant = cst.Name("None")
         change = f"`return {code_of(original.value, 30) if original.value else ''}` → `return None`"
-        return updated.with_changes(value=self._expr(original, value, [("return replaced", mutant, change)]))  # fmt: skip
+        return updated.with_changes(value=self._expr(original, value, [("return replaced", mutant, change)], at=original.value))  # fmt: skip
 
     # Statements are removed whole: a line of simple ones, an `if`, a loop, a `with`, a `try`.
     leave_SimpleStatementLine = leave_If = leave_For = leave_While = leave_With = leave_Try = _stmt  # type: ignore[assignment]
@@ -274,7 +279,7 @@ def run_mutator(
     source: str, lines: set[int], chosen: set[int] | None, schema: bool, offset: int = 0
 ) -> tuple[str, list[Site]]:
     module = cst.parse_module(source)
-    mutator = _Mutator(lines, chosen, schema, offset)
+    mutator = _Mutator(source, lines, chosen, schema, offset)
     out = MetadataWrapper(module).visit(mutator)
     return out.code, mutator.sites
 
@@ -288,3 +293,10 @@ def find_sites(source: str, lines: set[int]) -> list[Site]:
 def plain(source: str, lines: set[int], k: int) -> str:
     """`source` with mutant `k` alone, as a fix would be written."""
     return run_mutator(source, lines, {k}, False)[0]
+
+
+def _bare(node: cst.CSTNode) -> cst.CSTNode:
+    """An expression without its own parentheses (what the source positions cover)."""
+    if isinstance(node, cst.BaseExpression) and (node.lpar or node.rpar):
+        return node.with_changes(lpar=[], rpar=[])
+    return node

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from unidiff import PatchedFile, PatchSet
+from unidiff import Hunk, PatchedFile, PatchSet
+
+from spice_engine.strength.relevance import can_matter
 
 
 @dataclass(frozen=True)
@@ -17,6 +19,9 @@ class Part:
     hunk: int | None
     header: str
     without: str
+    added: frozenset[int] = frozenset()
+    """Lines (after the fix) the part adds; `removed`: lines (before it) it takes out."""
+    removed: frozenset[int] = frozenset()
 
 
 def _file_text(pf: PatchedFile, hunks: list[object]) -> str:
@@ -34,7 +39,8 @@ def parts(patch: str) -> list[Part]:
     if len(files) > 1:
         for i, pf in enumerate(files):
             rest = "".join(t for j, t in enumerate(texts) if j != i)
-            out.append(Part(pf.path, None, f"{pf.path} (whole file)", rest))
+            added, removed = _lines(list(pf))
+            out.append(Part(pf.path, None, f"{pf.path} (whole file)", rest, added, removed))
     for i, pf in enumerate(files):
         hunks = list(pf)
         if len(hunks) < 2:
@@ -45,17 +51,23 @@ def parts(patch: str) -> list[Part]:
             header = f"{pf.path} @@ -{hunk.source_start},{hunk.source_length} " + (
                 f"+{hunk.target_start},{hunk.target_length} @@ {hunk.section_header}".rstrip()
             )
-            out.append(Part(pf.path, h + 1, header, rest))
+            out.append(Part(pf.path, h + 1, header, rest, *_lines([hunk])))
     return out
 
 
+def _lines(hunks: list[Hunk]) -> tuple[frozenset[int], frozenset[int]]:
+    added = {ln.target_line_no for h in hunks for ln in h if ln.is_added}
+    removed = {ln.source_line_no for h in hunks for ln in h if ln.is_removed}
+    return frozenset(n for n in added if n), frozenset(n for n in removed if n)
+
+
 def changed_lines(patch: str, keep: Callable[[str], bool] | None = None) -> dict[str, set[int]]:
-    """File (Python's, or those `keep` accepts) -> the line numbers (after the fix, 1-based)
-    the fix adds or changes."""
+    """File (Python's, or those `keep` accepts; none under a benchmark, documentation or
+    example directory) -> the line numbers (after the fix, 1-based) the fix adds or changes."""
     out: dict[str, set[int]] = {}
     for pf in PatchSet(patch):
         wanted = keep(pf.path) if keep is not None else pf.path.endswith(".py")
-        if pf.is_removed_file or not wanted:
+        if pf.is_removed_file or not wanted or not can_matter(pf.path):
             continue
         lines = {ln.target_line_no for hunk in pf for ln in hunk if ln.is_added}
         if lines:

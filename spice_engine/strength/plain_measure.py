@@ -13,7 +13,8 @@ from spice_engine.strength import sources
 from spice_engine.strength.ablation import ablate
 from spice_engine.strength.choose import spread
 from spice_engine.strength.parts import changed_lines
-from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength
+from spice_engine.strength.rank import rank
+from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength, Verdict
 from spice_engine.strength.syntax_mutants import SyntaxSite, find_sites, grammar_for, mutant_source
 from spice_engine.validate.outcomes import passed
 from spice_engine.validate.session import Run, Session, Status
@@ -43,7 +44,7 @@ def choose_sites(
     """Up to `limit` mutants (path, site, mutated source) spread over the fix's changed lines,
     the fixed sources, and the files no grammar could read."""
     job, tree = session.job, session.tree
-    lines = changed_lines(job.patch, session.language.mutable)
+    lines = changed_lines(job.patch, session.language.mutable)  # none that cannot matter
     fixed = {p: tree.source(p) for p in lines}
     sites: list[tuple[str, SyntaxSite, str]] = []
     unreadable: list[str] = []
@@ -98,18 +99,20 @@ def measure_plain(
     record.tests = len(judged)
     t0 = time.monotonic()
     for path, site, source in chosen:
-        if runner.left() <= 0:
-            break
-        tree.put(path, source)
-        try:
-            done = runner.outcomes(judged)
-        finally:
-            tree.restore(path)
-        killer = (
-            None if done.killed else next((t for t in judged if not passed(done.outcomes, t)), None)
-        )
-        if done.killed:
-            continue  # cut short: no verdict (counted as not run)
+        verdict, killer, reason = Verdict.NOT_RUN, None, "time budget: not reached"
+        ran = runner.left() > 0
+        if ran:
+            tree.put(path, source)
+            try:
+                done = runner.outcomes(judged)
+            finally:
+                tree.restore(path)
+            if done.killed:  # cut short: no verdict
+                reason = "cut off: the time budget" if runner.left() <= 1 else "its run was stopped"
+            else:
+                killer = next((t for t in judged if not passed(done.outcomes, t)), None)
+                verdict = Verdict.SURVIVED if killer is None else Verdict.KILLED
+                reason = ""
         record.mutants.append(
             MutantOutcome(
                 path=path,
@@ -118,19 +121,22 @@ def measure_plain(
                 operator=site.operator,
                 change=site.change,
                 diff=sources.diff(path, fixed[path], source),
+                verdict=verdict,
                 killed_by=killer,
-                run="process",
+                reason=reason,
+                run="process" if ran else "none",
             )
         )
     record.durations["mutants"] = round(time.monotonic() - t0, 3)
-    record.mutants_tried = len(record.mutants)
-    record.not_run = len(chosen) - record.mutants_tried
-    record.mutants_killed = sum(m.killed_by is not None for m in record.mutants)
-    if record.mutants_tried:
-        record.score = round(record.mutants_killed / record.mutants_tried, 4)
+    record.tally()
+    rank(record.mutants, str(job.instance.get("problem_statement") or ""))
+    if record.not_run:
+        record.skipped.append(f"{record.not_run} mutant(s) not run: see each one's reason")
     record.status = Status.MEASURED if record.mutants_tried else Status.NO_MUTANTS
     if not record.mutants_tried:
-        record.detail = "the time budget ran out before any mutant ran"
+        record.detail = (
+            "no mutant was judged: each one's reason says why (the time budget, a cut run)"
+        )
     elif config.ablation and f2p:
         t0 = time.monotonic()
         runner.kind = "ablation"

@@ -50,8 +50,8 @@ def verdicts_hold(
     scratch: Path,
 ) -> tuple[int, list[bool]]:
     """How many judged tests pass with the fix alone, and for each mutant (as exported in
-    `spice.test_strength.mutants`) whether its verdict holds on its own: a survivor passes every
-    one of those, a killed mutant fails at least one."""
+    `spice.test_strength.mutants`, survived or killed) whether its verdict holds on its own: a
+    survivor passes every one of those, a killed mutant fails at least one."""
     alone = passed_with(executor, git_dir, row, group, "", scratch)
     fixed = [t for t, ok in alone.items() if ok]
     if not fixed:  # nothing would judge: every mutant would "pass" all of nothing
@@ -60,5 +60,5 @@ def verdicts_hold(
     for m in mutants:
         outcome = passed_with(executor, git_dir, row, group, str(m["diff"]), scratch)
         passes = all(outcome.get(t) for t in fixed)
-        holds.append(passes if m["killed_by"] is None else not passes)
+        holds.append(passes if m["verdict"] == "survived" else not passes)
     return len(fixed), holds

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from enum import StrEnum
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from spice_engine.validate.session import Status
 
@@ -20,12 +21,57 @@ class StrengthConfig(BaseModel):
     per_test_s: float = 20.0
     """One test's time limit under a mutant (a mutant that makes it loop is killed by it)."""
     confirm_survivors: int = 5
-    """Survivors re-run with their plain source in a process of their own (a survivor of the
-    shared session could be an artefact of state the session kept)."""
+    """Survivors of the shared session re-run alone, in rank order (a survivor of the shared
+    session could be an artefact of state the session kept); the others keep the session's
+    verdict, marked `run: session`."""
     ablation: bool = True
+    catching_tests: int = 2
+    """Top survivors a model is asked to write a catching test for (0: none; needs a model)."""
+
+
+class Verdict(StrEnum):
+    """A mutant's outcome (STYLE.md 18: outcomes are types)."""
+
+    KILLED = "killed"
+    """A judged test failed under it: `killed_by` names that test."""
+    SURVIVED = "survived"
+    """Every judged test passed under it: a wrong fix the tests accept."""
+    EQUIVALENT = "equivalent"
+    """Proven to behave as the fix (`reason` says how): not a wrong fix."""
+    NOT_RUN = "not_run"
+    """No verdict (`reason` says why: the budget, a run cut off, a crashed session)."""
+
+
+Reached = Literal["not_executed", "executed_unchecked"]
+
+
+class CatchingTest(BaseModel):
+    """A test a model wrote that passes on the fix and fails on the survivor, both proven by
+    running it in the sandbox."""
+
+    path: str
+    code: str
+    failure: str = ""
+    """How it fails on the survivor (pytest's summary line)."""
+
+
+OLD_PROSE = ("the test session crashed", "the run was stopped")
+"""What `killed_by` held before verdicts were typed, where no test failed."""
 
 
 class MutantOutcome(BaseModel):
+    @model_validator(mode="before")
+    @classmethod
+    def _typed(cls, data: Any) -> Any:
+        """A result stored before verdicts were typed: its verdict read from `killed_by`, and
+        its prose there (no test failed) a `not_run` with that reason."""
+        if not isinstance(data, dict) or "verdict" in data:
+            return data
+        killer = data.get("killed_by")
+        if isinstance(killer, str) and killer.startswith(OLD_PROSE):
+            return data | {"verdict": "not_run", "killed_by": None, "reason": killer}
+        return data | {"verdict": "survived" if killer is None else "killed"}
+
     path: str
     line: int
     function: str | None = None
@@ -34,10 +80,23 @@ class MutantOutcome(BaseModel):
     """What the mutant changes, e.g. "`< b` → `<= b`"."""
     diff: str
     """The mutant as a diff against the fixed file."""
+    verdict: Verdict = Verdict.SURVIVED
     killed_by: str | None = None
-    """The first test that failed under it (None: it survived)."""
-    run: Literal["session", "process"] = "session"
-    """Switched on inside the shared test session, or run in a process of its own."""
+    """The judged test that failed under it: only ever a test id (set iff `killed`)."""
+    reason: str = ""
+    """Why `not_run` or `equivalent`."""
+    run: Literal["session", "process", "none"] = "session"
+    """Switched on inside the shared test session, run in a process of its own, or never run."""
+    reached: Reached | None = None
+    """For a survivor: no judged test executes its line, or one does but none checks it (None:
+    not known, e.g. code run at import or a language without the probe)."""
+    by_fail_to_pass: bool = False
+    """A FAIL_TO_PASS test executes its line (what the issue is about)."""
+    rank: int = 0
+    """Among survivors, 1 = the most telling (0: not a survivor)."""
+    catching_test: CatchingTest | None = None
+    possibly_equivalent: bool = False
+    """A model was asked for a test that tells it from the fix and none held: not a headline."""
 
 
 class UntestedPart(BaseModel):
@@ -56,18 +115,45 @@ class TestStrength(BaseModel):
     tests: int = 0
     """Tests the mutants were judged by (fail-to-pass and the touched files' pass-to-pass)."""
     mutants_tried: int = 0
+    """Mutants judged: killed or survived."""
     mutants_killed: int = 0
     score: float | None = None
-    """Killed / tried (None when nothing was tried)."""
+    """Killed / judged (None when none was judged); equivalent and not-run mutants count in
+    neither."""
     equivalent_skipped: int = 0
+    """Mutants set aside before any run: the same text as the fix or as another mutant, and
+    those proven equivalent (these listed, as `equivalent` with the proof, in `mutants`)."""
     not_run: int = 0
-    """Mutants chosen but left undone by the time budget."""
+    """Mutants chosen but left without a verdict (listed as `not_run`, with the reason)."""
     parts_checked: int = 0
+    parts_total: int = 0
+    """Parts of the fix that could be left out (`parts_checked` < this: the budget cut the
+    hunk check)."""
     untested: list[UntestedPart] = Field(default_factory=list)
     """Parts of the fix no fail-to-pass test needs (they pass without it)."""
+    skipped: list[str] = Field(default_factory=list)
+    """What the budget (or a limit) cut, said plainly: e.g. "hunk check skipped: budget"."""
     mutants: list[MutantOutcome] = Field(default_factory=list)
+    written_by: str = ""
+    """The model and prompt (id and version) that wrote the catching tests ("": none asked)."""
     durations: dict[str, float] = Field(default_factory=dict)
 
     @property
     def survivors(self) -> list[MutantOutcome]:
-        return [m for m in self.mutants if m.killed_by is None]
+        """Survivors, the most telling first."""
+        found = [m for m in self.mutants if m.verdict == Verdict.SURVIVED]
+        return sorted(found, key=lambda m: m.rank or len(self.mutants) + 1)
+
+    @property
+    def headline(self) -> MutantOutcome | None:
+        """The survivor a reviewer is shown: the top-ranked one not possibly equivalent."""
+        return next((m for m in self.survivors if not m.possibly_equivalent), None)
+
+    def tally(self) -> None:
+        """Counts and score from the verdicts (judged mutants only)."""
+        of = [m.verdict for m in self.mutants]
+        self.mutants_killed = of.count(Verdict.KILLED)
+        self.mutants_tried = self.mutants_killed + of.count(Verdict.SURVIVED)
+        self.not_run = of.count(Verdict.NOT_RUN)
+        judged = self.mutants_tried
+        self.score = round(self.mutants_killed / judged, 4) if judged else None

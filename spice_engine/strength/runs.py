@@ -23,6 +23,8 @@ class SessionResult(BaseModel):
     mutant): they judge none of the session's mutants."""
     killed_by: dict[int, str | None]
     """Mutant -> the test that killed it (None: survived), for the mutants the session did."""
+    reached: dict[str, list[int]] = {}
+    """Judged test -> the mutants whose code its ordinary run executed."""
     crashed: int | None = None
     """The mutant that was running when the session ended early (a crash or the timeout)."""
     timed_out: bool = False
@@ -34,6 +36,7 @@ def session_result(run: Run) -> SessionResult:
     baseline: list[str] | None = None
     unstable: list[str] = []
     killed_by: dict[int, str | None] = {}
+    reached: dict[str, list[int]] = {}
     current: int | None = None
     for message in run.messages:
         kind = message.get("kind")
@@ -41,6 +44,11 @@ def session_result(run: Run) -> SessionResult:
             baseline = [str(t) for t in message["passed"]]
         elif kind == "unstable" and isinstance(message.get("test"), str):
             unstable.append(message["test"])
+        elif kind == "reached" and isinstance(message.get("test"), str):
+            ids = message.get("ids")
+            reached[message["test"]] = (
+                [i for i in ids if isinstance(i, int)] if isinstance(ids, list) else []
+            )
         elif kind == "current" and isinstance(message.get("id"), int):
             current = message["id"]
         elif kind == "result" and isinstance(message.get("id"), int):
@@ -51,6 +59,7 @@ def session_result(run: Run) -> SessionResult:
         baseline=baseline,
         unstable=unstable,
         killed_by=killed_by,
+        reached=reached,
         crashed=crashed,
         timed_out=run.timed_out,
         log=run.log,
@@ -90,6 +99,10 @@ class Runner:
             return self.session.run(self._name("whole"), files, self._timeout())
         plugin = self.session.plugin(PLUGIN_SOURCE, PLUGIN, {"tests": tests, "select": True})
         return self.session.run(self._name("selected"), files, self._timeout(), plugin)
+
+    def run_files(self, files: list[str]) -> Run:
+        """`files` run whole, as they are (a file just written there, not yet tracked)."""
+        return self.session.run(self._name("written"), files, self._timeout())
 
     def mutant_session(
         self, files: list[str], tests: list[str], keys: list[int], per_test_s: float

@@ -7,7 +7,15 @@ from dataclasses import dataclass
 import libcst as cst
 
 GUARD = "_spice_mutant"
-PRELUDE = f"def {GUARD}(n):\n    return __import__('os').environ.get('SPICE_MUTANT') == str(n)\n"
+PRELUDE = (
+    f"def {GUARD}(n):\n"
+    "    reached = getattr(__import__('sys'), '_spice_reached', None)\n"
+    "    if reached is not None:\n"
+    "        reached.add(n)\n"
+    "    return __import__('os').environ.get('SPICE_MUTANT') == str(n)\n"
+)
+"""The switch of every mutant; while the plugin's probe is set (`sys._spice_reached`, during
+the ordinary run only), it also records that the mutant's code was executed."""
 FLIP_COMPARISON: dict[type[cst.BaseCompOp], type[cst.BaseCompOp]] = {
     cst.LessThan: cst.LessThanEqual,
     cst.LessThanEqual: cst.LessThan,
@@ -37,6 +45,11 @@ class Site:
     function: str | None
     switchable: bool
     """In code that runs when called (a function's body): the schema can switch it."""
+    equivalent: str = ""
+    """Why this mutant is equivalent by construction ("": no proof of it)."""
+    splice: tuple[int, int, int, int, str] | None = None
+    """(start line, column, end line, column, new text): the mutant as a text edit of the
+    source (None: only the whole rewrite writes it)."""
 
 
 def code_of(node: cst.CSTNode, limit: int = 40) -> str:

@@ -5,6 +5,10 @@ from __future__ import annotations
 from spice_engine.strength.result import MutantOutcome, TestStrength
 
 PROMPT_SURVIVORS = 3
+READ = {
+    "executed_unchecked": "the tests execute this line but do not check it",
+    "not_executed": "no test executes this line",
+}
 
 
 def where(m: MutantOutcome) -> str:
@@ -13,14 +17,16 @@ def where(m: MutantOutcome) -> str:
 
 def survivors_text(s: TestStrength | None, limit: int = PROMPT_SURVIVORS) -> str:
     """The survivors as the prompt's evidence ("" when there are none)."""
-    if s is None or not s.survivors:
+    shown = [m for m in s.survivors if not m.possibly_equivalent] if s is not None else []
+    if s is None or not shown:
         return ""
     lines = [
         f"{len(s.survivors)} of {s.mutants_tried} small wrong variants of the gold patch pass "
-        "every test this pull request touches. For example:"
+        "every test this pull request touches (the most telling first). For example:"
     ]
-    for m in s.survivors[:limit]:
-        lines.append(f"- {m.change} in {where(m)} ({m.operator}):\n{m.diff.rstrip()}")
+    for m in shown[:limit]:
+        seen = f"; {READ[m.reached]}" if m.reached else ""
+        lines.append(f"- {m.change} in {where(m)} ({m.operator}{seen}):\n{m.diff.rstrip()}")
     if s.untested:
         lines.append(
             "Parts of the gold patch the fail-to-pass tests pass without: "

@@ -1,0 +1,66 @@
+"""The telling survivor first: survivors ranked by what a reviewer cares about, and each one's
+line classed as executed by no judged test or executed but not checked.
+
+A survivor alone is not news (STING, 2025, found one in 77% of SWE-bench Verified instances);
+one in code the fail-to-pass tests run, in a function the issue names, that changes behaviour
+rather than crashing, is.
+"""
+
+from __future__ import annotations
+
+import re
+
+from spice_engine.strength.result import MutantOutcome, Verdict
+
+CRASHING = {"return replaced", "statement removed", "argument removed"}
+"""Operators whose wrong fixes mostly raise somewhere (a None returned, a name never bound):
+weaker evidence of a gap than a changed value or condition."""
+
+
+def named_functions(problem: str) -> set[str]:
+    """Identifiers the issue text names (a function it names is what it is about)."""
+    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", problem))
+
+
+def classify(
+    outcomes: dict[int, MutantOutcome],
+    reached: dict[str, set[int]],
+    f2p: list[str],
+    switchable: set[int],
+) -> None:
+    """Each survivor's `reached` and `by_fail_to_pass`, per line: a line is executed when a
+    judged test executed any mutant on it (the mutants' switches record that)."""
+    by_line: dict[tuple[str, int], set[int]] = {}
+    for key, m in outcomes.items():
+        by_line.setdefault((m.path, m.line), set()).add(key)
+    any_test = set().union(*reached.values()) if reached else set()
+    fail_to_pass = set().union(*(reached.get(t, set()) for t in f2p)) if f2p else set()
+    for m in outcomes.values():
+        if m.verdict != Verdict.SURVIVED:
+            continue
+        line = by_line[(m.path, m.line)]
+        if not reached or not line & switchable:
+            continue  # no probe here (code run at import, another language): not known
+        m.reached = "executed_unchecked" if line & any_test else "not_executed"
+        m.by_fail_to_pass = bool(line & fail_to_pass)
+
+
+def rank(outcomes: list[MutantOutcome], problem: str) -> None:
+    """Survivors' `rank` (1 = the most telling); every other mutant's is 0."""
+    names = named_functions(problem)
+
+    def key(m: MutantOutcome) -> tuple[int, int, int, int, str, int]:
+        return (
+            not m.by_fail_to_pass,
+            m.function not in names,
+            {"executed_unchecked": 0, "not_executed": 1}.get(m.reached or "", 2),
+            m.operator in CRASHING,
+            m.path,
+            m.line,
+        )
+
+    survivors = sorted((m for m in outcomes if m.verdict == Verdict.SURVIVED), key=key)
+    for m in outcomes:
+        m.rank = 0
+    for n, m in enumerate(survivors, 1):
+        m.rank = n

@@ -1,0 +1,97 @@
+"""A test that catches the survivor (issue 37): the scripted fake model writes test modules;
+each is run in the sandbox on the gold fix and on the wrong fix, and only one that passes on
+the first and fails on the second is shown (comment and export). One failing on both, or
+passing on both, is not: the survivor is then "possibly equivalent" and not the headline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.github.strength_render import catching_block, strength_line, survivor_block
+from spice_engine.llm.config import ModelConfig
+from spice_engine.llm.litellm_chat import LiteLLMChat
+from spice_engine.strength.catching import TestWriter
+from spice_engine.strength.measure import measure
+from spice_engine.strength.result import StrengthConfig, TestStrength
+from spice_engine.validate.bubblewrap import Bubblewrap
+from spice_engine.validate.local import LocalExecutor
+from spice_engine.validate.recipe import Recipe
+from spice_engine.validate.session import Job
+from tests.fakes.openai_server import FakeOpenAI, Reply
+from tests.strength_support import FIX, WEAK, calc_instance
+from tests.validation_support import sandbox_fixture  # noqa: F401
+
+RECIPE = Recipe(python="3.11", extra_packages=["pytest"])
+CATCHES = "from calc import add\n\n\ndef test_adds():\n    assert add(2, 3) == 5\n"
+FAILS_BOTH = "from calc import add\n\n\ndef test_adds():\n    assert add(2, 3) == 6\n"
+PASSES_BOTH = "from calc import add\n\n\ndef test_adds():\n    assert add(2, 0) == 2\n"
+
+
+@pytest.fixture(name="envs", scope="module")
+def envs_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("envs")
+
+
+def _written(*modules: str) -> Any:
+    """The model's k answers: one written module each."""
+
+    def reply(request: dict[str, Any]) -> Reply:
+        texts = [json.dumps({"test_code": m, "explanation": "2 + 3"}) for m in modules]
+        return Reply(texts=texts[: int(request.get("n") or 1)])
+
+    return reply
+
+
+def _measure(tmp_path: Path, envs: Path, sandbox: Bubblewrap, *modules: str) -> TestStrength:
+    repo, row = calc_instance(tmp_path, WEAK, FIX)  # add(2, 0) == 2: `a - b` survives
+    job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, timeout_s=120)
+    with FakeOpenAI(_written(*modules)) as server:
+        config = ModelConfig(
+            model="openai/fake",
+            api_base=server.api_base,
+            api_key="anything",
+            output_mode="json_object",
+            backoff_s=0.0,
+        )
+        writer = TestWriter(LiteLLMChat(config), votes=len(modules))
+        got = measure(
+            job, LocalExecutor(envs, sandbox), tmp_path / "s", StrengthConfig(), writer=writer
+        )
+        assert any("catching_test" in str(r) or "wrong fix" in str(r) for r in server.requests)
+    assert got.status == "measured", got.detail
+    return got
+
+
+def test_a_written_test_that_passes_on_the_fix_and_fails_on_the_survivor_is_shown(
+    tmp_path: Path, envs: Path, sandbox: Bubblewrap
+) -> None:
+    # Three votes: the first two do not hold; the third does, and is the one kept.
+    got = _measure(tmp_path, envs, sandbox, FAILS_BOTH, PASSES_BOTH, CATCHES)
+    (survivor,) = got.survivors
+    assert survivor.change == "`+` → `-`" and not survivor.possibly_equivalent
+    caught = survivor.catching_test
+    assert caught is not None and caught.code == CATCHES
+    assert caught.path == "tests/test_spice_catches_survivor.py"
+    assert "test_adds" in caught.failure
+    assert got.headline == survivor and got.written_by == "openai/fake, catching_test v1"
+    # Shown in the comment and in the export.
+    assert "```python\n" + CATCHES in catching_block(got, ())
+    assert "+    return a - b" in survivor_block(got, ())
+    exported = json.loads(got.model_dump_json())
+    assert exported["mutants"][0]["catching_test"]["code"] == CATCHES
+
+
+@pytest.mark.parametrize("written", [FAILS_BOTH, PASSES_BOTH], ids=["fails_both", "passes_both"])
+def test_a_written_test_that_does_not_tell_them_apart_is_not_shown(
+    tmp_path: Path, envs: Path, sandbox: Bubblewrap, written: str
+) -> None:
+    got = _measure(tmp_path, envs, sandbox, written)
+    (survivor,) = got.survivors
+    assert survivor.catching_test is None and survivor.possibly_equivalent
+    assert got.headline is None  # not used as the headline
+    assert catching_block(got, ()) == "" and survivor_block(got, ()) == ""
+    assert "1 of 2 mutants of the fix survive, each possibly equivalent" in strength_line(got)

@@ -1,0 +1,128 @@
+"""Only code that can matter is mutated or called untested, and equivalent mutants are proven
+so before any run (issue 37): no execution of a repository here."""
+
+from __future__ import annotations
+
+import ast
+
+from spice_engine.strength import mutants, sources
+from spice_engine.strength.choose import choose
+from spice_engine.strength.equivalence import same_bytecode, statement_lines
+from spice_engine.strength.parts import changed_lines
+from spice_engine.strength.relevance import can_matter, inert_lines
+from tests.strength_support import CLAMP_FIX
+from tests.test_strength_mutants import SOURCE
+
+TYPED = '''from typing import TYPE_CHECKING, Protocol, TypedDict, overload
+import logging
+import warnings
+
+log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    LIMIT: int = 3
+
+
+class Row(TypedDict):
+    size: int
+
+
+class Sized(Protocol):
+    def size(self) -> int: ...
+
+
+@overload
+def grow(n: int) -> int: ...
+def grow(n: "int | None" = None, step: int = 2) -> int:
+    """Grow `n` by "step"."""
+    if n is None:
+        raise ValueError("n must be given, not " + "None")
+    log.debug("growing %s", n)
+    warnings.warn("slow")
+    assert n >= 0, "negative"
+    return n + step
+'''
+
+
+def _changes(source: str) -> list[str]:
+    lines = set(range(1, source.count("\n") + 1))
+    return [s.change for s in mutants.find_sites(source, lines)]
+
+
+def test_type_only_code_docstrings_and_messages_are_never_mutated() -> None:
+    found = _changes(TYPED)
+    assert not [c for c in found if "TYPE_CHECKING" in c or "LIMIT" in c or "`3` →" in c]
+    assert not [c for c in found if "int" in c or "size" in c]  # annotations, stubs, bodies
+    assert not [c for c in found if "XX" in c]  # the docstring, the messages, the log text
+    assert not [c for c in found if "log.debug" in c or "warnings.warn" in c]
+    # What the code does is still mutated: its conditions, its arithmetic, its default.
+    assert "`is None` → `is not None`" in found and "`+` → `-`" in found
+    assert "`>= 0` → `> 0`" in found and "`2` → `3`" in found
+    assert any(c.startswith("raise ValueError") for c in found)  # raising at all matters
+
+
+def test_benchmark_docs_and_example_files_are_not_mutated() -> None:
+    assert not can_matter("asv_bench/benchmarks/dataset.py")
+    assert not can_matter("benchmarks/bench_io.py") and not can_matter("doc/conf.py")
+    assert not can_matter("examples/plot.py") and can_matter("xarray/core/formatting.py")
+    patch = (
+        "--- a/asv_bench/benchmarks/repr.py\n+++ b/asv_bench/benchmarks/repr.py\n@@ -1 +1 @@\n"
+        "-x = 1\n+x = 2\n--- a/pkg/core.py\n+++ b/pkg/core.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n"
+    )
+    assert changed_lines(patch) == {"pkg/core.py": {1}}
+
+
+def test_docstring_comment_and_type_only_lines_are_inert() -> None:
+    inert = inert_lines(TYPED)
+    rows = TYPED.splitlines()
+    assert {rows.index("if TYPE_CHECKING:") + 1, rows.index("class Row(TypedDict):") + 2} <= inert
+    assert rows.index('    """Grow `n` by "step"."""') + 1 in inert
+    assert rows.index("    return n + step") + 1 not in inert
+
+
+def _proofs(source: str) -> dict[str, str]:
+    lines = set(range(1, source.count("\n") + 1))
+    choice = choose({"m.py": source}, {"m.py": lines}, 100)
+    return {c.site.change: why for c, why in choice.proven}
+
+
+def test_clamps_boundaries_are_proven_equivalent_its_other_mutants_are_not() -> None:
+    proofs = _proofs(CLAMP_FIX["clamp.py"])
+    assert set(proofs) == {"`< lo` → `<= lo`", "`> hi` → `>= hi`"}
+    assert all(p.startswith("boundary") for p in proofs.values())
+    # A ternary whose both branches are the compared values, and an if/else, likewise.
+    assert _proofs("def m(a, b):\n    return a if a < b else b\n") == {
+        "`< b` → `<= b`": "boundary: both branches give the same value there"
+    }
+    assert "`< b` → `<= b`" in _proofs(
+        "def m(a, b):\n    if a < b:\n        return a\n    else:\n        return b\n"
+    )
+    # Not when the other path returns something else.
+    assert _proofs("def m(a, b):\n    if a < b:\n        return a\n    return 0\n") == {}
+
+
+def test_symmetric_swaps_membership_strings_and_folded_constants_are_proven() -> None:
+    proofs = _proofs(
+        "def m(a, b, c):\n    top = max(a, b)\n    if c in 'mM':\n        return top\n"
+        "    if False:\n        return 1\n    return pow(a, b)\n"
+    )
+    assert proofs["arguments of `max()` swapped"] == "`max()` is symmetric in its arguments"
+    assert proofs["`'mM'` → `'XXmMXX'`"].startswith("membership string")
+    assert proofs["`1` → `2`"] == "same bytecode after constant folding"  # dead code
+    assert "arguments of `pow()` swapped" not in proofs  # not symmetric: a real mutant
+
+
+def test_text_edits_write_the_same_mutants_as_the_whole_rewrite() -> None:
+    lines = {7, 8, 9, 10, 11, 15}
+    sites = mutants.find_sites(SOURCE, lines)
+    assert sites and all(s.splice is not None for s in sites)
+    for s in sites:
+        edited = sources.mutant_source(SOURCE, lines, s)
+        assert ast.dump(ast.parse(edited)) == ast.dump(
+            ast.parse(mutants.plain(SOURCE, lines, s.id))
+        )
+
+
+def test_the_same_bytecode_is_judged_on_the_statement_that_holds_the_change() -> None:
+    fixed = "import os\n\n\ndef f(x):\n    return x * (2 + 3)\n"
+    assert same_bytecode(fixed, fixed.replace("(2 + 3)", "5"), 5, statement_lines(fixed))
+    assert not same_bytecode(fixed, fixed.replace("(2 + 3)", "6"), 5, statement_lines(fixed))
