@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.swebench_referee import assert_gold_only, harness_log, referee_fixture  # noqa: F401
 from tests.validation_support import calc_repo_fixture, git  # noqa: F401
 
@@ -31,6 +33,8 @@ def run_log(repo: Path, patches: list[str], files: str, log: Path) -> None:
     git(repo, "checkout", "-q", ".")
 
 
+# The referee's first use makes its venv, and swebench imports slowly: minutes on a busy machine.
+@pytest.mark.timeout(1200)
 def test_swebench_grades_our_validated_row(
     referee: Path, calc_repo: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:

@@ -141,6 +141,8 @@ def run_log(repo: Path, patches: list[str], files: list[str], log: Path) -> None
     git(repo, "checkout", "-q", ".")
 
 
+# The referee's first use makes its venv, and swebench imports slowly: minutes on a busy machine.
+@pytest.mark.timeout(1200)
 def test_own_runner_validated_and_graded_by_swebench(
     tmp_path: Path, sandbox: object, referee: Path
 ) -> None:
@@ -304,6 +306,8 @@ print(json.dumps({n: PARSER_REGISTRY[n](log, None) for n in sys.argv[1:]}))
 """
 
 
+# The referee's first use makes its venv, and swebench imports slowly: minutes on a busy machine.
+@pytest.mark.timeout(1200)
 def test_pytest_logs_are_read_as_each_swebench_parser_reads_them(referee: Path) -> None:
     """The outside referee: swebench's own parsers on the same log, each dialect alike
     (colours, an id with a space, a path parameter, a verbose line)."""
