@@ -7,10 +7,9 @@ values replaced by None, arithmetic `+`/`-`, the first two positional arguments 
 swapped, and an argument on a line of its own removed from a call. Only nodes that start on a
 changed line are mutated.
 
-The schema (spice_engine.strength.sources) is the file with every chosen mutant in it, each
-guarded by `_spice_mutant(k)`, true only while `SPICE_MUTANT` is `k`: a session switches mutants
-between test runs without reloading (a "mutant schema"). A mutant in code run at import (module
-or class level, default arguments, decorators) runs as plain source in a process of its own.
+The schema (spice_engine.strength.sources) holds every chosen mutant, each guarded by
+`_spice_mutant(k)` (true while `SPICE_MUTANT` is `k`): a session switches mutants between test
+runs; one in code run at import runs as plain source in a process of its own.
 """
 
 from __future__ import annotations
