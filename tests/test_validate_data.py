@@ -53,8 +53,8 @@ def _repo_path(repo: str) -> Path:
 
 
 def _published(repos: tuple[str, ...] = ("pytest-dev/pytest",)) -> list[dict[str, Any]]:
-    files = [DATA / name for repo in repos for name in SOURCES.get(repo, FETCHED.get(repo, ()))]
-    files = [f for f in files if f.suffix == ".jsonl" or f.suffix == ".bundle"]
+    listed = [(SOURCES.get(r) or FETCHED[r])[0] for r in repos]
+    files = [DATA / name for name in listed] + [DATA / SOURCES[r][1] for r in repos if r in SOURCES]
     if not all(f.is_file() for f in files):
         pytest.skip(f"no validation data at {DATA} (../shared is absent)")
     for repo in repos:
@@ -62,7 +62,7 @@ def _published(repos: tuple[str, ...] = ("pytest-dev/pytest",)) -> list[dict[str
     if not {"3.7", "3.8", "3.10", "3.11"} <= set(find_pythons()):
         pytest.skip("needs Pythons 3.7, 3.8, 3.10 and 3.11 (e.g. from pyenv)")
     rows = []
-    for name in dict.fromkeys((SOURCES.get(r) or FETCHED[r])[0] for r in repos):
+    for name in dict.fromkeys(listed):
         rows += [json.loads(line) for line in (DATA / name).read_text().splitlines() if line]
     return [r for r in rows if r["repo"] in repos]
 

@@ -7,6 +7,8 @@ not be run again alone, leaves the mutant `not_run` with its reason.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.strength import sources
 from spice_engine.strength.choose import Choice, Chosen, schema_sources
@@ -14,6 +16,7 @@ from spice_engine.strength.result import MutantOutcome, StrengthConfig, Verdict
 from spice_engine.strength.runs import Runner
 from spice_engine.validate.outcomes import passed
 
+Ran = Literal["session", "process", "none"]
 SESSION_ROUNDS = 4
 """Sessions at most for the switchable mutants (a crash ends one; the next goes on)."""
 
@@ -36,23 +39,19 @@ class Outcomes:
     def add(
         self, c: Chosen, verdict: Verdict, killed_by: str | None, reason: str, run: str
     ) -> None:
-        fixed = self.originals[c.path]
-        self.done[c.key] = MutantOutcome(
-            path=c.path,
-            line=c.site.line,
-            function=c.site.function,
-            operator=c.site.operator,
-            change=c.site.change,
-            diff=sources.diff(c.path, fixed, c.source),
-            verdict=verdict,
-            killed_by=killed_by if verdict == Verdict.KILLED else None,
-            reason=reason,
-            run="session" if run == "session" else "process" if run == "process" else "none",
-        )
+        ran: Ran = "session" if run == "session" else "process" if run == "process" else "none"
+        killer = killed_by if verdict == Verdict.KILLED else None
+        self.done[c.key] = _outcome(c, self.originals[c.path], verdict, reason, ran, killer)
 
 
 def proven(c: Chosen, proof: str, fixed: str) -> MutantOutcome:
     """A mutant proven equivalent before any run."""
+    return _outcome(c, fixed, Verdict.EQUIVALENT, proof, "none")
+
+
+def _outcome(
+    c: Chosen, fixed: str, verdict: Verdict, reason: str, run: Ran, killed_by: str | None = None
+) -> MutantOutcome:
     return MutantOutcome(
         path=c.path,
         line=c.site.line,
@@ -60,9 +59,10 @@ def proven(c: Chosen, proof: str, fixed: str) -> MutantOutcome:
         operator=c.site.operator,
         change=c.site.change,
         diff=sources.diff(c.path, fixed, c.source),
-        verdict=Verdict.EQUIVALENT,
-        reason=proof,
-        run="none",
+        verdict=verdict,
+        killed_by=killed_by,
+        reason=reason,
+        run=run,
     )
 
 

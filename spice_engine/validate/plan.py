@@ -111,8 +111,9 @@ def plan_groups(
     for (repo, version), found in members.items():
         # The newest base commit that can be checked out: one a partial snapshot cannot
         # give would fail every instance of the group, not only its own.
-        whole = [m for m in found if not gitwork.lacks_contents(git_dirs[repo], m[1])]
-        date, setup, _ = max(whole or found)
+        ordered = sorted(found, reverse=True)
+        whole = (m for m in ordered if not gitwork.lacks_contents(git_dirs[repo], m[1]))
+        date, setup, _ = next(whole, ordered[0])
         group = _group(git_dirs[repo], repo, version, setup, date, pythons)
         groups.update({iid: group for _, _, iid in found})
     return groups

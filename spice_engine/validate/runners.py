@@ -66,6 +66,7 @@ PYTEST_PARSERS = {
     Dialect.OPTIONS: "parse_log_pytest_options",
     Dialect.STRIPPED: "parse_log_pytest_v2",
 }
+_DIALECT_OF = {name: dialect for dialect, name in PYTEST_PARSERS.items()}
 SWEBENCH_DIALECTS = {
     "astropy/astropy": Dialect.STRIPPED,
     "scikit-learn/scikit-learn": Dialect.STRIPPED,
@@ -90,8 +91,7 @@ def read_outcomes(log_parser: str, log: str) -> Outcomes:
     """Test id -> status from a log, read as `log_parser` reads it."""
     if log_parser == RUNNERS[SYMPY].log_parser:
         return parse_runtests_log(log)
-    dialects = {name: dialect for dialect, name in PYTEST_PARSERS.items()}
-    return parse_pytest_log(log, dialects.get(log_parser, Dialect.CUT))
+    return parse_pytest_log(log, _DIALECT_OF.get(log_parser, Dialect.CUT))
 
 
 def runner_named(name: str) -> Runner:
