@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from spice_engine.strength import mutants, sources
+from spice_engine.strength import mutants, scoped, sources
 from spice_engine.strength.choose import choose
 from spice_engine.strength.equivalence import same_bytecode, statement_lines
 from spice_engine.strength.parts import changed_lines
@@ -111,18 +111,41 @@ def test_symmetric_swaps_membership_strings_and_folded_constants_are_proven() ->
     assert "arguments of `pow()` swapped" not in proofs  # not symmetric: a real mutant
 
 
+CALLS = SOURCE + (
+    "\n\ndef call(x):\n    return g(\n        x,\n        strict=True,  # why\n"
+    "        last=(x > 1)\n    )\n"
+)
+"""SOURCE and a call the fix adds arguments to, one a line (each can be removed)."""
+
+
 def test_text_edits_write_the_same_mutants_as_the_whole_rewrite() -> None:
-    lines = {7, 8, 9, 10, 11, 15}
-    sites = mutants.find_sites(SOURCE, lines)
-    assert sites and all(s.splice is not None for s in sites)
+    lines = {7, 8, 9, 10, 11, 15, 20, 21, 22, 23}
+    sites = mutants.find_sites(CALLS, lines)
+    assert len(sites) > 20 and all(s.splice is not None for s in sites)
+    assert sum(s.operator == "argument removed" for s in sites) == 3
     for s in sites:
-        edited = sources.mutant_source(SOURCE, lines, s)
-        assert ast.dump(ast.parse(edited)) == ast.dump(
-            ast.parse(mutants.plain(SOURCE, lines, s.id))
-        )
+        edited = ast.dump(ast.parse(sources.mutant_source(CALLS, lines, s)))
+        assert edited == ast.dump(ast.parse(mutants.plain(CALLS, lines, s.id))), s.change
 
 
 def test_the_same_bytecode_is_judged_on_the_statement_that_holds_the_change() -> None:
     fixed = "import os\n\n\ndef f(x):\n    return x * (2 + 3)\n"
     assert same_bytecode(fixed, fixed.replace("(2 + 3)", "5"), 5, statement_lines(fixed))
     assert not same_bytecode(fixed, fixed.replace("(2 + 3)", "6"), 5, statement_lines(fixed))
+
+
+def test_sites_found_statement_by_statement_are_the_whole_files() -> None:
+    lines = {7, 8, 9, 10, 11, 15, 20, 21, 22, 23}
+    whole = mutants.find_sites(CALLS, lines)
+    alone = scoped.find_sites(CALLS, lines)
+    assert len(alone) == len(whole) > 20 and all(s.scope is not None for s in alone)
+    for a, b in zip(whole, alone, strict=True):
+        assert (a.id, a.line, a.change, a.switchable, a.splice) == (
+            b.id,
+            b.line,
+            b.change,
+            b.switchable,
+            b.splice,
+        )
+        plain = ast.dump(ast.parse(mutants.plain(CALLS, lines, a.id)))
+        assert ast.dump(ast.parse(scoped.plain(CALLS, lines, b))) == plain

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from libcst import CSTValidationError, ParserSyntaxError
 
-from spice_engine.strength import mutants, sources
+from spice_engine.strength import scoped, sources
 from spice_engine.strength.equivalence import same_bytecode, statement_lines
 from spice_engine.strength.mutants import Site
 
@@ -51,7 +51,7 @@ def choose(files: dict[str, str], lines: dict[str, set[int]], limit: int) -> Cho
     unparsable = []
     for n, path in enumerate(sorted(files)):
         try:
-            found = mutants.find_sites(files[path], lines[path])
+            found = scoped.find_sites(files[path], lines[path])
         except (ParserSyntaxError, CSTValidationError, RecursionError):
             unparsable.append(path)
             continue
