@@ -8,6 +8,7 @@ import ast
 from spice_engine.strength import mutants, scoped, sources
 from spice_engine.strength.choose import choose
 from spice_engine.strength.equivalence import same_bytecode, statement_lines
+from spice_engine.strength.new_tokens import new_tokens
 from spice_engine.strength.parts import changed_lines
 from spice_engine.strength.relevance import can_matter, inert_lines
 from tests.strength_support import CLAMP_FIX
@@ -149,3 +150,28 @@ def test_sites_found_statement_by_statement_are_the_whole_files() -> None:
         )
         plain = ast.dump(ast.parse(mutants.plain(CALLS, lines, a.id)))
         assert ast.dump(ast.parse(scoped.plain(CALLS, lines, b))) == plain
+
+
+def test_only_what_the_fix_writes_is_mutated_not_what_it_rewraps() -> None:
+    # sphinx-7268's kind of change: a call rewrapped to add one ENUM candidate.
+    fixed = 'def setup(app):\n    app.add("a", True,\n            ENUM("a", "c", "b"))\n'
+    patch = (
+        "--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,3 @@\n def setup(app):\n"
+        '-    app.add("a", True, ENUM("a", "b"))\n'
+        '+    app.add("a", True,\n+            ENUM("a", "c", "b"))\n'
+    )
+    written = new_tokens(patch)
+    assert written == {"m.py": [(3, 22, 25), (3, 25, 26)]}  # `"c"` and its comma
+    chosen = choose({"m.py": fixed}, changed_lines(patch), 30, written).chosen
+    changes = [c.site.change for c in chosen]
+    assert '`"c"` → `"XXcXX"`' in changes and "`True` → `False`" not in changes
+    assert not [c for c in changes if c.startswith(('`"a"', '`"b"'))]
+    # New lines are new whatever tokens they share with the old ones (clamp's `return x`).
+    lines = {"clamp.py": set(range(2, 8))}
+    clamp_patch = (
+        "--- a/clamp.py\n+++ b/clamp.py\n@@ -1,2 +1,7 @@\n def clamp(x, lo, hi):\n"
+        "-    return min(x, hi)\n"
+        + "".join("+" + row + "\n" for row in CLAMP_FIX["clamp.py"].splitlines()[1:])
+    )
+    every = choose(CLAMP_FIX, lines, 30).chosen
+    assert len(choose(CLAMP_FIX, lines, 30, new_tokens(clamp_patch)).chosen) == len(every) == 7
