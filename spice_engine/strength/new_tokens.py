@@ -26,7 +26,8 @@ def _tokens(lines: list[tuple[int, str]]) -> list[tuple[str, Span]]:
 
 def new_tokens(patch: str) -> dict[str, list[Span]]:
     """Python file -> where the tokens are that the fix adds (those of lines it only adds, and
-    in lines it changes, the ones not already in the lines they replace)."""
+    in lines it changes, the ones not already in the lines they replace; every token of a
+    hunk's added lines when the hunk adds none)."""
     out: dict[str, list[Span]] = {}
     for pf in PatchSet(patch):
         if pf.is_removed_file or not pf.path.endswith(".py") or not can_matter(pf.path):
@@ -43,7 +44,10 @@ def new_tokens(patch: str) -> dict[str, list[Span]]:
             # `x` that happens to match is not (the new lines of clamp() are all new).
             blocks = [b for b in matcher.get_matching_blocks() if b.size >= MOVED_RUN]
             kept = {j for b in blocks for j in range(b.b, b.b + b.size)}
-            spans += [span for j, (_, span) in enumerate(new) if j not in kept]
+            written = [span for j, (_, span) in enumerate(new) if j not in kept]
+            # A hunk that only deletes (sphinx-7440 drops `.lower()` and `lowercase=True`)
+            # writes no token: the lines it leaves are what it changed, mutated whole.
+            spans += written or [span for _, span in new]
         out[pf.path] = spans
     return out
 
