@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import ast
 
-from spice_engine.strength import mutants, sources
+from spice_engine.strength import mutants, scoped, sources
 from spice_engine.strength.choose import choose
 from spice_engine.strength.equivalence import same_bytecode, statement_lines
+from spice_engine.strength.new_tokens import new_tokens
 from spice_engine.strength.parts import changed_lines
 from spice_engine.strength.relevance import can_matter, inert_lines
 from tests.strength_support import CLAMP_FIX
@@ -111,18 +112,66 @@ def test_symmetric_swaps_membership_strings_and_folded_constants_are_proven() ->
     assert "arguments of `pow()` swapped" not in proofs  # not symmetric: a real mutant
 
 
+CALLS = SOURCE + (
+    "\n\ndef call(x):\n    return g(\n        x,\n        strict=True,  # why\n"
+    "        last=(x > 1)\n    )\n"
+)
+"""SOURCE and a call the fix adds arguments to, one a line (each can be removed)."""
+
+
 def test_text_edits_write_the_same_mutants_as_the_whole_rewrite() -> None:
-    lines = {7, 8, 9, 10, 11, 15}
-    sites = mutants.find_sites(SOURCE, lines)
-    assert sites and all(s.splice is not None for s in sites)
+    lines = {7, 8, 9, 10, 11, 15, 20, 21, 22, 23}
+    sites = mutants.find_sites(CALLS, lines)
+    assert len(sites) > 20 and all(s.splice is not None for s in sites)
+    assert sum(s.operator == "argument removed" for s in sites) == 3
     for s in sites:
-        edited = sources.mutant_source(SOURCE, lines, s)
-        assert ast.dump(ast.parse(edited)) == ast.dump(
-            ast.parse(mutants.plain(SOURCE, lines, s.id))
-        )
+        edited = ast.dump(ast.parse(sources.mutant_source(CALLS, lines, s)))
+        assert edited == ast.dump(ast.parse(mutants.plain(CALLS, lines, s.id))), s.change
 
 
 def test_the_same_bytecode_is_judged_on_the_statement_that_holds_the_change() -> None:
     fixed = "import os\n\n\ndef f(x):\n    return x * (2 + 3)\n"
     assert same_bytecode(fixed, fixed.replace("(2 + 3)", "5"), 5, statement_lines(fixed))
     assert not same_bytecode(fixed, fixed.replace("(2 + 3)", "6"), 5, statement_lines(fixed))
+
+
+def test_sites_found_statement_by_statement_are_the_whole_files() -> None:
+    lines = {7, 8, 9, 10, 11, 15, 20, 21, 22, 23}
+    whole = mutants.find_sites(CALLS, lines)
+    alone = scoped.find_sites(CALLS, lines)
+    assert len(alone) == len(whole) > 20 and all(s.scope is not None for s in alone)
+    for a, b in zip(whole, alone, strict=True):
+        assert (a.id, a.line, a.change, a.switchable, a.splice) == (
+            b.id,
+            b.line,
+            b.change,
+            b.switchable,
+            b.splice,
+        )
+        plain = ast.dump(ast.parse(mutants.plain(CALLS, lines, a.id)))
+        assert ast.dump(ast.parse(scoped.plain(CALLS, lines, b))) == plain
+
+
+def test_only_what_the_fix_writes_is_mutated_not_what_it_rewraps() -> None:
+    # sphinx-7268's kind of change: a call rewrapped to add one ENUM candidate.
+    fixed = 'def setup(app):\n    app.add("a", True,\n            ENUM("a", "c", "b"))\n'
+    patch = (
+        "--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,3 @@\n def setup(app):\n"
+        '-    app.add("a", True, ENUM("a", "b"))\n'
+        '+    app.add("a", True,\n+            ENUM("a", "c", "b"))\n'
+    )
+    written = new_tokens(patch)
+    assert written == {"m.py": [(3, 22, 25), (3, 25, 26)]}  # `"c"` and its comma
+    chosen = choose({"m.py": fixed}, changed_lines(patch), 30, written).chosen
+    changes = [c.site.change for c in chosen]
+    assert '`"c"` → `"XXcXX"`' in changes and "`True` → `False`" not in changes
+    assert not [c for c in changes if c.startswith(('`"a"', '`"b"'))]
+    # New lines are new whatever tokens they share with the old ones (clamp's `return x`).
+    lines = {"clamp.py": set(range(2, 8))}
+    clamp_patch = (
+        "--- a/clamp.py\n+++ b/clamp.py\n@@ -1,2 +1,7 @@\n def clamp(x, lo, hi):\n"
+        "-    return min(x, hi)\n"
+        + "".join("+" + row + "\n" for row in CLAMP_FIX["clamp.py"].splitlines()[1:])
+    )
+    every = choose(CLAMP_FIX, lines, 30).chosen
+    assert len(choose(CLAMP_FIX, lines, 30, new_tokens(clamp_patch)).chosen) == len(every) == 7

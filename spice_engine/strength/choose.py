@@ -6,9 +6,10 @@ from dataclasses import dataclass, field
 
 from libcst import CSTValidationError, ParserSyntaxError
 
-from spice_engine.strength import mutants, sources
+from spice_engine.strength import scoped, sources
 from spice_engine.strength.equivalence import same_bytecode, statement_lines
 from spice_engine.strength.mutants import Site
+from spice_engine.strength.new_tokens import Span, touches
 
 GOLDEN = 0.6180339887498949
 """Stride of the spread: consecutive picks land far apart along the sites (a Weyl sequence)."""
@@ -44,17 +45,24 @@ def spread(n: int) -> list[int]:
     return sorted(range(n), key=lambda i: ((i * GOLDEN) % 1.0, i))
 
 
-def choose(files: dict[str, str], lines: dict[str, set[int]], limit: int) -> Choice:
+def choose(
+    files: dict[str, str],
+    lines: dict[str, set[int]],
+    limit: int,
+    written: dict[str, list[Span]] | None = None,
+) -> Choice:
     """Up to `limit` mutants of the changed `lines` of `files` (path -> fixed source), spread
     over all sites; those with the fixed file's AST (or another mutant's) are skipped."""
     sites: list[tuple[int, str, Site]] = []
     unparsable = []
     for n, path in enumerate(sorted(files)):
         try:
-            found = mutants.find_sites(files[path], lines[path])
+            found = scoped.find_sites(files[path], lines[path])
         except (ParserSyntaxError, CSTValidationError, RecursionError):
             unparsable.append(path)
             continue
+        if written is not None:  # only mutants of what the fix writes, not of what it moves
+            found = [s for s in found if _of_the_fix(s, written.get(path, []))]
         sites += [(n, path, s) for s in found]
     chosen: list[Chosen] = []
     proven: list[tuple[Chosen, str]] = []
@@ -88,6 +96,14 @@ def choose(files: dict[str, str], lines: dict[str, set[int]], limit: int) -> Cho
         chosen.append(c)
     chosen.sort(key=lambda c: c.key)
     return Choice(chosen, equivalent, unparsable, files, lines, proven)
+
+
+def _of_the_fix(site: Site, written: list[Span]) -> bool:
+    """A mutant whose change touches a token the fix writes (one without a text edit: kept)."""
+    if site.splice is None:
+        return True
+    l1, c1, l2, c2, _ = site.splice
+    return touches(written, (l1, c1), (l2, c2))
 
 
 def schema_sources(choice: Choice) -> dict[str, str]:

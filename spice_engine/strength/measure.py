@@ -21,6 +21,7 @@ from spice_engine.strength.ablation import ablate
 from spice_engine.strength.catching import TestWriter, catch
 from spice_engine.strength.choose import Choice, choose
 from spice_engine.strength.mutant_runs import Outcomes, confirm, mutate, proven
+from spice_engine.strength.new_tokens import new_tokens
 from spice_engine.strength.parts import changed_lines
 from spice_engine.strength.plain_measure import measure_plain
 from spice_engine.strength.rank import classify, rank
@@ -113,7 +114,7 @@ def _measure(
     t0 = time.monotonic()
     lines = changed_lines(job.patch)
     fixed = {p: tree.source(p) for p in lines}
-    choice = choose(fixed, lines, config.max_mutants)
+    choice = choose(fixed, lines, config.max_mutants, new_tokens(job.patch))
     record.durations["choose"] = round(time.monotonic() - t0, 3)
     record.equivalent_skipped = choice.equivalent
     if choice.chosen:

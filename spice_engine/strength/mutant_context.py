@@ -29,6 +29,13 @@ def code(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
 
 
+def bare(node: cst.CSTNode) -> cst.CSTNode:
+    """An expression without its own parentheses (what the source positions cover)."""
+    if isinstance(node, cst.BaseExpression) and (node.lpar or node.rpar):
+        return node.with_changes(lpar=[], rpar=[])
+    return node
+
+
 def _name(node: cst.CSTNode) -> str:
     """The last name of `a.b.c` or `c`."""
     if isinstance(node, cst.Attribute):

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
-from spice_engine.strength.mutant_context import ORDERING, Context, code, is_message_call
+from spice_engine.strength.mutant_context import ORDERING, Context, bare, code, is_message_call
 from spice_engine.strength.sites import (
     FLIP_ARITHMETIC,
     FLIP_COMPARISON,
@@ -89,9 +89,9 @@ class _Mutator(Context):
                     span = (span[0], span[1], l2, c2 + len(rest) - len(rest.lstrip(" ")) + 1)
             return (*span, mutant)
         same_kind = type(mutant) is type(at)
-        if code(_bare(at)) != self._text(span):
+        if code(bare(at)) != self._text(span):
             return None
-        return (*span, code(_bare(mutant) if same_kind else mutant))
+        return (*span, code(bare(mutant) if same_kind else mutant))
 
     def _expr(
         self,
@@ -291,10 +291,3 @@ def find_sites(source: str, lines: set[int]) -> list[Site]:
 def plain(source: str, lines: set[int], k: int) -> str:
     """`source` with mutant `k` alone, as a fix would be written."""
     return run_mutator(source, lines, {k}, False)[0]
-
-
-def _bare(node: cst.CSTNode) -> cst.CSTNode:
-    """An expression without its own parentheses (what the source positions cover)."""
-    if isinstance(node, cst.BaseExpression) and (node.lpar or node.rpar):
-        return node.with_changes(lpar=[], rpar=[])
-    return node

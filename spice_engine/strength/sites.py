@@ -50,6 +50,9 @@ class Site:
     splice: tuple[int, int, int, int, str] | None = None
     """(start line, column, end line, column, new text): the mutant as a text edit of the
     source (None: only the whole rewrite writes it)."""
+    scope: tuple[int, int, int] | None = None
+    """(first line, last line, id there) of the top-level statement it was found in, parsed
+    alone (None: found in the whole file)."""
 
 
 def code_of(node: cst.CSTNode, limit: int = 40) -> str:

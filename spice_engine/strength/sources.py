@@ -7,7 +7,8 @@ import difflib
 
 import libcst as cst
 
-from spice_engine.strength.mutants import plain, run_mutator
+from spice_engine.strength import scoped
+from spice_engine.strength.mutants import run_mutator
 from spice_engine.strength.sites import PRELUDE, Site
 
 
@@ -58,7 +59,7 @@ def mutant_source(source: str, lines: set[int], site: Site) -> str:
     """`source` with `site`'s mutant alone: a text edit when the site has one (one parse of a
     large file per mutant cost seconds each), else the whole rewrite."""
     if site.splice is None:
-        return plain(source, lines, site.id)
+        return scoped.plain(source, lines, site)
     l1, c1, l2, c2, text = site.splice
     rows = source.splitlines(keepends=True)
     head = "".join(rows[: l1 - 1]) + rows[l1 - 1][:c1]
