@@ -5,8 +5,7 @@ checked at the door, the pre-filter the worker applies before any GitHub call an
 The web process routes a delivery with it (`route_body`) and stores the route beside the
 payload; the worker dispatches on the stored kind and never routes again. Each handler is
 imported by a small function of this module, called by the worker only: the web process
-imports none of them. The fields routing reads
-are validated (GitHub's number range, `owner/name` shape): a signed payload is still input.
+imports none of them. The fields routing reads are validated first (app.webhook_envelope).
 """
 
 from __future__ import annotations
@@ -16,22 +15,20 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
-import orjson
 from pydantic import BaseModel, Field
+
+from app.webhook_envelope import (
+    Envelope,
+    InvalidPayload,
+    Numbered,
+    Repo,
+    parse_body,
+)
 
 if TYPE_CHECKING:
     from app.handlers.outcome import Done
     from app.handlers.run_context import RunContext
 
-MAX_NUMBER = 2**31 - 1  # issue and PR numbers are GitHub Int (32-bit) values
-MAX_ID = 2**63 - 1
-Number = Annotated[int, msgspec.Meta(ge=1, le=MAX_NUMBER)]
-Identifier = Annotated[int, msgspec.Meta(ge=1, le=MAX_ID)]
-# GitHub owners: letters, digits, hyphens (39 max); names: letters, digits, `-._` (100 max).
-FullName = Annotated[
-    str, msgspec.Meta(pattern=r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/(?!\.\.?$)[A-Za-z0-9._-]{1,100}$")
-]
-Action = Annotated[str, msgspec.Meta(min_length=1, max_length=60, pattern=r"^[a-z_]+$")]
 Kind = Annotated[str, Field(pattern=r"^[a-z_]{1,20}$")]
 """A job kind: the `kind` of one entry of `EVENTS`."""
 
@@ -42,51 +39,8 @@ Handler = Callable[["RunContext", dict[str, Any]], "Done"]
 PreFilter = Callable[[dict[str, Any]], str | None]
 
 
-class MalformedBody(ValueError):
-    """Not a JSON object: answered 400 before anything else is looked at."""
-
-
-class InvalidPayload(ValueError):
-    """A handled event whose payload lacks or mangles the fields every such event has."""
-
-
 class UnknownKind(LookupError):
     """A stored route names a kind no entry of the table has (the table lost an event)."""
-
-
-class _Repo(msgspec.Struct):
-    full_name: FullName
-
-
-class _Numbered(msgspec.Struct):
-    number: Number
-
-
-class _Identified(msgspec.Struct):
-    id: Identifier
-
-
-class _Label(msgspec.Struct):
-    name: Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
-
-
-class _PullRequest(msgspec.Struct):
-    merged: bool | None = None
-
-
-class _Envelope(msgspec.Struct):
-    """What routing reads of a handled event; which fields must be there depends on it."""
-
-    action: Action | None = None
-    repository: _Repo | None = None
-    issue: _Numbered | None = None
-    number: Number | None = None
-    comment: _Identified | None = None
-    installation: _Identified | None = None
-    pull_request: _PullRequest | None = None
-    label: _Label | None = None
-    repositories_removed: list[_Repo] | None = None
-    repositories_added: list[_Repo] | None = None
 
 
 class Route(BaseModel):
@@ -115,38 +69,38 @@ class EventEntry:
     event: str
     actions: frozenset[str]
     kind: Kind
-    place: Callable[[str, _Envelope], Place]
+    place: Callable[[str, Envelope], Place]
     """The job's repository, number and key; raises `InvalidPayload` when fields are missing."""
     handler: Callable[[], Handler] | None
     """The worker's handler, imported when asked for (the web process imports none); None:
     applied at the door (`INSTALLATION`)."""
-    accepts: Callable[[_Envelope], bool] | None = None
+    accepts: Callable[[Envelope], bool] | None = None
     """At the door: False answers the delivery 200 ignored (e.g. a PR closed unmerged)."""
     pre_filter: Callable[[], PreFilter] | None = None
     """Run by the worker before any GitHub call (our own comments and labels come back as
     events): a skip reason, or None."""
 
 
-def item_place(event: str, env: _Envelope) -> Place:
+def item_place(event: str, env: Envelope) -> Place:
     """An issue's or PR's triage: one key per item, so bursts coalesce."""
     repo, number = _required(event, env.repository, env.issue if event == "issues" else env.number)
     return repo, number, f"{repo}#{number}"
 
 
-def _label_change(event: str, env: _Envelope) -> Place:
+def _label_change(event: str, env: Envelope) -> Place:
     # A person's label change is feedback, kept apart from the item's triage run; each label
     # and direction once (a removal and an addition both count).
     repo, number, key = item_place(event, env)
     return repo, number, f"{key}/label/{env.action}/{env.label.name if env.label else ''}"
 
 
-def _merge(event: str, env: _Envelope) -> Place:
+def _merge(event: str, env: Envelope) -> Place:
     # Harvested under its own key, never folded into a pending triage run of the PR.
     repo, number, key = item_place(event, env)
     return repo, number, f"{key}/merged"
 
 
-def _command(event: str, env: _Envelope) -> Place:
+def _command(event: str, env: Envelope) -> Place:
     # Commands get their own key: folding `/spice explain` into a pending run would drop it.
     repo, number = _required(event, env.repository, env.issue)
     if env.comment is None:
@@ -154,13 +108,13 @@ def _command(event: str, env: _Envelope) -> Place:
     return repo, number, f"{repo}#{number}/comment/{env.comment.id}"
 
 
-def installation_place(event: str, env: _Envelope) -> Place:
+def installation_place(event: str, env: Envelope) -> Place:
     if env.installation is None:
         raise InvalidPayload(f"{event} payload: missing installation.id")
     return None, None, f"installation/{env.installation.id}"
 
 
-def _merged(env: _Envelope) -> bool:
+def _merged(env: Envelope) -> bool:
     return env.pull_request is not None and env.pull_request.merged is True
 
 
@@ -257,17 +211,6 @@ def entry_of(kind: str, table: list[EventEntry] | None = None) -> EventEntry:
     return found
 
 
-def parse_body(body: bytes) -> dict[str, Any]:
-    """The body as a JSON object; strict UTF-8 and at most 1,024 levels deep (orjson)."""
-    try:
-        data = orjson.loads(body)
-    except orjson.JSONDecodeError as exc:
-        raise MalformedBody(f"body is not valid JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise MalformedBody("expected a JSON object")
-    return data
-
-
 def route_body(event: str, body: bytes, table: list[EventEntry] | None = None) -> Route | None:
     """`route_payload` of a raw body; raises `MalformedBody` for anything but a JSON object."""
     return route_payload(event, parse_body(body), table)
@@ -283,7 +226,7 @@ def route_payload(
     if event not in {e.event for e in table or EVENTS}:
         return None
     try:
-        envelope = msgspec.convert(payload, _Envelope)
+        envelope = msgspec.convert(payload, Envelope)
     except msgspec.ValidationError as exc:
         raise InvalidPayload(f"{event} payload: {exc}") from exc
     entry = entry_for(event, envelope.action, table)
@@ -299,7 +242,7 @@ def route_payload(
     )  # fmt: skip
 
 
-def _required(event: str, repo: _Repo | None, number: _Numbered | int | None) -> tuple[str, int]:
+def _required(event: str, repo: Repo | None, number: Numbered | int | None) -> tuple[str, int]:
     missing = [
         name
         for name, value in (("repository.full_name", repo), ("number", number))

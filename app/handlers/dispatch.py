@@ -18,7 +18,8 @@ from app.handlers.comments import may_command
 from app.handlers.deps import HandlerDeps
 from app.handlers.outcome import Delivered, Done, Failed, Failure, HandlerOutcome, Skipped
 from app.handlers.run_context import RunContext
-from app.routing import Handler, InvalidPayload, Route, entry_of, route_payload
+from app.routing import Handler, Route, entry_of, route_payload
+from app.webhook_envelope import InvalidPayload
 from spice_engine.errors import CostCapExceeded, ModelCallError, NoValidVotesError, SpiceError
 
 log = logging.getLogger(__name__)

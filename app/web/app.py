@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from app.metrics import build_metrics, watch_github
 from app.queue.tasks import JobQueue, build_queue
 from app.settings import Settings
-from app.store.engine import database_url, make_engine, session_factory
+from app.store.opening import open_store
 from app.web import health, metrics_endpoint, webhook
 from app.web.dashboard import routes as dashboard
 from app.web.services import WebServices
@@ -28,13 +28,7 @@ def create_app(
     before its workers start).
     """
     secret = settings.webhook_secret_bytes()
-    engine = make_engine(database_url(settings))
-    if migrate:
-        # Here only: alembic costs a web worker ~10 MB, and `spice serve` migrates before.
-        from app.store.migrate import upgrade_to_head
-
-        upgrade_to_head(engine)
-    sessions = session_factory(engine)
+    engine, sessions = open_store(settings, migrate=migrate)
     services = WebServices(
         settings=settings,
         secret=secret,

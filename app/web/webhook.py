@@ -14,11 +14,12 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
 from app.redaction import redacted_excerpt, secret_values
-from app.routing import HANDLED_EVENTS, InvalidPayload, MalformedBody, route_body
+from app.routing import HANDLED_EVENTS, route_body
 from app.store.deliveries import NewDelivery
 from app.store.intake import Intake, StoreUnavailable, accept
 from app.web.services import WebServices
 from app.web.signature import PREFIX, matches
+from app.webhook_envelope import InvalidPayload, MalformedBody
 
 log = logging.getLogger(__name__)
 router = APIRouter()
