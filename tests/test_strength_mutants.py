@@ -10,6 +10,8 @@ from typing import Any
 from spice_engine.strength import mutants, sources
 from spice_engine.strength.choose import choose
 from spice_engine.strength.parts import changed_lines, parts
+from spice_engine.strength.rank import rank
+from spice_engine.strength.result import MutantOutcome
 
 SOURCE = '''"""A module."""
 from __future__ import annotations
@@ -147,3 +149,50 @@ def test_parts_of_a_fix() -> None:
     assert "+    x += 1" in found[2].without and "+    return 2" not in found[2].without
     assert "b.py" in found[2].without and "a.py" not in found[0].without
     assert changed_lines(FIX) == {"a.py": {2, 12}, "b.py": {1}}
+
+
+GUARDED = """def load(app, node):
+    if app.mode != "description":
+        return
+    node.append(app.mode)
+    for item in app.items:
+        if not item:
+            continue
+        node.append(item)
+"""
+
+
+def test_removing_an_early_leaving_guard_is_its_own_operator() -> None:
+    """A guard's removal runs what it kept out: a change of behaviour, ranked as one; other
+    removed statements (an assignment, a call) mostly crash."""
+    removed = {
+        s.line: s.operator
+        for s in mutants.find_sites(GUARDED, set(range(1, 9)))
+        if s.operator.endswith("removed")
+    }
+    assert removed[2] == removed[6] == "guard removed"
+    assert removed[4] == removed[8] == "statement removed"
+
+
+def test_the_telling_survivor_changes_a_value_before_a_name_before_a_crash() -> None:
+    def survivor(operator: str, line: int) -> MutantOutcome:
+        return MutantOutcome(
+            path="m.py", line=line, function="load", operator=operator, change="", diff="",
+            reached="executed_unchecked", by_fail_to_pass=True,
+        )  # fmt: skip
+
+    got = [
+        survivor("statement removed", 1),
+        survivor("string", 2),
+        survivor("guard removed", 3),
+        survivor("arguments swapped", 4),
+        survivor("comparison", 5),
+    ]
+    rank(got, "load() ignores the mode")
+    assert [m.operator for m in sorted(got, key=lambda m: m.rank)] == [
+        "guard removed",
+        "comparison",
+        "string",
+        "arguments swapped",
+        "statement removed",
+    ]

@@ -228,3 +228,13 @@ class Context(cst.CSTTransformer):
         """(start line, start column, end line, end column) of `node` in the source."""
         r = self.get_metadata(PositionProvider, node)
         return r.start.line, r.start.column, r.end.line, r.end.column
+
+
+def is_guard(node: cst.BaseStatement) -> bool:
+    """An `if` without `else` that leaves early (`return`, `raise`, `continue`, `break`): its
+    removal runs what it guarded against, a change of behaviour rather than a crash."""
+    if not isinstance(node, cst.If) or node.orelse is not None:
+        return False
+    last = node.body.body[-1] if node.body.body else None
+    leaves = (cst.Return, cst.Raise, cst.Continue, cst.Break)
+    return isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], leaves)

@@ -12,6 +12,11 @@ alarm: a mutant that loops forever is killed by it); the results are sent as
 they come through the run's channel, with the mutant being run named beforehand, so a crash
 loses nothing but that one.
 
+A survivor whose function has a name is then watched (spice_engine.strength.observe_support):
+the tests that reach it run twice with no mutant on and once with it, each call of its function
+recorded, and the plugin says whether the mutant left anything the fix's two runs agree on
+different (a differential run: none is an equivalent mutant on the tests' inputs).
+
 The same plugin, told to select tests and given no mutants, only selects: the run executes
 exactly the tests named (by node id, as SWE-bench's log parser writes them), whatever characters
 the ids hold.
@@ -44,6 +49,7 @@ _SUPPORT = sys.modules.get(os.environ.get("SPICE_SUPPORT_MODULE", "")) or import
 named = _SUPPORT.named
 select = _SUPPORT.select
 send = _SUPPORT.send
+_fix_calls = {}  # type: Dict[Any, Any]
 
 
 class _TestTimeout(BaseException):
@@ -115,6 +121,49 @@ def _probe(item):
         _reached[item.nodeid] = sys.__dict__.pop("_spice_reached", set())
 
 
+def _observer():
+    # type: () -> Any
+    name = _settings.get("extras", {}).get("observe_support")
+    try:
+        return importlib.import_module(name) if name else None
+    except ImportError:
+        return None
+
+
+def _watched(where, groups, limit):
+    # type: (Dict[str, str], List[Any], float) -> Any
+    """The calls of the function `where` names while `groups` run once more (None: a test
+    failed or ran past its limit, or the observer is missing: nothing to compare)."""
+    module = _observer()
+    if module is None:
+        return None
+    with module.Observer(where["path"], where["function"]) as seen:
+        if any(_group_fails(group, limit) for group in groups):
+            return None
+    return seen.calls
+
+
+def _observe(mutant, where, tests, limit):
+    # type: (int, Dict[str, str], List[Any], float) -> None
+    """The differential run of one survivor: its function watched under the fix (twice, once
+    for the tests that reach it) and under the mutant."""
+    groups = [g for _, g in tests if any(mutant in _reached.get(i.nodeid, ()) for i in g)]
+    if not groups:
+        return  # executed by no test: a gap, not a candidate for equivalence
+    key = (where["path"], where["function"], tuple(id(g) for g in groups))
+    if key not in _fix_calls:
+        os.environ.pop("SPICE_MUTANT", None)
+        _fix_calls[key] = (_watched(where, groups, limit), _watched(where, groups, limit))
+        os.environ["SPICE_MUTANT"] = str(mutant)
+    fix, again = _fix_calls[key]
+    under = _watched(where, groups, limit)
+    module = _observer()
+    differs = None
+    if module is not None and fix is not None and again is not None and under is not None:
+        differs = module.differs(fix, again, under)
+    send({"kind": "observed", "id": mutant, "calls": len(fix or ()), "differs": differs})
+
+
 def _mutate(session):
     # type: (Any) -> None
     settings = _load()
@@ -160,6 +209,9 @@ def _mutate(session):
                 break
             seconds = round(time.time() - started, 3)
             send({"kind": "result", "id": mutant, "killed_by": killer, "seconds": seconds})
+            where = settings.get("observe", {}).get(str(mutant))
+            if killer is None and where and time.time() < deadline:
+                _observe(mutant, where, tests, limit)
     finally:
         os.environ.pop("SPICE_MUTANT", None)
         signal.signal(signal.SIGALRM, old)

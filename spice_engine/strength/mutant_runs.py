@@ -17,6 +17,11 @@ from spice_engine.strength.runs import Runner
 from spice_engine.validate.outcomes import passed
 
 Ran = Literal["session", "process", "none"]
+NO_DIFFERENCE = (
+    "no difference observed: on its {calls} calls by the tests that run it, `{function}` "
+    "returned or raised what the fix's did and left its arguments as the fix's did"
+)
+"""A survivor's differential run found nothing a test could check (on the tests' inputs)."""
 SESSION_ROUNDS = 4
 """Sessions at most for the switchable mutants (a crash ends one; the next goes on)."""
 
@@ -83,7 +88,8 @@ def mutate(runner: Runner, files: list[str], tests: list[str], choice: Choice,
         for n in range(SESSION_ROUNDS):
             if n and (not todo or runner.left() <= 0):
                 break
-            got = runner.mutant_session(files, tests, todo, config.per_test_s)
+            watch = {c.key: (c.path, c.site.function) for c in switchable if c.site.function}
+            got = runner.mutant_session(files, tests, todo, config.per_test_s, watch)
             log = got.log
             if got.baseline is None:
                 break
@@ -100,6 +106,12 @@ def mutate(runner: Runner, files: list[str], tests: list[str], choice: Choice,
                     alone.append(out.by_key[key])  # not a judged test's id: judged alone
                     continue
                 verdict = Verdict.SURVIVED if killer is None else Verdict.KILLED
+                seen = got.observed.get(key)
+                if verdict == Verdict.SURVIVED and seen is not None and seen.differs is False:
+                    c = out.by_key[key]
+                    why = NO_DIFFERENCE.format(function=c.site.function, calls=seen.calls)
+                    out.add(c, Verdict.EQUIVALENT, None, why, "session")
+                    continue
                 out.add(out.by_key[key], verdict, killer, "", "session")
             if got.crashed is not None and got.crashed in out.by_key:
                 # No test id to name: judged again alone (a real failure names its test).

@@ -1,14 +1,11 @@
 """Mutants of the lines a fix adds or changes, as plain sources and as one switchable schema.
 
-Operators are the selective set of the mutation-testing literature (Offutt et al.): relational
-operator replacement, logical connector replacement, negated conditions, constants ±1 and
-booleans flipped, strings changed (`"XX…XX"`, as mutmut does), statement deletion, return
-values replaced by None, arithmetic `+`/`-`, the first two positional arguments of a call
-swapped, and an argument on a line of its own removed from a call. Only nodes that start on a
-changed line are mutated.
-
-The schema (spice_engine.strength.sources) holds every chosen mutant, each guarded by
-`_spice_mutant(k)` (true while `SPICE_MUTANT` is `k`): a session switches mutants between test
+Operators: the selective set of Offutt et al. (relational and logical operators replaced,
+conditions negated, constants ±1, booleans flipped, strings `"XX…XX"` as mutmut does, statements
+and early-leaving guards removed, returns replaced by None, `+`/`-`, the first two positional
+arguments swapped, an argument on a line of its own removed). Only nodes that start on a
+changed line are mutated. The schema (spice_engine.strength.sources) guards each chosen mutant
+by `_spice_mutant(k)` (true while `SPICE_MUTANT` is `k`): a session switches mutants between test
 runs; one in code run at import runs as plain source in a process of its own.
 """
 
@@ -19,7 +16,14 @@ from collections.abc import Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
-from spice_engine.strength.mutant_context import ORDERING, Context, bare, code, is_message_call
+from spice_engine.strength.mutant_context import (
+    ORDERING,
+    Context,
+    bare,
+    code,
+    is_guard,
+    is_message_call,
+)
 from spice_engine.strength.sites import (
     FLIP_ARITHMETIC,
     FLIP_COMPARISON,
@@ -134,7 +138,8 @@ class _Mutator(Context):
             for s in original.body
         ):
             return updated  # a warning or a log line: what it says, not what the fix does
-        k = self._new(original, "statement removed", code_of(original), "", (original, "pass"))
+        removed = "guard removed" if is_guard(original) else "statement removed"
+        k = self._new(original, removed, code_of(original), "", (original, "pass"))
         if k is None or self.chosen is None or k not in self.chosen:
             return updated
         passing = cst.SimpleStatementLine([cst.Pass()])

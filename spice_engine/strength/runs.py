@@ -12,6 +12,18 @@ from spice_engine.validate.session import Run, Session
 
 PLUGIN = "_spice_mutants"
 PLUGIN_SOURCE = Path(__file__).with_name("mutant_plugin.py")
+OBSERVER_SOURCE = Path(__file__).with_name("observe_support.py")
+
+
+class Observed(BaseModel):
+    """A survivor's differential run: its function's calls by the tests that reach it."""
+
+    calls: int
+    """Calls of the function in one run of those tests under the fix."""
+    differs: bool | None
+    """Did the mutant leave a value the fix's two runs agree on different? None: the runs
+    could not say (no call, a test failed or ran past its limit, a run of the fix unlike the
+    other)."""
 
 
 class SessionResult(BaseModel):
@@ -25,6 +37,8 @@ class SessionResult(BaseModel):
     """Mutant -> the test that killed it (None: survived), for the mutants the session did."""
     reached: dict[str, list[int]] = {}
     """Judged test -> the mutants whose code its ordinary run executed."""
+    observed: dict[int, Observed] = {}
+    """Survivor -> its differential run, when one was made."""
     crashed: int | None = None
     """The mutant that was running when the session ended early (a crash or the timeout)."""
     timed_out: bool = False
@@ -37,6 +51,7 @@ def session_result(run: Run) -> SessionResult:
     unstable: list[str] = []
     killed_by: dict[int, str | None] = {}
     reached: dict[str, list[int]] = {}
+    observed: dict[int, Observed] = {}
     current: int | None = None
     for message in run.messages:
         kind = message.get("kind")
@@ -54,12 +69,19 @@ def session_result(run: Run) -> SessionResult:
         elif kind == "result" and isinstance(message.get("id"), int):
             killer = message.get("killed_by")
             killed_by[message["id"]] = killer if isinstance(killer, str) else None
+        elif kind == "observed" and isinstance(message.get("id"), int):
+            calls, differs = message.get("calls"), message.get("differs")
+            observed[message["id"]] = Observed(
+                calls=calls if isinstance(calls, int) else 0,
+                differs=differs if isinstance(differs, bool) else None,
+            )
     crashed = current if current is not None and current not in killed_by else None
     return SessionResult(
         baseline=baseline,
         unstable=unstable,
         killed_by=killed_by,
         reached=reached,
+        observed=observed,
         crashed=crashed,
         timed_out=run.timed_out,
         log=run.log,
@@ -105,12 +127,21 @@ class Runner:
         return self.session.run(self._name("written"), files, self._timeout())
 
     def mutant_session(
-        self, files: list[str], tests: list[str], keys: list[int], per_test_s: float
+        self,
+        files: list[str],
+        tests: list[str],
+        keys: list[int],
+        per_test_s: float,
+        observe: dict[int, tuple[str, str]] | None = None,
     ) -> SessionResult:
-        """`files` run once, then `tests` again under each mutant of `keys`."""
+        """`files` run once, then `tests` again under each mutant of `keys`; each survivor
+        named in `observe` (its file and function) gets its differential run."""
         budget = max(0.0, self.left() - 5.0)
-        settings = {"mutants": keys, "tests": tests, "per_test_s": per_test_s, "budget_s": budget}
-        plugin = self.session.plugin(PLUGIN_SOURCE, PLUGIN, settings)
+        settings = {
+            "mutants": keys, "tests": tests, "per_test_s": per_test_s, "budget_s": budget,
+            "observe": {str(k): {"path": p, "function": f} for k, (p, f) in (observe or {}).items()},
+        }  # fmt: skip
+        plugin = self.session.plugin(PLUGIN_SOURCE, PLUGIN, settings, (OBSERVER_SOURCE,))
         return session_result(
             self.session.run(self._name("mutants"), files, self._timeout(), plugin)
         )

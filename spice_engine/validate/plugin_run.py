@@ -36,17 +36,31 @@ class Plugin(BaseModel):
         return [self.support, self.name]
 
 
-def make_plugin(scratch: Path, source: Path, name: str, settings: dict[str, Any]) -> Plugin:
+def make_plugin(
+    scratch: Path,
+    source: Path,
+    name: str,
+    settings: dict[str, Any],
+    extras: tuple[Path, ...] = (),
+) -> Plugin:
     """A new plugin folder under `scratch` (the host's: never bound writable). The module gets
     a name of its own for this run (`name` and a random part): pytest imports `-p` plugins by
-    name with the tree first on sys.path, where a file the tests left could stand in for it."""
+    name with the tree first on sys.path, where a file the tests left could stand in for it.
+
+    `extras`: more modules the plugin imports itself, named the same way; the settings' `extras`
+    maps each file's stem to its name in this run."""
     folder = Path(tempfile.mkdtemp(dir=scratch, prefix="plugin-"))
     folder.chmod(0o755)  # read by the sandbox's user, whatever the worker's umask
     token = uuid.uuid4().hex[:12]
     name, support = f"{name}_{token}", f"{SUPPORT_MODULE}_{token}"
     door.write_bytes(folder, f"{name}.py", door.read_bytes(source.parent, source.name))
     door.write_bytes(folder, f"{support}.py", door.read_bytes(_SUPPORT.parent, _SUPPORT.name))
-    door.write_text(folder, "settings.json", json.dumps(settings))
+    named = {extra.stem: f"_spice_{extra.stem}_{token}" for extra in extras}
+    for extra in extras:
+        door.write_bytes(
+            folder, f"{named[extra.stem]}.py", door.read_bytes(extra.parent, extra.name)
+        )
+    door.write_text(folder, "settings.json", json.dumps({**settings, "extras": named}))
     return Plugin(folder=folder, name=name, support=support)
 
 

@@ -183,8 +183,10 @@ class Session:
             tree.apply(self.job.patch)
             yield tree
 
-    def plugin(self, source: Path, name: str, settings: dict[str, Any]) -> Plugin:
-        return make_plugin(self.home, source, name, settings)
+    def plugin(
+        self, source: Path, name: str, settings: dict[str, Any], extras: tuple[Path, ...] = ()
+    ) -> Plugin:
+        return make_plugin(self.home, source, name, settings, extras)
 
     def run(
         self,

@@ -1,0 +1,215 @@
+"""The differential run's eyes, loaded into the project's own pytest beside the mutant plugin
+(spice_engine.strength.mutant_plugin): while tests run, every call of one function is
+recorded as what a caller can see of it (what it returned or raised, and the state its
+arguments, `self` included, were left in), each value flattened to its leaves.
+
+A surviving mutant whose function, called by the same tests on the same inputs, leaves every
+leaf the fix left (those that differ between two runs of the fix are noise, not evidence) is
+`equivalent` on those inputs: no wrong fix to show. A leaf that is stable under the fix and
+differs under the mutant is a difference a test could have checked.
+
+Plugin rules apply: it runs under the project's Python and pytest, with type comments and
+nothing from this package; it never consumes an iterator, calls a property or `repr` of an
+object of the project (only those of built-in values), and never lets an error reach a test.
+"""
+
+import contextlib
+import sys
+import types
+from typing import Any, Dict, List, Optional, Tuple  # noqa: F401 (type comments)
+
+MAX_CALLS = 200
+"""Calls recorded per run (later ones are not: a run that makes more is compared on these)."""
+MAX_LEAVES = 4000
+"""Leaves per call: a huge object is compared on its first leaves, in a fixed order."""
+MAX_DEPTH = 10
+MAX_ITEMS = 300
+LONG_TEXT = 2000
+
+_PLAIN = (type(None), bool, int, float, complex, str, bytes)
+_CODE = (types.FunctionType, staticmethod, classmethod, property, type)
+_NAMED = (type, types.FunctionType, types.MethodType, types.BuiltinFunctionType, types.ModuleType)
+
+
+def _plain(value):
+    # type: (Any) -> str
+    text = repr(value)
+    if len(text) > LONG_TEXT:  # the same process: `hash` is stable within it
+        return "{}#{}:{}".format(type(value).__name__, len(text), hash(text))
+    return text
+
+
+def _key(value):
+    # type: (Any) -> str
+    return _plain(value) if isinstance(value, _PLAIN) else "<{}>".format(type(value).__name__)
+
+
+_BASES = (list, tuple, set, frozenset)  # type: Tuple[Any, ...]
+
+
+def _members(value):
+    # type: (Any) -> List[Any]
+    """A container's items, read by the built-in type's own code (never a subclass's)."""
+    base = next(b for b in _BASES if isinstance(value, b))
+    return list(base.__iter__(value))
+
+
+def _items(obj):
+    # type: (Any) -> List[Any]
+    """(label, value) pairs of an object's own state: its `__dict__` and `__slots__`, read
+    without running any of its code."""
+    out = []  # type: List[Any]
+    try:
+        state = object.__getattribute__(obj, "__dict__")
+    except Exception:  # noqa: BLE001 (no instance dictionary, or one that will not be read)
+        state = None
+    if isinstance(state, dict):
+        out += [("." + str(k), state[k]) for k in sorted(state, key=_key)[:MAX_ITEMS]]
+    for klass in type(obj).__mro__:
+        for slot in klass.__dict__.get("__slots__", ()) or ():
+            if isinstance(slot, str) and slot not in ("__dict__", "__weakref__"):
+                with contextlib.suppress(Exception):  # an unset slot
+                    out.append(("." + slot, object.__getattribute__(obj, slot)))
+    return out
+
+
+def _class_data(klass):
+    # type: (type) -> List[Any]
+    state = type.__dict__["__dict__"].__get__(klass)  # never a metaclass's own attribute code
+    return [
+        ("." + k, state[k])
+        for k in sorted(state, key=str)[:MAX_ITEMS]
+        if isinstance(k, str) and not k.startswith("__") and not isinstance(state[k], _CODE)
+    ]
+
+
+def leaves(value, out, path, depth=0, seen=None):
+    # type: (Any, Dict[str, str], str, int, Optional[Dict[int, str]]) -> None
+    """`value` flattened into `out`: path -> a leaf's text. A value met again (a cycle, an
+    object shared) is named by where it was first met."""
+    seen = {} if seen is None else seen
+    if len(out) >= MAX_LEAVES:
+        return
+    try:
+        kind = type(value)
+        if isinstance(value, _PLAIN):
+            out[path] = _plain(value)
+            return
+        if id(value) in seen:
+            out[path] = "<seen at {}>".format(seen[id(value)])
+            return
+        seen[id(value)] = path
+        name = "{}.{}".format(getattr(kind, "__module__", "?"), kind.__qualname__)
+        if depth >= MAX_DEPTH:
+            out[path] = name
+        elif isinstance(value, (list, tuple)):
+            items = _members(value)
+            out[path] = "{}[{}]".format(name, len(items))
+            for n, item in enumerate(items[:MAX_ITEMS]):
+                leaves(item, out, "{}[{}]".format(path, n), depth + 1, seen)
+        elif isinstance(value, dict):
+            out[path] = "{}[{}]".format(name, dict.__len__(value))
+            for k in sorted(dict.keys(value), key=_key)[:MAX_ITEMS]:
+                leaves(
+                    dict.__getitem__(value, k), out, "{}[{}]".format(path, _key(k)), depth + 1, seen
+                )
+        elif isinstance(value, (set, frozenset)):
+            out[path] = "{}{}".format(name, sorted(_key(v) for v in _members(value))[:MAX_ITEMS])
+        elif isinstance(value, _NAMED):
+            out[path] = "{} {}".format(name, getattr(value, "__qualname__", "") or "")
+            if isinstance(value, type):  # a class's data (a marker set on it), not its code
+                for label, item in _class_data(value):
+                    leaves(item, out, path + label, depth + 1, seen)
+        else:
+            out[path] = name
+            for label, item in _items(value):
+                leaves(item, out, path + label, depth + 1, seen)
+    except Exception as exc:  # noqa: BLE001 (a value that cannot be read is a leaf of its own)
+        out[path] = "<unreadable {}>".format(type(exc).__name__)
+
+
+def _arguments(frame):
+    # type: (Any) -> List[Any]
+    code = frame.f_code
+    count = code.co_argcount + getattr(code, "co_kwonlyargcount", 0)
+    count += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
+    names = code.co_varnames[:count]
+    return [(n, frame.f_locals[n]) for n in names if n in frame.f_locals]
+
+
+class Observer(object):
+    """Records the calls of the functions named `function` in files ending with `path`."""
+
+    def __init__(self, path, function):
+        # type: (str, str) -> None
+        self.suffix, self.function = "/" + path.lstrip("/"), function
+        self.calls = []  # type: List[Dict[str, str]]
+        self._targets = {}  # type: Dict[Any, bool]
+
+    def _is_target(self, code):
+        # type: (Any) -> bool
+        hit = self._targets.get(code)
+        if hit is None:
+            filename = code.co_filename.replace("\\", "/")
+            hit = code.co_name == self.function and filename.endswith(self.suffix)
+            self._targets[code] = hit
+        return hit
+
+    def tracer(self, frame, event, arg):
+        # type: (Any, str, Any) -> Any
+        if event != "call" or len(self.calls) >= MAX_CALLS or not self._is_target(frame.f_code):
+            return None
+        arguments = _arguments(frame)
+        raised = []  # type: List[str]
+
+        def local(frame, event, arg):
+            # type: (Any, str, Any) -> Any
+            try:
+                if event == "exception":
+                    raised[:] = [arg[0].__name__]
+                elif event == "line":
+                    del raised[:]  # handled inside: not what the caller sees
+                elif event == "return":
+                    self._record(arguments, "raised {}".format(raised[0]) if raised else None, arg)
+            except Exception:  # noqa: BLE001 (never into the test)
+                pass
+            return local
+
+        return local
+
+    def _record(self, arguments, raised, returned):
+        # type: (List[Any], Optional[str], Any) -> None
+        out = {}  # type: Dict[str, str]
+        seen = {}  # type: Dict[int, str]
+        if raised is not None and returned is None:
+            out["return"] = raised
+        else:
+            leaves(returned, out, "return", 0, seen)
+        for name, value in arguments:
+            leaves(value, out, name, 0, seen)
+        self.calls.append(out)
+
+    def __enter__(self):
+        # type: () -> Observer
+        self._previous = sys.gettrace()
+        sys.settrace(self.tracer)
+        return self
+
+    def __exit__(self, *exc):
+        # type: (Any) -> None
+        sys.settrace(self._previous)
+
+
+def differs(fix, again, mutant):
+    # type: (List[Dict[str, str]], List[Dict[str, str]], List[Dict[str, str]]) -> Optional[bool]
+    """Did the mutant leave a leaf that two runs of the fix agree on different? None when the
+    fix's runs cannot say (no call seen, or not the same number of calls)."""
+    if not fix or len(fix) != len(again):
+        return None
+    if len(mutant) != len(fix):
+        return True
+    for a, b, m in zip(fix, again, mutant):  # noqa: B905 (Python 3.6)
+        for path in set(a) | set(m):
+            if a.get(path) == b.get(path) and a.get(path) != m.get(path):
+                return True
+    return False

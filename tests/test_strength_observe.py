@@ -1,0 +1,142 @@
+"""The differential run (issue 37, item 2): a survivor whose function, on the inputs the tests
+give it, returns and leaves behind exactly what the fix's does is `equivalent`; one that
+leaves a value a test could have checked stays a wrong fix the tests accept."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import textwrap
+from pathlib import Path
+
+from spice_engine.strength import observe_support
+from spice_engine.strength.measure import measure
+from spice_engine.strength.observe_support import Observer, differs, leaves
+from spice_engine.strength.result import StrengthConfig, Verdict
+from spice_engine.validate.bubblewrap import Bubblewrap
+from spice_engine.validate.local import LocalExecutor
+from spice_engine.validate.recipe import Recipe
+from spice_engine.validate.session import Job
+from tests.fakes.sample_project import calc_project, instance_of
+from tests.validation_support import sandbox_fixture  # noqa: F401
+
+
+class Box:
+    def __init__(self) -> None:
+        self.items: list[object] = []
+        self.me = self
+
+
+def grow(box: Box, item: object, times: int = 1) -> int:
+    for _ in range(times):
+        box.items.append(item)
+    if item is None:
+        raise ValueError("no item")
+    return len(box.items)
+
+
+def _watch(*calls: tuple[object, ...]) -> list[dict[str, str]]:
+    with Observer(Path(__file__).name, "grow") as seen:
+        for args in calls:
+            with contextlib.suppress(ValueError):
+                grow(*args)  # type: ignore[arg-type]
+    return seen.calls
+
+
+def test_each_call_is_what_it_returned_or_raised_and_the_state_it_left() -> None:
+    box = Box()
+    calls = _watch((box, 1), (box, None))
+    assert [c["return"] for c in calls] == ["1", "raised ValueError"]
+    assert calls[0]["box.items[0]"] == "1" and calls[1]["box.items[1]"] == "None"
+    assert calls[0]["box.me"] == "<seen at box>"  # a cycle, named where it was first met
+    assert calls[0]["item"] == "1" and calls[0]["times"] == "1"
+
+
+def test_only_a_difference_both_runs_of_the_fix_agree_on_counts() -> None:
+    fix = _watch((Box(), 1))
+    assert differs(fix, _watch((Box(), 1)), _watch((Box(), 1))) is False
+    assert differs(fix, _watch((Box(), 1)), _watch((Box(), 2))) is True
+    assert differs(fix, _watch((Box(), 1)), _watch((Box(), 1, 2))) is True  # more left behind
+    assert differs(fix, fix, _watch((Box(), 1), (Box(), 1))) is True  # called more often
+    noisy = [{**fix[0], "item": "2"}]  # a leaf that two runs of the fix disagree on
+    assert differs(fix, noisy, [{**fix[0], "item": "3"}]) is False
+    assert differs([], [], _watch((Box(), 1))) is None  # never called: nothing to compare
+
+
+def test_objects_are_read_without_running_their_code() -> None:
+    class Loud:
+        __slots__ = ("quiet",)
+
+        def __init__(self) -> None:
+            self.quiet = 1
+
+        def __repr__(self) -> str:
+            raise AssertionError("repr ran")
+
+        def __getattr__(self, name: str) -> object:
+            raise AssertionError("getattr ran")
+
+    class Sneaky(list[int]):
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            raise AssertionError("iter ran")
+
+    out: dict[str, str] = {}
+    leaves({"a": Loud(), "b": Sneaky([1, 2]), "c": {3}, "d": iter([1])}, out, "v")
+    assert out["v['a'].quiet"] == "1"
+    assert out["v['b'][1]"] == "2" and out["v['c']"] == "builtins.set['3']"
+    assert out["v['d']"] == "builtins.list_iterator"  # never consumed
+    assert observe_support.MAX_LEAVES >= 1000
+
+
+FIX = textwrap.dedent(
+    """
+    def split_into(n, kind, value):
+        parts = value.split(";")
+        if len(parts) > n:
+            raise ValueError("invalid %s entry: %r" % (kind, value))
+        return parts + [""] * (n - len(parts))
+
+
+    def entries(values):
+        found = []
+        for value in values:
+            found.append(tuple(split_into(2, "pair", value)))
+        return found
+    """
+).lstrip()
+BUG = "def entries(values):\n    return [(value,) for value in values]\n"
+TEST = textwrap.dedent(
+    """
+
+
+    def test_entries():
+        from pairs import entries
+
+        assert [e[0] for e in entries(["a;b", "c"])] == ["a", "c"]
+    """
+)
+
+
+def test_a_survivor_the_tests_inputs_cannot_tell_apart_is_equivalent_others_stay(
+    tmp_path: Path, sandbox: Bubblewrap
+) -> None:
+    repo = tmp_path / "pairs"
+    calc_project(repo, ("calc", "pairs"), calc="def mul(a, b):\n    return a * b\n", pairs=BUG)
+    row = instance_of(repo, "octo/pairs", {"pairs.py": FIX}, ("tests/test_calc.py", TEST), "pairs")
+    row["FAIL_TO_PASS"] = json.dumps(["tests/test_calc.py::test_entries"])
+    row["PASS_TO_PASS"] = json.dumps(["tests/test_calc.py::test_mul"])
+    recipe = Recipe(python="3.11", extra_packages=["pytest"])
+    job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=recipe, timeout_s=120)
+    executor = LocalExecutor(tmp_path / "envs", sandbox)
+    got = measure(job, executor, tmp_path / "scratch", StrengthConfig(budget_s=300))
+    assert got.status == "measured", got.detail
+    by_change = {m.change: m for m in got.mutants}
+    # The kind's name only reaches an error no input of the tests raises: `entries` returns
+    # and leaves what the fix's does, call for call.
+    named = by_change['`"pair"` → `"XXpairXX"`']
+    assert named.verdict == Verdict.EQUIVALENT, named
+    assert named.reason.startswith("no difference observed") and named.run == "session"
+    # Three parts instead of two: the tests check only the first, `entries` returns more.
+    more = by_change["`2` → `3`"]
+    assert more.verdict == Verdict.SURVIVED and more in got.survivors, more
+    assert Verdict.EQUIVALENT not in {m.verdict for m in got.survivors}
