@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import sys
 import textwrap
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from spice_engine.strength import observe_support
 from spice_engine.strength.measure import measure
-from spice_engine.strength.observe_support import Observer, differs, leaves
+from spice_engine.strength.observe_support import Observer, differs, leaves, outcome
+from spice_engine.strength.replay_support import copied, nearby_differs, neighbours
 from spice_engine.strength.result import StrengthConfig, Verdict
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.local import LocalExecutor
@@ -140,3 +145,44 @@ def test_a_survivor_the_tests_inputs_cannot_tell_apart_is_equivalent_others_stay
     more = by_change["`2` → `3`"]
     assert more.verdict == Verdict.SURVIVED and more in got.survivors, more
     assert Verdict.EQUIVALENT not in {m.verdict for m in got.survivors}
+
+
+def _guard(n: int) -> bool:
+    """As the schema's switch: records that the mutant's code ran, on while `SPICE_MUTANT`."""
+    reached = getattr(sys, "_spice_reached", None)
+    if reached is not None:
+        reached.add(n)
+    return os.environ.get("SPICE_MUTANT") == str(n)
+
+
+def add(a: int, b: int) -> int:
+    return (a - b) if _guard(1) else (a + b)
+
+
+def describe(kind: str, value: int) -> int:
+    if value < 0:
+        raise ValueError(f"bad {('XX' + kind) if _guard(2) else kind}")
+    return value * 2
+
+
+def _neighbours_tell(function: Callable[..., int], mutant: int, *args: object) -> bool | None:
+    with Observer(Path(__file__).name, function.__name__, copied, capture=5) as seen:
+        function(*args)
+
+    def switch(on: bool) -> None:
+        os.environ.pop("SPICE_MUTANT", None)
+        if on:
+            os.environ["SPICE_MUTANT"] = str(mutant)
+
+    return nearby_differs(seen.captured, mutant, switch, outcome, time.time() + 30)
+
+
+def test_the_neighbours_of_the_tests_inputs_tell_the_weak_tests_survivor_apart() -> None:
+    assert neighbours(2) == [3, 1, 0, 5] and neighbours(True) == [False]
+    assert neighbours("ab") == ["", "ab_", "a", "AB"] and neighbours(object()) == []
+    # add(2, 0) is 2 with `a - b` too; add(2, 1) is not.
+    assert _neighbours_tell(add, 1, 2, 0) is True
+    # A name only an error message reads: the neighbours reach it (a negative value raises)
+    # and the caller sees the same ValueError.
+    assert _neighbours_tell(describe, 2, "pair", 0) is False
+    assert "SPICE_MUTANT" not in os.environ

@@ -12,10 +12,11 @@ alarm: a mutant that loops forever is killed by it); the results are sent as
 they come through the run's channel, with the mutant being run named beforehand, so a crash
 loses nothing but that one.
 
-A survivor whose function has a name is then watched (spice_engine.strength.observe_support):
+Once every mutant has its verdict, each survivor in a named function gets a differential run:
 the tests that reach it run twice with no mutant on and once with it, each call of its function
-recorded, and the plugin says whether the mutant left anything the fix's two runs agree on
-different (a differential run: none is an equivalent mutant on the tests' inputs).
+recorded (spice_engine.strength.observe_support), then calls the tests made are replayed on
+neighbouring inputs (spice_engine.strength.replay_support); the plugin says whether anything
+told the mutant from the fix (nothing: an equivalent mutant there).
 
 The same plugin, told to select tests and given no mutants, only selects: the run executes
 exactly the tests named (by node id, as SWE-bench's log parser writes them), whatever characters
@@ -121,47 +122,67 @@ def _probe(item):
         _reached[item.nodeid] = sys.__dict__.pop("_spice_reached", set())
 
 
-def _observer():
-    # type: () -> Any
-    name = _settings.get("extras", {}).get("observe_support")
+def _extra(stem):
+    # type: (str) -> Any
+    """A module the plugin folder holds beside this one (spice_engine.validate.plugin_run)."""
+    name = _settings.get("extras", {}).get(stem)
     try:
         return importlib.import_module(name) if name else None
     except ImportError:
         return None
 
 
-def _watched(where, groups, limit):
-    # type: (Dict[str, str], List[Any], float) -> Any
-    """The calls of the function `where` names while `groups` run once more (None: a test
-    failed or ran past its limit, or the observer is missing: nothing to compare)."""
-    module = _observer()
-    if module is None:
+def _switch(mutant):
+    # type: (int) -> Any
+    def switch(on):
+        # type: (bool) -> None
+        if on:
+            os.environ["SPICE_MUTANT"] = str(mutant)
+        else:
+            os.environ.pop("SPICE_MUTANT", None)
+
+    return switch
+
+
+def _watched(where, groups, limit, capture=0):
+    # type: (Dict[str, str], List[Any], float, int) -> Any
+    """The observer of the function `where` names while `groups` run once more (None: a test
+    failed or ran past its limit, or the plugin's modules are missing)."""
+    observe, replay = _extra("observe_support"), _extra("replay_support")
+    if observe is None or replay is None:
         return None
-    with module.Observer(where["path"], where["function"]) as seen:
+    watcher = observe.Observer(where["path"], where["function"], replay.copied, capture)
+    with watcher:
         if any(_group_fails(group, limit) for group in groups):
             return None
-    return seen.calls
+    return watcher
 
 
-def _observe(mutant, where, tests, limit):
-    # type: (int, Dict[str, str], List[Any], float) -> None
-    """The differential run of one survivor: its function watched under the fix (twice, once
-    for the tests that reach it) and under the mutant."""
+def _observe(mutant, where, tests, limit, deadline):
+    # type: (int, Dict[str, str], List[Any], float, float) -> None
+    """The differential run of one survivor: its function watched while the tests that reach
+    it run under the fix (twice) and under the mutant, then calls they made replayed on
+    neighbouring inputs (spice_engine.strength.replay_support)."""
     groups = [g for _, g in tests if any(mutant in _reached.get(i.nodeid, ()) for i in g)]
     if not groups:
         return  # executed by no test: a gap, not a candidate for equivalence
+    switch = _switch(mutant)
     key = (where["path"], where["function"], tuple(id(g) for g in groups))
     if key not in _fix_calls:
-        os.environ.pop("SPICE_MUTANT", None)
-        _fix_calls[key] = (_watched(where, groups, limit), _watched(where, groups, limit))
-        os.environ["SPICE_MUTANT"] = str(mutant)
+        switch(False)
+        _fix_calls[key] = (_watched(where, groups, limit, 10), _watched(where, groups, limit))
     fix, again = _fix_calls[key]
+    switch(True)
     under = _watched(where, groups, limit)
-    module = _observer()
+    switch(False)
+    observe, replay = _extra("observe_support"), _extra("replay_support")
     differs = None
-    if module is not None and fix is not None and again is not None and under is not None:
-        differs = module.differs(fix, again, under)
-    send({"kind": "observed", "id": mutant, "calls": len(fix or ()), "differs": differs})
+    if fix is not None and again is not None and under is not None:
+        differs = observe.differs(fix.calls, again.calls, under.calls)
+        if differs is False:  # the tests' inputs cannot tell: their neighbours may
+            differs = replay.nearby_differs(fix.captured, mutant, switch, observe.outcome, deadline)
+    calls = len(fix.calls) if fix is not None else 0
+    send({"kind": "observed", "id": mutant, "calls": calls, "differs": differs})
 
 
 def _mutate(session):
@@ -183,6 +204,7 @@ def _mutate(session):
                 ids |= _reached.get(item.nodeid, set())
             send({"kind": "reached", "test": test, "ids": sorted(ids)})
         checked = set()  # type: Set[str]
+        survivors = []  # type: List[int]
         unstable = set()  # type: Set[str]
         for mutant in settings["mutants"]:
             if time.time() > deadline:
@@ -209,9 +231,13 @@ def _mutate(session):
                 break
             seconds = round(time.time() - started, 3)
             send({"kind": "result", "id": mutant, "killed_by": killer, "seconds": seconds})
-            where = settings.get("observe", {}).get(str(mutant))
-            if killer is None and where and time.time() < deadline:
-                _observe(mutant, where, tests, limit)
+            if killer is None and str(mutant) in settings.get("observe", {}):
+                survivors.append(mutant)
+        # Last: a replay may leave state behind, and no verdict is made after it.
+        for mutant in survivors:
+            if time.time() < deadline:
+                where = settings["observe"][str(mutant)]
+                _observe(mutant, where, tests, limit, deadline)
     finally:
         os.environ.pop("SPICE_MUTANT", None)
         signal.signal(signal.SIGALRM, old)

@@ -14,6 +14,7 @@ object of the project (only those of built-in values), and never lets an error r
 """
 
 import contextlib
+import inspect
 import sys
 import types
 from typing import Any, Dict, List, Optional, Tuple  # noqa: F401 (type comments)
@@ -137,14 +138,53 @@ def _arguments(frame):
     return [(n, frame.f_locals[n]) for n in names if n in frame.f_locals]
 
 
-class Observer(object):
-    """Records the calls of the functions named `function` in files ending with `path`."""
+def _function(frame, arguments):
+    # type: (Any, List[Any]) -> Any
+    """The function object whose code the frame runs, found without running project code:
+    a module's function by name, a method or class method on its first argument's class."""
+    code = frame.f_code
+    found = [frame.f_globals.get(code.co_name)]
+    if arguments:
+        first = arguments[0][1]
+        for owner in (type(first), first):
+            if isinstance(owner, type):
+                with contextlib.suppress(AttributeError):
+                    found.append(inspect.getattr_static(owner, code.co_name))
+    for candidate in found:
+        candidate = getattr(candidate, "__func__", candidate)  # classmethod, staticmethod
+        for function in (candidate, getattr(candidate, "__wrapped__", None)):
+            if getattr(function, "__code__", None) is code:
+                return function
+    return None
 
-    def __init__(self, path, function):
-        # type: (str, str) -> None
+
+def outcome(arguments, raised, returned):
+    # type: (List[Any], Optional[str], Any) -> Dict[str, str]
+    """What a caller sees of one call: what it returned or raised, and its arguments' state."""
+    out = {}  # type: Dict[str, str]
+    seen = {}  # type: Dict[int, str]
+    if raised is not None and returned is None:
+        out["return"] = raised
+    else:
+        leaves(returned, out, "return", 0, seen)
+    for name, value in arguments:
+        leaves(value, out, name, 0, seen)
+    return out
+
+
+class Observer(object):
+    """Records the calls of the functions named `function` in files ending with `path`; with
+    a `copier`, the first `capture` of them are kept to replay (function, code, a deep copy of
+    the arguments as they came in)."""
+
+    def __init__(self, path, function, copier=None, capture=0):
+        # type: (str, str, Any, int) -> None
         self.suffix, self.function = "/" + path.lstrip("/"), function
         self.calls = []  # type: List[Dict[str, str]]
+        self.captured = []  # type: List[Any]
+        self._copier, self._capture = copier, capture
         self._targets = {}  # type: Dict[Any, bool]
+        self._previous = None  # type: Any
 
     def _is_target(self, code):
         # type: (Any) -> bool
@@ -155,11 +195,20 @@ class Observer(object):
             self._targets[code] = hit
         return hit
 
+    def _keep(self, frame, arguments):
+        # type: (Any, List[Any]) -> None
+        function = _function(frame, arguments)
+        kept = self._copier(arguments) if function is not None else None
+        if kept is not None:
+            self.captured.append((function, frame.f_code, kept))
+
     def tracer(self, frame, event, arg):
         # type: (Any, str, Any) -> Any
         if event != "call" or len(self.calls) >= MAX_CALLS or not self._is_target(frame.f_code):
             return None
         arguments = _arguments(frame)
+        if self._copier is not None and len(self.captured) < self._capture:
+            self._keep(frame, arguments)
         raised = []  # type: List[str]
 
         def local(frame, event, arg):
@@ -170,24 +219,13 @@ class Observer(object):
                 elif event == "line":
                     del raised[:]  # handled inside: not what the caller sees
                 elif event == "return":
-                    self._record(arguments, "raised {}".format(raised[0]) if raised else None, arg)
+                    said = "raised {}".format(raised[0]) if raised else None
+                    self.calls.append(outcome(arguments, said, arg))
             except Exception:  # noqa: BLE001 (never into the test)
                 pass
             return local
 
         return local
-
-    def _record(self, arguments, raised, returned):
-        # type: (List[Any], Optional[str], Any) -> None
-        out = {}  # type: Dict[str, str]
-        seen = {}  # type: Dict[int, str]
-        if raised is not None and returned is None:
-            out["return"] = raised
-        else:
-            leaves(returned, out, "return", 0, seen)
-        for name, value in arguments:
-            leaves(value, out, name, 0, seen)
-        self.calls.append(out)
 
     def __enter__(self):
         # type: () -> Observer

@@ -12,7 +12,8 @@ from spice_engine.validate.session import Run, Session
 
 PLUGIN = "_spice_mutants"
 PLUGIN_SOURCE = Path(__file__).with_name("mutant_plugin.py")
-OBSERVER_SOURCE = Path(__file__).with_name("observe_support.py")
+WATCHERS = tuple(Path(__file__).with_name(f) for f in ("observe_support.py", "replay_support.py"))
+"""The differential run's modules, loaded beside the plugin (spice_engine.strength.mutant_plugin)."""
 
 
 class Observed(BaseModel):
@@ -141,7 +142,7 @@ class Runner:
             "mutants": keys, "tests": tests, "per_test_s": per_test_s, "budget_s": budget,
             "observe": {str(k): {"path": p, "function": f} for k, (p, f) in (observe or {}).items()},
         }  # fmt: skip
-        plugin = self.session.plugin(PLUGIN_SOURCE, PLUGIN, settings, (OBSERVER_SOURCE,))
+        plugin = self.session.plugin(PLUGIN_SOURCE, PLUGIN, settings, WATCHERS)
         return session_result(
             self.session.run(self._name("mutants"), files, self._timeout(), plugin)
         )

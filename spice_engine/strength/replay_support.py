@@ -1,0 +1,149 @@
+"""The differential run's second half, loaded beside the mutant plugin: calls of a survivor's
+function that the tests made, replayed on inputs next to theirs (one plain argument moved:
+an integer by one, a string emptied or extended, a flag flipped), under the fix and under the
+mutant, each on fresh copies of the arguments.
+
+The tests' own inputs alone would call the textbook weak-test survivor equivalent (`add(2, 0)`
+returns 2 with `a + b` and with `a - b`); their neighbours tell it apart (`add(2, 1)`). A
+mutant that none of the neighbours that reach it tells apart either, such as the name of a
+kind that only an error message reads, is not a wrong fix a test could catch there.
+
+Plugin rules apply (spice_engine.strength.mutant_plugin): the project's Python, type comments,
+nothing from this package; every replay is bounded in time and never lets an error out.
+"""
+
+import copy
+import signal
+import sys
+import time
+from typing import Any, Callable, Dict, List, Optional, Tuple  # noqa: F401 (type comments)
+
+COPY_S = 1.0
+CALL_S = 2.0
+MAX_INPUTS = 40
+"""Neighbour inputs replayed per survivor at most."""
+
+
+class _Late(BaseException):
+    """A copy or a replay that ran past its limit (not an `Exception`: code under test that
+    catches every exception must not swallow it)."""
+
+
+def bounded(work, seconds):
+    # type: (Callable[[], Any], float) -> Any
+    """`work()` within `seconds` (raises `_Late`), the alarm already set by the plugin kept."""
+    left = signal.getitimer(signal.ITIMER_REAL)[0]
+    previous, started = signal.getsignal(signal.SIGALRM), time.time()
+
+    def late(signum, frame):
+        # type: (int, Any) -> None
+        raise _Late()
+
+    signal.signal(signal.SIGALRM, late)
+    signal.setitimer(signal.ITIMER_REAL, min(seconds, left) if left else seconds)
+    try:
+        return work()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if left:
+            signal.setitimer(signal.ITIMER_REAL, max(0.001, left - (time.time() - started)))
+
+
+def copied(arguments):
+    # type: (List[Any]) -> Optional[List[Any]]
+    """A deep copy of the arguments, or None when they cannot be copied in time."""
+    try:
+        return bounded(lambda: copy.deepcopy(arguments), COPY_S)
+    except (Exception, _Late):  # noqa: BLE001 (a value that will not copy: no replay)
+        return None
+
+
+def neighbours(value):
+    # type: (Any) -> List[Any]
+    """Inputs next to a plain value (none for anything else)."""
+    if isinstance(value, bool):
+        found = [not value]  # type: List[Any]
+    elif isinstance(value, int):
+        found = [value + 1, value - 1, 0, 2 * value + 1]
+    elif isinstance(value, float):
+        found = [value + 1.0, value - 1.0, 0.0, -value]
+    elif isinstance(value, str):
+        found = ["", value + "_", value[:-1], value.upper(), value.lower()]
+    elif isinstance(value, (list, tuple)) and len(value) > 1:
+        found = [type(value)(), value[:1], value[::-1]]
+    else:
+        return []
+    out = []  # type: List[Any]
+    for item in found:
+        if type(item) is type(value) and item != value and item not in out:
+            out.append(item)
+    return out
+
+
+def _invoke(function, code, arguments):
+    # type: (Any, Any, List[Any]) -> Any
+    values = dict(arguments)
+    names, count = code.co_varnames, code.co_argcount
+    kwonly = getattr(code, "co_kwonlyargcount", 0)
+    positional = [values[n] for n in names[:count]]
+    keywords = {n: values[n] for n in names[count : count + kwonly] if n in values}
+    at = count + kwonly
+    if code.co_flags & 0x04:
+        positional += list(values.get(names[at], ()))
+        at += 1
+    if code.co_flags & 0x08:
+        keywords.update(values.get(names[at], {}))
+    return function(*positional, **keywords)
+
+
+def replay(call, at, value, on, mutant, switch, outcome):
+    # type: (Any, int, Any, bool, int, Callable[[bool], None], Any) -> Optional[Tuple[Any, bool]]
+    """One run of a captured call with argument `at` set to `value`: what a caller sees and
+    whether the mutant's code ran (None: the arguments would not copy, or it ran too long)."""
+    function, code, arguments = call
+    fresh = copied(arguments)
+    if fresh is None:
+        return None
+    fresh[at] = (fresh[at][0], value)
+    reached = set()  # type: Any
+    before = getattr(sys, "_spice_reached", None)
+    sys._spice_reached = reached  # type: ignore[attr-defined]
+    switch(on)
+    raised, returned = None, None  # type: Optional[str], Any
+    try:
+        returned = bounded(lambda: _invoke(function, code, fresh), CALL_S)
+    except _Late:
+        return None
+    except Exception as exc:  # noqa: BLE001 (what it raises is what a caller sees)
+        raised = f"raised {type(exc).__name__}"
+    finally:
+        switch(False)
+        sys._spice_reached = before  # type: ignore[attr-defined]
+    return outcome(fresh, raised, returned), mutant in reached
+
+
+def nearby_differs(calls, mutant, switch, outcome, deadline):
+    # type: (List[Any], int, Callable[[bool], None], Any, float) -> Optional[bool]
+    """True when a neighbour input that reaches the mutant tells it from the fix (on a value
+    two replays of the fix agree on); False when such inputs were tried and none did; None
+    when no neighbour input reached the mutant."""
+    tried = 0
+    for call in calls:
+        for at, (_, value) in enumerate(call[2]):
+            for near in neighbours(value):
+                if tried >= MAX_INPUTS or time.time() > deadline:
+                    return False if tried else None
+                runs = [
+                    replay(call, at, near, on, mutant, switch, outcome)
+                    for on in (False, False, True)
+                ]
+                done = [r for r in runs if r is not None]
+                if len(done) < 3 or not done[2][1]:
+                    continue  # would not copy, ran too long, or never reached the mutant
+                tried += 1
+                fix, again, under = (r[0] for r in done)
+                for path in set(fix) | set(under):
+                    if fix.get(path) == again.get(path) != under.get(path):
+                        return True
+    return False if tried else None
