@@ -144,6 +144,7 @@ def test_a_survivor_the_tests_inputs_cannot_tell_apart_is_equivalent_others_stay
     # Three parts instead of two: the tests check only the first, `entries` returns more.
     more = by_change["`2` → `3`"]
     assert more.verdict == Verdict.SURVIVED and more in got.survivors, more
+    assert more.difference == "tests"  # on the tests' own input: ("a", "b", "") is returned
     assert Verdict.EQUIVALENT not in {m.verdict for m in got.survivors}
 
 

@@ -176,13 +176,15 @@ def _observe(mutant, where, tests, limit, deadline):
     under = _watched(where, groups, limit)
     switch(False)
     observe, replay = _extra("observe_support"), _extra("replay_support")
-    differs = None
+    differs, seen = None, None
     if fix is not None and again is not None and under is not None:
         differs = observe.differs(fix.calls, again.calls, under.calls)
+        seen = "tests" if differs else None
         if differs is False:  # the tests' inputs cannot tell: their neighbours may
             differs = replay.nearby_differs(fix.captured, mutant, switch, observe.outcome, deadline)
+            seen = "nearby" if differs else None
     calls = len(fix.calls) if fix is not None else 0
-    send({"kind": "observed", "id": mutant, "calls": calls, "differs": differs})
+    send({"kind": "observed", "id": mutant, "calls": calls, "differs": differs, "seen": seen})
 
 
 def _mutate(session):

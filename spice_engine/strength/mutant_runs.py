@@ -46,7 +46,10 @@ class Outcomes:
     ) -> None:
         ran: Ran = "session" if run == "session" else "process" if run == "process" else "none"
         killer = killed_by if verdict == Verdict.KILLED else None
+        before = self.done.get(c.key)
         self.done[c.key] = _outcome(c, self.originals[c.path], verdict, reason, ran, killer)
+        if before is not None and verdict == Verdict.SURVIVED:  # confirmed alone: still seen
+            self.done[c.key].difference = before.difference
 
 
 def proven(c: Chosen, proof: str, fixed: str) -> MutantOutcome:
@@ -113,6 +116,8 @@ def mutate(runner: Runner, files: list[str], tests: list[str], choice: Choice,
                     out.add(c, Verdict.EQUIVALENT, None, why, "session")
                     continue
                 out.add(out.by_key[key], verdict, killer, "", "session")
+                if seen is not None:
+                    out.done[key].difference = seen.seen
             if got.crashed is not None and got.crashed in out.by_key:
                 # No test id to name: judged again alone (a real failure names its test).
                 alone.append(out.by_key[got.crashed])

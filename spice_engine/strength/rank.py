@@ -57,11 +57,12 @@ def rank(outcomes: list[MutantOutcome], problem: str) -> None:
     """Survivors' `rank` (1 = the most telling); every other mutant's is 0."""
     names = named_functions(problem)
 
-    def key(m: MutantOutcome) -> tuple[int, int, int, int, str, int]:
+    def key(m: MutantOutcome) -> tuple[int, int, int, int, int, str, int]:
         return (
             not m.by_fail_to_pass,
             m.function not in names,
             {"executed_unchecked": 0, "not_executed": 1}.get(m.reached or "", 2),
+            {"tests": 0, "nearby": 1}.get(m.difference or "", 2),
             evidence(m.operator),
             m.path,
             m.line,

@@ -43,6 +43,9 @@ class Verdict(StrEnum):
 
 
 Reached = Literal["not_executed", "executed_unchecked"]
+Difference = Literal["tests", "nearby"]
+"""Where a differential run saw a survivor differ from the fix: on the tests' own inputs, or
+on inputs next to them (spice_engine.strength.replay_support)."""
 
 
 class CatchingTest(BaseModel):
@@ -90,6 +93,10 @@ class MutantOutcome(BaseModel):
     reached: Reached | None = None
     """For a survivor: no judged test executes its line, or one does but none checks it (None:
     not known, e.g. code run at import or a language without the probe)."""
+    difference: Difference | None = None
+    """For a survivor, where its differential run saw it change what its function returns or
+    leaves behind: on the tests' own inputs, or on inputs next to them (None: not seen, or
+    no differential run: code run at import, a line no test executes, the budget)."""
     by_fail_to_pass: bool = False
     """A FAIL_TO_PASS test executes its line (what the issue is about)."""
     rank: int = 0

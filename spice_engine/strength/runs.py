@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from spice_engine.strength.result import Difference
 from spice_engine.validate.reruns import files_of
 from spice_engine.validate.session import Run, Session
 
@@ -24,7 +25,9 @@ class Observed(BaseModel):
     differs: bool | None
     """Did the mutant leave a value the fix's two runs agree on different? None: the runs
     could not say (no call, a test failed or ran past its limit, a run of the fix unlike the
-    other)."""
+    other, no neighbouring input reached the mutant)."""
+    seen: Difference | None = None
+    """Where the difference showed."""
 
 
 class SessionResult(BaseModel):
@@ -72,9 +75,11 @@ def session_result(run: Run) -> SessionResult:
             killed_by[message["id"]] = killer if isinstance(killer, str) else None
         elif kind == "observed" and isinstance(message.get("id"), int):
             calls, differs = message.get("calls"), message.get("differs")
+            seen = message.get("seen")
             observed[message["id"]] = Observed(
                 calls=calls if isinstance(calls, int) else 0,
                 differs=differs if isinstance(differs, bool) else None,
+                seen=seen if seen in ("tests", "nearby") else None,
             )
     crashed = current if current is not None and current not in killed_by else None
     return SessionResult(
