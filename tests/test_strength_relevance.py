@@ -175,3 +175,33 @@ def test_only_what_the_fix_writes_is_mutated_not_what_it_rewraps() -> None:
     )
     every = choose(CLAMP_FIX, lines, 30).chosen
     assert len(choose(CLAMP_FIX, lines, 30, new_tokens(clamp_patch)).chosen) == len(every) == 7
+
+
+FLOW = '''import warnings
+
+
+def check(cls, bases):
+    problems = ", ".join(str(b) for b in bases)
+    header = "bases: " + problems
+    if len(bases) > 1:
+        warnings.warn(f"{cls.__name__}: {header}")
+    kind = "pair"
+    if len(bases) > 2:
+        raise ValueError(kind)
+    sep = "; "
+    shown = sep.join(bases)
+    total = "|".join(bases)
+    total += "!"
+    warnings.warn(total)
+    return shown
+'''
+
+
+def test_values_only_a_message_reads_are_not_mutated() -> None:
+    found = _changes(FLOW)
+    # Read only by a warning, or only by the value of a name only a warning reads, or only
+    # by what is raised: the text of a message.
+    assert not [c for c in found if '", "' in c or "bases: " in c or '"pair"' in c], found
+    # Read by what the function returns, or rebound after: what the fix does.
+    assert '`"; "` → `"XX; XX"`' in found and '`"|"` → `"XX|XX"`' in found
+    assert "`> 1` → `>= 1`" in found  # the condition around a warning still matters

@@ -14,6 +14,8 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from spice_engine.strength.message_flow import is_message_call, message_values
+
 TYPE_ONLY_BASES = {"TypedDict", "Protocol"}
 SYMMETRIC = {
     "max", "min", "hypot", "gcd", "lcm", "isclose", "maximum", "minimum", "fmax", "fmin",
@@ -21,7 +23,6 @@ SYMMETRIC = {
     "add", "mul", "and_", "or_", "xor",
 }  # fmt: skip
 """Functions whose first two arguments commute (swapping them changes nothing)."""
-LOGGING = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
 ORDERING = (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 
 
@@ -41,16 +42,6 @@ def _name(node: cst.CSTNode) -> str:
     if isinstance(node, cst.Attribute):
         return node.attr.value
     return node.value if isinstance(node, cst.Name) else ""
-
-
-def is_message_call(call: cst.Call) -> bool:
-    """`warnings.warn(...)`, `log.debug(...)`, `logger.info(...)`, `logging.error(...)`."""
-    func = call.func
-    if _name(func) == "warn":
-        return True
-    if isinstance(func, cst.Attribute) and func.attr.value in LOGGING:
-        return "log" in code(func.value).lower()
-    return False
 
 
 def _returned(block: cst.BaseSuite) -> str | None:
@@ -146,6 +137,14 @@ class Context(cst.CSTTransformer):
             return True
         return isinstance(node, cst.Call) and is_message_call(node)
 
+    def only_says(self, line: cst.BaseStatement) -> bool:
+        """A line of warnings, log calls and values only messages read."""
+        return isinstance(line, cst.SimpleStatementLine) and all(
+            (isinstance(s, cst.Expr) and isinstance(s.value, cst.Call) and is_message_call(s.value))
+            or (isinstance(s, cst.Assign) and id(s.value) in self._messages)
+            for s in line.body
+        )
+
     def visit_Assert(self, node: cst.Assert) -> None:
         if node.msg is not None:
             self._messages.add(id(node.msg))
@@ -159,6 +158,7 @@ class Context(cst.CSTTransformer):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._functions.append(node.name.value)
         self._bodies.add(id(node.body))
+        self._messages.update(id(value) for value in message_values(node))
 
     def leave_FunctionDef(
         self, original: cst.FunctionDef, updated: cst.FunctionDef
