@@ -176,15 +176,19 @@ def _observe(mutant, where, tests, limit, deadline):
     under = _watched(where, groups, limit)
     switch(False)
     observe, replay = _extra("observe_support"), _extra("replay_support")
-    differs, seen = None, None
+    differs, seen, why = None, None, "a test failed or ran past its limit while watched"
     if fix is not None and again is not None and under is not None:
         differs = observe.differs(fix.calls, again.calls, under.calls)
         seen = "tests" if differs else None
+        why = "two runs of the fix made {} and {} calls".format(len(fix.calls), len(again.calls))
         if differs is False:  # the tests' inputs cannot tell: their neighbours may
             differs = replay.nearby_differs(fix.captured, mutant, switch, observe.outcome, deadline)
             seen = "nearby" if differs else None
+            why = "no input next to the tests' reached it ({} of {} calls could be replayed)"
+            why = why.format(len(fix.captured), len(fix.calls))
     calls = len(fix.calls) if fix is not None else 0
-    send({"kind": "observed", "id": mutant, "calls": calls, "differs": differs, "seen": seen})
+    message = {"kind": "observed", "id": mutant, "calls": calls, "differs": differs}
+    send(dict(message, seen=seen, why=why if differs is None else ""))
 
 
 def _mutate(session):

@@ -13,7 +13,7 @@ from spice_engine.redaction import redacted_excerpt
 from spice_engine.strength import sources
 from spice_engine.strength.choose import Choice, Chosen, schema_sources
 from spice_engine.strength.result import MutantOutcome, StrengthConfig, Verdict
-from spice_engine.strength.runs import Runner
+from spice_engine.strength.runs import Observed, Runner
 from spice_engine.validate.outcomes import passed
 
 Ran = Literal["session", "process", "none"]
@@ -50,6 +50,15 @@ class Outcomes:
         self.done[c.key] = _outcome(c, self.originals[c.path], verdict, reason, ran, killer)
         if before is not None and verdict == Verdict.SURVIVED:  # confirmed alone: still seen
             self.done[c.key].difference = before.difference
+            self.done[c.key].reason = reason or before.reason
+
+
+def _watched(seen: Observed | None) -> str:
+    """A survivor's `reason`: what its differential run saw, or why it could not say."""
+    if seen is None or seen.differs is None:
+        return f"differential run: could not say ({seen.why})" if seen and seen.why else ""
+    place = "the tests' own inputs" if seen.seen == "tests" else "inputs next to the tests'"
+    return f"differential run: its function returns or leaves behind other values on {place}"
 
 
 def proven(c: Chosen, proof: str, fixed: str) -> MutantOutcome:
@@ -115,7 +124,7 @@ def mutate(runner: Runner, files: list[str], tests: list[str], choice: Choice,
                     why = NO_DIFFERENCE.format(function=c.site.function, calls=seen.calls)
                     out.add(c, Verdict.EQUIVALENT, None, why, "session")
                     continue
-                out.add(out.by_key[key], verdict, killer, "", "session")
+                out.add(out.by_key[key], verdict, killer, _watched(seen), "session")
                 if seen is not None:
                     out.done[key].difference = seen.seen
             if got.crashed is not None and got.crashed in out.by_key:

@@ -28,6 +28,8 @@ class Observed(BaseModel):
     other, no neighbouring input reached the mutant)."""
     seen: Difference | None = None
     """Where the difference showed."""
+    why: str = ""
+    """Why the runs could not say, when they could not."""
 
 
 class SessionResult(BaseModel):
@@ -80,6 +82,7 @@ def session_result(run: Run) -> SessionResult:
                 calls=calls if isinstance(calls, int) else 0,
                 differs=differs if isinstance(differs, bool) else None,
                 seen=seen if seen in ("tests", "nearby") else None,
+                why=str(message.get("why") or "")[:300],
             )
     crashed = current if current is not None and current not in killed_by else None
     return SessionResult(
