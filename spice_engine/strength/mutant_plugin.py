@@ -182,10 +182,13 @@ def _observe(mutant, where, tests, limit, deadline):
         seen = "tests" if differs else None
         why = "two runs of the fix made {} and {} calls".format(len(fix.calls), len(again.calls))
         if differs is False:  # the tests' inputs cannot tell: their neighbours may
-            differs = replay.nearby_differs(fix.captured, mutant, switch, observe.outcome, deadline)
+            tally = {}  # type: Dict[str, int]
+            differs = replay.nearby_differs(
+                fix.captured, mutant, switch, observe.outcome, deadline, tally
+            )
             seen = "nearby" if differs else None
-            why = "no input next to the tests' reached it ({} of {} calls could be replayed)"
-            why = why.format(len(fix.captured), len(fix.calls))
+            why = "no input next to the tests' reached it ({} of {} calls kept to replay; {})"
+            why = why.format(len(fix.captured), len(fix.calls), json.dumps(tally, sort_keys=True))
     calls = len(fix.calls) if fix is not None else 0
     message = {"kind": "observed", "id": mutant, "calls": calls, "differs": differs}
     send(dict(message, seen=seen, why=why if differs is None else ""))

@@ -123,8 +123,8 @@ def replay(call, at, value, on, mutant, switch, outcome):
     return outcome(fresh, raised, returned), mutant in reached
 
 
-def nearby_differs(calls, mutant, switch, outcome, deadline):
-    # type: (List[Any], int, Callable[[bool], None], Any, float) -> Optional[bool]
+def nearby_differs(calls, mutant, switch, outcome, deadline, tally=None):
+    # type: (List[Any], int, Callable[[bool], None], Any, float, Optional[Dict[str, int]]) -> Optional[bool]
     """True when a neighbour input that reaches the mutant tells it from the fix (on a value
     two replays of the fix agree on); False when such inputs were tried and none did; None
     when no neighbour input reached the mutant."""
@@ -139,6 +139,9 @@ def nearby_differs(calls, mutant, switch, outcome, deadline):
                     for on in (False, False, True)
                 ]
                 done = [r for r in runs if r is not None]
+                if tally is not None:
+                    what = "cut" if len(done) < 3 else "reached" if done[2][1] else "missed"
+                    tally[what] = tally.get(what, 0) + 1
                 if len(done) < 3 or not done[2][1]:
                     continue  # would not copy, ran too long, or never reached the mutant
                 tried += 1
