@@ -52,6 +52,9 @@ def test_weak_tests_let_a_wrong_fix_through(
     assert survivor.change == "`+` → `-`" and survivor.function == "add"
     # The differential run: add(2, 0) cannot tell them apart, its neighbour add(2, 1) does.
     assert survivor.difference == "nearby" and untested.difference is None
+    # Shown as a wrong fix only with evidence: `SEP` runs at import, where no run watches.
+    assert survivor.shown and got.headline == survivor
+    assert not untested.shown and untested.unconfirmed.startswith("code run at import")
     assert "-    return a + b\n+    return a - b\n" in survivor.diff
     assert untested.path == "notes.py" and untested.run == "process"  # runs at import
     assert got.mutants_tried == 3 and got.mutants_killed == 1

@@ -10,8 +10,8 @@ from typing import Any
 from spice_engine.strength import mutants, sources
 from spice_engine.strength.choose import choose
 from spice_engine.strength.parts import changed_lines, parts
-from spice_engine.strength.rank import rank
-from spice_engine.strength.result import MutantOutcome
+from spice_engine.strength.rank import rank, unconfirmed
+from spice_engine.strength.result import CatchingTest, MutantOutcome
 
 SOURCE = '''"""A module."""
 from __future__ import annotations
@@ -196,3 +196,21 @@ def test_the_telling_survivor_changes_a_value_before_a_name_before_a_crash() -> 
         "arguments swapped",
         "statement removed",
     ]
+
+
+def test_a_survivor_is_shown_as_a_wrong_fix_only_with_evidence() -> None:
+    def survivor(**seen: object) -> MutantOutcome:
+        m = MutantOutcome(path="m.py", line=1, operator="string", change="", diff="", **seen)
+        m.unconfirmed = unconfirmed(m)
+        return m
+
+    differs = survivor(reached="executed_unchecked", difference="nearby")
+    unrun = survivor(reached="not_executed")
+    said = "differential run: could not say (two runs of the fix made 2 and 3 calls)"
+    unsure = survivor(reached="executed_unchecked", reason=said)
+    at_import = survivor(reached=None)
+    assert differs.shown and unrun.shown
+    assert not unsure.shown and unsure.unconfirmed == said
+    assert not at_import.shown and "import" in at_import.unconfirmed
+    caught = CatchingTest(path="tests/test_x.py", code="def test_x(): ...", failure="assert")
+    assert survivor(reached=None, catching_test=caught).shown  # a written test is evidence

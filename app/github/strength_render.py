@@ -38,7 +38,7 @@ def strength_line(s: TestStrength | None) -> str:
     elif survivors:
         parts.append(
             f"{len(survivors)} of {s.mutants_tried} mutants of the fix survive, each possibly "
-            "equivalent (no written test could tell it from the fix)"
+            "equivalent (no differential run or written test could tell it from the fix)"
         )
     elif s.mutants_tried:
         parts.append(f"all {s.mutants_tried} mutants of the fix are caught")

@@ -24,7 +24,7 @@ from spice_engine.strength.mutant_runs import Outcomes, confirm, mutate, proven
 from spice_engine.strength.new_tokens import new_tokens
 from spice_engine.strength.parts import changed_lines
 from spice_engine.strength.plain_measure import measure_plain
-from spice_engine.strength.rank import classify, rank
+from spice_engine.strength.rank import classify, rank, unconfirmed
 from spice_engine.strength.result import StrengthConfig, TestStrength, Verdict
 from spice_engine.strength.runs import Runner
 from spice_engine.validate.executor import Executor
@@ -122,6 +122,8 @@ def _measure(
         t0 = time.monotonic()
         outcomes = mutate(runner, test_files(job.test_patch), f2p + p2p, choice, config)
         record.durations["mutants"] = round(time.monotonic() - t0, 3)
+        if not isinstance(outcomes, str):  # a part of the above
+            record.durations["differential"] = round(outcomes.differential_s, 3)
         if isinstance(outcomes, str) or (f2p and not set(f2p) & set(outcomes.judged)):
             record.status = Status.BASELINE_FAILED
             record.detail = (
@@ -199,13 +201,13 @@ def _judge(
     confirm(runner, out, ranked, config.confirm_survivors)
     classify(out.done, out.reached, f2p, switchable)  # with the confirmations' verdicts
     rank(list(out.done.values()), problem)
-    unconfirmed = sum(
-        m.verdict == Verdict.SURVIVED and m.run == "session" for m in out.done.values()
-    )
-    if unconfirmed:
+    for m in out.done.values():
+        m.unconfirmed = unconfirmed(m) if m.verdict == Verdict.SURVIVED else ""
+    alone = sum(m.verdict == Verdict.SURVIVED and m.run == "session" for m in out.done.values())
+    if alone:
         why = "budget" if runner.left() <= 0 else f"only the top {config.confirm_survivors} are"
         record.skipped.append(
-            f"{unconfirmed} survivor(s) judged in the shared session only, not re-run alone ({why})"
+            f"{alone} survivor(s) judged in the shared session only, not re-run alone ({why})"
         )
     budget = sum(m.verdict == Verdict.NOT_RUN for m in out.done.values())
     if budget:

@@ -166,7 +166,7 @@ def _observe(mutant, where, tests, limit, deadline):
     groups = [g for _, g in tests if any(mutant in _reached.get(i.nodeid, ()) for i in g)]
     if not groups:
         return  # executed by no test: a gap, not a candidate for equivalence
-    switch = _switch(mutant)
+    switch, started = _switch(mutant), time.time()
     key = (where["path"], where["function"], tuple(id(g) for g in groups))
     if key not in _fix_calls:
         switch(False)
@@ -191,7 +191,8 @@ def _observe(mutant, where, tests, limit, deadline):
             why = why.format(len(fix.captured), len(fix.calls), json.dumps(tally, sort_keys=True))
     calls = len(fix.calls) if fix is not None else 0
     message = {"kind": "observed", "id": mutant, "calls": calls, "differs": differs}
-    send(dict(message, seen=seen, why=why if differs is None else ""))
+    seconds = round(time.time() - started, 3)
+    send(dict(message, seen=seen, why=why if differs is None else "", seconds=seconds))
 
 
 def _mutate(session):

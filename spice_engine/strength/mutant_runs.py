@@ -38,6 +38,8 @@ class Outcomes:
         self.unstable: list[str] = []
         """Judged tests that failed their control rerun in the session: they judge the
         session's survivors again in processes of their own."""
+        self.differential_s = 0.0
+        """Seconds the sessions spent on differential runs."""
         self.reached: dict[str, set[int]] = {}
         """Judged test -> the switchable mutants its ordinary run executed (their guards)."""
 
@@ -109,6 +111,7 @@ def mutate(runner: Runner, files: list[str], tests: list[str], choice: Choice,
                 out = Outcomes(got.baseline, chosen, fixed)
                 out.log = got.log
             out.unstable += [t for t in got.unstable if t not in out.unstable]
+            out.differential_s += sum(o.seconds for o in got.observed.values())
             for test, ids in got.reached.items():
                 out.reached.setdefault(test, set()).update(ids)
             for key, killer in got.killed_by.items():

@@ -73,3 +73,13 @@ def rank(outcomes: list[MutantOutcome], problem: str) -> None:
         m.rank = 0
     for n, m in enumerate(survivors, 1):
         m.rank = n
+
+
+def unconfirmed(m: MutantOutcome) -> str:
+    """Why a Python survivor has nothing showing that a caller could see it ("" when it has:
+    its differential run saw it differ, or no judged test executes its line)."""
+    if m.difference is not None or m.reached == "not_executed":
+        return ""
+    if m.reached is None:
+        return "code run at import: no differential run"
+    return m.reason or "no differential run (the time budget)"

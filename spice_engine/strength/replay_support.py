@@ -141,6 +141,8 @@ def nearby_differs(calls, mutant, switch, outcome, deadline, tally=None):
                 done = [r for r in runs if r is not None]
                 if tally is not None:
                     what = "cut" if len(done) < 3 else "reached" if done[2][1] else "missed"
+                    if what == "missed":
+                        what += " " + str(done[2][0].get("return", ""))[:40]
                     tally[what] = tally.get(what, 0) + 1
                 if len(done) < 3 or not done[2][1]:
                     continue  # would not copy, ran too long, or never reached the mutant

@@ -104,6 +104,18 @@ class MutantOutcome(BaseModel):
     catching_test: CatchingTest | None = None
     possibly_equivalent: bool = False
     """A model was asked for a test that tells it from the fix and none held: not a headline."""
+    unconfirmed: str = ""
+    """For a Python survivor, why nothing shows a caller could see it (its differential run
+    could not say, or none was made: code run at import): not shown as a wrong fix unless a
+    written test catches it."""
+
+    @property
+    def shown(self) -> bool:
+        """A survivor shown as a wrong fix the tests accept: the differential run saw it
+        differ, or no test executes its line, or a written test catches it."""
+        if self.verdict != Verdict.SURVIVED or self.possibly_equivalent:
+            return False
+        return self.catching_test is not None or not self.unconfirmed
 
 
 class UntestedPart(BaseModel):
@@ -153,8 +165,8 @@ class TestStrength(BaseModel):
 
     @property
     def headline(self) -> MutantOutcome | None:
-        """The survivor a reviewer is shown: the top-ranked one not possibly equivalent."""
-        return next((m for m in self.survivors if not m.possibly_equivalent), None)
+        """The survivor a reviewer is shown: the top-ranked one shown as a wrong fix."""
+        return next((m for m in self.survivors if m.shown), None)
 
     def tally(self) -> None:
         """Counts and score from the verdicts (judged mutants only)."""

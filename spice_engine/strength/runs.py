@@ -30,6 +30,7 @@ class Observed(BaseModel):
     """Where the difference showed."""
     why: str = ""
     """Why the runs could not say, when they could not."""
+    seconds: float = 0.0
 
 
 class SessionResult(BaseModel):
@@ -83,6 +84,7 @@ def session_result(run: Run) -> SessionResult:
                 differs=differs if isinstance(differs, bool) else None,
                 seen=seen if seen in ("tests", "nearby") else None,
                 why=str(message.get("why") or "")[:300],
+                seconds=float(message.get("seconds") or 0.0),
             )
     crashed = current if current is not None and current not in killed_by else None
     return SessionResult(

@@ -17,7 +17,7 @@ def where(m: MutantOutcome) -> str:
 
 def survivors_text(s: TestStrength | None, limit: int = PROMPT_SURVIVORS) -> str:
     """The survivors as the prompt's evidence ("" when there are none)."""
-    shown = [m for m in s.survivors if not m.possibly_equivalent] if s is not None else []
+    shown = [m for m in s.survivors if m.shown] if s is not None else []
     if s is None or not shown:
         return ""
     lines = [
