@@ -165,6 +165,12 @@ def main() -> int:
         line["choose_share"] = (
             round(line["choose_s"] / total, 4) if line["choose_s"] and total else None
         )
+        # The differential runs (a part of the mutant session): their share of the measurement.
+        line["differential_share"] = (
+            round(s["durations"].get("differential", 0.0) / total, 4) if total else None
+        )
+        shown = [m for m in survivors if _shown(m)]
+        line["shown"], line["unconfirmed"] = len(shown), len(survivors) - len(shown)
         table.append(line)
         print(json.dumps(line), flush=True)
         if args.out:  # every figure behind the line: the mutants, their diffs, the parts
@@ -200,11 +206,20 @@ def _has_commit(git_dir: Path, sha: str) -> bool:
     return False
 
 
+def _shown(m: dict[str, Any]) -> bool:
+    """As `MutantOutcome.shown` reads a stored survivor."""
+    if m.get("possibly_equivalent"):
+        return False
+    return bool(m.get("catching_test")) or not m.get("unconfirmed")
+
+
 def _report(table: list[dict[str, Any]]) -> None:
     cols = ["id", "status", "f2p", "tried", "killed", "score", "score_half", "untested",
-            "fixed_alone", "survivors", "survivors_pass", "killed_rechecked", "killed_fail",
+            "fixed_alone", "survivors", "shown", "unconfirmed", "survivors_pass",
+            "killed_rechecked", "killed_fail",
             "flagged", "equivalent", "not_run", "validation_s", "strength_s", "ratio",
-            "mutants_per_s", "choose_s", "choose_share", "skipped"]  # fmt: skip
+            "mutants_per_s", "choose_s", "choose_share", "differential_share",
+            "skipped"]  # fmt: skip
     print("\n| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
     for line in table:
         print("| " + " | ".join(str(line.get(c, "")) for c in cols) + " |")
@@ -229,6 +244,10 @@ def _report(table: list[dict[str, Any]]) -> None:
         chose = sum(t["choose_s"] or 0.0 for t in table)
         print(f"time in mutant selection: {chose:.1f} s in all; share of a run: median "
               f"{median(shares):.2%}, worst {max(shares):.2%} (target <= 5%)")  # fmt: skip
+    diffs = [t["differential_share"] for t in table if t.get("differential_share") is not None]
+    if diffs:
+        print(f"time in differential runs, share of a run: median {median(diffs):.2%}, "
+              f"worst {max(diffs):.2%}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -96,6 +96,7 @@ def test_objects_are_read_without_running_their_code() -> None:
 FIX = textwrap.dedent(
     """
     def split_into(n, kind, value):
+        assert isinstance(kind, str)
         parts = value.split(";")
         if len(parts) > n:
             raise ValueError("invalid %s entry: %r" % (kind, value))
@@ -136,8 +137,8 @@ def test_a_survivor_the_tests_inputs_cannot_tell_apart_is_equivalent_others_stay
     got = measure(job, executor, tmp_path / "scratch", StrengthConfig(budget_s=300))
     assert got.status == "measured", got.detail
     by_change = {m.change: m for m in got.mutants}
-    # The kind's name only reaches an error no input of the tests raises: `entries` returns
-    # and leaves what the fix's does, call for call.
+    # The kind's name reaches an error no input of the tests raises and a type check (so no
+    # static proof holds): `entries` returns and leaves what the fix's does, call for call.
     named = by_change['`"pair"` → `"XXpairXX"`']
     assert named.verdict == Verdict.EQUIVALENT, named
     assert named.reason.startswith("no difference observed") and named.run == "session"

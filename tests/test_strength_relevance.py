@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 from spice_engine.strength import mutants, scoped, sources
+from spice_engine.strength.callee_messages import set_aside
 from spice_engine.strength.choose import choose
 from spice_engine.strength.equivalence import same_bytecode, statement_lines
 from spice_engine.strength.new_tokens import new_tokens
@@ -177,7 +178,7 @@ def test_only_what_the_fix_writes_is_mutated_not_what_it_rewraps() -> None:
     assert len(choose(CLAMP_FIX, lines, 30, new_tokens(clamp_patch)).chosen) == len(every) == 7
 
 
-FLOW = '''import warnings
+FLOW = """import warnings
 
 
 def check(cls, bases):
@@ -194,7 +195,7 @@ def check(cls, bases):
     total += "!"
     warnings.warn(total)
     return shown
-'''
+"""
 
 
 def test_values_only_a_message_reads_are_not_mutated() -> None:
@@ -205,3 +206,46 @@ def test_values_only_a_message_reads_are_not_mutated() -> None:
     # Read by what the function returns, or rebound after: what the fix does.
     assert '`"; "` → `"XX; XX"`' in found and '`"|"` → `"XX|XX"`' in found
     assert "`> 1` → `>= 1`" in found  # the condition around a warning still matters
+
+
+HELPERS = {
+    "util.py": (
+        "def split_into(n, kind, value):\n"
+        "    parts = value.split(';')\n"
+        "    if len(parts) > n:\n"
+        "        raise ValueError('invalid %s entry: %r' % (kind, value))\n"
+        "    return parts\n\n\n"
+        "def lookup(table, kind):\n"
+        "    return table[kind]\n\n\n"
+        "class Index:\n"
+        "    def add(self, kind, value):\n"
+        "        label = 'bad ' + kind\n"
+        "        if not value:\n"
+        "            raise ValueError(label)\n"
+    ),
+}
+HELPER_CALLS = """from util import Index, lookup, split_into
+
+
+def feed(index, table, value):
+    first, second = split_into(2, 'pair', value)
+    kind = lookup(table, 'pair')
+    index.add('single', value)
+    index.add(kind='single', value=value)
+    return split_into(1, kind='triple', value=value), missing('see')
+"""
+
+
+def test_strings_a_called_function_only_puts_in_a_message_are_proven_equivalent() -> None:
+    def sources(name: str) -> dict[str, str]:
+        return {p: t for p, t in HELPERS.items() if f"def {name}" in t}
+
+    lines = set(range(1, HELPER_CALLS.count("\n") + 1))
+    choice = choose({"feed.py": HELPER_CALLS}, {"feed.py": lines}, 50)
+    set_aside(choice, sources)
+    proven = {c.site.line: why for c, why in choice.proven if c.site.operator == "string"}
+    kept = {c.site.line for c in choice.chosen if c.site.operator == "string"}
+    # `kind` only in what is raised, by position, by keyword, through a method's local.
+    assert {5, 7, 8, 9} <= set(proven) and "`split_into()`" in proven[5]
+    assert 6 in kept  # a key of a lookup: what the call returns
+    assert not any("see" in c.site.change for c, _ in choice.proven)  # no definition found

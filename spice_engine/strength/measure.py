@@ -18,6 +18,7 @@ from spice_engine.errors import InputError
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.strength import sources
 from spice_engine.strength.ablation import ablate
+from spice_engine.strength.callee_messages import repository_sources, set_aside
 from spice_engine.strength.catching import TestWriter, catch
 from spice_engine.strength.choose import Choice, choose
 from spice_engine.strength.mutant_runs import Outcomes, confirm, mutate, proven
@@ -115,6 +116,7 @@ def _measure(
     lines = changed_lines(job.patch)
     fixed = {p: tree.source(p) for p in lines}
     choice = choose(fixed, lines, config.max_mutants, new_tokens(job.patch))
+    set_aside(choice, repository_sources(job.git_dir, str(job.instance["base_commit"]), fixed))
     record.durations["choose"] = round(time.monotonic() - t0, 3)
     record.equivalent_skipped = choice.equivalent
     if choice.chosen:

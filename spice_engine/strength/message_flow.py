@@ -80,14 +80,29 @@ class _Readings(cst.CSTVisitor):
         self.readings.setdefault(node.value, []).append(where or False)
 
 
+def _only_messages(seen: _Readings, names: set[str]) -> set[str]:
+    """Of `names`, those read only by messages and by the values of such names."""
+    only = {n for n in names if seen.readings.get(n)}
+    while True:
+        kept = {n for n in only if all(r is True or r in only for r in seen.readings[n])}
+        if kept == only:
+            return only
+        only = kept
+
+
 def message_values(function: cst.FunctionDef) -> list[cst.BaseExpression]:
     """The values assigned to the function's names that only messages read."""
     seen = _Readings()
     function.visit(seen)
-    only = {n for n in seen.values if seen.readings.get(n)}
-    while True:  # a name read only by messages and by the values of such names
-        kept = {n for n in only if all(r is True or r in only for r in seen.readings[n])}
-        if kept == only:
-            break
-        only = kept
+    only = _only_messages(seen, set(seen.values))
     return [value for n in sorted(only) for value in seen.values[n]]
+
+
+def message_parameter(function: cst.FunctionDef, name: str) -> bool:
+    """True when the function reads its parameter `name` only to say something (it never
+    assigns it anew): what a caller passes there changes a message, not what it does."""
+    seen = _Readings()
+    function.body.visit(seen)
+    if name in seen.values:
+        return False
+    return name in _only_messages(seen, set(seen.values) | {name})

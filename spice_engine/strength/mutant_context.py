@@ -106,6 +106,8 @@ class Context(cst.CSTTransformer):
         """Ids of the enclosing nodes whose code cannot matter (type-only, messages)."""
         self._messages: set[int] = set()
         """Ids of the arguments of what is raised, and of assertion messages."""
+        self.arguments: dict[int, tuple[str, int, str]] = {}
+        """Node id -> (callee, position, keyword) of a string passed straight to a call."""
         self.proofs: dict[int, str] = {}
         """Node id -> why a mutant of it is equivalent (the nodes it applies to)."""
 
@@ -213,6 +215,11 @@ class Context(cst.CSTTransformer):
                 )
 
     def visit_Call(self, node: cst.Call) -> None:
+        for n, arg in enumerate(node.args):
+            if not arg.star and isinstance(arg.value, cst.SimpleString):
+                keyword = arg.keyword.value if arg.keyword else ""
+                dotted = "." if isinstance(node.func, cst.Attribute) else ""
+                self.arguments[id(arg.value)] = (dotted + _name(node.func), n, keyword)
         if _name(node.func) in SYMMETRIC:
             self.proofs[id(node)] = f"`{_name(node.func)}()` is symmetric in its arguments"
 

@@ -68,7 +68,10 @@ class _Mutator(Context):
         k = len(self.sites)
         fn = self._functions[-1] if self._functions else None
         splice = self._splice(*edit) if edit is not None and self.chosen is None else None
-        self.sites.append(Site(k, line, operator, change, fn, self._depth > 0, proof, splice))
+        passed = self.arguments.get(id(original))
+        self.sites.append(
+            Site(k, line, operator, change, fn, self._depth > 0, proof, splice, passed)
+        )
         return k
 
     def _text(self, span: tuple[int, int, int, int]) -> str:

@@ -50,6 +50,9 @@ class Site:
     splice: tuple[int, int, int, int, str] | None = None
     """(start line, column, end line, column, new text): the mutant as a text edit of the
     source (None: only the whole rewrite writes it)."""
+    argument: tuple[str, int, str] | None = None
+    """(the called function's name, `.name` for `obj.name(…)`; position; keyword or "") when
+    the mutant is a string passed straight to a call."""
     scope: tuple[int, int, int] | None = None
     """(first line, last line, id there) of the top-level statement it was found in, parsed
     alone (None: found in the whole file)."""
