@@ -215,6 +215,7 @@ def _mutate(session):
             send({"kind": "reached", "test": test, "ids": sorted(ids)})
         checked = set()  # type: Set[str]
         survivors = []  # type: List[int]
+        began = time.time()
         unstable = set()  # type: Set[str]
         for mutant in settings["mutants"]:
             if time.time() > deadline:
@@ -243,11 +244,16 @@ def _mutate(session):
             send({"kind": "result", "id": mutant, "killed_by": killer, "seconds": seconds})
             if killer is None and str(mutant) in settings.get("observe", {}):
                 survivors.append(mutant)
-        # Last: a replay may leave state behind, and no verdict is made after it.
-        for mutant in survivors:
-            if time.time() < deadline:
+        # Last: a replay may leave state behind, and no verdict is made after it. At most as
+        # long again as the verdicts took, those a fail-to-pass test (run first) reaches first.
+        first = set()  # type: Set[int]
+        for item in tests[0][1] if tests else []:
+            first |= _reached.get(item.nodeid, set())
+        until = min(deadline, time.time() + max(5.0, time.time() - began))
+        for mutant in sorted(survivors, key=lambda m: m not in first):
+            if time.time() < until:
                 where = settings["observe"][str(mutant)]
-                _observe(mutant, where, tests, limit, deadline)
+                _observe(mutant, where, tests, limit, until)
     finally:
         os.environ.pop("SPICE_MUTANT", None)
         signal.signal(signal.SIGALRM, old)
