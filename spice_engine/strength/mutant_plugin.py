@@ -158,38 +158,59 @@ def _watched(where, groups, limit, capture=0):
     return watcher
 
 
+def _fix_watched(where, group, limit):
+    # type: (Dict[str, str], Any, float) -> Any
+    """The fix's two watched runs of one group (made once per function and group)."""
+    key = (where["path"], where["function"], id(group))
+    if key not in _fix_calls:
+        os.environ.pop("SPICE_MUTANT", None)
+        _fix_calls[key] = (_watched(where, [group], limit, 10), _watched(where, [group], limit))
+    return _fix_calls[key]
+
+
 def _observe(mutant, where, tests, limit, deadline):
     # type: (int, Dict[str, str], List[Any], float, float) -> None
-    """The differential run of one survivor: its function watched while the tests that reach
-    it run under the fix (twice) and under the mutant, then calls they made replayed on
-    neighbouring inputs (spice_engine.strength.replay_support)."""
+    """The differential run of one survivor: its function watched while each test that
+    reaches it runs under the fix (twice) and under the mutant, until one tells them apart;
+    then calls the tests made are replayed on neighbouring inputs
+    (spice_engine.strength.replay_support)."""
     groups = [g for _, g in tests if any(mutant in _reached.get(i.nodeid, ()) for i in g)]
     if not groups:
         return  # executed by no test: a gap, not a candidate for equivalence
     switch, started = _switch(mutant), time.time()
-    key = (where["path"], where["function"], tuple(id(g) for g in groups))
-    if key not in _fix_calls:
-        switch(False)
-        _fix_calls[key] = (_watched(where, groups, limit, 10), _watched(where, groups, limit))
-    fix, again = _fix_calls[key]
-    switch(True)
-    under = _watched(where, groups, limit)
-    switch(False)
     observe, replay = _extra("observe_support"), _extra("replay_support")
     differs, seen, why = None, None, "a test failed or ran past its limit while watched"
-    if fix is not None and again is not None and under is not None:
-        differs = observe.differs(fix.calls, again.calls, under.calls)
-        seen = "tests" if differs else None
-        why = "two runs of the fix made {} and {} calls".format(len(fix.calls), len(again.calls))
-        if differs is False:  # the tests' inputs cannot tell: their neighbours may
-            tally = {}  # type: Dict[str, int]
-            differs = replay.nearby_differs(
-                fix.captured, mutant, switch, observe.outcome, deadline, tally
-            )
-            seen = "nearby" if differs else None
-            why = "no input next to the tests' reached it ({} of {} calls kept to replay; {})"
-            why = why.format(len(fix.captured), len(fix.calls), json.dumps(tally, sort_keys=True))
-    calls = len(fix.calls) if fix is not None else 0
+    captured, calls, unsure = [], 0, False  # type: List[Any], int, bool
+    for group in groups:
+        if time.time() > deadline:
+            unsure, why = True, "the time budget ended it"
+            break
+        fix, again = _fix_watched(where, group, limit)
+        switch(True)
+        under = _watched(where, [group], limit)
+        switch(False)
+        if fix is None or again is None or under is None or observe is None:
+            unsure = True
+            continue
+        calls += len(fix.calls)
+        captured += fix.captured[: 10 - len(captured)]
+        said = observe.differs(fix.calls, again.calls, under.calls)
+        if said is None:  # this group cannot tell: no claim of sameness rests on the others
+            unsure, why = True, "two runs of the fix made {} and {} calls"
+            why = why.format(len(fix.calls), len(again.calls))
+        else:
+            differs = said or bool(differs)
+        if differs:
+            seen = "tests"
+            break
+    if differs is False and replay is not None:  # the tests' inputs cannot tell: next to them?
+        tally = {}  # type: Dict[str, int]
+        differs = replay.nearby_differs(captured, mutant, switch, observe.outcome, deadline, tally)
+        seen = "nearby" if differs else None
+        why = "no input next to the tests' reached it ({} of {} calls kept to replay; {})"
+        why = why.format(len(captured), calls, json.dumps(tally, sort_keys=True))
+    if unsure and differs is False:
+        differs = None
     message = {"kind": "observed", "id": mutant, "calls": calls, "differs": differs}
     seconds = round(time.time() - started, 3)
     send(dict(message, seen=seen, why=why if differs is None else "", seconds=seconds))
