@@ -167,6 +167,14 @@ def describe(kind: str, value: int) -> int:
     return value * 2
 
 
+def size(box: Box, extra: int) -> int:
+    """`len(box.items) > 0` → `>= 0` only differs for an empty box: moving `extra` never
+    empties it, and the box itself cannot be moved."""
+    if (len(box.items) >= 0) if _guard(3) else (len(box.items) > 0):
+        return len(box.items) + extra
+    return extra
+
+
 def _neighbours_tell(function: Callable[..., int], mutant: int, *args: object) -> bool | None:
     with Observer(Path(__file__).name, function.__name__, copied, capture=5) as seen:
         function(*args)
@@ -187,4 +195,8 @@ def test_the_neighbours_of_the_tests_inputs_tell_the_weak_tests_survivor_apart()
     # A name only an error message reads: the neighbours reach it (a negative value raises)
     # and the caller sees the same ValueError.
     assert _neighbours_tell(describe, 2, "pair", 0) is False
+    # An argument that cannot be moved could be the one that tells them apart: no claim.
+    full = Box()
+    full.items.append(1)
+    assert _neighbours_tell(size, 3, full, 1) is None
     assert "SPICE_MUTANT" not in os.environ

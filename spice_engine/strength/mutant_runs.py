@@ -18,8 +18,9 @@ from spice_engine.validate.outcomes import passed
 
 Ran = Literal["session", "process", "none"]
 NO_DIFFERENCE = (
-    "no difference observed: on its {calls} calls by the tests that run it, `{function}` "
-    "returned or raised what the fix's did and left its arguments as the fix's did"
+    "no difference observed: on its {calls} calls by the tests that run it and on inputs next "
+    "to theirs, `{function}` returned or raised what the fix's did and left its arguments as "
+    "the fix's did (not a proof: other inputs may differ)"
 )
 """A survivor's differential run found nothing a test could check (on the tests' inputs)."""
 SESSION_ROUNDS = 4
