@@ -38,7 +38,7 @@ from typing import Any
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.strength.batch import strength_rows
 from spice_engine.strength.recheck import verdicts_hold
-from spice_engine.strength.result import StrengthConfig
+from spice_engine.strength.result import MutantOutcome, StrengthConfig
 from spice_engine.validate import gitwork
 from spice_engine.validate.batch import validate_rows
 from spice_engine.validate.bubblewrap import Bubblewrap
@@ -169,7 +169,7 @@ def main() -> int:
         line["differential_share"] = (
             round(s["durations"].get("differential", 0.0) / total, 4) if total else None
         )
-        shown = [m for m in survivors if _shown(m)]
+        shown = [m for m in survivors if MutantOutcome.model_validate(m).shown]
         line["shown"], line["unconfirmed"] = len(shown), len(survivors) - len(shown)
         table.append(line)
         print(json.dumps(line), flush=True)
@@ -204,13 +204,6 @@ def _has_commit(git_dir: Path, sha: str) -> bool:
         return True
     print(f"skipped: {sha[:12]} is not in the repository bundle", flush=True)
     return False
-
-
-def _shown(m: dict[str, Any]) -> bool:
-    """As `MutantOutcome.shown` reads a stored survivor."""
-    if m.get("possibly_equivalent"):
-        return False
-    return bool(m.get("catching_test")) or not m.get("unconfirmed")
 
 
 def _report(table: list[dict[str, Any]]) -> None:

@@ -5,12 +5,14 @@ and what the budget cut said (issue 37)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from spice_engine.strength.ablation import ablate
-from spice_engine.strength.choose import choose
+from spice_engine.strength.choose import Choice, choose
 from spice_engine.strength.measure import measure
 from spice_engine.strength.mutant_runs import Outcomes, judge_alone, mutate
 from spice_engine.strength.parts import changed_lines
@@ -19,7 +21,7 @@ from spice_engine.strength.runs import Runner
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.local import LocalExecutor
 from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.session import Job, open_session
+from spice_engine.validate.session import Job, Session, open_session
 from tests.strength_support import FIX, STRONG, UNTESTED, WEAK, calc_instance
 from tests.validation_support import sandbox_fixture  # noqa: F401
 
@@ -30,6 +32,21 @@ ADD = "tests/test_calc.py::test_add"
 @pytest.fixture(name="envs", scope="module")
 def envs_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("envs")
+
+
+@contextmanager
+def _fixed(
+    tmp_path: Path, envs: Path, sandbox: Bubblewrap, test: str, fix: dict[str, str]
+) -> Iterator[tuple[Job, Session, Choice]]:
+    """A session of the calc instance with its test patch and fix applied, and up to five
+    mutants of the fix chosen."""
+    repo, row = calc_instance(tmp_path, test, fix)
+    job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, timeout_s=120)
+    with open_session(job, LocalExecutor(envs, sandbox), tmp_path / "scratch") as session:
+        session.tree.apply(job.test_patch)
+        session.tree.apply(job.patch)
+        lines = changed_lines(job.patch)
+        yield job, session, choose({p: session.tree.source(p) for p in lines}, lines, 5)
 
 
 def _mutant(verdict: Verdict) -> MutantOutcome:
@@ -50,13 +67,7 @@ SLOW = STRONG.replace("    from calc", "    __import__('time').sleep(3)\n    fro
 def test_a_run_the_budget_cuts_off_is_not_run_not_a_kill(
     tmp_path: Path, envs: Path, sandbox: Bubblewrap
 ) -> None:
-    repo, row = calc_instance(tmp_path, SLOW, FIX)
-    job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, timeout_s=120)
-    with open_session(job, LocalExecutor(envs, sandbox), tmp_path / "scratch") as session:
-        session.tree.apply(job.test_patch)
-        session.tree.apply(job.patch)
-        lines = changed_lines(job.patch)
-        choice = choose({p: session.tree.source(p) for p in lines}, lines, 5)
+    with _fixed(tmp_path, envs, sandbox, SLOW, FIX) as (_, session, choice):
         wrong = next(c for c in choice.chosen if c.site.change == "`+` → `-`")
         out = Outcomes([ADD], choice.chosen, choice.originals)
         # Under a second of budget left: the run starts, and is cut before its test ends.
@@ -90,13 +101,7 @@ def test_a_session_that_crashes_under_a_mutant_names_a_test_or_no_kill(
 
 
 def test_what_the_budget_cuts_is_said(tmp_path: Path, envs: Path, sandbox: Bubblewrap) -> None:
-    repo, row = calc_instance(tmp_path, WEAK, FIX | UNTESTED)
-    job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, timeout_s=120)
-    with open_session(job, LocalExecutor(envs, sandbox), tmp_path / "scratch") as session:
-        session.tree.apply(job.test_patch)
-        session.tree.apply(job.patch)
-        lines = changed_lines(job.patch)
-        choice = choose({p: session.tree.source(p) for p in lines}, lines, 5)
+    with _fixed(tmp_path, envs, sandbox, WEAK, FIX | UNTESTED) as (job, session, choice):
         spent = Runner(session, time.monotonic() - 1, 120)  # the budget is gone
         out = mutate(spent, ["tests/test_calc.py"], [ADD], choice, StrengthConfig())
         assert isinstance(out, Outcomes) and len(out.done) == len(choice.chosen) == 3

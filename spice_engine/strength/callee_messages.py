@@ -53,17 +53,17 @@ def _definitions(source: str, name: str) -> list[cst.FunctionDef]:
     return found
 
 
-def message_only(argument: tuple[str, int, str], sources: Sources) -> str:
+def message_only(
+    argument: tuple[str, int, str], definitions: Callable[[str], list[cst.FunctionDef]]
+) -> str:
     """Why a string passed as `argument` (callee, position, keyword) changes only a message
     ("" when that is not shown: no definition found, or one that uses it otherwise)."""
     dotted, position, keyword = argument
     callee, method = dotted.lstrip("."), dotted.startswith(".")
-    if not callee:
+    found = definitions(callee) if callee else []
+    if not found:
         return ""
-    definitions = [d for text in sources(callee).values() for d in _definitions(text, callee)]
-    if not definitions:
-        return ""
-    for function in definitions:
+    for function in found:
         name = _parameter(function, position, keyword, method)
         if not name or not message_parameter(function, name):
             return ""
@@ -95,10 +95,17 @@ def repository_sources(git_dir: Path, commit: str, fixed: dict[str, str]) -> Sou
 
 def set_aside(choice: Choice, sources: Sources) -> None:
     """Chosen string mutants that only change a message a called function says: proven."""
+    parsed: dict[str, list[cst.FunctionDef]] = {}
+
+    def definitions(name: str) -> list[cst.FunctionDef]:  # each file parsed once per name
+        if name not in parsed:
+            parsed[name] = [d for text in sources(name).values() for d in _definitions(text, name)]
+        return parsed[name]
+
     kept = []
     for c in choice.chosen:
         passed = c.site.argument if c.site.operator == "string" else None
-        why = message_only(passed, sources) if passed else ""
+        why = message_only(passed, definitions) if passed else ""
         if why:
             choice.proven.append((c, why))
         else:

@@ -56,7 +56,7 @@ class Outcomes:
             self.done[c.key].reason = reason or before.reason
 
 
-def _watched(seen: Observed | None) -> str:
+def _differential_reason(seen: Observed | None) -> str:
     """A survivor's `reason`: what its differential run saw, or why it could not say."""
     if seen is None or seen.differs is None:
         return f"differential run: could not say ({seen.why})" if seen and seen.why else ""
@@ -128,7 +128,7 @@ def mutate(runner: Runner, files: list[str], tests: list[str], choice: Choice,
                     why = NO_DIFFERENCE.format(function=c.site.function, calls=seen.calls)
                     out.add(c, Verdict.EQUIVALENT, None, why, "session")
                     continue
-                out.add(out.by_key[key], verdict, killer, _watched(seen), "session")
+                out.add(out.by_key[key], verdict, killer, _differential_reason(seen), "session")
                 if seen is not None:
                     out.done[key].difference = seen.seen
             if got.crashed is not None and got.crashed in out.by_key:
