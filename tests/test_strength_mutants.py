@@ -7,11 +7,14 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from app.github.strength_render import strength_line, survivor_block
 from spice_engine.strength import mutants, sources
 from spice_engine.strength.choose import choose
 from spice_engine.strength.parts import changed_lines, parts
 from spice_engine.strength.rank import rank, unconfirmed
-from spice_engine.strength.result import CatchingTest, MutantOutcome
+from spice_engine.strength.result import CatchingTest, MutantOutcome, TestStrength
+from spice_engine.strength.summary import survivors_text
+from spice_engine.validate.session import Status
 
 SOURCE = '''"""A module."""
 from __future__ import annotations
@@ -209,8 +212,61 @@ def test_a_survivor_is_shown_as_a_wrong_fix_only_with_evidence() -> None:
     said = "differential run: could not say (two runs of the fix made 2 and 3 calls)"
     unsure = survivor(reached="executed_unchecked", reason=said)
     at_import = survivor(reached=None)
-    assert differs.shown and unrun.shown
+    assert differs.shown and not differs.untested_line
+    # A line no test executes is said as such, not claimed as a wrong fix.
+    assert not unrun.shown and unrun.untested_line
     assert not unsure.shown and unsure.unconfirmed == said
     assert not at_import.shown and "import" in at_import.unconfirmed
     caught = CatchingTest(path="tests/test_x.py", code="def test_x(): ...", failure="assert")
     assert survivor(reached=None, catching_test=caught).shown  # a written test is evidence
+    assert survivor(reached="not_executed", catching_test=caught).shown
+
+
+def _ranked(*survivors: MutantOutcome) -> TestStrength:
+    for n, m in enumerate(survivors, 1):
+        m.rank, m.unconfirmed = n, unconfirmed(m)
+    got = TestStrength(status=Status.MEASURED, mutants=list(survivors))
+    got.tally()
+    return got
+
+
+def _survivor(operator: str, line: int, **seen: Any) -> MutantOutcome:
+    return MutantOutcome(
+        path="m.py", line=line, function="load", operator=operator, change=f"change {line}",
+        diff=f"-old {line}\n+new {line}\n", **seen,
+    )  # fmt: skip
+
+
+def test_the_example_is_a_changed_value_seen_to_differ_never_a_removed_line_or_an_unrun_one() -> (
+    None
+):
+    seen = {"reached": "executed_unchecked", "difference": "tests", "by_fail_to_pass": True}
+    removed = _survivor("statement removed", 1, **seen)
+    unrun = _survivor("constant", 2, reached="not_executed")
+    changed = _survivor("comparison", 3, **seen)
+    got = _ranked(removed, unrun, changed)
+    assert got.headline is changed  # ranked third, the first fit to be the example
+    line = strength_line(got)
+    assert "3 of 3 mutants of the fix survive — e.g. `change 3` in `load()`" in line
+    assert "1 on lines no test executes" in line
+    evidence = survivors_text(got)
+    assert "change 1 in `load()`" in evidence and "change 3 in `load()`" in evidence
+    assert "change 2" not in evidence and "no test executes: `load()` (`m.py` line 2)" in evidence
+
+
+def test_with_no_telling_survivor_the_comment_shows_none_and_says_why() -> None:
+    seen = {"reached": "executed_unchecked", "difference": "tests", "by_fail_to_pass": True}
+    got = _ranked(
+        _survivor("return replaced", 1, **seen),
+        _survivor("constant", 2, reached="not_executed"),
+        _survivor("constant", 3, reached="executed_unchecked", reason="could not say"),
+    )
+    assert got.headline is None and survivor_block(got, ()) == ""
+    assert (
+        "3 of 3 mutants of the fix survive, none a telling example: 1 on lines no test "
+        "executes, 1 that remove a line or return None unnoticed, 1 possibly equivalent"
+    ) in strength_line(got)
+    # A written test that catches a removed line makes it the example.
+    caught = CatchingTest(path="tests/test_x.py", code="def test_x(): ...", failure="assert")
+    got.mutants[0].catching_test = caught
+    assert got.headline is got.mutants[0]

@@ -20,6 +20,18 @@ REACHED = {
 }
 
 
+def _unshown(survivors: list[MutantOutcome]) -> list[str]:
+    """Why no survivor is the example, by kind (e.g. "2 on lines no test executes")."""
+    kinds = {
+        "on lines no test executes": sum(m.untested_line for m in survivors),
+        "that remove a line or return None unnoticed": sum(m.shown for m in survivors),
+        "possibly equivalent (no differential run or written test could tell it from the fix)": (
+            sum(not m.shown and not m.untested_line for m in survivors)
+        ),
+    }
+    return [f"{n} {kind}" for kind, n in kinds.items() if n]
+
+
 def strength_line(s: TestStrength | None) -> str:
     """E.g. "The tests fail without the fix; 3 of 14 mutants of the fix survive — e.g.
     `< b → <= b` in `parse()`, a line the tests execute but do not check (as the PR's own
@@ -35,10 +47,12 @@ def strength_line(s: TestStrength | None) -> str:
             f"{len(survivors)} of {s.mutants_tried} mutants of the fix survive — e.g. "
             f"{change} in {_where(top)}{where}"
         )
+        if untested := sum(m.untested_line for m in survivors):
+            parts.append(f"{untested} on lines no test executes")
     elif survivors:
         parts.append(
-            f"{len(survivors)} of {s.mutants_tried} mutants of the fix survive, each possibly "
-            "equivalent (no differential run or written test could tell it from the fix)"
+            f"{len(survivors)} of {s.mutants_tried} mutants of the fix survive, none a "
+            "telling example: " + ", ".join(_unshown(survivors))
         )
     elif s.mutants_tried:
         parts.append(f"all {s.mutants_tried} mutants of the fix are caught")

@@ -10,19 +10,7 @@ from __future__ import annotations
 
 import re
 
-from spice_engine.strength.result import MutantOutcome, Verdict
-
-CRASHING = {"return replaced", "statement removed", "argument removed"}
-"""Operators whose wrong fixes mostly raise somewhere (a None returned, a name never bound):
-weaker evidence of a gap than a changed value or condition."""
-NAMING = {"string", "arguments swapped"}
-"""Operators whose wrong fixes often rename or reorder what only a name or a set reads (a key,
-a candidate among others): weaker than a changed value or condition, stronger than a crash."""
-
-
-def evidence(operator: str) -> int:
-    """0 for a changed value or condition (a guard removed included), 1 naming, 2 crashing."""
-    return 2 if operator in CRASHING else 1 if operator in NAMING else 0
+from spice_engine.strength.result import MutantOutcome, Verdict, evidence
 
 
 def named_functions(problem: str) -> set[str]:

@@ -42,6 +42,20 @@ class Verdict(StrEnum):
     """No verdict (`reason` says why: the budget, a run cut off, a crashed session)."""
 
 
+CRASHING = {"return replaced", "statement removed", "argument removed"}
+"""Operators whose wrong fixes mostly raise somewhere or leave a value unset (a None returned, a
+name never bound): weaker evidence of a gap than a changed value or condition, and never the
+example a reviewer is shown unless a written test catches it."""
+NAMING = {"string", "arguments swapped"}
+"""Operators whose wrong fixes often rename or reorder what only a name or a set reads (a key,
+a candidate among others): weaker than a changed value or condition, stronger than a crash."""
+
+
+def evidence(operator: str) -> int:
+    """0 for a changed value or condition (a guard removed included), 1 naming, 2 crashing."""
+    return 2 if operator in CRASHING else 1 if operator in NAMING else 0
+
+
 Reached = Literal["not_executed", "executed_unchecked"]
 Difference = Literal["tests", "nearby"]
 """Where a differential run saw a survivor differ from the fix: on the tests' own inputs, or
@@ -111,11 +125,34 @@ class MutantOutcome(BaseModel):
 
     @property
     def shown(self) -> bool:
-        """A survivor shown as a wrong fix the tests accept: the differential run saw it
-        differ, or no test executes its line, or a written test catches it."""
+        """A survivor shown as a wrong fix the tests accept: a written test catches it, or a
+        judged test executes its line and its differential run saw it differ (or, in a language
+        without one, the probe could not class it). A line no test executes is not a claim
+        about behaviour: it is shown as such (`untested_line`), not as a wrong fix."""
         if self.verdict != Verdict.SURVIVED or self.possibly_equivalent:
             return False
-        return self.catching_test is not None or not self.unconfirmed
+        if self.catching_test is not None:
+            return True
+        return not self.unconfirmed and self.reached != "not_executed"
+
+    @property
+    def untested_line(self) -> bool:
+        """A survivor on a line no judged test executes (and no written test catches)."""
+        return (
+            self.verdict == Verdict.SURVIVED
+            and self.reached == "not_executed"
+            and self.catching_test is None
+        )
+
+    @property
+    def telling(self) -> bool:
+        """Fit to be the example a reviewer is shown: caught by a written test, or shown as a
+        wrong fix that changes a value, a condition or a name rather than removing a line or
+        returning None (those are listed, never the example: often what they break is a
+        value no caller reads)."""
+        if self.catching_test is not None:
+            return self.shown
+        return self.shown and evidence(self.operator) < 2
 
 
 class UntestedPart(BaseModel):
@@ -165,8 +202,8 @@ class TestStrength(BaseModel):
 
     @property
     def headline(self) -> MutantOutcome | None:
-        """The survivor a reviewer is shown: the top-ranked one shown as a wrong fix."""
-        return next((m for m in self.survivors if m.shown), None)
+        """The survivor a reviewer is shown: the top-ranked telling one (None: none is)."""
+        return next((m for m in self.survivors if m.telling), None)
 
     def tally(self) -> None:
         """Counts and score from the verdicts (judged mutants only)."""

@@ -18,15 +18,21 @@ def where(m: MutantOutcome) -> str:
 def survivors_text(s: TestStrength | None, limit: int = PROMPT_SURVIVORS) -> str:
     """The survivors as the prompt's evidence ("" when there are none)."""
     shown = [m for m in s.survivors if m.shown] if s is not None else []
-    if s is None or not shown:
+    unrun = [m for m in s.survivors if m.untested_line] if s is not None else []
+    if s is None or not (shown or unrun):
         return ""
     lines = [
         f"{len(s.survivors)} of {s.mutants_tried} small wrong variants of the gold patch pass "
-        "every test this pull request touches (the most telling first). For example:"
+        "every test this pull request touches (the most telling first)."
     ]
+    if shown:
+        lines.append("For example:")
     for m in shown[:limit]:
         seen = f"; {READ[m.reached]}" if m.reached else ""
         lines.append(f"- {m.change} in {where(m)} ({m.operator}{seen}):\n{m.diff.rstrip()}")
+    if unrun:
+        places = dict.fromkeys(f"{where(m)} (`{m.path}` line {m.line})" for m in unrun)
+        lines.append("Changed lines no test executes: " + "; ".join(list(places)[:limit]))
     if s.untested:
         lines.append(
             "Parts of the gold patch the fail-to-pass tests pass without: "
