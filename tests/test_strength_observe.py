@@ -15,7 +15,7 @@ from pathlib import Path
 
 from spice_engine.strength import observe_support
 from spice_engine.strength.measure import measure
-from spice_engine.strength.observe_support import Observer, differs, leaves, outcome
+from spice_engine.strength.observe_support import Observer, differs, leaves
 from spice_engine.strength.replay_support import copied, nearby_differs, neighbours
 from spice_engine.strength.result import StrengthConfig, Verdict
 from spice_engine.validate.bubblewrap import Bubblewrap
@@ -44,7 +44,7 @@ def _watch(*calls: tuple[object, ...]) -> list[dict[str, str]]:
     with Observer(Path(__file__).name, "grow") as seen:
         for args in calls:
             with contextlib.suppress(ValueError):
-                grow(*args)  # type: ignore[arg-type]
+                args = (grow(*args),)  # type: ignore[arg-type]  # kept: not dropped
     return seen.calls
 
 
@@ -66,6 +66,37 @@ def test_only_a_difference_both_runs_of_the_fix_agree_on_counts() -> None:
     noisy = [{**fix[0], "item": "2"}]  # a leaf that two runs of the fix disagree on
     assert differs(fix, noisy, [{**fix[0], "item": "3"}]) is False
     assert differs([], [], _watch((Box(), 1))) is None  # never called: nothing to compare
+
+
+def test_a_value_the_caller_drops_or_a_private_name_renamed_is_no_difference() -> None:
+    def caller(box: Box, item: object) -> int:
+        grow(box, item)  # the count it returns is thrown away here...
+        return len(box.items) * 10
+
+    def kept(box: Box, item: object) -> int:
+        return grow(box, item)  # ...and kept here
+
+    def watch(call: Callable[[Box, object], int], times: int = 1) -> list[dict[str, str]]:
+        with Observer(Path(__file__).name, "grow") as seen:
+            box = Box()
+            box.items.extend([0] * (times - 1))
+            call(box, 1)
+        return seen.calls
+
+    assert watch(caller)[0]["return"] == observe_support.DROPPED
+    assert watch(kept)[0]["return"] == "1"
+    # A state that differs is still seen when the returned value is dropped.
+    assert differs(watch(caller), watch(caller), watch(caller, times=2)) is True
+
+    fix = [{"cls": "T", "cls._shown": "True", "return": "None"}]
+    renamed = [{"cls": "T", "cls.XX_shownXX": "True", "return": "None"}]
+    assert differs(fix, fix, renamed) is False  # the marker only this code reads
+    public = [{"cls": "T", "cls.shown": "True"}]
+    assert differs(public, public, [{"cls": "T", "cls.XXshownXX": "True"}]) is True
+    other = [{"cls": "T", "cls.XX_shownXX": "False", "return": "None"}]
+    assert differs(fix, fix, other) is True  # renamed, and set to something else
+    keyed = [{"d": "dict[1]", "d['_k']": "1"}]
+    assert differs(keyed, keyed, [{"d": "dict[1]", "d['XX_kXX']": "1"}]) is True  # a key
 
 
 def test_objects_are_read_without_running_their_code() -> None:
@@ -184,7 +215,7 @@ def _neighbours_tell(function: Callable[..., int], mutant: int, *args: object) -
         if on:
             os.environ["SPICE_MUTANT"] = str(mutant)
 
-    return nearby_differs(seen.captured, mutant, switch, outcome, time.time() + 30)
+    return nearby_differs(seen.captured, mutant, switch, observe_support, time.time() + 30)
 
 
 def test_the_neighbours_of_the_tests_inputs_tell_the_weak_tests_survivor_apart() -> None:

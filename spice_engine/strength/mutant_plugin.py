@@ -205,7 +205,7 @@ def _observe(mutant, where, tests, limit, deadline):
             break
     if differs is False and replay is not None:  # the tests' inputs cannot tell: next to them?
         tally = {}  # type: Dict[str, int]
-        differs = replay.nearby_differs(captured, mutant, switch, observe.outcome, deadline, tally)
+        differs = replay.nearby_differs(captured, mutant, switch, observe, deadline, tally)
         seen = "nearby" if differs else None
         why = "no input next to the tests' reached it ({} of {} calls kept to replay; {})"
         why = why.format(len(captured), calls, json.dumps(tally, sort_keys=True))

@@ -13,7 +13,9 @@ nothing from this package; it never consumes an iterator, calls a property or `r
 object of the project (only those of built-in values), and never lets an error reach a test.
 """
 
+import bisect
 import contextlib
+import dis
 import inspect
 import sys
 import types
@@ -158,13 +160,42 @@ def _function(frame, arguments):
     return None
 
 
-def outcome(arguments, raised, returned):
-    # type: (List[Any], Optional[str], Any) -> Dict[str, str]
-    """What a caller sees of one call: what it returned or raised, and its arguments' state."""
+DROPPED = "<dropped by the caller>"
+_SKIPPED = ("CACHE", "EXTENDED_ARG", "NOP")
+_NEXT = {}  # type: Dict[Any, Tuple[List[int], List[str]]]
+
+
+def dropped(caller):
+    # type: (Any) -> bool
+    """Does the calling frame throw the returned value away (the call a statement of its own:
+    the instruction after the call is `POP_TOP`)? What a caller drops, no caller can tell
+    apart. (`f_lasti` is the call's offset, or from 3.11 its last inline cache's.)"""
+    if caller is None:
+        return False
+    code = caller.f_code
+    listed = _NEXT.get(code)
+    if listed is None:
+        try:
+            found = [(i.offset, i.opname) for i in dis.get_instructions(code)]
+        except Exception:  # noqa: BLE001 (code `dis` cannot read: nothing is said dropped)
+            found = []
+        kept = [(at, name) for at, name in found if name not in _SKIPPED]
+        listed = _NEXT[code] = ([at for at, _ in kept], [name for _, name in kept])
+    offsets, names = listed
+    after = bisect.bisect_right(offsets, caller.f_lasti)
+    return after < len(names) and names[after] == "POP_TOP"
+
+
+def outcome(arguments, raised, returned, kept=True):
+    # type: (List[Any], Optional[str], Any, bool) -> Dict[str, str]
+    """What a caller sees of one call: what it returned (unless it was not `kept`) or raised,
+    and its arguments' state."""
     out = {}  # type: Dict[str, str]
     seen = {}  # type: Dict[int, str]
     if raised is not None and returned is None:
         out["return"] = raised
+    elif not kept:
+        out["return"] = DROPPED
     else:
         leaves(returned, out, "return", 0, seen)
     for name, value in arguments:
@@ -220,7 +251,8 @@ class Observer(object):
                     del raised[:]  # handled inside: not what the caller sees
                 elif event == "return":
                     said = "raised {}".format(raised[0]) if raised else None
-                    self.calls.append(outcome(arguments, said, arg))
+                    kept = said is not None or not dropped(frame.f_back)
+                    self.calls.append(outcome(arguments, said, arg, kept))
             except Exception:  # noqa: BLE001 (never into the test)
                 pass
             return local
@@ -238,6 +270,44 @@ class Observer(object):
         sys.settrace(self._previous)
 
 
+def _root(path, own, other):
+    # type: (str, Dict[str, str], Dict[str, str]) -> Optional[str]
+    """The shortest node above `path` (itself included) that one side has and the other lacks,
+    when it is an attribute (`self._seen` of `self._seen[1]`); None otherwise."""
+    ends = [n for n, c in enumerate(path) if c in ".["] + [len(path)]
+    for end in ends:
+        node = path[:end]
+        if node in own and node not in other:
+            dot = node.rfind(".")
+            return node if dot > node.rfind("]") and dot > 0 else None
+    return None
+
+
+def _renamed(fix, mutant, paths):
+    # type: (Dict[str, str], Dict[str, str], List[str]) -> bool
+    """Are the differing `paths` only a private attribute set under another name, with the
+    same contents? A name only this code reads (`"_seen"` → `"XX_seenXX"` in both the
+    `getattr` and the `setattr`) is no difference a caller can see."""
+    gone, new = {}, {}  # type: Dict[str, Dict[str, str]], Dict[str, Dict[str, str]]
+    for path in paths:
+        if (path in fix) == (path in mutant):
+            return False  # a value changed in place
+        own, other, side = (fix, mutant, gone) if path in fix else (mutant, fix, new)
+        root = _root(path, own, other)
+        if root is None or (side is gone and not root[root.rfind(".") + 1 :].startswith("_")):
+            return False
+        side.setdefault(root, {})[path[len(root) :]] = own[path]
+    return bool(gone) and sorted(map(str, gone.values())) == sorted(map(str, new.values()))
+
+
+def changed(fix, again, mutant):
+    # type: (Dict[str, str], Dict[str, str], Dict[str, str]) -> bool
+    """Does one call under the mutant leave a leaf two runs of the fix agree on different
+    (a private attribute merely renamed aside)?"""
+    paths = [p for p in set(fix) | set(mutant) if fix.get(p) == again.get(p) != mutant.get(p)]
+    return bool(paths) and not _renamed(fix, mutant, paths)
+
+
 def differs(fix, again, mutant):
     # type: (List[Dict[str, str]], List[Dict[str, str]], List[Dict[str, str]]) -> Optional[bool]
     """Did the mutant leave a leaf that two runs of the fix agree on different? None when the
@@ -246,8 +316,4 @@ def differs(fix, again, mutant):
         return None
     if len(mutant) != len(fix):
         return True
-    for a, b, m in zip(fix, again, mutant):  # noqa: B905 (Python 3.6)
-        for path in set(a) | set(m):
-            if a.get(path) == b.get(path) and a.get(path) != m.get(path):
-                return True
-    return False
+    return any(changed(a, b, m) for a, b, m in zip(fix, again, mutant))  # noqa: B905 (3.6)

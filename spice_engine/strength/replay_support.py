@@ -125,11 +125,13 @@ def replay(call, at, value, on, mutant, switch, outcome):
     return outcome(fresh, raised, returned), mutant in reached
 
 
-def nearby_differs(calls, mutant, switch, outcome, deadline, tally=None):
+def nearby_differs(calls, mutant, switch, seen, deadline, tally=None):
     # type: (List[Any], int, Callable[[bool], None], Any, float, Optional[Dict[str, int]]) -> Optional[bool]
     """True when a neighbour input that reaches the mutant tells it from the fix (on a value
     two replays of the fix agree on); False when such inputs were tried and none did; None
-    when no neighbour input reached the mutant."""
+    when no neighbour input reached the mutant. `seen`: the observer's module (its `outcome`
+    and `changed`)."""
+    outcome, changed = seen.outcome, seen.changed
     tried = 0
     for call in calls:
         if not all(neighbours(value) for _, value in call[2]):
@@ -155,8 +157,6 @@ def nearby_differs(calls, mutant, switch, outcome, deadline, tally=None):
                 if len(done) < 3 or not done[2][1]:
                     continue  # would not copy, ran too long, or never reached the mutant
                 tried += 1
-                fix, again, under = (r[0] for r in done)
-                for path in set(fix) | set(under):
-                    if fix.get(path) == again.get(path) != under.get(path):
-                        return True
+                if changed(*(r[0] for r in done)):
+                    return True
     return False if tried else None
