@@ -103,6 +103,8 @@ def main() -> int:
     validated = {r["instance_id"]: r for r in validate_rows(rows, git_dirs, executor, scratch)}
     # Without published lists (held out), judged by the lists our validation computed.
     rows = [r if "FAIL_TO_PASS" in r else validated[r["instance_id"]] for r in rows]
+    # Each measured with its own validation beside it: its budget is a multiple of that.
+    rows = [r | {"spice": validated[r["instance_id"]]["spice"]} for r in rows]
     fulls = {r["instance_id"]: r for r in strength_rows(rows, git_dirs, executor, scratch, config)}
     halves = (
         [{"spice": {"test_strength": {"score": None, "untested": []}}} for _ in rows]

@@ -13,9 +13,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from spice_engine.strength import observe_support
+from spice_engine.strength import compare_support, observe_support
+from spice_engine.strength.compare_support import differs
 from spice_engine.strength.measure import measure
-from spice_engine.strength.observe_support import Observer, differs, leaves
+from spice_engine.strength.observe_support import Observer, leaves
 from spice_engine.strength.replay_support import copied, nearby_differs, neighbours
 from spice_engine.strength.result import StrengthConfig, Verdict
 from spice_engine.validate.bubblewrap import Bubblewrap
@@ -215,7 +216,8 @@ def _neighbours_tell(function: Callable[..., int], mutant: int, *args: object) -
         if on:
             os.environ["SPICE_MUTANT"] = str(mutant)
 
-    return nearby_differs(seen.captured, mutant, switch, observe_support, time.time() + 30)
+    judge = (observe_support.outcome, compare_support.changed)
+    return nearby_differs(seen.captured, mutant, switch, judge, time.time() + 30)
 
 
 def test_the_neighbours_of_the_tests_inputs_tell_the_weak_tests_survivor_apart() -> None:

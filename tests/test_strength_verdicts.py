@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from spice_engine.strength.ablation import ablate
+from spice_engine.strength.batch import validation_seconds
 from spice_engine.strength.choose import Choice, choose
 from spice_engine.strength.measure import measure
 from spice_engine.strength.mutant_runs import Outcomes, judge_alone, mutate
@@ -115,6 +116,32 @@ def test_what_the_budget_cuts_is_said(tmp_path: Path, envs: Path, sandbox: Bubbl
     # Not "0 untested parts": the check did not happen, and says so.
     assert (record.parts_checked, record.parts_total, record.untested) == (0, 2, [])
     assert record.skipped == ["hunk check skipped: budget (0 of 2 parts checked)"]
+
+
+def test_a_quick_instance_gets_a_budget_in_proportion_to_its_own_validation() -> None:
+    row = {
+        "spice": {"validation": {"status": "valid", "durations": {"total": 9, "environment": 3}}}
+    }
+    assert validation_seconds(row) == 6.0  # its test runs, not its environment
+    assert validation_seconds({"spice": {"validation": {"status": "error"}}}) is None
+    assert validation_seconds({}) is None
+    config = StrengthConfig(budget_s=600, validation_s=6.0)
+    assert config.budget() == 30.0 and "5× the validation's 6 s" in config.budget_said()
+    assert StrengthConfig(budget_s=600, validation_s=1.0).budget() == 20.0  # the floor
+    assert StrengthConfig(budget_s=25, validation_s=6.0).budget() == 25.0  # never above
+    assert StrengthConfig(budget_s=600).budget() == 600.0  # no validation known
+
+
+def test_what_a_budget_in_proportion_cuts_is_said_with_the_budget(
+    tmp_path: Path, envs: Path, sandbox: Bubblewrap
+) -> None:
+    repo, row = calc_instance(tmp_path, SLOW, FIX)
+    job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, timeout_s=120)
+    config = StrengthConfig(budget_s=600, validation_s=1.6, floor_s=1.0, ablation=False)
+    got = measure(job, LocalExecutor(envs, sandbox), tmp_path / "s", config)
+    assert got.not_run >= 1, [m.verdict for m in got.mutants]
+    assert got.skipped[-1] == "the budget was 8 s: 5× the validation's 2 s of test runs"
+    assert got.durations["total"] < 600  # cut by its own validation's measure, not --budget
 
 
 def test_a_result_stored_before_verdicts_were_typed_reads_as_typed() -> None:

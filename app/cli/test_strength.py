@@ -39,6 +39,14 @@ def test_strength_cmd(
     budget: Annotated[
         float, typer.Option(min=1, help="Seconds per instance once its environment is ready.")
     ] = 900.0,
+    times_validation: Annotated[
+        float,
+        typer.Option(
+            min=1,
+            help="At most this many times a row's own validation (its test runs, when the row "
+            "carries one from `spice validate`), if that is less than --budget.",
+        ),
+    ] = 5.0,
     ablation: Annotated[
         bool, typer.Option(help="Leave out each file and hunk of the fix in turn.")
     ] = True,
@@ -70,7 +78,11 @@ def test_strength_cmd(
     todo = [r for r in rows if str(r["instance_id"]) not in done_ids]
     git_dirs = repo_map(repo or [], data / "repos", todo, settings.git_base_url)
     config = StrengthConfig(
-        max_mutants=max_mutants, budget_s=budget, ablation=ablation, catching_tests=catching_tests
+        max_mutants=max_mutants,
+        budget_s=budget,
+        times_validation=times_validation,
+        ablation=ablation,
+        catching_tests=catching_tests,
     )
     writer = None
     if catching_tests:

@@ -146,5 +146,10 @@ def _measured(
     left = max(10.0, budget - (time.monotonic() - started))
     lists = {"FAIL_TO_PASS": validated.fail_to_pass, "PASS_TO_PASS": validated.pass_to_pass}
     job = job.model_copy(update={"instance": row | lists, "timeout_s": left})
-    config = StrengthConfig(max_mutants=20, budget_s=left)
+    runs = validated.validation.durations
+    config = StrengthConfig(
+        max_mutants=20,
+        budget_s=left,
+        validation_s=runs.get("total", 0.0) - runs.get("environment", 0.0),
+    )
     return measure(job, executor, scratch, config, writer=writer)

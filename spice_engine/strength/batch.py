@@ -18,6 +18,16 @@ from spice_engine.validate.recipe import Recipe
 from spice_engine.validate.validator import Job
 
 
+def validation_seconds(row: dict[str, Any]) -> float | None:
+    """The row's own validation's test runs (its total less its environment), when it has one
+    that ran: what a measurement's budget is a multiple of."""
+    validation = (row.get("spice") or {}).get("validation") or {}
+    durations = validation.get("durations") or {}
+    if validation.get("status") != "valid" or "total" not in durations:
+        return None
+    return max(0.0, float(durations["total"]) - float(durations.get("environment", 0.0)))
+
+
 def strength_rows(
     rows: list[dict[str, Any]],
     git_dirs: dict[str, Path],
@@ -57,7 +67,8 @@ def strength_rows(
             chosen = executor.of(language) if isinstance(executor, Executors) else executor
             iid = str(row.get("instance_id"))
             said = (lambda phase: on_phase(iid, phase)) if on_phase else None
-            result = measure(job, chosen, scratch, config, said, writer)
+            timed = config.model_copy(update={"validation_s": validation_seconds(row)})
+            result = measure(job, chosen, scratch, timed, said, writer)
         out = dict(row)
         out["spice"] = dict(row.get("spice") or {}) | {
             "test_strength": result.model_dump(mode="json")

@@ -111,7 +111,7 @@ def _measure(
     f2p, p2p = lists
     tree.apply(job.test_patch)
     tree.apply(job.patch)
-    runner = Runner(session, time.monotonic() + config.budget_s, job.timeout_s)
+    runner = Runner(session, time.monotonic() + config.budget(), job.timeout_s)
     t0 = time.monotonic()
     lines = changed_lines(job.patch)
     fixed = {p: tree.source(p) for p in lines}
@@ -158,6 +158,7 @@ def _measure(
         t0 = time.monotonic()
         _write_tests(runner, writer, record, choice, (job.instance, f2p), config.catching_tests)
         record.durations["catching"] = round(time.monotonic() - t0, 3)
+    record.say_budget(config)
     record.status = Status.MEASURED if record.mutants_tried else Status.NO_MUTANTS
     if not record.mutants_tried:
         record.detail = _why_none(choice, lines)

@@ -179,6 +179,7 @@ def _observe(mutant, where, tests, limit, deadline):
         return  # executed by no test: a gap, not a candidate for equivalence
     switch, started = _switch(mutant), time.time()
     observe, replay = _extra("observe_support"), _extra("replay_support")
+    compare = _extra("compare_support")
     differs, seen, why = None, None, "a test failed or ran past its limit while watched"
     captured, calls, unsure = [], 0, False  # type: List[Any], int, bool
     for group in groups:
@@ -189,12 +190,12 @@ def _observe(mutant, where, tests, limit, deadline):
         switch(True)
         under = _watched(where, [group], limit)
         switch(False)
-        if fix is None or again is None or under is None or observe is None:
+        if fix is None or again is None or under is None or compare is None:
             unsure = True
             continue
         calls += len(fix.calls)
         captured += fix.captured[: 10 - len(captured)]
-        said = observe.differs(fix.calls, again.calls, under.calls)
+        said = compare.differs(fix.calls, again.calls, under.calls)
         if said is None:  # this group cannot tell: no claim of sameness rests on the others
             unsure, why = True, "two runs of the fix made {} and {} calls"
             why = why.format(len(fix.calls), len(again.calls))
@@ -203,9 +204,10 @@ def _observe(mutant, where, tests, limit, deadline):
         if differs:
             seen = "tests"
             break
-    if differs is False and replay is not None:  # the tests' inputs cannot tell: next to them?
-        tally = {}  # type: Dict[str, int]
-        differs = replay.nearby_differs(captured, mutant, switch, observe, deadline, tally)
+    if differs is False and replay is not None and observe is not None and compare is not None:
+        tally = {}  # type: Dict[str, int]  # the tests' inputs cannot tell: next to them?
+        judge = (observe.outcome, compare.changed)
+        differs = replay.nearby_differs(captured, mutant, switch, judge, deadline, tally)
         seen = "nearby" if differs else None
         why = "no input next to the tests' reached it ({} of {} calls kept to replay; {})"
         why = why.format(len(captured), calls, json.dumps(tally, sort_keys=True))

@@ -144,7 +144,8 @@ def mutate(runner: Runner, files: list[str], tests: list[str], choice: Choice,
     if out is None:
         if switchable:
             excerpt = redacted_excerpt(log, tail=3000)
-            return f"the test session did not get to the mutants: {excerpt}"
+            late = " (the time budget ran out)" if runner.left() <= 0 else ""
+            return f"the test session did not get to the mutants{late}: {excerpt}"
         out = Outcomes(tests, chosen, fixed)
     if not out.judged:
         return "no judged test passes with the fix (in the mutant session)"

@@ -78,7 +78,7 @@ def measure_plain(
     f2p, p2p = lists
     tree.apply(job.test_patch)
     tree.apply(job.patch)
-    runner = PlainRunner(session, time.monotonic() + config.budget_s, run_targets(job), "mutant")
+    runner = PlainRunner(session, time.monotonic() + config.budget(), run_targets(job), "mutant")
     t0 = time.monotonic()
     chosen, fixed, unreadable = choose_sites(session, config.max_mutants)
     record.durations["choose"] = round(time.monotonic() - t0, 3)
@@ -132,6 +132,7 @@ def measure_plain(
     rank(record.mutants, str(job.instance.get("problem_statement") or ""))
     if record.not_run:
         record.skipped.append(f"{record.not_run} mutant(s) not run: see each one's reason")
+    record.say_budget(config)
     record.status = Status.MEASURED if record.mutants_tried else Status.NO_MUTANTS
     if not record.mutants_tried:
         record.detail = (

@@ -125,13 +125,13 @@ def replay(call, at, value, on, mutant, switch, outcome):
     return outcome(fresh, raised, returned), mutant in reached
 
 
-def nearby_differs(calls, mutant, switch, seen, deadline, tally=None):
+def nearby_differs(calls, mutant, switch, judge, deadline, tally=None):
     # type: (List[Any], int, Callable[[bool], None], Any, float, Optional[Dict[str, int]]) -> Optional[bool]
     """True when a neighbour input that reaches the mutant tells it from the fix (on a value
     two replays of the fix agree on); False when such inputs were tried and none did; None
-    when no neighbour input reached the mutant. `seen`: the observer's module (its `outcome`
-    and `changed`)."""
-    outcome, changed = seen.outcome, seen.changed
+    when no neighbour input reached the mutant. `judge`: what a caller sees of a call, and
+    whether one under the mutant changed it (spice_engine.strength.compare_support)."""
+    outcome, changed = judge
     tried = 0
     for call in calls:
         if not all(neighbours(value) for _, value in call[2]):

@@ -18,6 +18,28 @@ class StrengthConfig(BaseModel):
     budget_s: float = 900.0
     """Seconds for the whole instance after its environment is ready; what is left undone is
     counted as not run."""
+    validation_s: float | None = None
+    """This instance's validation, less its environment (its test runs), when known: the
+    measurement then gets at most `times_validation` of it (never under `floor_s`)."""
+    times_validation: float = 5.0
+    floor_s: float = 20.0
+
+    def budget(self) -> float:
+        """Seconds after the environment is ready: `budget_s`, or less for a quick instance,
+        so a measurement costs a bounded multiple of its own validation."""
+        if self.validation_s is None:
+            return self.budget_s
+        return min(self.budget_s, max(self.floor_s, self.times_validation * self.validation_s))
+
+    def budget_said(self) -> str:
+        """The budget in words, for what it cut (e.g. "30 s: 5× the validation's 6 s")."""
+        if self.budget() == self.budget_s:
+            return f"{self.budget_s:.0f} s"
+        return (
+            f"{self.budget():.0f} s: {self.times_validation:g}× the validation's "
+            f"{self.validation_s or 0:.0f} s of test runs"
+        )
+
     per_test_s: float = 20.0
     """One test's time limit under a mutant (a mutant that makes it loop is killed by it)."""
     confirm_survivors: int = 5
@@ -204,6 +226,13 @@ class TestStrength(BaseModel):
     def headline(self) -> MutantOutcome | None:
         """The survivor a reviewer is shown: the top-ranked telling one (None: none is)."""
         return next((m for m in self.survivors if m.telling), None)
+
+    def say_budget(self, config: StrengthConfig) -> None:
+        """When the budget cut something and was less than `budget_s` (a multiple of the
+        validation), what it was, said beside what it cut."""
+        cut = self.not_run or any("budget" in s for s in self.skipped)
+        if cut and config.budget() < config.budget_s:
+            self.skipped.append(f"the budget was {config.budget_said()}")
 
     def tally(self) -> None:
         """Counts and score from the verdicts (judged mutants only)."""

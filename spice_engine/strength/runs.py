@@ -13,7 +13,9 @@ from spice_engine.validate.session import Run, Session
 
 PLUGIN = "_spice_mutants"
 PLUGIN_SOURCE = Path(__file__).with_name("mutant_plugin.py")
-WATCHERS = tuple(Path(__file__).with_name(f) for f in ("observe_support.py", "replay_support.py"))
+WATCHERS = tuple(
+    Path(__file__).with_name(f"{stem}_support.py") for stem in ("observe", "compare", "replay")
+)
 """The differential run's modules, loaded beside the plugin (spice_engine.strength.mutant_plugin)."""
 
 

@@ -1,0 +1,57 @@
+"""The differential run's judgement, loaded into the project's own pytest beside the mutant
+plugin and its eyes (spice_engine.strength.observe_support): did the mutant leave anything a
+caller can see different from what two runs of the fix agree on?
+
+Plugin rules apply: the project's Python, type comments, nothing from this package.
+"""
+
+from typing import Dict, List, Optional  # noqa: F401 (type comments)
+
+
+def _root(path, own, other):
+    # type: (str, Dict[str, str], Dict[str, str]) -> Optional[str]
+    """The shortest node above `path` (itself included) that one side has and the other lacks,
+    when it is an attribute (`self._seen` of `self._seen[1]`); None otherwise."""
+    ends = [n for n, c in enumerate(path) if c in ".["] + [len(path)]
+    for end in ends:
+        node = path[:end]
+        if node in own and node not in other:
+            dot = node.rfind(".")
+            return node if dot > node.rfind("]") and dot > 0 else None
+    return None
+
+
+def _renamed(fix, mutant, paths):
+    # type: (Dict[str, str], Dict[str, str], List[str]) -> bool
+    """Are the differing `paths` only a private attribute set under another name, with the
+    same contents? A name only this code reads (`"_seen"` → `"XX_seenXX"` in both the
+    `getattr` and the `setattr`) is no difference a caller can see."""
+    gone, new = {}, {}  # type: Dict[str, Dict[str, str]], Dict[str, Dict[str, str]]
+    for path in paths:
+        if (path in fix) == (path in mutant):
+            return False  # a value changed in place
+        own, other, side = (fix, mutant, gone) if path in fix else (mutant, fix, new)
+        root = _root(path, own, other)
+        if root is None or (side is gone and not root[root.rfind(".") + 1 :].startswith("_")):
+            return False
+        side.setdefault(root, {})[path[len(root) :]] = own[path]
+    return bool(gone) and sorted(map(str, gone.values())) == sorted(map(str, new.values()))
+
+
+def changed(fix, again, mutant):
+    # type: (Dict[str, str], Dict[str, str], Dict[str, str]) -> bool
+    """Does one call under the mutant leave a leaf two runs of the fix agree on different
+    (a private attribute merely renamed aside)?"""
+    paths = [p for p in set(fix) | set(mutant) if fix.get(p) == again.get(p) != mutant.get(p)]
+    return bool(paths) and not _renamed(fix, mutant, paths)
+
+
+def differs(fix, again, mutant):
+    # type: (List[Dict[str, str]], List[Dict[str, str]], List[Dict[str, str]]) -> Optional[bool]
+    """Did the mutant leave a leaf that two runs of the fix agree on different? None when the
+    fix's runs cannot say (no call seen, or not the same number of calls)."""
+    if not fix or len(fix) != len(again):
+        return None
+    if len(mutant) != len(fix):
+        return True
+    return any(changed(a, b, m) for a, b, m in zip(fix, again, mutant))  # noqa: B905 (3.6)
