@@ -153,6 +153,56 @@ def test_sites_found_statement_by_statement_are_the_whole_files() -> None:
         assert ast.dump(ast.parse(scoped.plain(CALLS, lines, b))) == plain
 
 
+CLASSES = '''import typing
+
+
+class Outer(Base):
+    """Many methods: only the changed ones are parsed, after this header."""
+
+    limit = 3
+
+    def first(self, x):
+        return x + 1
+
+    class Inner:
+        @staticmethod
+        def second(y, z=2):
+            if y < z:
+                raise ValueError("y %s" % y)
+            return max(y, z) * 2
+
+
+class Shape(typing.Protocol):
+    def area(self) -> float:
+        return 1.0 + 2.0
+
+
+async def top(a):
+    return a - 1
+'''
+
+
+def test_methods_are_parsed_after_their_class_headers_and_find_the_whole_files_sites() -> None:
+    for lines in ({10, 16, 17, 18, 23, 27}, {7, 10}, {15, 16, 17}):
+        whole = mutants.find_sites(CLASSES, lines)
+        alone = scoped.find_sites(CLASSES, lines)
+        assert len(alone) == len(whole) > 0
+        for a, b in zip(whole, alone, strict=True):
+            assert (a.id, a.line, a.change, a.function, a.switchable, a.equivalent) == (
+                b.id, b.line, b.change, b.function, b.switchable, b.equivalent,
+            )  # fmt: skip
+            assert a.splice == b.splice and a.argument == b.argument
+            plain = ast.dump(ast.parse(mutants.plain(CLASSES, lines, a.id)))
+            assert ast.dump(ast.parse(scoped.plain(CLASSES, lines, b))) == plain
+    methods = scoped.find_sites(CLASSES, {10, 17})
+    assert {s.scope[2].splitlines()[0] for s in methods if s.scope} == {"class Outer(Base):"}
+    assert all(s.scope and "def " not in s.scope[2] for s in methods)
+    # A changed class attribute: the whole class is parsed.
+    assert all(s.scope and s.scope[2] == "" for s in scoped.find_sites(CLASSES, {7}))
+    # The protocol's method keeps its class: nothing in it is mutated.
+    assert scoped.find_sites(CLASSES, {23}) == mutants.find_sites(CLASSES, {23}) == []
+
+
 def test_only_what_the_fix_writes_is_mutated_not_what_it_rewraps() -> None:
     # sphinx-7268's kind of change: a call rewrapped to add one ENUM candidate.
     fixed = 'def setup(app):\n    app.add("a", True,\n            ENUM("a", "c", "b"))\n'

@@ -53,9 +53,9 @@ class Site:
     argument: tuple[str, int, str] | None = None
     """(the called function's name, `.name` for `obj.name(…)`; position; keyword or "") when
     the mutant is a string passed straight to a call."""
-    scope: tuple[int, int, int] | None = None
-    """(first line, last line, id there) of the top-level statement it was found in, parsed
-    alone (None: found in the whole file)."""
+    scope: tuple[int, int, str, int] | None = None
+    """(first line, last line, the class headers parsed before it, id there) of the top-level
+    statement or method it was found in, parsed alone (None: found in the whole file)."""
 
 
 def code_of(node: cst.CSTNode, limit: int = 40) -> str:
