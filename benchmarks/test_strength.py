@@ -38,7 +38,7 @@ from typing import Any
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.strength.batch import strength_rows
 from spice_engine.strength.recheck import verdicts_hold
-from spice_engine.strength.result import MutantOutcome, StrengthConfig
+from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength
 from spice_engine.validate import gitwork
 from spice_engine.validate.batch import validate_rows
 from spice_engine.validate.bubblewrap import Bubblewrap
@@ -176,8 +176,12 @@ def main() -> int:
         line["differential_share"] = (
             round(s["durations"].get("differential", 0.0) / total, 4) if total else None
         )
-        shown = [m for m in survivors if MutantOutcome.model_validate(m).shown]
-        line["shown"], line["unconfirmed"] = len(shown), len(survivors) - len(shown)
+        typed = [MutantOutcome.model_validate(m) for m in survivors]
+        line["shown"] = sum(m.shown for m in typed)
+        line["untested_lines"] = sum(m.untested_line for m in typed)
+        line["unconfirmed"] = len(typed) - line["shown"] - line["untested_lines"]
+        top = TestStrength.model_validate(s).headline
+        line["headline"] = f"{top.change} ({top.path}:{top.line})" if top else ""
         table.append(line)
         print(json.dumps(line), flush=True)
         if args.out:  # every figure behind the line: the mutants, their diffs, the parts
@@ -221,11 +225,11 @@ def _has_commit(git_dir: Path, sha: str) -> bool:
 
 def _report(table: list[dict[str, Any]]) -> None:
     cols = ["id", "status", "f2p", "tried", "killed", "score", "score_half", "untested",
-            "fixed_alone", "survivors", "shown", "unconfirmed", "survivors_pass",
+            "fixed_alone", "survivors", "shown", "untested_lines", "unconfirmed", "survivors_pass",
             "killed_rechecked", "killed_fail",
             "flagged", "equivalent", "not_run", "validation_s", "strength_s", "ratio",
             "mutants_per_s", "choose_s", "choose_share", "differential_share",
-            "skipped"]  # fmt: skip
+            "skipped", "headline"]  # fmt: skip
     print("\n| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
     for line in table:
         print("| " + " | ".join(str(line.get(c, "")) for c in cols) + " |")

@@ -92,6 +92,10 @@ def test_a_value_the_caller_drops_or_a_private_name_renamed_is_no_difference() -
     fix = [{"cls": "T", "cls._shown": "True", "return": "None"}]
     renamed = [{"cls": "T", "cls.XX_shownXX": "True", "return": "None"}]
     assert differs(fix, fix, renamed) is False  # the marker only this code reads
+    # The fix's runs came first and left their marker: the mutant's is set beside it.
+    both = [{**fix[0], "cls.XX_shownXX": "True"}]
+    assert differs(fix, fix, both) is False
+    assert differs(fix, fix, [{**fix[0], "cls.XX_shownXX": "False"}]) is True
     public = [{"cls": "T", "cls.shown": "True"}]
     assert differs(public, public, [{"cls": "T", "cls.XXshownXX": "True"}]) is True
     other = [{"cls": "T", "cls.XX_shownXX": "False", "return": "None"}]

@@ -127,7 +127,7 @@ def test_a_quick_instance_gets_a_budget_in_proportion_to_its_own_validation() ->
     assert validation_seconds({}) is None
     config = StrengthConfig(budget_s=600, validation_s=6.0)
     assert config.budget() == 30.0 and "5× the validation's 6 s" in config.budget_said()
-    assert StrengthConfig(budget_s=600, validation_s=1.0).budget() == 20.0  # the floor
+    assert StrengthConfig(budget_s=600, validation_s=1.0).budget() == 15.0  # the floor
     assert StrengthConfig(budget_s=25, validation_s=6.0).budget() == 25.0  # never above
     assert StrengthConfig(budget_s=600).budget() == 600.0  # no validation known
 

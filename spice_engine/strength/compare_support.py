@@ -5,7 +5,7 @@ caller can see different from what two runs of the fix agree on?
 Plugin rules apply: the project's Python, type comments, nothing from this package.
 """
 
-from typing import Dict, List, Optional  # noqa: F401 (type comments)
+from typing import Dict, List, Optional, Set  # noqa: F401 (type comments)
 
 
 def _root(path, own, other):
@@ -21,12 +21,32 @@ def _root(path, own, other):
     return None
 
 
+def _below(leaves, root):
+    # type: (Dict[str, str], str) -> Dict[str, str]
+    """The leaves at and under `root`, keyed by what follows it."""
+    return {
+        p[len(root) :]: v
+        for p, v in leaves.items()
+        if p == root or p.startswith((root + ".", root + "["))
+    }
+
+
+def _private_twin(fix, mutant, root):
+    # type: (Dict[str, str], Dict[str, str], str) -> bool
+    """Does the fix have, beside the mutant's new attribute `root`, a private attribute holding
+    the same? (Set by the fix's runs before the mutant's, it may be there in both.)"""
+    parent = root[: root.rfind(".")]
+    held = _below(mutant, root)
+    beside = [p for p in fix if p.startswith(parent + "._")]
+    return any(not set(".[") & set(p[len(parent) + 1 :]) and _below(fix, p) == held for p in beside)
+
+
 def _renamed(fix, mutant, paths):
     # type: (Dict[str, str], Dict[str, str], List[str]) -> bool
     """Are the differing `paths` only a private attribute set under another name, with the
     same contents? A name only this code reads (`"_seen"` → `"XX_seenXX"` in both the
     `getattr` and the `setattr`) is no difference a caller can see."""
-    gone, new = {}, {}  # type: Dict[str, Dict[str, str]], Dict[str, Dict[str, str]]
+    gone, new = set(), set()  # type: Set[str], Set[str]
     for path in paths:
         if (path in fix) == (path in mutant):
             return False  # a value changed in place
@@ -34,8 +54,10 @@ def _renamed(fix, mutant, paths):
         root = _root(path, own, other)
         if root is None or (side is gone and not root[root.rfind(".") + 1 :].startswith("_")):
             return False
-        side.setdefault(root, {})[path[len(root) :]] = own[path]
-    return bool(gone) and sorted(map(str, gone.values())) == sorted(map(str, new.values()))
+        side.add(root)
+    if not new or not all(_private_twin(fix, mutant, root) for root in new):
+        return False
+    return all(any(_below(fix, g) == _below(mutant, n) for n in new) for g in gone)
 
 
 def changed(fix, again, mutant):

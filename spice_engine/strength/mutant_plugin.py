@@ -226,8 +226,12 @@ def _mutate(session):
         for t, group in named(session.items, list(settings["tests"]))
         if all(_first.get(i.nodeid) == "passed" for i in group)
     ]
-    limit = float(settings["per_test_s"])
-    deadline = time.time() + float(settings["budget_s"])
+    limit, budget = float(settings["per_test_s"]), float(settings["budget_s"])
+    deadline = time.time() + budget
+    # A budget that binds is shared: verdicts until half of it, differential runs until three
+    # quarters, the rest for the host's confirmations (a survivor with evidence over more
+    # verdicts without any).
+    verdicts_end, watching_end = deadline - budget / 2, deadline - budget / 4
     old = signal.signal(signal.SIGALRM, _alarm)
     try:
         send({"kind": "baseline", "passed": [t for t, _ in tests]})
@@ -241,7 +245,7 @@ def _mutate(session):
         began = time.time()
         unstable = set()  # type: Set[str]
         for mutant in settings["mutants"]:
-            if time.time() > deadline:
+            if time.time() > verdicts_end:
                 break
             send({"kind": "current", "id": mutant})
             os.environ["SPICE_MUTANT"] = str(mutant)
@@ -272,7 +276,7 @@ def _mutate(session):
         first = set()  # type: Set[int]
         for item in tests[0][1] if tests else []:
             first |= _reached.get(item.nodeid, set())
-        until = min(deadline, time.time() + max(5.0, time.time() - began))
+        until = min(watching_end, time.time() + max(5.0, time.time() - began))
         for mutant in sorted(survivors, key=lambda m: m not in first):
             if time.time() < until:
                 where = settings["observe"][str(mutant)]

@@ -22,7 +22,7 @@ class StrengthConfig(BaseModel):
     """This instance's validation, less its environment (its test runs), when known: the
     measurement then gets at most `times_validation` of it (never under `floor_s`)."""
     times_validation: float = 5.0
-    floor_s: float = 20.0
+    floor_s: float = 15.0
 
     def budget(self) -> float:
         """Seconds after the environment is ready: `budget_s`, or less for a quick instance,
