@@ -4,6 +4,8 @@ so before any run (issue 37): no execution of a repository here."""
 from __future__ import annotations
 
 import ast
+import subprocess
+from pathlib import Path
 
 from spice_engine.strength import mutants, scoped, sources
 from spice_engine.strength.callee_messages import set_aside
@@ -11,6 +13,7 @@ from spice_engine.strength.choose import choose
 from spice_engine.strength.equivalence import same_bytecode, statement_lines
 from spice_engine.strength.new_tokens import new_tokens
 from spice_engine.strength.parts import changed_lines
+from spice_engine.strength.private_renames import set_aside_renames
 from spice_engine.strength.relevance import can_matter, inert_lines
 from tests.strength_support import CLAMP_FIX
 from tests.test_strength_mutants import SOURCE
@@ -299,3 +302,63 @@ def test_strings_a_called_function_only_puts_in_a_message_are_proven_equivalent(
     assert {5, 7, 8, 9} <= set(proven) and "`split_into()`" in proven[5]
     assert 6 in kept  # a key of a lookup: what the call returns
     assert not any("see" in c.site.change for c, _ in choice.proven)  # no definition found
+
+
+MARKER = """def check(obj):
+    cls = type(obj)
+    attr_name = "_warned_once"
+    if getattr(cls, attr_name, False):
+        return
+    setattr(cls, attr_name, True)
+    label = "_label"
+    setattr(cls, label, True)
+    return label
+
+
+def pair(obj):
+    if getattr(obj, "_seen", False):
+        return
+    setattr(obj, "_seen", True)
+"""
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+def test_a_private_attribute_name_held_in_one_local_and_named_nowhere_else_is_a_rename(
+    tmp_path: Path,
+) -> None:
+    lines = set(range(1, MARKER.count("\n") + 1))
+    sites = {s.change: s.attribute for s in mutants.find_sites(MARKER, lines)}
+    assert sites['`"_warned_once"` → `"XX_warned_onceXX"`'] == "_warned_once"
+    assert sites['`"_label"` → `"XX_labelXX"`'] == ""  # also returned: callers see it
+    assert sites['`"_seen"` → `"XX_seenXX"`'] == ""  # two literals: a mutant breaks the pair
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / "other.py").write_text("x = 1\n")
+    _git(repo, "add", ".")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
+    base = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+    def proven(fixed: dict[str, str], tests: str = "") -> list[str]:
+        choice = choose({"m.py": fixed["m.py"]}, {"m.py": lines}, 50)
+        set_aside_renames(choice, repo / ".git", base, fixed, tests)
+        return [why for c, why in choice.proven if "_warned_once" in c.site.change]
+
+    (why,) = proven({"m.py": MARKER})
+    assert why.startswith("a private attribute's name only this function uses")
+    # Named by a test, or by another file of the fix: a caller may read it.
+    assert proven({"m.py": MARKER}, tests="+    assert C._warned_once\n") == []
+    assert proven({"m.py": MARKER, "n.py": "print(C._warned_once)\n"}) == []
+    # Named in the repository at the base commit.
+    (repo / "other.py").write_text("y = C._warned_once\n")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "uses it")
+    base = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert proven({"m.py": MARKER}) == []

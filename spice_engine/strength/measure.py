@@ -25,6 +25,7 @@ from spice_engine.strength.mutant_runs import Outcomes, confirm, mutate, proven
 from spice_engine.strength.new_tokens import new_tokens
 from spice_engine.strength.parts import changed_lines
 from spice_engine.strength.plain_measure import measure_plain
+from spice_engine.strength.private_renames import set_aside_renames
 from spice_engine.strength.rank import classify, rank, unconfirmed
 from spice_engine.strength.result import StrengthConfig, TestStrength, Verdict
 from spice_engine.strength.runs import Runner
@@ -116,7 +117,9 @@ def _measure(
     lines = changed_lines(job.patch)
     fixed = {p: tree.source(p) for p in lines}
     choice = choose(fixed, lines, config.max_mutants, new_tokens(job.patch))
-    set_aside(choice, repository_sources(job.git_dir, str(job.instance["base_commit"]), fixed))
+    base = str(job.instance["base_commit"])
+    set_aside(choice, repository_sources(job.git_dir, base, fixed))
+    set_aside_renames(choice, job.git_dir, base, fixed, job.test_patch)
     record.durations["choose"] = round(time.monotonic() - t0, 3)
     record.equivalent_skipped = choice.equivalent
     if choice.chosen:

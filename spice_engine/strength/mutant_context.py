@@ -14,6 +14,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from spice_engine.strength.attribute_names import attribute_names
 from spice_engine.strength.message_flow import is_message_call, message_values
 
 TYPE_ONLY_BASES = {"TypedDict", "Protocol"}
@@ -106,6 +107,8 @@ class Context(cst.CSTTransformer):
         """Ids of the enclosing nodes whose code cannot matter (type-only, messages)."""
         self._messages: set[int] = set()
         """Ids of the arguments of what is raised, and of assertion messages."""
+        self.attribute_names: dict[int, str] = {}
+        """Node id -> the private attribute name a string holds (see attribute_names)."""
         self.arguments: dict[int, tuple[str, int, str]] = {}
         """Node id -> (callee, position, keyword) of a string passed straight to a call."""
         self.proofs: dict[int, str] = {}
@@ -161,6 +164,7 @@ class Context(cst.CSTTransformer):
         self._functions.append(node.name.value)
         self._bodies.add(id(node.body))
         self._messages.update(id(value) for value in message_values(node))
+        self.attribute_names.update(attribute_names(node))
 
     def leave_FunctionDef(
         self, original: cst.FunctionDef, updated: cst.FunctionDef

@@ -272,12 +272,14 @@ def _mutate(session):
             if killer is None and str(mutant) in settings.get("observe", {}):
                 survivors.append(mutant)
         # Last: a replay may leave state behind, and no verdict is made after it. At most as
-        # long again as the verdicts took, those a fail-to-pass test (run first) reaches first.
+        # long again as the verdicts took: those that could be the example first (not a
+        # crash-prone operator), then those a fail-to-pass test (run first) reaches.
         first = set()  # type: Set[int]
         for item in tests[0][1] if tests else []:
             first |= _reached.get(item.nodeid, set())
         until = min(watching_end, time.time() + max(5.0, time.time() - began))
-        for mutant in sorted(survivors, key=lambda m: m not in first):
+        watched = settings["observe"]
+        for mutant in sorted(survivors, key=lambda m: (watched[str(m)]["late"], m not in first)):
             if time.time() < until:
                 where = settings["observe"][str(mutant)]
                 _observe(mutant, where, tests, limit, until)

@@ -12,7 +12,7 @@ from typing import Literal
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.strength import sources
 from spice_engine.strength.choose import Choice, Chosen, schema_sources
-from spice_engine.strength.result import MutantOutcome, StrengthConfig, Verdict
+from spice_engine.strength.result import MutantOutcome, StrengthConfig, Verdict, evidence
 from spice_engine.strength.runs import Observed, Runner
 from spice_engine.validate.outcomes import passed
 
@@ -103,7 +103,11 @@ def mutate(runner: Runner, files: list[str], tests: list[str], choice: Choice,
         for n in range(SESSION_ROUNDS):
             if n and (not todo or runner.left() <= 0):
                 break
-            watch = {c.key: (c.path, c.site.function) for c in switchable if c.site.function}
+            watch = {
+                c.key: (c.path, c.site.function, evidence(c.site.operator) > 1)
+                for c in switchable
+                if c.site.function
+            }
             got = runner.mutant_session(files, tests, todo, config.per_test_s, watch)
             log = got.log
             if got.baseline is None:

@@ -69,8 +69,9 @@ class _Mutator(Context):
         fn = self._functions[-1] if self._functions else None
         splice = self._splice(*edit) if edit is not None and self.chosen is None else None
         passed = self.arguments.get(id(original))
+        named = self.attribute_names.get(id(original), "")
         self.sites.append(
-            Site(k, line, operator, change, fn, self._depth > 0, proof, splice, passed)
+            Site(k, line, operator, change, fn, self._depth > 0, proof, splice, passed, named)
         )
         return k
 

@@ -145,14 +145,19 @@ class Runner:
         tests: list[str],
         keys: list[int],
         per_test_s: float,
-        observe: dict[int, tuple[str, str]] | None = None,
+        observe: dict[int, tuple[str, str, bool]] | None = None,
     ) -> SessionResult:
         """`files` run once, then `tests` again under each mutant of `keys`; each survivor
-        named in `observe` (its file and function) gets its differential run."""
+        named in `observe` (its file and function, and whether it may wait: a crash-prone
+        operator, never the example) gets its differential run."""
         budget = max(0.0, self.left() - 5.0)
+        watched = {
+            str(k): {"path": p, "function": f, "late": late}
+            for k, (p, f, late) in (observe or {}).items()
+        }
         settings = {
             "mutants": keys, "tests": tests, "per_test_s": per_test_s, "budget_s": budget,
-            "observe": {str(k): {"path": p, "function": f} for k, (p, f) in (observe or {}).items()},
+            "observe": watched,
         }  # fmt: skip
         plugin = self.session.plugin(PLUGIN_SOURCE, PLUGIN, settings, WATCHERS)
         return session_result(

@@ -53,6 +53,9 @@ class Site:
     argument: tuple[str, int, str] | None = None
     """(the called function's name, `.name` for `obj.name(…)`; position; keyword or "") when
     the mutant is a string passed straight to a call."""
+    attribute: str = ""
+    """The private attribute name a string mutant renames, when its function holds it in one
+    local used only by `getattr`/`setattr`/… (spice_engine.strength.attribute_names)."""
     scope: tuple[int, int, str, int] | None = None
     """(first line, last line, the class headers parsed before it, id there) of the top-level
     statement or method it was found in, parsed alone (None: found in the whole file)."""
