@@ -86,6 +86,11 @@ def test_a_value_the_caller_drops_or_a_private_name_renamed_is_no_difference() -
 
     assert watch(caller)[0]["return"] == observe_support.DROPPED
     assert watch(kept)[0]["return"] == "1"
+    # A call kept to replay remembers it: its replays compare no returned value either.
+    with Observer(Path(__file__).name, "grow", copied, capture=2) as seen:
+        caller(Box(), 1)
+        kept(Box(), 1)
+    assert [call[3] for call in seen.captured] == [True, False]
     # A state that differs is still seen when the returned value is dropped.
     assert differs(watch(caller), watch(caller), watch(caller, times=2)) is True
 
@@ -213,7 +218,8 @@ def size(box: Box, extra: int) -> int:
 
 def _neighbours_tell(function: Callable[..., int], mutant: int, *args: object) -> bool | None:
     with Observer(Path(__file__).name, function.__name__, copied, capture=5) as seen:
-        function(*args)
+        returned = [function(*args)]  # kept: a test that checks it
+    assert returned
 
     def switch(on: bool) -> None:
         os.environ.pop("SPICE_MUTANT", None)

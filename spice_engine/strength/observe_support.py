@@ -206,7 +206,7 @@ def outcome(arguments, raised, returned, kept=True):
 class Observer(object):
     """Records the calls of the functions named `function` in files ending with `path`; with
     a `copier`, the first `capture` of them are kept to replay (function, code, a deep copy of
-    the arguments as they came in)."""
+    the arguments as they came in, whether the caller dropped the returned value)."""
 
     def __init__(self, path, function, copier=None, capture=0):
         # type: (str, str, Any, int) -> None
@@ -231,7 +231,8 @@ class Observer(object):
         function = _function(frame, arguments)
         kept = self._copier(arguments) if function is not None else None
         if kept is not None:
-            self.captured.append((function, frame.f_code, kept))
+            # Whether its caller drops what it returns, for the replays to read it as well.
+            self.captured.append((function, frame.f_code, kept, dropped(frame.f_back)))
 
     def tracer(self, frame, event, arg):
         # type: (Any, str, Any) -> Any

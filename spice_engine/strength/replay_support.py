@@ -103,7 +103,7 @@ def replay(call, at, value, on, mutant, switch, outcome):
     # type: (Any, int, Any, bool, int, Callable[[bool], None], Any) -> Optional[Tuple[Any, bool]]
     """One run of a captured call with argument `at` set to `value`: what a caller sees and
     whether the mutant's code ran (None: the arguments would not copy, or it ran too long)."""
-    function, code, arguments = call
+    function, code, arguments, dropped = call
     fresh = copied(arguments)
     if fresh is None:
         return None
@@ -122,7 +122,7 @@ def replay(call, at, value, on, mutant, switch, outcome):
     finally:
         switch(False)
         sys._spice_reached = before  # type: ignore[attr-defined]
-    return outcome(fresh, raised, returned), mutant in reached
+    return outcome(fresh, raised, returned, not dropped), mutant in reached
 
 
 def nearby_differs(calls, mutant, switch, judge, deadline, tally=None):
