@@ -24,7 +24,7 @@ def _unshown(survivors: list[MutantOutcome]) -> list[str]:
     """Why no survivor is the example, by kind (e.g. "2 on lines no test executes")."""
     kinds = {
         "on lines no test executes": sum(m.untested_line for m in survivors),
-        "that remove a line or return None unnoticed": sum(m.shown for m in survivors),
+        "only removing a line or returning None": sum(m.shown for m in survivors),
         "possibly equivalent (no differential run or written test could tell it from the fix)": (
             sum(not m.shown and not m.untested_line for m in survivors)
         ),
