@@ -68,6 +68,7 @@ def test_weak_tests_leave_survivors_but_never_the_boundary(
     assert top is not None and top.rank == 1 and top.change == "`x > hi` negated"
     assert top.reached == "executed_unchecked" and top.by_fail_to_pass and top.run == "process"
     assert top.difference == "tests"  # clamp(15, 0, 10) returns 15, and nothing checks it
+    assert top.difference_in == "returned"
     # `return x` is never reached by a test: said so, and ranked below.
     (last,) = [m for m in survivors if m.line == 7]
     assert last.reached == "not_executed" and not last.by_fail_to_pass and last.rank > top.rank

@@ -52,6 +52,7 @@ def test_weak_tests_let_a_wrong_fix_through(
     assert survivor.change == "`+` → `-`" and survivor.function == "add"
     # The differential run: add(2, 0) cannot tell them apart, its neighbour add(2, 1) does.
     assert survivor.difference == "nearby" and untested.difference is None
+    assert survivor.difference_in == "returned"
     # Shown as a wrong fix only with evidence: `SEP` runs at import, where no run watches.
     assert survivor.shown and got.headline == survivor
     assert not untested.shown and untested.unconfirmed.startswith("code run at import")

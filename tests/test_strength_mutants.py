@@ -254,6 +254,16 @@ def test_the_example_is_a_changed_value_seen_to_differ_never_a_removed_line_or_a
     assert "change 2" not in evidence and "no test executes: `load()` (`m.py` line 2)" in evidence
 
 
+def test_a_renamed_string_seen_only_in_what_was_stored_is_not_the_example() -> None:
+    seen = {"reached": "executed_unchecked", "difference": "tests", "by_fail_to_pass": True}
+    stored = _survivor("string", 1, difference_in="stored", **seen)  # a candidate kept
+    compared = _survivor("string", 2, difference_in="returned", **seen)  # a key looked up
+    got = _ranked(stored, compared)
+    assert stored.shown and not stored.telling and got.headline is compared
+    condition = _survivor("comparison", 3, difference_in="stored", **seen)
+    assert condition.telling  # a changed condition needs no more
+
+
 def test_with_no_telling_survivor_the_comment_shows_none_and_says_why() -> None:
     seen = {"reached": "executed_unchecked", "difference": "tests", "by_fail_to_pass": True}
     got = _ranked(

@@ -61,9 +61,9 @@ def test_each_call_is_what_it_returned_or_raised_and_the_state_it_left() -> None
 def test_only_a_difference_both_runs_of_the_fix_agree_on_counts() -> None:
     fix = _watch((Box(), 1))
     assert differs(fix, _watch((Box(), 1)), _watch((Box(), 1))) is False
-    assert differs(fix, _watch((Box(), 1)), _watch((Box(), 2))) is True
-    assert differs(fix, _watch((Box(), 1)), _watch((Box(), 1, 2))) is True  # more left behind
-    assert differs(fix, fix, _watch((Box(), 1), (Box(), 1))) is True  # called more often
+    assert differs(fix, _watch((Box(), 1)), _watch((Box(), 2))) == "stored"  # the same count
+    assert differs(fix, _watch((Box(), 1)), _watch((Box(), 1, 2))) == "returned"  # and stored
+    assert differs(fix, fix, _watch((Box(), 1), (Box(), 1))) == "returned"  # called more often
     noisy = [{**fix[0], "item": "2"}]  # a leaf that two runs of the fix disagree on
     assert differs(fix, noisy, [{**fix[0], "item": "3"}]) is False
     assert differs([], [], _watch((Box(), 1))) is None  # never called: nothing to compare
@@ -92,7 +92,7 @@ def test_a_value_the_caller_drops_or_a_private_name_renamed_is_no_difference() -
         kept(Box(), 1)
     assert [call[3] for call in seen.captured] == [True, False]
     # A state that differs is still seen when the returned value is dropped.
-    assert differs(watch(caller), watch(caller), watch(caller, times=2)) is True
+    assert differs(watch(caller), watch(caller), watch(caller, times=2)) == "stored"
 
     fix = [{"cls": "T", "cls._shown": "True", "return": "None"}]
     renamed = [{"cls": "T", "cls.XX_shownXX": "True", "return": "None"}]
@@ -100,13 +100,13 @@ def test_a_value_the_caller_drops_or_a_private_name_renamed_is_no_difference() -
     # The fix's runs came first and left their marker: the mutant's is set beside it.
     both = [{**fix[0], "cls.XX_shownXX": "True"}]
     assert differs(fix, fix, both) is False
-    assert differs(fix, fix, [{**fix[0], "cls.XX_shownXX": "False"}]) is True
+    assert differs(fix, fix, [{**fix[0], "cls.XX_shownXX": "False"}]) == "stored"
     public = [{"cls": "T", "cls.shown": "True"}]
-    assert differs(public, public, [{"cls": "T", "cls.XXshownXX": "True"}]) is True
+    assert differs(public, public, [{"cls": "T", "cls.XXshownXX": "True"}]) == "stored"
     other = [{"cls": "T", "cls.XX_shownXX": "False", "return": "None"}]
-    assert differs(fix, fix, other) is True  # renamed, and set to something else
+    assert differs(fix, fix, other) == "stored"  # renamed, and set to something else
     keyed = [{"d": "dict[1]", "d['_k']": "1"}]
-    assert differs(keyed, keyed, [{"d": "dict[1]", "d['XX_kXX']": "1"}]) is True  # a key
+    assert differs(keyed, keyed, [{"d": "dict[1]", "d['XX_kXX']": "1"}]) == "stored"  # a key
 
 
 def test_objects_are_read_without_running_their_code() -> None:
@@ -187,6 +187,7 @@ def test_a_survivor_the_tests_inputs_cannot_tell_apart_is_equivalent_others_stay
     more = by_change["`2` → `3`"]
     assert more.verdict == Verdict.SURVIVED and more in got.survivors, more
     assert more.difference == "tests"  # on the tests' own input: ("a", "b", "") is returned
+    assert more.difference_in == "returned"
     assert Verdict.EQUIVALENT not in {m.verdict for m in got.survivors}
 
 
@@ -216,7 +217,7 @@ def size(box: Box, extra: int) -> int:
     return extra
 
 
-def _neighbours_tell(function: Callable[..., int], mutant: int, *args: object) -> bool | None:
+def _neighbours_tell(function: Callable[..., int], mutant: int, *args: object) -> object:
     with Observer(Path(__file__).name, function.__name__, copied, capture=5) as seen:
         returned = [function(*args)]  # kept: a test that checks it
     assert returned
@@ -234,7 +235,7 @@ def test_the_neighbours_of_the_tests_inputs_tell_the_weak_tests_survivor_apart()
     assert neighbours(2) == [3, 1, 0, 5] and neighbours(True) == [False]
     assert neighbours("ab") == ["", "ab_", "a", "AB"] and neighbours(object()) == []
     # add(2, 0) is 2 with `a - b` too; add(2, 1) is not.
-    assert _neighbours_tell(add, 1, 2, 0) is True
+    assert _neighbours_tell(add, 1, 2, 0) == "returned"
     # A name only an error message reads: the neighbours reach it (a negative value raises)
     # and the caller sees the same ValueError.
     assert _neighbours_tell(describe, 2, "pair", 0) is False

@@ -5,7 +5,7 @@ caller can see different from what two runs of the fix agree on?
 Plugin rules apply: the project's Python, type comments, nothing from this package.
 """
 
-from typing import Dict, List, Optional, Set  # noqa: F401 (type comments)
+from typing import Any, Dict, List, Optional, Set  # noqa: F401 (type comments)
 
 
 def _root(path, own, other):
@@ -61,19 +61,25 @@ def _renamed(fix, mutant, paths):
 
 
 def changed(fix, again, mutant):
-    # type: (Dict[str, str], Dict[str, str], Dict[str, str]) -> bool
-    """Does one call under the mutant leave a leaf two runs of the fix agree on different
-    (a private attribute merely renamed aside)?"""
+    # type: (Dict[str, str], Dict[str, str], Dict[str, str]) -> str
+    """Where one call under the mutant leaves a leaf two runs of the fix agree on different (a
+    private attribute merely renamed aside): "returned" (what it returned or raised), "stored"
+    (only the state its arguments were left in), or "" (nowhere)."""
     paths = [p for p in set(fix) | set(mutant) if fix.get(p) == again.get(p) != mutant.get(p)]
-    return bool(paths) and not _renamed(fix, mutant, paths)
+    if not paths or _renamed(fix, mutant, paths):
+        return ""
+    returned = any(p == "return" or p.startswith(("return.", "return[")) for p in paths)
+    return "returned" if returned else "stored"
 
 
 def differs(fix, again, mutant):
-    # type: (List[Dict[str, str]], List[Dict[str, str]], List[Dict[str, str]]) -> Optional[bool]
-    """Did the mutant leave a leaf that two runs of the fix agree on different? None when the
-    fix's runs cannot say (no call seen, or not the same number of calls)."""
+    # type: (List[Dict[str, str]], List[Dict[str, str]], List[Dict[str, str]]) -> Any
+    """Did the mutant leave a leaf that two runs of the fix agree on different? "returned" or
+    "stored" (as `changed`: a call more or fewer is "returned", behaviour a caller sees), False,
+    or None when the fix's runs cannot say (no call seen, or not the same number of calls)."""
     if not fix or len(fix) != len(again):
         return None
     if len(mutant) != len(fix):
-        return True
-    return any(changed(a, b, m) for a, b, m in zip(fix, again, mutant))  # noqa: B905 (3.6)
+        return "returned"
+    kinds = {changed(a, b, m) for a, b, m in zip(fix, again, mutant)} - {""}  # noqa: B905 (3.6)
+    return ("returned" if "returned" in kinds else "stored") if kinds else False

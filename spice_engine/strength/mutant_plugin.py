@@ -172,15 +172,15 @@ def _observe(mutant, where, tests, limit, deadline):
     # type: (int, Dict[str, str], List[Any], float, float) -> None
     """The differential run of one survivor: its function watched while each test that
     reaches it runs under the fix (twice) and under the mutant, until one tells them apart;
-    then calls the tests made are replayed on neighbouring inputs
-    (spice_engine.strength.replay_support)."""
+    then calls the tests made are replayed on neighbouring inputs (replay_support)."""
     groups = [g for _, g in tests if any(mutant in _reached.get(i.nodeid, ()) for i in g)]
     if not groups:
         return  # executed by no test: a gap, not a candidate for equivalence
     switch, started = _switch(mutant), time.time()
     observe, replay = _extra("observe_support"), _extra("replay_support")
     compare = _extra("compare_support")
-    differs, seen, why = None, None, "a test failed or ran past its limit while watched"
+    differs, seen, shows = None, None, ""  # type: Any, Any, Any
+    why = "a test failed or ran past its limit while watched"
     captured, calls, unsure = [], 0, False  # type: List[Any], int, bool
     for group in groups:
         if time.time() > deadline:
@@ -202,18 +202,17 @@ def _observe(mutant, where, tests, limit, deadline):
         else:
             differs = said or bool(differs)
         if differs:
-            seen = "tests"
+            seen, shows = "tests", differs
             break
     if differs is False and replay is not None and observe is not None and compare is not None:
         tally = {}  # type: Dict[str, int]  # the tests' inputs cannot tell: next to them?
         judge = (observe.outcome, compare.changed)
         differs = replay.nearby_differs(captured, mutant, switch, judge, deadline, tally)
-        seen = "nearby" if differs else None
+        seen, shows = ("nearby", differs) if differs else (None, "")
         why = "no input next to the tests' reached it ({} of {} calls kept to replay; {})"
         why = why.format(len(captured), calls, json.dumps(tally, sort_keys=True))
-    if unsure and differs is False:
-        differs = None
-    message = {"kind": "observed", "id": mutant, "calls": calls, "differs": differs}
+    differs = None if unsure and differs is False else differs if differs is None else bool(differs)
+    message = {"kind": "observed", "id": mutant, "calls": calls, "differs": differs, "where": shows}
     seconds = round(time.time() - started, 3)
     send(dict(message, seen=seen, why=why if differs is None else "", seconds=seconds))
 

@@ -53,6 +53,7 @@ class Outcomes:
         self.done[c.key] = _outcome(c, self.originals[c.path], verdict, reason, ran, killer)
         if before is not None and verdict == Verdict.SURVIVED:  # confirmed alone: still seen
             self.done[c.key].difference = before.difference
+            self.done[c.key].difference_in = before.difference_in
             self.done[c.key].reason = reason or before.reason
 
 
@@ -135,6 +136,7 @@ def mutate(runner: Runner, files: list[str], tests: list[str], choice: Choice,
                 out.add(out.by_key[key], verdict, killer, _differential_reason(seen), "session")
                 if seen is not None:
                     out.done[key].difference = seen.seen
+                    out.done[key].difference_in = seen.where
             if got.crashed is not None and got.crashed in out.by_key:
                 # No test id to name: judged again alone (a real failure names its test).
                 alone.append(out.by_key[got.crashed])

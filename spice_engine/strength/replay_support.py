@@ -126,10 +126,10 @@ def replay(call, at, value, on, mutant, switch, outcome):
 
 
 def nearby_differs(calls, mutant, switch, judge, deadline, tally=None):
-    # type: (List[Any], int, Callable[[bool], None], Any, float, Optional[Dict[str, int]]) -> Optional[bool]
-    """True when a neighbour input that reaches the mutant tells it from the fix (on a value
-    two replays of the fix agree on); False when such inputs were tried and none did; None
-    when no neighbour input reached the mutant. `judge`: what a caller sees of a call, and
+    # type: (List[Any], int, Callable[[bool], None], Any, float, Optional[Dict[str, int]]) -> Any
+    """Where ("returned" or "stored") a neighbour input that reaches the mutant tells it from
+    the fix (on a value two replays of the fix agree on); False when such inputs were tried
+    and none did; None when no neighbour input reached the mutant. `judge`: what a caller sees of a call, and
     whether one under the mutant changed it (spice_engine.strength.compare_support)."""
     outcome, changed = judge
     tried = 0
@@ -157,6 +157,7 @@ def nearby_differs(calls, mutant, switch, judge, deadline, tally=None):
                 if len(done) < 3 or not done[2][1]:
                     continue  # would not copy, ran too long, or never reached the mutant
                 tried += 1
-                if changed(*(r[0] for r in done)):
-                    return True
+                kind = changed(*(r[0] for r in done))
+                if kind:
+                    return kind
     return False if tried else None

@@ -79,6 +79,9 @@ def evidence(operator: str) -> int:
 
 
 Reached = Literal["not_executed", "executed_unchecked"]
+DifferenceIn = Literal["returned", "stored"]
+"""What of a call a differential run saw differ: what it returned or raised (or how often it
+was called), or only the state it left its arguments in."""
 Difference = Literal["tests", "nearby"]
 """Where a differential run saw a survivor differ from the fix: on the tests' own inputs, or
 on inputs next to them (spice_engine.strength.replay_support)."""
@@ -133,6 +136,9 @@ class MutantOutcome(BaseModel):
     """For a survivor, where its differential run saw it change what its function returns or
     leaves behind: on the tests' own inputs, or on inputs next to them (None: not seen, or
     no differential run: code run at import, a line no test executes, the budget)."""
+    difference_in: DifferenceIn | None = None
+    """What of its function's calls differed ("stored": only what it left behind, e.g. a
+    string kept in a registry, not yet compared with anything)."""
     by_fail_to_pass: bool = False
     """A FAIL_TO_PASS test executes its line (what the issue is about)."""
     rank: int = 0
@@ -169,12 +175,15 @@ class MutantOutcome(BaseModel):
     @property
     def telling(self) -> bool:
         """Fit to be the example a reviewer is shown: caught by a written test, or shown as a
-        wrong fix that changes a value, a condition or a name rather than removing a line or
-        returning None (those are listed, never the example: often what they break is a
-        value no caller reads)."""
+        wrong fix that changes a value or a condition, or a name whose change reached what its
+        function returns; not one removing a line or returning None (those are listed, never
+        the example: often what they break is a value no caller reads)."""
         if self.catching_test is not None:
             return self.shown
-        return self.shown and evidence(self.operator) < 2
+        tier = evidence(self.operator)
+        # A renamed string or swapped arguments seen only in what was stored (sphinx-7268's
+        # ENUM candidates) is a name kept, not yet one compared with anything a user gives.
+        return self.shown and (tier == 0 or (tier == 1 and self.difference_in != "stored"))
 
 
 class UntestedPart(BaseModel):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from spice_engine.strength.result import Difference
+from spice_engine.strength.result import Difference, DifferenceIn
 from spice_engine.validate.reruns import files_of
 from spice_engine.validate.session import Run, Session
 
@@ -29,7 +29,9 @@ class Observed(BaseModel):
     could not say (no call, a test failed or ran past its limit, a run of the fix unlike the
     other, no neighbouring input reached the mutant)."""
     seen: Difference | None = None
-    """Where the difference showed."""
+    """On which inputs the difference showed."""
+    where: DifferenceIn | None = None
+    """In what a caller sees of it: what it returned or raised, or only what it stored."""
     why: str = ""
     """Why the runs could not say, when they could not."""
     seconds: float = 0.0
@@ -85,6 +87,7 @@ def session_result(run: Run) -> SessionResult:
                 calls=calls if isinstance(calls, int) else 0,
                 differs=differs if isinstance(differs, bool) else None,
                 seen=seen if seen in ("tests", "nearby") else None,
+                where=where if (where := message.get("where")) in ("returned", "stored") else None,
                 why=str(message.get("why") or "")[:300],
                 seconds=float(message.get("seconds") or 0.0),
             )
