@@ -18,6 +18,7 @@ from app.settings import Settings
 from spice_engine.langs.executors import Executors, language_at
 from spice_engine.pr.diff_split import SplitRules, split_diff
 from spice_engine.pr.models import PullRequest
+from spice_engine.strength.batch import run_seconds
 from spice_engine.strength.catching import TestWriter
 from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength
@@ -148,8 +149,6 @@ def _measured(
     job = job.model_copy(update={"instance": row | lists, "timeout_s": left})
     runs = validated.validation.durations
     config = StrengthConfig(
-        max_mutants=20,
-        budget_s=left,
-        validation_s=runs.get("total", 0.0) - runs.get("environment", 0.0),
+        max_mutants=20, budget_s=left, validation_s=run_seconds(runs) if "total" in runs else None
     )
     return measure(job, executor, scratch, config, writer=writer)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -18,14 +18,19 @@ from spice_engine.validate.recipe import Recipe
 from spice_engine.validate.validator import Job
 
 
+def run_seconds(durations: Mapping[str, float]) -> float:
+    """A validation's test runs: its total less its environment (what a measurement's budget
+    is a multiple of)."""
+    return max(0.0, float(durations["total"]) - float(durations.get("environment", 0.0)))
+
+
 def validation_seconds(row: dict[str, Any]) -> float | None:
-    """The row's own validation's test runs (its total less its environment), when it has one
-    that ran: what a measurement's budget is a multiple of."""
+    """The row's own validation's test runs, when it has one that ran."""
     validation = (row.get("spice") or {}).get("validation") or {}
     durations = validation.get("durations") or {}
     if validation.get("status") != "valid" or "total" not in durations:
         return None
-    return max(0.0, float(durations["total"]) - float(durations.get("environment", 0.0)))
+    return run_seconds(durations)
 
 
 def strength_rows(

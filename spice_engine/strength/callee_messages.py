@@ -17,6 +17,7 @@ from pathlib import Path
 import libcst as cst
 
 from spice_engine.strength.choose import Choice
+from spice_engine.strength.equivalence import span
 from spice_engine.strength.message_flow import message_parameter
 from spice_engine.validate.gitwork import GitError, git
 
@@ -50,8 +51,8 @@ def _definitions(source: str, name: str) -> list[cst.FunctionDef]:
     found: list[cst.FunctionDef] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
-            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            text = textwrap.dedent("".join(rows[first - 1 : node.end_lineno]))
+            first, last = span(node)
+            text = textwrap.dedent("".join(rows[first - 1 : last]))
             try:
                 parsed = cst.parse_module(text).body
             except cst.ParserSyntaxError:  # a string with lines less indented than its def

@@ -8,17 +8,19 @@ import ast
 from types import CodeType
 
 
+def span(node: ast.stmt) -> tuple[int, int]:
+    """(first, last) line of a statement, decorators included."""
+    first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+    return first, node.end_lineno or node.lineno
+
+
 def statement_lines(source: str) -> list[tuple[int, int]]:
     """(first, last) line of each top-level statement, decorators included."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return []
-    out = []
-    for node in tree.body:
-        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-        out.append((first, node.end_lineno or node.lineno))
-    return out
+    return [span(node) for node in tree.body]
 
 
 def _enclosing(spans: list[tuple[int, int]], line: int) -> tuple[int, int] | None:

@@ -211,8 +211,9 @@ def _observe(mutant, where, tests, limit, deadline):
         seen, shows = ("nearby", differs) if differs else (None, "")
         why = "no input next to the tests' reached it ({} of {} calls kept to replay; {})"
         why = why.format(len(captured), calls, json.dumps(tally, sort_keys=True))
-    differs = None if unsure and differs is False else differs if differs is None else bool(differs)
-    message = {"kind": "observed", "id": mutant, "calls": calls, "differs": differs, "where": shows}
+    differs = None if unsure and differs is False else differs
+    told = None if differs is None else bool(differs)  # a bool, not where it was seen
+    message = {"kind": "observed", "id": mutant, "calls": calls, "differs": told, "where": shows}
     seconds = round(time.time() - started, 3)
     send(dict(message, seen=seen, why=why if differs is None else "", seconds=seconds))
 
@@ -280,8 +281,7 @@ def _mutate(session):
         watched = settings["observe"]
         for mutant in sorted(survivors, key=lambda m: (watched[str(m)]["late"], m not in first)):
             if time.time() < until:
-                where = settings["observe"][str(mutant)]
-                _observe(mutant, where, tests, limit, until)
+                _observe(mutant, watched[str(mutant)], tests, limit, until)
     finally:
         os.environ.pop("SPICE_MUTANT", None)
         signal.signal(signal.SIGALRM, old)

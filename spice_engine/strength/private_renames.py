@@ -16,8 +16,8 @@ RENAMED = (
 )
 
 
-def _named_elsewhere(name: str, path: str, fixed: dict[str, str], others: list[str]) -> bool:
-    if fixed.get(path, "").count(name) != 1 or any(name in text for text in others):
+def _named_elsewhere(name: str, path: str, fixed: dict[str, str], test_patch: str) -> bool:
+    if fixed.get(path, "").count(name) != 1 or name in test_patch:
         return True
     return any(name in text for p, text in fixed.items() if p != path)
 
@@ -29,7 +29,7 @@ def set_aside_renames(
     kept = []
     for c in choice.chosen:
         name = c.site.attribute if c.site.operator == "string" else ""
-        if name and not _named_elsewhere(name, c.path, fixed, [test_patch]):
+        if name and not _named_elsewhere(name, c.path, fixed, test_patch):
             try:
                 listed = git(git_dir, "grep", "-l", "-F", "-e", name, commit)
             except GitError:  # no match (exit 1)

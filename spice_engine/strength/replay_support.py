@@ -129,8 +129,8 @@ def nearby_differs(calls, mutant, switch, judge, deadline, tally=None):
     # type: (List[Any], int, Callable[[bool], None], Any, float, Optional[Dict[str, int]]) -> Any
     """Where ("returned" or "stored") a neighbour input that reaches the mutant tells it from
     the fix (on a value two replays of the fix agree on); False when such inputs were tried
-    and none did; None when no neighbour input reached the mutant. `judge`: what a caller sees of a call, and
-    whether one under the mutant changed it (spice_engine.strength.compare_support)."""
+    and none did; None when no neighbour input reached the mutant. `judge`: what a caller
+    sees of a call, and whether one under the mutant changed it (compare_support)."""
     outcome, changed = judge
     tried = 0
     for call in calls:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 
+from spice_engine.strength.equivalence import span
 from spice_engine.strength.mutants import find_sites as whole_file_sites
 from spice_engine.strength.mutants import run_mutator
 from spice_engine.strength.sites import Site
@@ -29,7 +30,7 @@ def _scopes(source: str, lines: set[int]) -> list[Scope] | None:
     rows = source.splitlines(keepends=True)
     found: list[Scope] = []
     for node in tree.body:
-        a, b = _span(node)
+        a, b = span(node)
         mine = {n for n in lines if a <= n <= b}
         if mine:
             found += _methods(node, mine, rows) or [(a, b, "")]
@@ -38,23 +39,18 @@ def _scopes(source: str, lines: set[int]) -> list[Scope] | None:
     return found if all(not _code(rows, n) for n in lines - covered) else None
 
 
-def _span(node: ast.stmt) -> tuple[int, int]:
-    first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-    return first, node.end_lineno or node.lineno
-
-
 def _methods(node: ast.stmt, lines: set[int], rows: list[str], wrap: str = "") -> list[Scope]:
     """The methods of class `node` that hold `lines`, each after its classes' headers ([]:
     some changed code lies outside them, and the whole class is parsed)."""
     if not isinstance(node, ast.ClassDef) or not node.body:
         return []
-    body_starts = _span(node.body[0])[0]
+    body_starts = span(node.body[0])[0]
     if body_starts <= node.lineno:
         return []  # `class A: x = 1`: no header line of its own
     wrap += "".join(rows[node.lineno - 1 : body_starts - 1])
     found: list[Scope] = []
     for child in node.body:
-        a, b = _span(child)
+        a, b = span(child)
         mine = {n for n in lines if a <= n <= b}
         if not mine:
             continue
