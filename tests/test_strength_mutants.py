@@ -262,6 +262,9 @@ def test_a_renamed_string_seen_only_in_what_was_stored_is_not_the_example() -> N
     assert stored.shown and not stored.telling and got.headline is compared
     condition = _survivor("comparison", 3, difference_in="stored", **seen)
     assert condition.telling  # a changed condition needs no more
+    # With no telling one, the comment says what the shown ones do.
+    alone = _ranked(_survivor("string", 1, difference_in="stored", **seen))
+    assert "1 renaming or reordering only what is stored" in strength_line(alone)
 
 
 def test_with_no_telling_survivor_the_comment_shows_none_and_says_why() -> None:

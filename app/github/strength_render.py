@@ -4,7 +4,7 @@ diff, and a test that catches it (when one was written and proven both ways)."""
 from __future__ import annotations
 
 from app.github.untrusted_text import code_block, code_span
-from spice_engine.strength.result import MutantOutcome, TestStrength, Verdict
+from spice_engine.strength.result import MutantOutcome, TestStrength, Verdict, evidence
 
 
 def _where(m: MutantOutcome) -> str:
@@ -24,7 +24,12 @@ def _unshown(survivors: list[MutantOutcome]) -> list[str]:
     """Why no survivor is the example, by kind (e.g. "2 on lines no test executes")."""
     kinds = {
         "on lines no test executes": sum(m.untested_line for m in survivors),
-        "only removing a line or returning None": sum(m.shown for m in survivors),
+        "only removing a line or returning None": sum(
+            m.shown and evidence(m.operator) == 2 for m in survivors
+        ),
+        "renaming or reordering only what is stored": sum(
+            m.shown and evidence(m.operator) < 2 for m in survivors
+        ),
         "possibly equivalent (no differential run or written test could tell it from the fix)": (
             sum(not m.shown and not m.untested_line for m in survivors)
         ),
