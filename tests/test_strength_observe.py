@@ -5,11 +5,13 @@ leaves a value a test could have checked stays a wrong fix the tests accept."""
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import sys
 import textwrap
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
@@ -107,6 +109,68 @@ def test_a_value_the_caller_drops_or_a_private_name_renamed_is_no_difference() -
     assert differs(fix, fix, other) == "stored"  # renamed, and set to something else
     keyed = [{"d": "dict[1]", "d['_k']": "1"}]
     assert differs(keyed, keyed, [{"d": "dict[1]", "d['XX_kXX']": "1"}]) == "stored"  # a key
+
+
+class Item:
+    """pytest-9646's shape: a once-per-class marker, set on `type(self)`, and warnings told
+    to a stream the object holds."""
+
+    def __init__(self, stream: io.StringIO) -> None:
+        self.stream = stream
+
+    def check(self, mark: bool = True, warn: bool = True) -> None:
+        cls = type(self)
+        if getattr(cls, "_warned", False):
+            return
+        cls._warned = mark  # type: ignore[attr-defined]
+        if warn:
+            self.stream.write(f"{cls.__name__} should not be a collector\n")
+
+
+def _checked(mark: bool = True, warn: bool = True) -> list[dict[str, str]]:
+    """One run of a test: a class of its own, checked twice."""
+
+    class SoWrong(Item):
+        pass
+
+    with Observer(Path(__file__).name, "check") as seen:
+        stream = io.StringIO()
+        stream.write("started\n")
+        item = SoWrong(stream)
+        item.check(mark, warn)
+        SoWrong(item.stream).check(mark, warn)
+    return seen.calls
+
+
+def test_what_an_objects_class_holds_and_a_stream_was_told_are_seen() -> None:
+    calls = _checked()
+    assert calls[0]["self.__class__._warned"] == "True"
+    assert calls[0]["self.stream[1]"] == repr("SoWrong should not be a collector")
+    assert calls[1]["self.stream"] == "_io.StringIO[2]"  # warned once, not twice
+    # The marker set to False: the next instance warns again, and the class says so.
+    assert differs(_checked(), _checked(), _checked(mark=False)) == "stored"
+    assert differs(_checked(), _checked(), _checked(warn=False)) == "stored"  # nothing told
+    assert differs(_checked(), _checked(), _checked()) is False
+
+
+def test_which_of_two_equal_values_is_returned_is_no_difference() -> None:
+    """requests-1657's `or` → `and`: the session's empty hooks returned in place of the
+    request's equal ones, or a merged `OrderedDict` of the same items: `==` sees nothing."""
+
+    Hooks = dict[str, list[int]]
+
+    def merged(returned: Callable[[Hooks, Hooks], object]) -> list[dict[str, str]]:
+        request: Hooks = {"response": []}
+        session: Hooks = {"response": []}
+        arguments = [("request_hooks", request), ("session_hooks", session)]
+        return [observe_support.outcome(arguments, None, returned(request, session))]
+
+    fix = merged(lambda request, session: request)
+    assert fix[0]["request_hooks"] == "<seen at return>"
+    assert differs(fix, fix, merged(lambda request, session: session)) is False
+    assert differs(fix, fix, merged(lambda request, session: OrderedDict(request))) is False
+    assert differs(fix, fix, merged(lambda request, session: {"response": [1]})) == "returned"
+    assert differs(fix, fix, merged(lambda request, session: (session.clear(), request)[1]))
 
 
 def test_objects_are_read_without_running_their_code() -> None:

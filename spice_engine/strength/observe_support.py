@@ -14,9 +14,11 @@ object of the project (only those of built-in values), and never lets an error r
 """
 
 import bisect
+import collections
 import contextlib
 import dis
 import inspect
+import io
 import sys
 import types
 from typing import Any, Dict, List, Optional, Tuple  # noqa: F401 (type comments)
@@ -86,6 +88,10 @@ def _class_data(klass):
     ]
 
 
+SEEN_AT = "<seen at {}>"
+"""A value met again: named by where it was first met (compare_support reads it back)."""
+
+
 def leaves(value, out, path, depth=0, seen=None):
     # type: (Any, Dict[str, str], str, int, Optional[Dict[int, str]]) -> None
     """`value` flattened into `out`: path -> a leaf's text. A value met again (a cycle, an
@@ -99,10 +105,12 @@ def leaves(value, out, path, depth=0, seen=None):
             out[path] = _plain(value)
             return
         if id(value) in seen:
-            out[path] = "<seen at {}>".format(seen[id(value)])
+            out[path] = SEEN_AT.format(seen[id(value)])
             return
         seen[id(value)] = path
         name = "{}.{}".format(getattr(kind, "__module__", "?"), kind.__qualname__)
+        if kind is collections.OrderedDict:  # compared key by key, it equals a plain dict
+            name = "builtins.dict"
         if depth >= MAX_DEPTH:
             out[path] = name
         elif isinstance(value, (list, tuple)):
@@ -118,6 +126,11 @@ def leaves(value, out, path, depth=0, seen=None):
                 )
         elif isinstance(value, (set, frozenset)):
             out[path] = "{}{}".format(name, sorted(_key(v) for v in _members(value))[:MAX_ITEMS])
+        elif isinstance(value, io.StringIO):  # a warning or status stream: what it was told
+            lines = io.StringIO.getvalue(value).splitlines()
+            out[path] = "{}[{}]".format(name, len(lines))
+            for n, line in enumerate(lines[-MAX_ITEMS:], max(0, len(lines) - MAX_ITEMS)):
+                out["{}[{}]".format(path, n)] = _plain(line)
         elif isinstance(value, _NAMED):
             out[path] = "{} {}".format(name, getattr(value, "__qualname__", "") or "")
             if isinstance(value, type):  # a class's data (a marker set on it), not its code
@@ -186,10 +199,20 @@ def dropped(caller):
     return after < len(names) and names[after] == "POP_TOP"
 
 
+def _class_state(value, out, path, seen):
+    # type: (Any, Dict[str, str], str, Dict[int, str]) -> None
+    """The data an object's own class holds (`type(self)`'s once-per-class marker, a registry
+    kept on the class): a method's caller meets it again in every instance."""
+    if isinstance(value, _PLAIN + _BASES + _NAMED + (dict,)):
+        return
+    for label, item in _class_data(type(value)):
+        leaves(item, out, path + ".__class__" + label, 1, seen)
+
+
 def outcome(arguments, raised, returned, kept=True):
     # type: (List[Any], Optional[str], Any, bool) -> Dict[str, str]
     """What a caller sees of one call: what it returned (unless it was not `kept`) or raised,
-    and its arguments' state."""
+    its arguments' state, and the data their classes hold."""
     out = {}  # type: Dict[str, str]
     seen = {}  # type: Dict[int, str]
     if raised is not None and returned is None:
@@ -200,6 +223,8 @@ def outcome(arguments, raised, returned, kept=True):
         leaves(returned, out, "return", 0, seen)
     for name, value in arguments:
         leaves(value, out, name, 0, seen)
+    for name, value in arguments:
+        _class_state(value, out, name, seen)
     return out
 
 
