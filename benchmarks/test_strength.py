@@ -241,6 +241,12 @@ def _report(table: list[dict[str, Any]]) -> None:
     measured = [t for t in table if t["flagged"] is not None]
     flagged = sum(t["flagged"] for t in measured)
     print(f"flagged (a survivor or an untested part): {flagged} of {len(measured)} measured")
+    # Costs are those of runs that measured: one stopped at its baseline (tests that need the
+    # network, say) ran no mutant, and its selection's share of so short a run says nothing.
+    stopped = [t["id"] for t in table if t["status"] != "measured"]
+    if stopped:
+        print(f"cost figures leave out {len(stopped)} not measured: {', '.join(stopped)}")
+    table = [t for t in table if t["status"] == "measured"]
     # The baseline is this run's own warm validation of each instance (same machine, same load).
     ratios = sorted(t["ratio"] for t in table if t.get("ratio"))
     if ratios:
