@@ -35,6 +35,8 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
+import judged  # beside this script
+
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.strength.batch import strength_rows
 from spice_engine.strength.recheck import verdicts_hold
@@ -116,12 +118,13 @@ def main() -> int:
         if args.no_half
         else strength_rows([halved(r) for r in rows], git_dirs, executor, scratch, config)
     )
-    table = []
+    table, strengths = [], {}
     for row, half in zip(rows, halves, strict=True):
         iid = row["instance_id"]
         valid, full = validated[iid], fulls[iid]
         v, s = valid["spice"]["validation"], full["spice"]["test_strength"]
         h = half["spice"]["test_strength"]
+        strengths[iid] = s
         line: dict[str, Any] = {
             "id": iid,
             "status": s["status"],
@@ -188,6 +191,7 @@ def main() -> int:
             with args.out.with_suffix(".rows.jsonl").open("a") as rows_out:
                 rows_out.write(json.dumps({"id": iid, "full": s, "half": h}) + "\n")
     _report(table)
+    judged.report({t["id"]: TestStrength.model_validate(strengths[t["id"]]) for t in table})
     if args.out:
         args.out.write_text(json.dumps(table, indent=1))
     return 0
