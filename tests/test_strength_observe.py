@@ -151,6 +151,13 @@ def test_what_an_objects_class_holds_and_a_stream_was_told_are_seen() -> None:
     assert differs(_checked(), _checked(), _checked(mark=False)) == "stored"
     assert differs(_checked(), _checked(), _checked(warn=False)) == "stored"  # nothing told
     assert differs(_checked(), _checked(), _checked()) is False
+    # A state larger than the leaves kept: what is nearest the call is kept, not cut.
+    item = type("Large", (Item,), {})(io.StringIO())
+    vars(item)["config"] = [[n] * 20 for n in range(observe_support.MAX_ITEMS)]
+    item.check()
+    seen = observe_support.outcome([("self", item)], None, None)
+    assert len(seen) == observe_support.MAX_LEAVES
+    assert seen["self.__class__._warned"] == "True" and seen["self.stream"] == "_io.StringIO[1]"
 
 
 def test_which_of_two_equal_values_is_returned_is_no_difference() -> None:

@@ -65,32 +65,47 @@ LARGEST_ALIAS = 500
 """Leaves under a value met again, at most, copied to where it was met again."""
 
 
-def _unaliased(leaves):
-    # type: (Dict[str, str]) -> Dict[str, str]
-    """`leaves` with each value met again (`<seen at P>`, not a cycle) written out in full.
-    Which argument a call returns, or whether two paths hold one object or two equal ones, is
-    no difference a test's `==` sees (requests-1657: the session's empty hooks returned in
-    place of the request's)."""
+def _alias(leaf):
+    # type: (Optional[str]) -> bool
+    return leaf is not None and leaf.startswith(SEEN[0]) and leaf.endswith(SEEN[1])
+
+
+def _unaliased(leaves, at):
+    # type: (Dict[str, str], List[str]) -> Dict[str, str]
+    """`leaves` with each value met again at a path of `at` (`<seen at P>`, not a cycle)
+    written out in full. Which argument a call returns, or whether two paths hold one object
+    or two equal ones, is no difference a test's `==` sees (requests-1657: the session's empty
+    hooks returned in place of the request's)."""
     out = dict(leaves)
-    for path, leaf in leaves.items():
-        if not (leaf.startswith(SEEN[0]) and leaf.endswith(SEEN[1])):
+    for path in at:
+        leaf = leaves.get(path)
+        if not _alias(leaf):
             continue
-        origin = leaf[len(SEEN[0]) : -len(SEEN[1])]
+        origin = leaf[len(SEEN[0]) : -len(SEEN[1])]  # type: ignore[index]
         below = _below(leaves, origin)
-        if origin not in leaves or _below({path: leaf}, origin) or len(below) > LARGEST_ALIAS:
+        if origin not in leaves or _below({path: ""}, origin) or len(below) > LARGEST_ALIAS:
             continue  # a cycle, or too large to write out: compared as met
         for rest, value in below.items():
             out[path + rest] = value
     return out
 
 
+def _differing(fix, again, mutant):
+    # type: (Dict[str, str], Dict[str, str], Dict[str, str]) -> List[str]
+    return [p for p in set(fix) | set(mutant) if fix.get(p) == again.get(p) != mutant.get(p)]
+
+
 def changed(fix, again, mutant):
     # type: (Dict[str, str], Dict[str, str], Dict[str, str]) -> str
     """Where one call under the mutant leaves a leaf two runs of the fix agree on different (a
-    private attribute merely renamed aside): "returned" (what it returned or raised), "stored"
-    (only the state its arguments were left in), or "" (nowhere)."""
-    fix, again, mutant = _unaliased(fix), _unaliased(again), _unaliased(mutant)
-    paths = [p for p in set(fix) | set(mutant) if fix.get(p) == again.get(p) != mutant.get(p)]
+    private attribute merely renamed aside, a value met again merely met elsewhere): "returned"
+    (what it returned or raised), "stored" (only the state its arguments were left in), or ""
+    (nowhere)."""
+    paths = _differing(fix, again, mutant)
+    aliased = [p for p in paths if _alias(fix.get(p)) or _alias(mutant.get(p))]
+    if aliased:  # written out only where they differ: a large object meets many values again
+        fix, again, mutant = (_unaliased(x, aliased) for x in (fix, again, mutant))
+        paths = _differing(fix, again, mutant)
     if not paths or _renamed(fix, mutant, paths):
         return ""
     returned = any(p == "return" or p.startswith(("return.", "return[")) for p in paths)

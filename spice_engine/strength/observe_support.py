@@ -92,56 +92,70 @@ SEEN_AT = "<seen at {}>"
 """A value met again: named by where it was first met (compare_support reads it back)."""
 
 
+def _node(value, path, depth, out, seen):
+    # type: (Any, str, int, Dict[str, str], Dict[int, str]) -> List[Any]
+    """Writes `value`'s own leaf into `out` and returns its members to read next, each as
+    (value, path, depth)."""
+    kind = type(value)
+    if isinstance(value, _PLAIN):
+        out[path] = _plain(value)
+        return []
+    if id(value) in seen:
+        out[path] = SEEN_AT.format(seen[id(value)])
+        return []
+    seen[id(value)] = path
+    name = "{}.{}".format(getattr(kind, "__module__", "?"), kind.__qualname__)
+    if kind is collections.OrderedDict:  # compared key by key, it equals a plain dict
+        name = "builtins.dict"
+    below = []  # type: List[Any]
+    if depth >= MAX_DEPTH:
+        out[path] = name
+    elif isinstance(value, (list, tuple)):
+        items = _members(value)
+        out[path] = "{}[{}]".format(name, len(items))
+        below = [("{}[{}]".format(path, n), item) for n, item in enumerate(items[:MAX_ITEMS])]
+    elif isinstance(value, dict):
+        out[path] = "{}[{}]".format(name, dict.__len__(value))
+        keys = sorted(dict.keys(value), key=_key)[:MAX_ITEMS]
+        below = [("{}[{}]".format(path, _key(k)), dict.__getitem__(value, k)) for k in keys]
+    elif isinstance(value, (set, frozenset)):
+        out[path] = "{}{}".format(name, sorted(_key(v) for v in _members(value))[:MAX_ITEMS])
+    elif isinstance(value, io.StringIO):  # a warning or status stream: what it was told
+        lines = io.StringIO.getvalue(value).splitlines()
+        out[path] = "{}[{}]".format(name, len(lines))
+        for n, line in enumerate(lines[-MAX_ITEMS:], max(0, len(lines) - MAX_ITEMS)):
+            out["{}[{}]".format(path, n)] = _plain(line)
+    elif isinstance(value, _NAMED):
+        out[path] = "{} {}".format(name, getattr(value, "__qualname__", "") or "")
+        if isinstance(value, type):  # a class's data (a marker set on it), not its code
+            below = [(path + label, item) for label, item in _class_data(value)]
+    else:
+        out[path] = name
+        below = [(path + label, item) for label, item in _items(value)]
+    return [(item, where, depth + 1) for where, item in below]
+
+
+def flatten(queue, out, seen=None):
+    # type: (List[Any], Dict[str, str], Optional[Dict[int, str]]) -> None
+    """The values of `queue` ((value, path, depth) each) flattened into `out`, path -> a
+    leaf's text, nearest first: when a call's state is larger than `MAX_LEAVES`, what is kept
+    is every value's own fields before anyone's deep internals (a pytest item's class before
+    its config's plugins). A value met again (a cycle, an object shared) is named by where it
+    was first met."""
+    seen = {} if seen is None else seen
+    todo = collections.deque(queue)
+    while todo and len(out) < MAX_LEAVES:
+        value, path, depth = todo.popleft()
+        try:
+            todo.extend(_node(value, path, depth, out, seen))
+        except Exception as exc:  # noqa: BLE001 (a value that cannot be read is a leaf of its own)
+            out[path] = "<unreadable {}>".format(type(exc).__name__)
+
+
 def leaves(value, out, path, depth=0, seen=None):
     # type: (Any, Dict[str, str], str, int, Optional[Dict[int, str]]) -> None
-    """`value` flattened into `out`: path -> a leaf's text. A value met again (a cycle, an
-    object shared) is named by where it was first met."""
-    seen = {} if seen is None else seen
-    if len(out) >= MAX_LEAVES:
-        return
-    try:
-        kind = type(value)
-        if isinstance(value, _PLAIN):
-            out[path] = _plain(value)
-            return
-        if id(value) in seen:
-            out[path] = SEEN_AT.format(seen[id(value)])
-            return
-        seen[id(value)] = path
-        name = "{}.{}".format(getattr(kind, "__module__", "?"), kind.__qualname__)
-        if kind is collections.OrderedDict:  # compared key by key, it equals a plain dict
-            name = "builtins.dict"
-        if depth >= MAX_DEPTH:
-            out[path] = name
-        elif isinstance(value, (list, tuple)):
-            items = _members(value)
-            out[path] = "{}[{}]".format(name, len(items))
-            for n, item in enumerate(items[:MAX_ITEMS]):
-                leaves(item, out, "{}[{}]".format(path, n), depth + 1, seen)
-        elif isinstance(value, dict):
-            out[path] = "{}[{}]".format(name, dict.__len__(value))
-            for k in sorted(dict.keys(value), key=_key)[:MAX_ITEMS]:
-                leaves(
-                    dict.__getitem__(value, k), out, "{}[{}]".format(path, _key(k)), depth + 1, seen
-                )
-        elif isinstance(value, (set, frozenset)):
-            out[path] = "{}{}".format(name, sorted(_key(v) for v in _members(value))[:MAX_ITEMS])
-        elif isinstance(value, io.StringIO):  # a warning or status stream: what it was told
-            lines = io.StringIO.getvalue(value).splitlines()
-            out[path] = "{}[{}]".format(name, len(lines))
-            for n, line in enumerate(lines[-MAX_ITEMS:], max(0, len(lines) - MAX_ITEMS)):
-                out["{}[{}]".format(path, n)] = _plain(line)
-        elif isinstance(value, _NAMED):
-            out[path] = "{} {}".format(name, getattr(value, "__qualname__", "") or "")
-            if isinstance(value, type):  # a class's data (a marker set on it), not its code
-                for label, item in _class_data(value):
-                    leaves(item, out, path + label, depth + 1, seen)
-        else:
-            out[path] = name
-            for label, item in _items(value):
-                leaves(item, out, path + label, depth + 1, seen)
-    except Exception as exc:  # noqa: BLE001 (a value that cannot be read is a leaf of its own)
-        out[path] = "<unreadable {}>".format(type(exc).__name__)
+    """`value` flattened into `out` (as `flatten`)."""
+    flatten([(value, path, depth)], out, seen)
 
 
 def _arguments(frame):
@@ -199,14 +213,17 @@ def dropped(caller):
     return after < len(names) and names[after] == "POP_TOP"
 
 
-def _class_state(value, out, path, seen):
-    # type: (Any, Dict[str, str], str, Dict[int, str]) -> None
+def _class_state(value, path):
+    # type: (Any, str) -> List[Any]
     """The data an object's own class holds (`type(self)`'s once-per-class marker, a registry
-    kept on the class): a method's caller meets it again in every instance."""
+    kept on the class), to flatten: a method's caller meets it again in every instance."""
     if isinstance(value, _PLAIN + _BASES + _NAMED + (dict,)):
-        return
-    for label, item in _class_data(type(value)):
-        leaves(item, out, path + ".__class__" + label, 1, seen)
+        return []
+    # Shallow: a class can hold a whole registry.
+    return [
+        (item, path + ".__class__" + label, MAX_DEPTH - 2)
+        for label, item in _class_data(type(value))
+    ]
 
 
 def outcome(arguments, raised, returned, kept=True):
@@ -214,17 +231,18 @@ def outcome(arguments, raised, returned, kept=True):
     """What a caller sees of one call: what it returned (unless it was not `kept`) or raised,
     its arguments' state, and the data their classes hold."""
     out = {}  # type: Dict[str, str]
-    seen = {}  # type: Dict[int, str]
+    queue = []  # type: List[Any]
     if raised is not None and returned is None:
         out["return"] = raised
     elif not kept:
         out["return"] = DROPPED
     else:
-        leaves(returned, out, "return", 0, seen)
+        queue.append((returned, "return", 0))
+    queue += [(value, name, 0) for name, value in arguments]
     for name, value in arguments:
-        leaves(value, out, name, 0, seen)
-    for name, value in arguments:
-        _class_state(value, out, name, seen)
+        with contextlib.suppress(Exception):  # a class whose data will not be read
+            queue += _class_state(value, name)
+    flatten(queue, out)
     return out
 
 
