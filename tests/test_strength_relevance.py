@@ -247,6 +247,12 @@ def check(cls, bases):
     total = "|".join(bases)
     total += "!"
     warnings.warn(total)
+    listed = " / ".join(str(b) for b in bases if b)
+    if listed:
+        warnings.warn("listed: " + listed)
+    named = "" + "".join(bases)
+    if not named:
+        warnings.warn(named)
     return shown
 """
 
@@ -259,6 +265,10 @@ def test_values_only_a_message_reads_are_not_mutated() -> None:
     # Read by what the function returns, or rebound after: what the fix does.
     assert '`"; "` → `"XX; XX"`' in found and '`"|"` → `"XX|XX"`' in found
     assert "`> 1` → `>= 1`" in found  # the condition around a warning still matters
+    # Read by a warning and tested for truth: text no mutant can empty or fill is a message's,
+    # what decides whether it is empty is not (which bases are listed, an empty separator).
+    assert not [c for c in found if c.startswith(('`" / "`', '`"listed: "`'))], found
+    assert "`listed` negated" in found and '`""` → `"XXXX"`' in found
 
 
 HELPERS = {
