@@ -254,11 +254,11 @@ def _report(table: list[dict[str, Any]]) -> None:
     # The baseline is this run's own warm validation of each instance (same machine, same load).
     ratios = sorted(t["ratio"] for t in table if t.get("ratio"))
     if ratios:
-        print(f"strength / one warm validation (this run): median {median(ratios)}, "
+        print(f"strength / one warm validation (this run): median {median(ratios):.2f}, "
               f"worst {ratios[-1]} (target <= 3, <= 6)")  # fmt: skip
     speeds = [t["mutants_per_s"] for t in table if t.get("mutants_per_s")]
     if speeds:
-        print(f"mutants judged per second: median {median(speeds)}, min {min(speeds)}")
+        print(f"mutants judged per second: median {median(speeds):.2f}, min {min(speeds):.2f}")
     shares = [t["choose_share"] for t in table if t.get("choose_share") is not None]
     if shares:
         chose = sum(t["choose_s"] or 0.0 for t in table)
