@@ -18,7 +18,7 @@ from pathlib import Path
 from spice_engine.strength import compare_support, observe_support
 from spice_engine.strength.compare_support import differs
 from spice_engine.strength.measure import measure
-from spice_engine.strength.observe_support import Observer, leaves
+from spice_engine.strength.observe_support import Observer, flatten
 from spice_engine.strength.replay_support import copied, nearby_differs, neighbours
 from spice_engine.strength.result import StrengthConfig, Verdict
 from spice_engine.validate.bubblewrap import Bubblewrap
@@ -198,7 +198,7 @@ def test_objects_are_read_without_running_their_code() -> None:
             raise AssertionError("iter ran")
 
     out: dict[str, str] = {}
-    leaves({"a": Loud(), "b": Sneaky([1, 2]), "c": {3}, "d": iter([1])}, out, "v")
+    flatten([({"a": Loud(), "b": Sneaky([1, 2]), "c": {3}, "d": iter([1])}, "v", 0)], out)
     assert out["v['a'].quiet"] == "1"
     assert out["v['b'][1]"] == "2" and out["v['c']"] == "builtins.set['3']"
     assert out["v['d']"] == "builtins.list_iterator"  # never consumed

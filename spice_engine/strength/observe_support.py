@@ -1,7 +1,7 @@
 """The differential run's eyes, loaded into the project's own pytest beside the mutant plugin
 (spice_engine.strength.mutant_plugin): while tests run, every call of one function is
-recorded as what a caller can see of it (what it returned or raised, and the state its
-arguments, `self` included, were left in), each value flattened to its leaves.
+recorded as what a caller can see of it (what it returned or raised, the state its arguments,
+`self` included, were left in, their classes' data), each value flattened to its leaves.
 
 A surviving mutant whose function, called by the same tests on the same inputs, leaves every
 leaf the fix left (those that differ between two runs of the fix are noise, not evidence) is
@@ -23,10 +23,8 @@ import sys
 import types
 from typing import Any, Dict, List, Optional, Tuple  # noqa: F401 (type comments)
 
-MAX_CALLS = 200
-"""Calls recorded per run (later ones are not: a run that makes more is compared on these)."""
-MAX_LEAVES = 4000
-"""Leaves per call: a huge object is compared on its first leaves, in a fixed order."""
+MAX_CALLS = 200  # calls recorded per run: one that makes more is compared on these
+MAX_LEAVES = 4000  # leaves per call: a huge state is compared on its nearest, in a fixed order
 MAX_DEPTH = 10
 MAX_ITEMS = 300
 LONG_TEXT = 2000
@@ -88,14 +86,12 @@ def _class_data(klass):
     ]
 
 
-SEEN_AT = "<seen at {}>"
-"""A value met again: named by where it was first met (compare_support reads it back)."""
+SEEN_AT = "<seen at {}>"  # a value met again, named where first met (read by compare_support)
 
 
 def _node(value, path, depth, out, seen):
     # type: (Any, str, int, Dict[str, str], Dict[int, str]) -> List[Any]
-    """Writes `value`'s own leaf into `out` and returns its members to read next, each as
-    (value, path, depth)."""
+    """Writes `value`'s leaf into `out`; returns its members to read next, (value, path, depth)."""
     kind = type(value)
     if isinstance(value, _PLAIN):
         out[path] = _plain(value)
@@ -138,10 +134,8 @@ def _node(value, path, depth, out, seen):
 def flatten(queue, out, seen=None):
     # type: (List[Any], Dict[str, str], Optional[Dict[int, str]]) -> None
     """The values of `queue` ((value, path, depth) each) flattened into `out`, path -> a
-    leaf's text, nearest first: when a call's state is larger than `MAX_LEAVES`, what is kept
-    is every value's own fields before anyone's deep internals (a pytest item's class before
-    its config's plugins). A value met again (a cycle, an object shared) is named by where it
-    was first met."""
+    leaf's text, nearest first: of a state larger than `MAX_LEAVES`, every value's own fields
+    are kept before anyone's deep internals (a pytest item's class before its config's)."""
     seen = {} if seen is None else seen
     todo = collections.deque(queue)
     while todo and len(out) < MAX_LEAVES:
@@ -150,12 +144,6 @@ def flatten(queue, out, seen=None):
             todo.extend(_node(value, path, depth, out, seen))
         except Exception as exc:  # noqa: BLE001 (a value that cannot be read is a leaf of its own)
             out[path] = "<unreadable {}>".format(type(exc).__name__)
-
-
-def leaves(value, out, path, depth=0, seen=None):
-    # type: (Any, Dict[str, str], str, int, Optional[Dict[int, str]]) -> None
-    """`value` flattened into `out` (as `flatten`)."""
-    flatten([(value, path, depth)], out, seen)
 
 
 def _arguments(frame):
@@ -215,15 +203,12 @@ def dropped(caller):
 
 def _class_state(value, path):
     # type: (Any, str) -> List[Any]
-    """The data an object's own class holds (`type(self)`'s once-per-class marker, a registry
-    kept on the class), to flatten: a method's caller meets it again in every instance."""
+    """The data an object's own class holds, to flatten shallow (a class can hold a registry):
+    a caller meets `type(self)`'s once-per-class marker again in every instance."""
     if isinstance(value, _PLAIN + _BASES + _NAMED + (dict,)):
         return []
-    # Shallow: a class can hold a whole registry.
-    return [
-        (item, path + ".__class__" + label, MAX_DEPTH - 2)
-        for label, item in _class_data(type(value))
-    ]
+    found = _class_data(type(value))
+    return [(item, path + ".__class__" + label, MAX_DEPTH - 2) for label, item in found]
 
 
 def outcome(arguments, raised, returned, kept=True):
