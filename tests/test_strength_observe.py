@@ -15,11 +15,13 @@ from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 
-from spice_engine.strength import compare_support, observe_support
+import numpy
+
+from spice_engine.strength import compare_support, observe_support, replay_support
 from spice_engine.strength.compare_support import differs
 from spice_engine.strength.measure import measure
 from spice_engine.strength.observe_support import Observer, flatten
-from spice_engine.strength.replay_support import copied, nearby_differs, neighbours
+from spice_engine.strength.replay_support import nearby_differs, neighbours
 from spice_engine.strength.result import StrengthConfig, Verdict
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.local import LocalExecutor
@@ -89,7 +91,7 @@ def test_a_value_the_caller_drops_or_a_private_name_renamed_is_no_difference() -
     assert watch(caller)[0]["return"] == observe_support.DROPPED
     assert watch(kept)[0]["return"] == "1"
     # A call kept to replay remembers it: its replays compare no returned value either.
-    with Observer(Path(__file__).name, "grow", copied, capture=2) as seen:
+    with Observer(Path(__file__).name, "grow", replay_support.kept, capture=2) as seen:
         caller(Box(), 1)
         kept(Box(), 1)
     assert [call[3] for call in seen.captured] == [True, False]
@@ -178,6 +180,24 @@ def test_which_of_two_equal_values_is_returned_is_no_difference() -> None:
     assert differs(fix, fix, merged(lambda request, session: OrderedDict(request))) is False
     assert differs(fix, fix, merged(lambda request, session: {"response": [1]})) == "returned"
     assert differs(fix, fix, merged(lambda request, session: (session.clear(), request)[1]))
+
+
+def test_an_arrays_contents_are_compared_and_a_compiled_types_methods_are_not_data() -> None:
+    """xarray's and astropy's values are numpy arrays: read by their buffer (numpy's code, not
+    the project's), not only by their type's name; a compiled type's class holds methods."""
+
+    def called(returned: object, *arguments: object) -> list[dict[str, str]]:
+        named = [(f"a{n}", value) for n, value in enumerate(arguments)]
+        return [observe_support.outcome(named, None, returned)]
+
+    fix = called(numpy.arange(4.0), numpy.zeros(2))
+    assert fix[0]["return"].startswith("numpy.ndarray(4,)d#") and len(fix[0]) == 2
+    assert differs(fix, fix, called(numpy.arange(4.0), numpy.zeros(2))) is False
+    assert differs(fix, fix, called(numpy.arange(4.0) * 2, numpy.zeros(2))) == "returned"
+    assert differs(fix, fix, called(numpy.arange(4.0), numpy.ones(2))) == "stored"
+    assert differs(fix, fix, called(numpy.arange(4), numpy.zeros(2))) == "returned"  # a dtype
+    assert called(None, numpy.int64(3))[0]["a0"] != called(None, numpy.int64(4))[0]["a0"]
+    assert called(None, bytearray(b"ab"))[0]["a0"] != called(None, bytearray(b"ac"))[0]["a0"]
 
 
 def test_objects_are_read_without_running_their_code() -> None:
@@ -289,7 +309,7 @@ def size(box: Box, extra: int) -> int:
 
 
 def _neighbours_tell(function: Callable[..., int], mutant: int, *args: object) -> object:
-    with Observer(Path(__file__).name, function.__name__, copied, capture=5) as seen:
+    with Observer(Path(__file__).name, function.__name__, replay_support.kept, capture=5) as seen:
         returned = [function(*args)]  # kept: a test that checks it
     assert returned
 

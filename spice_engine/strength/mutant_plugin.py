@@ -151,7 +151,7 @@ def _watched(where, groups, limit, capture=0):
     observe, replay = _extra("observe_support"), _extra("replay_support")
     if observe is None or replay is None:
         return None
-    watcher = observe.Observer(where["path"], where["function"], replay.copied, capture)
+    watcher = observe.Observer(where["path"], where["function"], replay.kept, capture)
     with watcher:  # a traced run is slower: three times the limit
         if any(_group_fails(group, 3 * limit) for group in groups):
             return None

@@ -1,12 +1,9 @@
 """The differential run's eyes, loaded into the project's own pytest beside the mutant plugin
 (spice_engine.strength.mutant_plugin): while tests run, every call of one function is
 recorded as what a caller can see of it (what it returned or raised, the state its arguments,
-`self` included, were left in, their classes' data), each value flattened to its leaves.
-
-A surviving mutant whose function, called by the same tests on the same inputs, leaves every
-leaf the fix left (those that differ between two runs of the fix are noise, not evidence) is
-`equivalent` on those inputs: no wrong fix to show. A leaf that is stable under the fix and
-differs under the mutant is a difference a test could have checked.
+`self` included, were left in, their classes' data), each value flattened to its leaves. A leaf
+two runs of the fix agree on and the mutant changes is a difference a test could have checked
+(compare_support); a mutant that changes none on the tests' inputs is `equivalent` there.
 
 Plugin rules apply: it runs under the project's Python and pytest, with type comments and
 nothing from this package; it never consumes an iterator, calls a property or `repr` of an
@@ -17,7 +14,6 @@ import bisect
 import collections
 import contextlib
 import dis
-import inspect
 import io
 import sys
 import types
@@ -25,12 +21,10 @@ from typing import Any, Dict, List, Optional, Tuple  # noqa: F401 (type comments
 
 MAX_CALLS = 200  # calls recorded per run: one that makes more is compared on these
 MAX_LEAVES = 4000  # leaves per call: a huge state is compared on its nearest, in a fixed order
-MAX_DEPTH = 10
-MAX_ITEMS = 300
-LONG_TEXT = 2000
+MAX_DEPTH, MAX_ITEMS, LONG_TEXT = 10, 300, 2000
 
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
-_CODE = (types.FunctionType, staticmethod, classmethod, property, type)
+_BASES = (list, tuple, set, frozenset)  # type: Tuple[Any, ...]
 _NAMED = (type, types.FunctionType, types.MethodType, types.BuiltinFunctionType, types.ModuleType)
 
 
@@ -45,9 +39,6 @@ def _plain(value):
 def _key(value):
     # type: (Any) -> str
     return _plain(value) if isinstance(value, _PLAIN) else "<{}>".format(type(value).__name__)
-
-
-_BASES = (list, tuple, set, frozenset)  # type: Tuple[Any, ...]
 
 
 def _members(value):
@@ -76,14 +67,40 @@ def _items(obj):
     return out
 
 
+def _own(klass):
+    # type: (type) -> Any
+    return type.__dict__["__dict__"].__get__(klass)  # never a metaclass's own attribute code
+
+
 def _class_data(klass):
     # type: (type) -> List[Any]
-    state = type.__dict__["__dict__"].__get__(klass)  # never a metaclass's own attribute code
+    """A class's own data: not its code, nor any descriptor (a slot, a cached property)."""
+    state = _own(klass)
     return [
         ("." + k, state[k])
         for k in sorted(state, key=str)[:MAX_ITEMS]
-        if isinstance(k, str) and not k.startswith("__") and not isinstance(state[k], _CODE)
+        if isinstance(k, str)
+        and not k.startswith("__")
+        and not isinstance(state[k], type)
+        and not any("__get__" in _own(c) for c in type(state[k]).__mro__)
     ]
+
+
+def _contents(value):
+    # type: (Any) -> Optional[str]
+    """An array's shape, item format and bytes (hashed: the same process), read through the
+    buffer numpy or the standard library implements; None for anything else, or objects."""
+    if getattr(type(value), "__module__", "").split(".")[0] not in ("numpy", "array", "builtins"):
+        return None
+    try:
+        view = memoryview(value)
+    except (TypeError, ValueError, BufferError):
+        return None
+    return (
+        None
+        if "O" in view.format
+        else "{}{}#{}".format(view.shape, view.format, hash(view.tobytes()))
+    )
 
 
 SEEN_AT = "<seen at {}>"  # a value met again, named where first met (read by compare_support)
@@ -121,6 +138,8 @@ def _node(value, path, depth, out, seen):
         out[path] = "{}[{}]".format(name, len(lines))
         for n, line in enumerate(lines[-MAX_ITEMS:], max(0, len(lines) - MAX_ITEMS)):
             out["{}[{}]".format(path, n)] = _plain(line)
+    elif _contents(value) is not None:  # an array: compared by its contents
+        out[path] = "{}{}".format(name, _contents(value))
     elif isinstance(value, _NAMED):
         out[path] = "{} {}".format(name, getattr(value, "__qualname__", "") or "")
         if isinstance(value, type):  # a class's data (a marker set on it), not its code
@@ -155,26 +174,6 @@ def _arguments(frame):
     return [(n, frame.f_locals[n]) for n in names if n in frame.f_locals]
 
 
-def _function(frame, arguments):
-    # type: (Any, List[Any]) -> Any
-    """The function object whose code the frame runs, found without running project code:
-    a module's function by name, a method or class method on its first argument's class."""
-    code = frame.f_code
-    found = [frame.f_globals.get(code.co_name)]
-    if arguments:
-        first = arguments[0][1]
-        for owner in (type(first), first):
-            if isinstance(owner, type):
-                with contextlib.suppress(AttributeError):
-                    found.append(inspect.getattr_static(owner, code.co_name))
-    for candidate in found:
-        candidate = getattr(candidate, "__func__", candidate)  # classmethod, staticmethod
-        for function in (candidate, getattr(candidate, "__wrapped__", None)):
-            if getattr(function, "__code__", None) is code:
-                return function
-    return None
-
-
 DROPPED = "<dropped by the caller>"
 _SKIPPED = ("CACHE", "EXTENDED_ARG", "NOP")
 _NEXT = {}  # type: Dict[Any, Tuple[List[int], List[str]]]
@@ -205,8 +204,8 @@ def _class_state(value, path):
     # type: (Any, str) -> List[Any]
     """The data an object's own class holds, to flatten shallow (a class can hold a registry):
     a caller meets `type(self)`'s once-per-class marker again in every instance."""
-    if isinstance(value, _PLAIN + _BASES + _NAMED + (dict,)):
-        return []
+    if isinstance(value, _PLAIN + _BASES + _NAMED + (dict,)) or not type(value).__flags__ & 512:
+        return []  # a built-in or compiled type's (not a heap type): methods, no data
     found = _class_data(type(value))
     return [(item, path + ".__class__" + label, MAX_DEPTH - 2) for label, item in found]
 
@@ -233,15 +232,16 @@ def outcome(arguments, raised, returned, kept=True):
 
 class Observer(object):
     """Records the calls of the functions named `function` in files ending with `path`; with
-    a `copier`, the first `capture` of them are kept to replay (function, code, a deep copy of
-    the arguments as they came in, whether the caller dropped the returned value)."""
+    a `keeper` (replay_support.kept: a frame and its arguments -> (function, code, a copy of
+    the arguments as they came in) or None), the first `capture` of them are kept to replay,
+    with whether the caller dropped the returned value."""
 
-    def __init__(self, path, function, copier=None, capture=0):
+    def __init__(self, path, function, keeper=None, capture=0):
         # type: (str, str, Any, int) -> None
         self.suffix, self.function = "/" + path.lstrip("/"), function
         self.calls = []  # type: List[Dict[str, str]]
         self.captured = []  # type: List[Any]
-        self._copier, self._capture = copier, capture
+        self._keeper, self._capture = keeper, capture
         self._targets = {}  # type: Dict[Any, bool]
         self._previous = None  # type: Any
 
@@ -256,18 +256,18 @@ class Observer(object):
 
     def _keep(self, frame, arguments):
         # type: (Any, List[Any]) -> None
-        function = _function(frame, arguments)
-        kept = self._copier(arguments) if function is not None else None
+        kept = self._keeper(frame, arguments)
         if kept is not None:
             # Whether its caller drops what it returns, for the replays to read it as well.
-            self.captured.append((function, frame.f_code, kept, dropped(frame.f_back)))
+            function, code, copy = kept
+            self.captured.append((function, code, copy, dropped(frame.f_back)))
 
     def tracer(self, frame, event, arg):
         # type: (Any, str, Any) -> Any
         if event != "call" or len(self.calls) >= MAX_CALLS or not self._is_target(frame.f_code):
             return None
         arguments = _arguments(frame)
-        if self._copier is not None and len(self.captured) < self._capture:
+        if self._keeper is not None and len(self.captured) < self._capture:
             self._keep(frame, arguments)
         raised = []  # type: List[str]
 

@@ -14,7 +14,9 @@ Plugin rules apply (spice_engine.strength.mutant_plugin): the project's Python, 
 nothing from this package; every replay is bounded in time and never lets an error out.
 """
 
+import contextlib
 import copy
+import inspect
 import signal
 import sys
 import time
@@ -59,6 +61,36 @@ def copied(arguments):
         return bounded(lambda: copy.deepcopy(arguments), COPY_S)
     except (Exception, _Late):  # noqa: BLE001 (a value that will not copy: no replay)
         return None
+
+
+def _function(frame, arguments):
+    # type: (Any, List[Any]) -> Any
+    """The function object whose code the frame runs, found without running project code:
+    a module's function by name, a method or class method on its first argument's class."""
+    code = frame.f_code
+    found = [frame.f_globals.get(code.co_name)]
+    if arguments:
+        first = arguments[0][1]
+        for owner in (type(first), first):
+            if isinstance(owner, type):
+                with contextlib.suppress(AttributeError):
+                    found.append(inspect.getattr_static(owner, code.co_name))
+    for candidate in found:
+        candidate = getattr(candidate, "__func__", candidate)  # classmethod, staticmethod
+        for function in (candidate, getattr(candidate, "__wrapped__", None)):
+            if getattr(function, "__code__", None) is code:
+                return function
+    return None
+
+
+def kept(frame, arguments):
+    # type: (Any, List[Any]) -> Optional[Tuple[Any, Any, List[Any]]]
+    """A call to replay: its function, its code, and a copy of its arguments as they came in
+    (None: a function not found without running project code, or arguments that will not
+    copy)."""
+    function = _function(frame, arguments)
+    fresh = copied(arguments) if function is not None else None
+    return None if fresh is None else (function, frame.f_code, fresh)
 
 
 def neighbours(value):
