@@ -88,19 +88,16 @@ def _class_data(klass):
 
 def _contents(value):
     # type: (Any) -> Optional[str]
-    """An array's shape, item format and bytes (hashed: the same process), read through the
-    buffer numpy or the standard library implements; None for anything else, or objects."""
+    """An array's shape, item format and bytes (hashed: the same process; their count alone
+    past 16 MiB), read through the buffer numpy or Python implements; None for anything else."""
     if getattr(type(value), "__module__", "").split(".")[0] not in ("numpy", "array", "builtins"):
         return None
     try:
         view = memoryview(value)
     except (TypeError, ValueError, BufferError):
         return None
-    return (
-        None
-        if "O" in view.format
-        else "{}{}#{}".format(view.shape, view.format, hash(view.tobytes()))
-    )
+    held = view.nbytes if view.nbytes > 1 << 24 else hash(view.tobytes())
+    return None if "O" in view.format else "{}{}#{}".format(view.shape, view.format, held)
 
 
 SEEN_AT = "<seen at {}>"  # a value met again, named where first met (read by compare_support)
