@@ -96,8 +96,10 @@ def _contents(value):
         view = memoryview(value)
     except (TypeError, ValueError, BufferError):
         return None
+    if "O" in view.format:
+        return None
     held = view.nbytes if view.nbytes > 1 << 24 else hash(view.tobytes())
-    return None if "O" in view.format else "{}{}#{}".format(view.shape, view.format, held)
+    return "{}{}#{}".format(view.shape, view.format, held)
 
 
 SEEN_AT = "<seen at {}>"  # a value met again, named where first met (read by compare_support)
@@ -135,24 +137,23 @@ def _node(value, path, depth, out, seen):
         out[path] = "{}[{}]".format(name, len(lines))
         for n, line in enumerate(lines[-MAX_ITEMS:], max(0, len(lines) - MAX_ITEMS)):
             out["{}[{}]".format(path, n)] = _plain(line)
-    elif _contents(value) is not None:  # an array: compared by its contents
-        out[path] = "{}{}".format(name, _contents(value))
     elif isinstance(value, _NAMED):
         out[path] = "{} {}".format(name, getattr(value, "__qualname__", "") or "")
         if isinstance(value, type):  # a class's data (a marker set on it), not its code
             below = [(path + label, item) for label, item in _class_data(value)]
     else:
-        out[path] = name
-        below = [(path + label, item) for label, item in _items(value)]
+        contents = _contents(value)  # an array: compared by its contents, not its fields
+        out[path] = name + (contents or "")
+        below = [] if contents else [(path + label, item) for label, item in _items(value)]
     return [(item, where, depth + 1) for where, item in below]
 
 
-def flatten(queue, out, seen=None):
-    # type: (List[Any], Dict[str, str], Optional[Dict[int, str]]) -> None
+def flatten(queue, out):
+    # type: (List[Any], Dict[str, str]) -> None
     """The values of `queue` ((value, path, depth) each) flattened into `out`, path -> a
     leaf's text, nearest first: of a state larger than `MAX_LEAVES`, every value's own fields
     are kept before anyone's deep internals (a pytest item's class before its config's)."""
-    seen = {} if seen is None else seen
+    seen = {}  # type: Dict[int, str]
     todo = collections.deque(queue)
     while todo and len(out) < MAX_LEAVES:
         value, path, depth = todo.popleft()
