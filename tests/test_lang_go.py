@@ -11,6 +11,7 @@ import pytest
 
 from spice_engine.langs.base import ToolchainMissing
 from spice_engine.langs.commit_files import CommitFiles
+from spice_engine.langs.executor import plan_key
 from spice_engine.langs.executors import language_at
 from spice_engine.langs.go import Go, machine_go
 from spice_engine.validate.bubblewrap import Bubblewrap
@@ -59,9 +60,11 @@ def test_the_packages_of_the_changed_files_run_each_in_its_own_module() -> None:
     script = go.test_command(tree, changed, plan).argv[-1]
     assert "(cd . && go test -json -count=1 -p 2 -timeout 30m . ./a)" in script
     assert "(cd tools && go test -json -count=1 -p 2 -timeout 30m ./gen)" in script
-    assert plan.key == go.plan(tree, None).key  # the same manifests, the same environment
+    # the same manifests, the same environment
+    assert plan_key("r", plan) == plan_key("r", go.plan(tree, None))
     other = DictFiles(tree.files | {"go.sum": "example.com/x v1.0.0 h1:abc\n"})
-    assert go.plan(other, None).key != plan.key
+    assert plan_key("r", go.plan(other, None)) != plan_key("r", plan)
+    assert set(plan.inputs or {}) == {"go.mod", "tools/go.mod"}
 
 
 def test_a_go_directive_newer_than_this_machines_go_is_a_missing_toolchain() -> None:

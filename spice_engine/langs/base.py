@@ -13,10 +13,11 @@ job's scratch at `/spice/job`.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from spice_engine.validate.outcomes import Outcomes
 
@@ -27,6 +28,8 @@ CACHE = "/spice/cache"
 JOB = "/spice/job"
 """The job's scratch as a sandbox shows it."""
 TESTBED = "/testbed"
+BASE_INPUTS = ".spice-base"
+"""Where in the install's folder the commit's own inputs are (`Plan.base_inputs`)."""
 
 
 class ToolchainMissing(RuntimeError):
@@ -91,8 +94,25 @@ class Plan(BaseModel):
     caches: tuple[str, ...] = ()
     """Download caches shared by every environment of the repository in this language, each
     at `/spice/cache/<name>`: writable while an environment is built, read-only for tests. Only
-    for installs that run none of the repository's code (a cache is shared across its
-    environments)."""
+    for installs from `inputs` that run none of the repository's code (a cache is shared
+    across its environments)."""
+    inputs: dict[str, str] | None = Field(default=None, exclude=True, repr=False)
+    """All the install sees of the tree, path -> text, at `/testbed` in an otherwise empty
+    folder; None when the install needs the whole tree (then the environment is keyed by it
+    and has no `caches`)."""
+    base_inputs: bool = False
+    """The install also sees the same files as the tree's commit has them (no patch applied)
+    under `BASE_INPUTS`: what the run before the fix needs, fetched while there is a network."""
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def input_digests(self) -> dict[str, str] | None:
+        """What the environment's key holds of `inputs` (the plan's JSON, hashed, is the key)."""
+        if self.inputs is None:
+            return None
+        return {
+            p: hashlib.sha256(t.encode()).hexdigest()[:16] for p, t in sorted(self.inputs.items())
+        }
 
 
 class Language(Protocol):

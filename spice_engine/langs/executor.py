@@ -4,17 +4,22 @@ with no network, the environment read-only.
 
 The language decides what to run (spice_engine.langs.base); this decides what each command
 sees: the toolchain's folders and the shared environment read-only (writable only while it
-is built, from the environment's first tree), the job's scratch and tree writable.
+is built), the job's scratch and tree writable. The install sees only the plan's inputs, in a
+folder of their own: nothing else of the tree can choose what it runs, and the key covers
+every one of them (docs/security.md, "What an install sees").
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+import tempfile
 import time
 from pathlib import Path
 
 from spice_engine.langs.base import (
+    BASE_INPUTS,
     CACHE,
     ENV,
     JOB,
@@ -24,10 +29,12 @@ from spice_engine.langs.base import (
     Plan,
     ToolchainMissing,
 )
+from spice_engine.langs.commit_files import CommitFiles
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.validate import door
 from spice_engine.validate.env_once import built_once
 from spice_engine.validate.executor import EnvBuildError, Prepared, RunResult, SetupTree
+from spice_engine.validate.gitwork import GitError
 from spice_engine.validate.plugin_run import Plugin
 from spice_engine.validate.recipe import Recipe
 from spice_engine.validate.sandbox import FIXED_PATH, Bind, Sandbox
@@ -87,7 +94,7 @@ class ToolchainExecutor:
 
     def _ready(self, repo: str, source: Tree, tree: Tree, job: Path, started: float) -> Prepared:
         """The environment `source` asks for, built unless it is; `tree` given what it needs."""
-        plan = self.language.plan(source, source.date())
+        plan = self.install_plan(source)
         key = plan_key(repo, plan)
 
         def build(folder: Path) -> None:
@@ -104,17 +111,53 @@ class ToolchainExecutor:
             plan=plan,
         )
 
+    def install_plan(self, source: Tree) -> Plan:
+        """The language's plan for `source`, with all its install may see in its key: its
+        inputs (the commit's own too, when asked), else the whole tree, and then no cache
+        shared with another environment."""
+        date = source.date()
+        plan = self.language.plan(source, date)
+        if plan.inputs is None:
+            # The install builds the tree (its code runs): the environment is this tree's.
+            return plan.model_copy(
+                update={"key": (*plan.key, f"tree={source.digest()}"), "caches": ()}
+            )
+        if not plan.base_inputs or not source.commit:
+            return plan
+        try:
+            base = self.language.plan(CommitFiles(source.git_dir, source.commit), date).inputs
+        except (ToolchainMissing, GitError):
+            base = None  # the commit alone cannot be installed: its run says why
+        more = {f"{BASE_INPUTS}/{path}": text for path, text in (base or {}).items()}
+        return plan.model_copy(update={"inputs": {**plan.inputs, **more}})
+
     def _build(self, plan: Plan, tree: Tree, job: Path, shared: Path) -> None:
         self.sandbox.prepare_writable(shared)
-        for phase in plan.install:
-            done = self._run(phase, plan, tree, job, shared, True, self.install_timeout_s)
-            if done.killed or done.returncode != 0:
-                why = done.killed or f"exit status {done.returncode}"
-                raise EnvBuildError(
-                    f"{' '.join(phase.argv)} failed ({why}):\n"
-                    + redacted_excerpt(done.log, tail=4000),
-                    done.log,
+        own = (
+            None
+            if plan.inputs is None
+            else Path(tempfile.mkdtemp(dir=job.parent, prefix="install-"))
+        )
+        try:
+            if own is not None:
+                own.chmod(0o755)
+                for path, text in (plan.inputs or {}).items():
+                    door.write_text(own, path, text)
+                self.sandbox.prepare_writable(own)
+            for phase in plan.install:
+                done = self._run(
+                    phase, plan, tree, job, shared, True, self.install_timeout_s, testbed=own
                 )
+                if done.killed or done.returncode != 0:
+                    why = done.killed or f"exit status {done.returncode}"
+                    raise EnvBuildError(
+                        f"{' '.join(phase.argv)} failed ({why}):\n"
+                        + redacted_excerpt(done.log, tail=4000),
+                        done.log,
+                    )
+        finally:
+            if own is not None:
+                shutil.rmtree(own, ignore_errors=True)
 
     def run(
         self,
@@ -141,14 +184,18 @@ class ToolchainExecutor:
         shared: Path,
         building: bool,
         timeout_s: float,
+        testbed: Path | None = None,
     ) -> RunResult:
+        """`phase` in the sandbox, at `/testbed` the tree (or, for an install from inputs, the
+        folder `testbed` holding them: no `.git`, no file the plan did not name)."""
         binds = [Bind(source=f, target=f) for f in plan.toolchain.folders]
         binds += [
             Bind(source=job, target=Path(JOB), writable=True),
             Bind(source=shared, target=Path(ENV), writable=building),
-            Bind(source=tree.git_dir, target=tree.git_dir),
-            Bind(source=tree.path, target=Path(TESTBED), writable=True),
         ]
+        if testbed is None:
+            binds.append(Bind(source=tree.git_dir, target=tree.git_dir))
+        binds.append(Bind(source=testbed or tree.path, target=Path(TESTBED), writable=True))
         for name in plan.caches:
             # The environment's name without its digest: the repository and the language.
             cache = self.envs_dir / "caches" / shared.name.rsplit("-", 1)[0] / name

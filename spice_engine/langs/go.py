@@ -9,7 +9,7 @@ import shlex
 from pathlib import Path
 
 from spice_engine.langs.base import CACHE, JOB, Files, Phase, Plan, Toolchain, ToolchainMissing
-from spice_engine.langs.manifests import digests, named, owner
+from spice_engine.langs.manifests import named, owner, texts
 from spice_engine.validate.outcomes import Outcomes, TestStatus
 
 GOROOT = Path("/usr/local/go")
@@ -60,14 +60,19 @@ class Go:
             f"(cd {shlex.quote(r or '.')} && go mod download -x 2>&1 | tail -n 20)" for r in roots
         )
         install = () if vendored else (Phase(argv=("sh", "-ec", download), network=True),)
+        # The modules' files and the workspace's: `go mod download` reads nothing else (its
+        # settings come from the environment below, GOENV off).
+        read = [*mods, *named(files, "go.sum"), "go.work", "go.work.sum"]
         return Plan(
             language=self.name,
             toolchain=Toolchain(name=version, path=(str(self.goroot / "bin"),)),
-            key=digests(files, [*mods, *named(files, "go.sum")]),
+            key=(),
+            inputs={} if vendored else texts(files, read),
             install=install,
             caches=("gomod",),
             env={
                 "GOTOOLCHAIN": "local",
+                "GOENV": "off",
                 # `go mod download` runs none of the repository's code and checks every module
                 # against go.sum: one module cache serves all the repository's environments.
                 "GOMODCACHE": f"{CACHE}/gomod",

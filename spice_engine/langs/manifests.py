@@ -35,3 +35,9 @@ def owner(path: str, roots: list[str]) -> str | None:
         if inside and (best is None or len(root) > len(best)):
             best = root
     return best
+
+
+def texts(files: Files, paths: list[str]) -> dict[str, str]:
+    """Each of `paths` the tree tracks, with its text: an install's inputs."""
+    found = {path: files.text(path) for path in paths}
+    return {path: text for path, text in found.items() if text is not None}

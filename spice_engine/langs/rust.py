@@ -13,6 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from spice_engine.langs.base import (
+    BASE_INPUTS,
     ENV,
     JOB,
     TESTBED,
@@ -22,7 +23,7 @@ from spice_engine.langs.base import (
     Toolchain,
     ToolchainMissing,
 )
-from spice_engine.langs.manifests import digests, named, owner
+from spice_engine.langs.manifests import named, owner, texts
 from spice_engine.validate.outcomes import Outcomes, TestStatus
 
 RUSTUP = Path("/root/.cargo/bin/rustup")
@@ -32,6 +33,7 @@ _RESULT = re.compile(r"^test (.+?)(?: - should panic)? \.\.\. (ok|FAILED|ignored
 _STATUS = {"ok": TestStatus.PASSED, "FAILED": TestStatus.FAILED, "ignored": TestStatus.SKIPPED}
 _TEST_DIRS = {"tests", "testdata", "test-data", "test_data"}
 _TEST_FILES = {"tests.rs", "test.rs"}
+_TARGET_DIRS = {"bin": "src/bin", "test": "tests", "example": "examples", "bench": "benches"}
 # How far past the commit's date the lockfile's cut-off moves, in months, when the registry
 # no longer resolves at the date itself: versions yanked since then are gone for good.
 _LATER = (0, 1, 2, 3, 6, 12, 24, 48)
@@ -140,13 +142,18 @@ class Rust:
         roots = _roots(files)
         # The commit's own crates too (the tree has the fix, which may change what the
         # manifests or the lockfile name): the run before the fix builds offline from them.
-        base = 'base=$(mktemp -d) && git archive HEAD | tar -x -C "$base" && ' + " && ".join(
-            f'(cd "$base"/{shlex.quote(r or ".")} && cargo fetch -q)' for r in roots
-        )
+        # Moved out first: inside the workspace's folder cargo would take them for a member.
+        base = " && ".join(f'(cd "$base"/{shlex.quote(r or ".")} && cargo fetch -q)' for r in roots)
         install = "\n".join(
-            ["set -e", *(self._install(files, r, date) for r in roots), f"{{ {base}; }} || true"]
+            [
+                f'base=$(mktemp -d) && if [ -d {BASE_INPUTS} ]; then mv {BASE_INPUTS}/* "$base"/; fi',
+                "set -e",
+                *(self._install(files, r, date) for r in roots),
+                f"{{ {base}; }} || true",
+            ]
         )
         locks = [_at(r, "Cargo.lock") for r in roots if files.text(_at(r, "Cargo.lock"))]
+        manifests = [p for p in files.paths() if posixpath.basename(p) == "Cargo.toml"]
         return Plan(
             language=self.name,
             toolchain=Toolchain(
@@ -156,12 +163,22 @@ class Rust:
                 # cargo runs these, not rustup's proxies (which would read rust-toolchain).
                 env={"RUSTC": str(bins / "rustc"), "RUSTDOC": str(bins / "rustdoc")},
             ),
-            key=(
-                *digests(files, [*named(files, "Cargo.toml"), *locks]),
-                date or "",
-                "base fetched",
+            key=(date or "", "base fetched"),
+            # Manifests, lockfiles and each target's file, empty (cargo wants a target to
+            # exist, never its source to fetch): no `.cargo/config.toml` of the tree's, whose
+            # `rustc-wrapper` or `[target] runner` would be a program of its choosing.
+            inputs={
+                **{p: "" for p in _target_files(files, manifests)},
+                **texts(files, [*manifests, *locks]),
+            },
+            base_inputs=True,
+            install=(
+                Phase(
+                    argv=("sh", "-c", install),
+                    network=True,
+                    env={"RUSTC_WRAPPER": "", "RUSTC_WORKSPACE_WRAPPER": ""},
+                ),
             ),
-            install=(Phase(argv=("sh", "-c", install), network=True),),
             env={
                 "CARGO_HOME": f"{ENV}/cargo",
                 "CARGO_TARGET_DIR": f"{JOB}/target",
@@ -182,7 +199,7 @@ class Rust:
         keep = shlex.quote(_at(f"{ENV}/lock", root))
         if files.text(_at(root, "Cargo.lock")):
             return f"(cd {where} && cargo fetch && mkdir -p {keep} && cp Cargo.lock {keep}/)"
-        when = f"$(date -u -d {shlex.quote(date)} +%s)" if date else "$(git log -1 --format=%ct)"
+        when = f"$(date -u -d {shlex.quote(date)} +%s)" if date else "$(date -u +%s)"
         # `--publish-time` is unstable: RUSTC_BOOTSTRAP lets cargo's resolver take it, and
         # nothing is compiled by this command, so the project's code never sees it.
         steps = " ".join(str(m * 30 * 86400) for m in _LATER)
@@ -260,6 +277,34 @@ class Rust:
             elif result := _RESULT.match(line):
                 found[f"{target}::{result.group(1)}"] = _STATUS[result.group(2)]
         return found
+
+
+def _target_files(files: Files, manifests: list[str]) -> list[str]:
+    """The tracked files of each package's targets (its library, binaries, tests, examples,
+    benches, build script) that cargo looks for when it reads the manifest."""
+    present = set(files.paths())
+    found = []
+    for manifest in manifests:
+        folder, data = posixpath.dirname(manifest), _toml(files, manifest)
+        wanted = ["src/lib.rs", "src/main.rs", "build.rs", str(_table(data, "lib").get("path", ""))]
+        for kind, where in _TARGET_DIRS.items():
+            declared = data.get(kind)
+            for target in declared if isinstance(declared, list) else []:
+                if not isinstance(target, dict):
+                    continue
+                name = str(target.get("name", ""))
+                wanted += [
+                    str(target.get("path", "")),
+                    f"{where}/{name}.rs",
+                    f"{where}/{name}/main.rs",
+                ]
+        built = _table(data, "package").get("build")
+        wanted.append(built if isinstance(built, str) else "")
+        for rel in wanted:
+            path = posixpath.normpath(posixpath.join(folder, rel)) if rel else ""
+            if path in present:
+                found.append(path)
+    return found
 
 
 def _artifact(line: str) -> dict[str, str]:

@@ -12,6 +12,7 @@ read-only from the repository), as a SWE-bench container has one; the host never
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 import tempfile
@@ -125,6 +126,10 @@ class Tree:
             return self.source(path)
         except GitError:
             return None
+
+    def digest(self) -> str:
+        """Every path, mode and blob of the host's record, hashed: what the tree is."""
+        return hashlib.sha256(self._git("ls-files", "-s", "-z").encode()).hexdigest()[:16]
 
     def untracked(self) -> list[str]:
         """Regular files in the tree the commit does not track (what an install wrote),
