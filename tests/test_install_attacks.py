@@ -1,0 +1,270 @@
+"""A hostile tree's install decides nothing for its siblings (issue 46).
+
+Each language gets a tree whose tool settings name a program of its own (`.npmrc`'s `git=`,
+`.yarnrc`'s `yarn-path`, `.pnpmfile.cjs`, `.cargo/config.toml`'s `rustc-wrapper`). The
+program, if it ever runs, leaves a mark and wrecks what it can reach: it makes the shared
+caches unreadable and plants a wrapper in the environment. The tree is validated first; then a
+clean sibling of the same repository, in the same environments folder, must get the verdict
+it gets alone, and no mark may be anywhere in that folder. Maven, whose install compiles the
+tree, gets the tree's own environment: two trees differing in one source do not share it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from spice_engine.langs.executor import ToolchainExecutor, plan_key
+from spice_engine.langs.go import Go
+from spice_engine.langs.java import Java
+from spice_engine.langs.javascript import JavaScript
+from spice_engine.langs.rust import RUSTUP, Rust, machine_rust
+from spice_engine.validate.bubblewrap import Bubblewrap
+from spice_engine.validate.tree import checkout
+from spice_engine.validate.validator import validate
+from tests.fakes.sample_project import git
+from tests.lang_projects import lang_job, project_instance, registry_problem
+
+DATA = Path(__file__).parent / "data"
+MARK = "SPICE-PWNED"
+# Run by whatever tool setting names it: marks every place it can write, makes the shared
+# caches unusable, and plants itself as cargo's wrapper in the environment.
+EVIL = f"""#!/bin/sh
+for d in /spice/env /spice/cache/* /spice/job; do touch "$d/{MARK}" 2>/dev/null; done
+mkdir -p /spice/env/cargo 2>/dev/null && cp "$0" /spice/env/evil.sh 2>/dev/null \\
+  && printf '[build]\\nrustc-wrapper = "/spice/env/evil.sh"\\n' > /spice/env/cargo/config.toml
+for d in /spice/cache/*; do chmod -R 000 "$d" 2>/dev/null; done
+case "$*" in *--crate-name*) echo "{MARK}: no build for you" >&2; exit 1;; esac
+[ -x "$1" ] && exec "$@"
+exit 1
+"""
+EVIL_JS = f"""const fs = require("fs"), {{ execSync }} = require("child_process");
+fs.writeFileSync("/testbed/evil.sh", {json.dumps(EVIL)}, {{ mode: 0o755 }});
+try {{ execSync("/testbed/evil.sh"); }} catch (e) {{}}
+"""
+
+
+def _sandbox(tmp_path: Path) -> Bubblewrap:
+    box = Bubblewrap()
+    if why := box.problem(tmp_path):
+        pytest.skip(f"bubblewrap cannot run here: {why}")
+    return box
+
+
+def _with_hostile(row: dict[str, Any], repo: Path, files: dict[str, str]) -> dict[str, Any]:
+    """A second instance of `row`'s repository: its base with `files` added."""
+    git(repo, "checkout", "-q", "-b", "hostile", row["base_commit"])
+    for path, text in files.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+        (repo / path).chmod(0o755)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "tooling")
+    base = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "checkout", "-q", "main")
+    return row | {"instance_id": row["instance_id"] + "-hostile", "base_commit": base}
+
+
+def _verdict(done: Any) -> tuple[str, list[str], list[str]]:
+    return (str(done.validation.status), done.fail_to_pass, done.pass_to_pass)
+
+
+def _marks(folder: Path) -> list[str]:
+    found = []
+    for path in folder.rglob("*"):
+        if path.name == MARK or path.name == "evil.sh":
+            found.append(str(path.relative_to(folder)))
+    return found
+
+
+def _after_a_hostile_sibling(
+    tmp_path: Path, executor_of: Any, row: dict[str, Any], hostile: dict[str, Any], lang: str
+) -> None:
+    repo = tmp_path / "repo"
+    alone = validate(lang_job(row, repo, lang), executor_of(tmp_path / "alone"), tmp_path / "s1")
+    assert alone.validation.status == "valid", alone.validation.detail
+    shared = tmp_path / "shared"
+    validate(lang_job(hostile, repo, lang), executor_of(shared), tmp_path / "s2")
+    assert _marks(shared) == []  # the tree's program never ran where another instance looks
+    after = validate(lang_job(row, repo, lang), executor_of(shared), tmp_path / "s3")
+    assert _verdict(after) == _verdict(alone), after.validation.detail
+
+
+def test_a_rustc_wrapper_in_the_tree_does_not_reach_a_sibling_with_the_same_manifests(
+    tmp_path: Path,
+) -> None:
+    box = _sandbox(tmp_path)
+    if not RUSTUP.exists():
+        pytest.skip(f"no rustup at {RUSTUP}")
+    machine_rust()
+    project = DATA / "lang_rust" / "project"
+    repo = tmp_path / "repo"
+    shutil.copytree(project, repo)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    row = {
+        "instance_id": "t__tally-1",
+        "repo": "t/tally",
+        "base_commit": git(repo, "rev-parse", "HEAD").strip(),
+        "test_patch": (DATA / "lang_rust" / "test.patch").read_text(),
+        "patch": (DATA / "lang_rust" / "fix.patch").read_text(),
+    }
+    wrapper = '[build]\nrustc-wrapper = "/testbed/evil.sh"\n'
+    hostile = _with_hostile(row, repo, {".cargo/config.toml": wrapper, "evil.sh": EVIL})
+    _after_a_hostile_sibling(
+        tmp_path, lambda envs: ToolchainExecutor(Rust(), envs, box), row, hostile, "rust"
+    )
+
+
+@pytest.mark.parametrize(
+    "name,files",
+    [
+        (
+            "npm-git",
+            {
+                ".npmrc": "git=/testbed/evil.sh\n",
+                "evil.sh": EVIL,
+                "package.json": json.dumps(
+                    {
+                        "name": "calc",
+                        "scripts": {"test": "mocha test/"},
+                        "devDependencies": {
+                            "mocha": "10.8.2",
+                            "left-pad": "git+https://example.invalid/left-pad.git",
+                        },
+                    }
+                ),
+            },
+        ),
+        (
+            "yarn1-path",
+            {
+                ".yarnrc": 'yarn-path "./evil.js"\n',
+                "evil.js": EVIL_JS,
+                "yarn.lock": "# yarn lockfile v1\n\n",
+            },
+        ),
+        (
+            "pnpmfile",
+            {
+                ".pnpmfile.cjs": EVIL_JS + "module.exports = { hooks: {} };\n",
+                "pnpm-lock.yaml": "lockfileVersion: '9.0'\n",
+            },
+        ),
+    ],
+)
+def test_a_javascript_trees_tool_settings_never_run_at_install(
+    tmp_path: Path, name: str, files: dict[str, str]
+) -> None:
+    box = _sandbox(tmp_path)
+    if shutil.which("node") is None:
+        pytest.skip("no Node.js on this machine")
+    if why := registry_problem("registry.npmjs.org"):
+        pytest.skip(f"cannot run here: {why}")
+    row = project_instance(DATA / "lang_js" / "calc", tmp_path / "repo")
+    hostile = _with_hostile(row, tmp_path / "repo", files)
+    _after_a_hostile_sibling(
+        tmp_path, lambda envs: ToolchainExecutor(JavaScript(), envs, box), row, hostile, "javascript"
+    )
+
+
+def test_a_go_trees_tests_cannot_write_the_module_cache_or_the_environment(
+    tmp_path: Path,
+) -> None:
+    box = _sandbox(tmp_path)
+    if not Path("/usr/local/go/bin/go").exists():
+        pytest.skip("no Go toolchain at /usr/local/go")
+    row = project_instance(DATA / "lang_go" / "calc", tmp_path / "repo")
+    probe = (
+        'package mathx\n\nimport (\n\t"os"\n\t"os/exec"\n\t"testing"\n)\n\n'
+        "func TestMain(m *testing.M) {\n"
+        f'\t_ = exec.Command("sh", "-c", {json.dumps(EVIL)}).Run()\n'
+        "\tos.Exit(m.Run())\n}\n"
+    )
+    hostile = _with_hostile(
+        row, tmp_path / "repo", {"go.work": "go 1.21\n\nuse .\n", "mathx/main_test.go": probe}
+    )
+    _after_a_hostile_sibling(
+        tmp_path, lambda envs: ToolchainExecutor(Go(), envs, box), row, hostile, "go"
+    )
+
+
+def test_a_maven_environment_is_its_trees_own(tmp_path: Path) -> None:
+    """Maven's install compiles the tree (plugins, annotation processors, test classes): two
+    trees with the same poms but one changed source get two environments."""
+    repo = tmp_path / "repo"
+    (repo / "src/main/java/a").mkdir(parents=True)
+    (repo / "pom.xml").write_text("<project><modelVersion>4.0.0</modelVersion></project>\n")
+    (repo / "src/main/java/a/A.java").write_text("package a; class A {}\n")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    first = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "src/main/java/a/A.java").write_text("package a; class A { static { } }\n")
+    git(repo, "commit", "-qam", "a source changed")
+    second = git(repo, "rev-parse", "HEAD").strip()
+    executor = ToolchainExecutor(Java(), tmp_path / "envs", Bubblewrap())
+    keys = []
+    for commit in (first, second, first):
+        with checkout(repo, commit, tmp_path, "t") as tree:
+            plan = executor.install_plan(tree)
+            assert plan.inputs is None and plan.caches == ()
+            keys.append(plan_key("a/b", plan))
+    assert keys[0] != keys[1] and keys[0] == keys[2]
+
+
+@pytest.mark.parametrize(
+    "lang,files,unseen",
+    [
+        (
+            JavaScript(),
+            {
+                "package.json": '{"dependencies": {"x": "1"}}',
+                ".npmrc": "git=/testbed/evil.sh\nlegacy-peer-deps=true\nnoproxy=*\n",
+                ".yarnrc": 'yarn-path "./evil.js"\n',
+                ".yarnrc.yml": "yarnPath: evil.cjs\nplugins: [evil.cjs]\nnmHoistingLimits: workspaces\n",
+                ".pnpmfile.cjs": "evil",
+                "evil.sh": "evil",
+            },
+            ("git=", "noproxy", "yarnPath", "plugins", '".yarnrc"', ".pnpmfile.cjs", "evil.sh"),
+        ),
+        (
+            Rust(),
+            {
+                "Cargo.toml": '[package]\nname = "a"\nversion = "0.1.0"\n',
+                "src/lib.rs": "pub fn f() {}",
+                ".cargo/config.toml": '[build]\nrustc-wrapper = "evil.sh"\n',
+                "rust-toolchain.toml": '[toolchain]\nchannel = "nightly"\n',
+                "evil.sh": "evil",
+            },
+            (".cargo/config.toml", "rust-toolchain.toml", "evil.sh", "pub fn"),
+        ),
+        (
+            Go(),
+            {"go.mod": "module m\n\ngo 1.21\n", "go.env": "GOFLAGS=-toolexec=./evil.sh", "a.go": "x"},
+            ("go.env", "a.go", "toolexec"),
+        ),
+    ],
+)
+def test_an_install_sees_manifests_and_vetted_settings_only(
+    lang: Any, files: dict[str, str], unseen: tuple[str, ...]
+) -> None:
+    from tests.lang_projects import DictFiles
+
+    try:
+        plan = lang.plan(DictFiles(files), None)
+    except Exception as exc:  # a toolchain this machine lacks
+        pytest.skip(str(exc))
+    assert plan.inputs is not None
+    seen = json.dumps(plan.inputs)
+    for word in unseen:
+        assert word not in seen
+    assert plan.input_digests is not None and set(plan.input_digests) == set(plan.inputs)
+    if isinstance(lang, JavaScript):
+        assert plan.inputs[".npmrc"] == "legacy-peer-deps=true\n"
+        assert plan.inputs[".yarnrc.yml"] == "nmHoistingLimits: workspaces\n"
