@@ -21,6 +21,7 @@ from app.redaction import secret_values
 from app.settings import Settings
 from app.store.opening import open_store
 from app.store.private_files import make_private
+from spice_engine.langs.toolchains import reachable_languages, unreachable_line
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +32,11 @@ def run_worker(threads: int, handler: str | None = None) -> None:
     settings = Settings()
     configure_logging(settings.log_level, settings.log_format, secret_values(settings))
     make_private(settings.data_dir)
+    # Said once, where an operator looks first: a job in a language this worker's user cannot
+    # run ends `missing_toolchain` or `missing_python` (the image's user cannot enter root's
+    # rustup or pyenv; the image itself holds Python only).
+    if unreachable := unreachable_line(reachable_languages()):
+        log.warning("worker: %s", unreachable)
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         use_multiprocess_dir(settings.data_dir / "metrics")
     engine, sessions = open_store(settings)

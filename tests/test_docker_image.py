@@ -150,8 +150,13 @@ def test_web_role_answers_on_a_published_port_and_its_health_check_follows_the_p
     wait_for(lambda: health(web) == "healthy", 60, "the web container's health check")
     # Started without the sandbox's flags: validation is off, and /healthz says why.
     with urllib.request.urlopen(url, timeout=60) as reply:
-        said = json.loads(reply.read())["validation"]
+        body = json.loads(reply.read())
+    said = body["validation"]
     assert said.startswith("off: live validation is off: no sandbox (bubblewrap cannot"), said
+    # The image holds Python only (docs/app.md#docker), and /healthz says so, naming no path.
+    languages = body["languages"]
+    assert languages.pop("python") == "ok", body
+    assert all(v.startswith("unavailable: ") and "/" not in v for v in languages.values()), body
 
 
 def test_docker_stop_hands_back_the_running_job_and_the_next_worker_finishes_it(

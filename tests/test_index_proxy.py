@@ -179,6 +179,26 @@ def test_an_operators_plain_http_index_is_served_and_nothing_else(http_index: in
     assert len(route.refused()) == 3
 
 
+@pytest.mark.parametrize(
+    ("request_line", "refused"),
+    [
+        ("CONNECT registry.yarnpkg.com:443", "registry.yarnpkg.com:443"),
+        ("GET http://repo.maven.example/org/x/1.0/x-1.0.pom", "repo.maven.example:80"),
+    ],
+)
+def test_a_refused_host_gets_a_final_answer_naming_it(request_line: str, refused: str) -> None:
+    """A 403 (npm, cargo and maven retry a 5xx or a dropped connection for minutes, not a 4xx)
+    with one line naming the host, then the proxy closes (`ask` reads until it does)."""
+    why = f"{refused} is not a package index host"
+    with index_route(IndexAccess()) as route:
+        answer = ask(route.socket, f"{request_line} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    head, body = answer.split(b"\r\n\r\n", 1)
+    lines = head.decode().split("\r\n")
+    assert lines[0] == "HTTP/1.1 403 Forbidden" and "Connection: close" in lines
+    assert body == f"spice index proxy: {why}\n".encode()
+    assert route.refused() == [f"refused {request_line} HTTP/1.1: {why}"]
+
+
 def test_a_flood_of_refused_requests_is_counted_not_kept() -> None:
     with index_route(IndexAccess()) as route:
         for n in range(SAID_LIMIT + 50):

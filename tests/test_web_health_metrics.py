@@ -8,6 +8,8 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from app.web.app import create_app
+from spice_engine.langs import languages
+from spice_engine.langs.toolchains import reachable_languages
 from tests.service.deliveries import issue_payload, signed_headers
 from tests.service.settings import service_settings
 
@@ -18,6 +20,12 @@ def test_healthz_ok(tmp_path: Path) -> None:
     assert response.status_code == 200
     report = response.json()
     assert report.pop("disk_free_mb") > 0
+    # Every language, said as this process's probe says it (no host path in a reason).
+    expected = {
+        r.language: "ok" if r.available else f"unavailable: {r.reason}"
+        for r in reachable_languages()
+    }
+    assert report.pop("languages") == expected and set(expected) == set(languages())
     quiet = {"failures": {}, "rate_limit_waits": {}, "rate_limit_wait_s": 0.0}
     assert report == {
         "status": "ok",

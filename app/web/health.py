@@ -1,4 +1,5 @@
-"""`GET /healthz`: the process answers, the database does, and the data disk has room."""
+"""`GET /healthz`: the process answers, the database does, and the data disk has room; which
+languages it can run."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from app.metrics import github_summary, scrape_registry
 from app.sandboxing import live_validation_problem
 from app.web.services import WebServices, get_services
+from spice_engine.langs.toolchains import reachable_languages
 
 log = logging.getLogger(__name__)
 router = APIRouter()
@@ -52,5 +54,9 @@ async def healthz(services: Annotated[WebServices, Depends(get_services)]) -> JS
     # Validation off is reported, not failed on: the App labels issues and PRs without it.
     off = await run_in_threadpool(live_validation_problem, services.settings)
     report["validation"] = f"off: {off}" if off else "on"
-    body: dict[str, object] = {**report, "github": github}
+    # Reported, not failed on: the App labels and validates the languages it can run. Probed
+    # once per process (about a second, the first time); the reasons name no host path.
+    reaches = await run_in_threadpool(reachable_languages)
+    languages = {r.language: "ok" if r.available else f"unavailable: {r.reason}" for r in reaches}
+    body: dict[str, object] = {**report, "github": github, "languages": languages}
     return JSONResponse(body, status_code=200 if report["status"] == "ok" else 503)

@@ -37,7 +37,7 @@ from spice_engine.validate.executor import EnvBuildError, Prepared, RunResult, S
 from spice_engine.validate.gitwork import GitError
 from spice_engine.validate.plugin_run import Plugin
 from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.sandbox import FIXED_PATH, Bind, Sandbox
+from spice_engine.validate.sandbox import FIXED_PATH, INSTALL_IDLE_S, Bind, Sandbox
 from spice_engine.validate.tree import Tree
 
 INSTALL_TIMEOUT_S = 1800
@@ -221,4 +221,8 @@ class ToolchainExecutor:
             network=phase.network,
             network_python=Path("/usr/bin/python3") if phase.network else None,
             channel=phase.channel,
+            # A fetch from inputs compiles nothing: silence with no bytes from the registry is
+            # a stall (a dependency's host that never answers). A build that compiles the
+            # tree (Maven's) may be quiet for long, and has its timeout only.
+            idle_s=INSTALL_IDLE_S if building and testbed is not None else None,
         )

@@ -23,7 +23,7 @@ def machine_go(goroot: Path = GOROOT) -> tuple[str, tuple[int, int]]:
     try:
         name = (goroot / "VERSION").read_text().split()[0]
     except (OSError, IndexError) as exc:
-        raise ToolchainMissing(f"no Go toolchain at {goroot}") from exc
+        raise ToolchainMissing("no Go toolchain this worker's user can run") from exc
     found = re.match(r"go(\d+)\.(\d+)", name)
     return name, (int(found.group(1)), int(found.group(2))) if found else (0, 0)
 

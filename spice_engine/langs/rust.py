@@ -53,7 +53,7 @@ def machine_rust(rustup: Path = RUSTUP) -> tuple[Path, tuple[int, int]]:
             [str(folder / "bin" / "rustc"), "-V"], capture_output=True, text=True, check=True
         ).stdout
     except (OSError, subprocess.CalledProcessError) as exc:
-        raise ToolchainMissing(f"no Rust toolchain through {rustup}") from exc
+        raise ToolchainMissing("no Rust toolchain this worker's user can run") from exc
     found = re.search(r"(\d+)\.(\d+)", version)
     return folder, (int(found.group(1)), int(found.group(2))) if found else (0, 0)
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import tenacity
 
 from spice_engine.validate import namespaces, sandbox_probe
+from spice_engine.validate.command_progress import Progress
 from spice_engine.validate.executor import RunResult
 from spice_engine.validate.index_access import IndexAccess
 from spice_engine.validate.index_route import run_via_index, worker_access
@@ -121,6 +122,8 @@ class Bubblewrap:
         network: bool = False,
         network_python: Path | None = None,
         channel: bool = False,
+        idle_s: float | None = None,
+        progress: Progress | None = None,
     ) -> RunResult:
         if network:
             return run_via_index(
@@ -132,6 +135,8 @@ class Bubblewrap:
                 env=env,
                 timeout_s=timeout_s,
                 python=network_python,
+                idle_s=idle_s,
+                progress=progress,
             )
         with contextlib.ExitStack() as held:
             etc = Path(held.enter_context(tempfile.TemporaryDirectory(prefix="spice-sandbox-")))
@@ -164,6 +169,8 @@ class Bubblewrap:
                     watch=watch,
                     pass_fds=fds,
                     channel=channel,
+                    idle_s=idle_s,
+                    progress=progress,
                 )
 
             return once()

@@ -23,6 +23,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from spice_engine.validate.command_progress import Progress
 from spice_engine.validate.executor import RunResult
 from spice_engine.validate.index_access import IndexAccess
 from spice_engine.validate.index_route import run_via_index
@@ -87,6 +88,8 @@ class DockerSandbox:
         network: bool = False,
         network_python: Path | None = None,
         channel: bool = False,
+        idle_s: float | None = None,
+        progress: Progress | None = None,
     ) -> RunResult:
         if network:
             return run_via_index(
@@ -98,6 +101,8 @@ class DockerSandbox:
                 env=env,
                 timeout_s=timeout_s,
                 python=network_python,
+                idle_s=idle_s,
+                progress=progress,
             )
         name = f"spice-{uuid.uuid4().hex[:16]}"
         lim = self.limits
@@ -119,7 +124,8 @@ class DockerSandbox:
         with tempfile.TemporaryDirectory(prefix="spice-docker-etc-") as etc:
             for target, source in etc_files(Path(etc), self.uid, None).items():
                 argv += ["--mount", f"type=bind,src={source},dst={target},readonly"]
-            return self._run(name, [*argv, self.image, *cmd], binds, timeout_s, channel)
+            argv += [self.image, *cmd]
+            return self._run(name, argv, binds, timeout_s, channel, idle_s, progress)
 
     def _run(
         self,
@@ -128,6 +134,8 @@ class DockerSandbox:
         binds: Sequence[Bind],
         timeout_s: float,
         channel: bool = False,
+        idle_s: float | None = None,
+        progress: Progress | None = None,
     ) -> RunResult:
         lim = self.limits
         try:
@@ -138,6 +146,8 @@ class DockerSandbox:
                 limits=lim,
                 watch=[b.source for b in binds if b.writable],
                 channel=channel,
+                idle_s=idle_s,
+                progress=progress,
             )
         finally:
             # The client going away does not stop its container: remove it, whatever ended.

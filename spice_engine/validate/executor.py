@@ -44,7 +44,8 @@ class RunResult(BaseModel):
     returncode: int | None
     seconds: float
     killed: str | None = None
-    """Why the sandbox stopped the command early (`timeout`, low disk), if it did."""
+    """Why the sandbox stopped the command early (`timeout`, low disk, no progress for its
+    idle limit), if it did."""
     channel: str = ""
     """What the command's plugin sent through the channel (`sandbox.channel_command`)."""
 

@@ -2,7 +2,9 @@
 
 One process per sandboxed install (spice_engine.validate.index_route starts it, outside the
 sandbox): it reads its `IndexAccess` as one JSON line on stdin, says `ready` on stdout once it
-listens, writes a line on stderr per tunnel and per refusal, and ends when its stdin closes.
+listens, writes a line on stderr per tunnel and per refusal (and `progress N`, the bytes
+relayed so far, at most once a second while bytes move: the install's sign of life), and ends
+when its stdin closes.
 It takes `CONNECT host:port` (TLS stays end to end) and, for an operator's http index, a plain
 `GET`; each only to a host and port `IndexAccess` allows, at addresses it resolved and checked
 itself, directly or through the worker's own proxy.
@@ -14,6 +16,7 @@ import asyncio
 import base64
 import socket
 import sys
+import time
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -23,6 +26,7 @@ HEAD_LIMIT = 1 << 16
 HEAD_TIMEOUT_S = 30.0
 CONNECT_TIMEOUT_S = 30.0
 SAY_LIMIT = 500
+PROGRESS_EVERY_S = 1.0
 _HOP_BY_HOP = {
     "connection",
     "keep-alive",
@@ -50,11 +54,28 @@ class Refused(Exception):
         self.status, self.why = status, why
 
 
+class Meter:
+    """Bytes relayed, said as `progress N` at most every `PROGRESS_EVERY_S` while they move:
+    a line per read would cost a write per 64 KiB, and the worker needs only to know they do."""
+
+    def __init__(self) -> None:
+        self.relayed = 0
+        self._said_at = -float("inf")
+
+    def add(self, count: int) -> None:
+        self.relayed += count
+        now = time.monotonic()
+        if now - self._said_at >= PROGRESS_EVERY_S:
+            self._said_at = now
+            _say(f"progress {self.relayed}")
+
+
 class IndexProxy:
     """Serves one sandboxed command's connections."""
 
     def __init__(self, access: IndexAccess) -> None:
         self.access = access
+        self.meter = Meter()
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -88,11 +109,11 @@ class IndexProxy:
         _say(f"tunnel {request}" + (" (through the worker's proxy)" if chained else ""))
         if method == "CONNECT":
             writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
-            await _relay((reader, writer), upstream)
+            await _relay((reader, writer), upstream, self.meter)
             return
         # A plain GET: one request per connection, its answer back, then both close.
         upstream[1].write(_plain_head(method, target, lines[1:], host, port, chained))
-        await _relay((reader, writer), upstream, client_sends=False)
+        await _relay((reader, writer), upstream, self.meter, client_sends=False)
 
     async def _open(self, scheme: str, host: str, port: int) -> tuple[Streams, str | None]:
         """A connection towards `host:port` (through the worker's proxy: the proxy's URL)."""
@@ -195,12 +216,16 @@ def _plain_head(
     ).encode("latin-1")
 
 
-async def _relay(client: Streams, upstream: Streams, client_sends: bool = True) -> None:
-    """Bytes both ways (or only back) until either side ends; then both connections close."""
+async def _relay(
+    client: Streams, upstream: Streams, meter: Meter, client_sends: bool = True
+) -> None:
+    """Bytes both ways (or only back), counted, until either side ends; then both connections
+    close."""
 
     async def pump(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:
         try:
             while data := await source.read(1 << 16):
+                meter.add(len(data))
                 sink.write(data)
                 await sink.drain()
         except OSError:

@@ -5,7 +5,8 @@ index proxy (spice_engine.validate.index_proxy) in a process of its own on the h
 on a unix socket in a directory only the worker can enter; the sandbox is shown that socket and
 the forwarder (spice_engine.validate.index_forwarder), and its command runs under the forwarder,
 which points uv's proxy variables at it. What the proxy refused is logged here and added to the
-command's output.
+command's output; the bytes it relays are the install's sign of life (`Progress`) for the
+sandbox's idle limit.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from spice_engine.validate.command_progress import Progress
 from spice_engine.validate.executor import RunResult
 from spice_engine.validate.index_access import IndexAccess, IndexSettingError
 from spice_engine.validate.sandbox import Bind, Sandbox, SandboxUnavailable
@@ -38,6 +40,7 @@ PROXY_MODULE = "spice_engine.validate.index_proxy"
 START_TIMEOUT_S = 30.0
 SAID_LIMIT = 100
 STOP_TIMEOUT_S = 5.0
+INDEX_QUIET = "no output, nothing from the package index"
 log = logging.getLogger(__name__)
 
 
@@ -54,8 +57,12 @@ def worker_access(given: IndexAccess | None) -> IndexAccess:
 class IndexRoute:
     """One sandboxed install's way to the index: binds, command and environment to use."""
 
-    def __init__(self, socket: Path) -> None:
+    def __init__(self, socket: Path, progress: Progress | None = None) -> None:
         self.socket = socket
+        self.progress = progress if progress is not None else Progress(INDEX_QUIET)
+        """Marked by each tunnel the proxy opens and each of its `progress` lines."""
+        self.relayed = 0
+        """Bytes the proxy has relayed, as it last said."""
         # Read-only: connecting to a socket needs no write to its mount (and a writable bind
         # would have the sandbox watch the free space of the worker's temporary directory).
         self.binds = [
@@ -89,8 +96,14 @@ class IndexRoute:
 
     def hear(self, line: str) -> None:
         """One line of the proxy's: logged and kept, up to a limit (a build that asks a
-        million times must not fill the worker's memory or its log)."""
-        if line.startswith("tunnel "):
+        million times must not fill the worker's memory or its log). Its `progress` lines (one
+        a second at most, while bytes move) only mark the install alive."""
+        kind, _, rest = line.partition(" ")
+        if kind == "progress" and rest.isdigit():
+            self.relayed = int(rest)
+            self.progress.mark()
+        elif line.startswith("tunnel "):
+            self.progress.mark()
             log.debug("index proxy: %s", line)
         elif len(self.said) < SAID_LIMIT:
             self.said.append(line)
@@ -100,10 +113,11 @@ class IndexRoute:
 
 
 @contextmanager
-def index_route(access: IndexAccess) -> Iterator[IndexRoute]:
-    """The index proxy for one sandboxed command, stopped (and its output logged) on exit."""
+def index_route(access: IndexAccess, progress: Progress | None = None) -> Iterator[IndexRoute]:
+    """The index proxy for one sandboxed command, stopped (and its output logged) on exit;
+    what it relays marks `progress` (default: the route's own)."""
     with tempfile.TemporaryDirectory(prefix="spice-index-") as where:
-        route = IndexRoute(Path(where) / "index.sock")
+        route = IndexRoute(Path(where) / "index.sock", progress)
         proc = subprocess.Popen(
             [sys.executable, "-P", "-m", PROXY_MODULE, str(Path(where) / "index.sock")],
             stdin=subprocess.PIPE,
@@ -148,15 +162,20 @@ def run_via_index(
     env: Mapping[str, str],
     timeout_s: float,
     python: Path | None,
+    idle_s: float | None = None,
+    progress: Progress | None = None,
 ) -> RunResult:
-    """`cmd` in `sandbox` with only its loopback, under the forwarder to the index proxy."""
-    with index_route(worker_access(index)) as route:
+    """`cmd` in `sandbox` with only its loopback, under the forwarder to the index proxy; with
+    `idle_s`, stopped once neither its output nor the proxy's bytes have moved for that long."""
+    with index_route(worker_access(index), progress) as route:
         done = sandbox.run(
             route.command(cmd, python),
             binds=[*binds, *route.binds],
             cwd=cwd,
             env=route.env(env),
             timeout_s=timeout_s,
+            idle_s=idle_s,
+            progress=route.progress,
         )
     return route.noted(done)
 

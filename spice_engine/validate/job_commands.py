@@ -108,10 +108,12 @@ class JobCommands:
         timeout_s: float | None = None,
         network: bool = False,
         plugin: Plugin | None = None,
+        idle_s: float | None = None,
     ) -> RunResult:
         """`cmd` in the sandbox with this job's binds, in its worktree, every path in its
         arguments and environment as the sandbox shows it. With a `plugin`, the plugin's
-        folder is given and its results come back through the run's channel."""
+        folder is given and its results come back through the run's channel. With `idle_s`,
+        stopped once it shows no sign of life (`Sandbox.run`) for that long."""
         at = self.inside(where, plugin)
         full = dict(env)
         if plugin is not None:
@@ -131,4 +133,5 @@ class JobCommands:
             network=network,
             network_python=where.python.resolve() if network else None,
             channel=plugin is not None,
+            idle_s=idle_s,
         )

@@ -15,19 +15,23 @@ import os
 import shutil
 import signal
 import subprocess
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from spice_engine.validate.command_progress import CappedOutput, Progress
 from spice_engine.validate.executor import RunResult
 
 FIXED_PATH = "/usr/local/bin:/usr/bin:/bin"
 _PROXY_ENV = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY")
 WATCH_EVERY_S = 0.5
+INSTALL_IDLE_S = 300
+"""How long an install from the package index may show no sign of life (no output, nothing
+through the index proxy) before it is stopped: a download stalled on a connection that never
+answers, a prompt nobody will see. Not for test runs, which may think quietly for longer."""
 SANDBOX_UMASK = 0o022
 """A sandboxed command's umask: SWE-bench's containers' (a test that checks the modes of files it
 creates passes or fails as there), never the worker's own (the App's is 077)."""
@@ -93,43 +97,18 @@ class Sandbox(Protocol):
         network: bool = False,
         network_python: Path | None = None,
         channel: bool = False,
+        idle_s: float | None = None,
+        progress: Progress | None = None,
     ) -> RunResult:
         """Run `cmd`; on return no process of it is left. With `network`, it reaches the
         package index (and nothing else) through the host's index proxy, by a forwarder that
         `network_python` (a path the sandbox shows; default its `python3`) runs. With
         `channel`, what the command writes to its standard output comes back apart from its
         log (`RunResult.channel`): the executor makes that a descriptor only our plugin holds
-        (`channel_command`)."""
+        (`channel_command`). With `idle_s`, it is stopped once neither its output nor
+        `progress` (another sign of life; with `network`, the bytes the index proxy relays
+        count too) has moved for that long."""
         ...
-
-
-class _CappedOutput:
-    """Reads a pipe to its end, keeping the head and the tail within `cap` bytes."""
-
-    def __init__(self, pipe: IO[bytes], cap: int) -> None:
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.dropped = 0
-        self._half = max(cap // 2, 1)
-        self._thread = threading.Thread(target=self._read, args=(pipe,), daemon=True)
-        self._thread.start()
-
-    def _read(self, pipe: IO[bytes]) -> None:
-        while chunk := pipe.read(65536):
-            room = self._half - len(self.head)
-            if room > 0:
-                self.head += chunk[:room]
-                chunk = chunk[room:]
-            self.tail += chunk
-            if len(self.tail) > self._half:
-                cut = len(self.tail) - self._half
-                del self.tail[:cut]
-                self.dropped += cut
-
-    def text(self, timeout_s: float = 5.0) -> str:
-        self._thread.join(timeout_s)
-        gap = f"\n[... {self.dropped} bytes of output cut ...]\n".encode() if self.dropped else b""
-        return bytes(self.head + gap + self.tail).decode("utf-8", errors="replace")
 
 
 def run_limited(
@@ -142,12 +121,17 @@ def run_limited(
     pass_fds: Sequence[int] = (),
     on_start: Callable[[subprocess.Popen[bytes]], None] | None = None,
     channel: bool = False,
+    idle_s: float | None = None,
+    progress: Progress | None = None,
 ) -> RunResult:
-    """Run `argv` in its own session; its process group is killed at the timeout, or when a
-    watched disk runs low. `on_start(proc)` (if given) runs once the process exists. With
+    """Run `argv` in its own session; its process group is killed at the timeout, when a
+    watched disk runs low, or (with `idle_s`) once neither its output nor `progress` has moved
+    for `idle_s` seconds. `on_start(proc)` (if given) runs once the process exists. With
     `channel`, standard output is read apart (`RunResult.channel`) and the log is standard
     error alone."""
     started = time.monotonic()
+    progress = progress if progress is not None else Progress()
+    progress.mark()  # the clock starts with the command, not with whoever made `progress`
     proc = subprocess.Popen(
         list(argv),
         cwd="/",
@@ -162,10 +146,10 @@ def run_limited(
     assert proc.stdout is not None
     if channel:
         assert proc.stderr is not None
-        output = _CappedOutput(proc.stderr, limits.output_bytes)
-        results: _CappedOutput | None = _CappedOutput(proc.stdout, limits.output_bytes)
+        output = CappedOutput(proc.stderr, limits.output_bytes, progress)
+        results: CappedOutput | None = CappedOutput(proc.stdout, limits.output_bytes, progress)
     else:
-        output, results = _CappedOutput(proc.stdout, limits.output_bytes), None
+        output, results = CappedOutput(proc.stdout, limits.output_bytes, progress), None
     killed = ""
     try:
         if on_start is not None:
@@ -176,6 +160,8 @@ def run_limited(
                 killed = "timeout"
             elif low := _low_disk(watch, limits.min_free_disk_bytes):
                 killed = f"disk: less than {limits.min_free_disk_bytes >> 20} MiB free on {low}"
+            elif idle_s is not None and progress.quiet_s() >= idle_s:
+                killed = f"no progress for {idle_s:g} s ({progress.quiet})"
             if killed:
                 break
             with contextlib.suppress(subprocess.TimeoutExpired):
@@ -238,6 +224,8 @@ class Unsandboxed:
         network: bool = False,
         network_python: Path | None = None,
         channel: bool = False,
+        idle_s: float | None = None,
+        progress: Progress | None = None,
     ) -> RunResult:
         if network:  # this process's own network: with the worker's own proxy
             env = {**{k: v for k, v in os.environ.items() if k.upper() in _PROXY_ENV}, **env}
@@ -254,6 +242,8 @@ class Unsandboxed:
             limits=self.limits,
             watch=[b.source for b in binds if b.writable],
             channel=channel,
+            idle_s=idle_s,
+            progress=progress,
         )
 
 
