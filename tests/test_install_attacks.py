@@ -12,7 +12,10 @@ tree, gets the tree's own environment: two trees differing in one source do not 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -95,18 +98,15 @@ def _after_a_hostile_sibling(
     assert _verdict(after) == _verdict(alone), after.validation.detail
 
 
-def test_a_rustc_wrapper_in_the_tree_does_not_reach_a_sibling_with_the_same_manifests(
-    tmp_path: Path,
-) -> None:
-    box = _sandbox(tmp_path)
+def _rust_pair(tmp_path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A tiny crate's instance and a sibling whose `.cargo/config.toml` names a wrapper."""
     if not RUSTUP.exists():
         pytest.skip(f"no rustup at {RUSTUP}")
     machine_rust()
     if why := registry_problem("index.crates.io"):
         pytest.skip(f"cannot run here: {why}")
-    project = DATA / "lang_rust" / "project"
     repo = tmp_path / "repo"
-    shutil.copytree(project, repo)
+    shutil.copytree(DATA / "lang_rust" / "project", repo)
     # A dependency for some targets: cargo asks rustc (through the wrapper) which the host is.
     with (repo / "Cargo.toml").open("a") as manifest:
         manifest.write("[target.'cfg(unix)'.dependencies]\nitoa = \"1\"\n")
@@ -121,10 +121,38 @@ def test_a_rustc_wrapper_in_the_tree_does_not_reach_a_sibling_with_the_same_mani
         "patch": (DATA / "lang_rust" / "fix.patch").read_text(),
     }
     wrapper = '[build]\nrustc-wrapper = "/testbed/evil.sh"\n'
-    hostile = _with_hostile(row, repo, {".cargo/config.toml": wrapper, "evil.sh": EVIL})
+    return row, _with_hostile(row, repo, {".cargo/config.toml": wrapper, "evil.sh": EVIL})
+
+
+def test_a_rustc_wrapper_in_the_tree_does_not_reach_a_sibling_with_the_same_manifests(
+    tmp_path: Path,
+) -> None:
+    box = _sandbox(tmp_path)
+    row, hostile = _rust_pair(tmp_path)
     _after_a_hostile_sibling(
         tmp_path, lambda envs: ToolchainExecutor(Rust(), envs, box), row, hostile, "rust"
     )
+
+
+def test_the_cli_under_umask_077_keeps_a_hostile_sibling_from_the_clean_ones_verdict(
+    tmp_path: Path,
+) -> None:
+    """`spice validate` as a user runs it: one batch, the hostile row first."""
+    _sandbox(tmp_path)
+    row, hostile = _rust_pair(tmp_path)
+    verdicts = []
+    for name, rows in (("alone", [row]), ("after", [hostile, row])):
+        given, out = tmp_path / f"{name}.jsonl", tmp_path / f"{name}-out.jsonl"
+        given.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        command = [str(Path(sys.executable).with_name("spice")), "validate", str(given)]
+        command += ["--out", str(out), "--repo", f"t/tally={tmp_path / 'repo'}"]
+        env = os.environ | {"SPICE_DATA_DIR": str(tmp_path / f"data-{name}")}
+        subprocess.run(command, env=env, umask=0o077, capture_output=True, timeout=900)
+        got = {r["instance_id"]: r for r in map(json.loads, out.read_text().splitlines())}
+        clean = got[row["instance_id"]]
+        verdicts.append((clean["spice"]["validation"]["status"], clean["FAIL_TO_PASS"]))
+        assert _marks(tmp_path / f"data-{name}") == []
+    assert verdicts[0][0] == "valid" and verdicts[1] == verdicts[0]
 
 
 @pytest.mark.parametrize(
