@@ -96,3 +96,23 @@ def committed_files(tmp_path: Path, files: dict[str, str]) -> Any:
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "base")
     return CommitFiles(repo / ".git", git(repo, "rev-parse", "HEAD").strip())
+
+
+def patched_project(data: Path, repo: Path, name: str, more_manifest: str = "") -> dict[str, Any]:
+    """The repository `repo` made from `data/project` (one commit; `more_manifest` appended
+    to its Cargo.toml when given) and the instance of its HEAD with `data`'s test.patch and
+    fix.patch."""
+    shutil.copytree(data / "project", repo)
+    if more_manifest:
+        with (repo / "Cargo.toml").open("a") as manifest:
+            manifest.write(more_manifest)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    return {
+        "instance_id": f"{name.replace('/', '__')}-1",
+        "repo": name,
+        "base_commit": git(repo, "rev-parse", "HEAD").strip(),
+        "test_patch": (data / "test.patch").read_text(),
+        "patch": (data / "fix.patch").read_text(),
+    }

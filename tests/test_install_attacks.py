@@ -31,10 +31,11 @@ from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.tree import checkout
 from spice_engine.validate.validator import validate
 from tests.fakes.sample_project import git
-from tests.lang_projects import lang_job, project_instance, registry_problem
+from tests.lang_projects import lang_job, patched_project, project_instance, registry_problem
 
 DATA = Path(__file__).parent / "data"
 MARK = "SPICE-PWNED"
+TALLY_DEPENDENCY = "[target.'cfg(unix)'.dependencies]\nitoa = \"1\"\n"
 # Run by whatever tool setting names it: marks every place it can write, makes the shared
 # caches unusable, and plants itself as cargo's wrapper in the environment.
 EVIL = f"""#!/bin/sh
@@ -106,20 +107,8 @@ def _rust_pair(tmp_path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     if why := registry_problem("index.crates.io"):
         pytest.skip(f"cannot run here: {why}")
     repo = tmp_path / "repo"
-    shutil.copytree(DATA / "lang_rust" / "project", repo)
     # A dependency for some targets: cargo asks rustc (through the wrapper) which the host is.
-    with (repo / "Cargo.toml").open("a") as manifest:
-        manifest.write("[target.'cfg(unix)'.dependencies]\nitoa = \"1\"\n")
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base")
-    row = {
-        "instance_id": "t__tally-1",
-        "repo": "t/tally",
-        "base_commit": git(repo, "rev-parse", "HEAD").strip(),
-        "test_patch": (DATA / "lang_rust" / "test.patch").read_text(),
-        "patch": (DATA / "lang_rust" / "fix.patch").read_text(),
-    }
+    row = patched_project(DATA / "lang_rust", repo, "t/tally", TALLY_DEPENDENCY)
     wrapper = '[build]\nrustc-wrapper = "/testbed/evil.sh"\n'
     return row, _with_hostile(row, repo, {".cargo/config.toml": wrapper, "evil.sh": EVIL})
 
