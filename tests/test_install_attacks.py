@@ -60,9 +60,11 @@ def _sandbox(tmp_path: Path) -> Bubblewrap:
     return box
 
 
-def _with_hostile(row: dict[str, Any], repo: Path, files: dict[str, str]) -> dict[str, Any]:
+def _with_hostile(
+    row: dict[str, Any], repo: Path, files: dict[str, str], branch: str = "hostile"
+) -> dict[str, Any]:
     """A second instance of `row`'s repository: its base with `files` added."""
-    git(repo, "checkout", "-q", "-b", "hostile", row["base_commit"])
+    git(repo, "checkout", "-q", "-b", branch, row["base_commit"])
     for path, text in files.items():
         (repo / path).parent.mkdir(parents=True, exist_ok=True)
         (repo / path).write_text(text)
@@ -87,14 +89,17 @@ def _marks(folder: Path) -> list[str]:
 
 
 def _after_a_hostile_sibling(
-    tmp_path: Path, executor_of: Any, row: dict[str, Any], hostile: dict[str, Any], lang: str
+    tmp_path: Path, executor_of: Any, row: dict[str, Any], hostile: list[dict[str, Any]], lang: str
 ) -> None:
+    """`row` alone, then each of `hostile` and `row` again in one environments folder."""
     repo = tmp_path / "repo"
     alone = validate(lang_job(row, repo, lang), executor_of(tmp_path / "alone"), tmp_path / "s1")
     assert alone.validation.status == "valid", alone.validation.detail
     shared = tmp_path / "shared"
-    validate(lang_job(hostile, repo, lang), executor_of(shared), tmp_path / "s2")
-    assert _marks(shared) == []  # the tree's program never ran where another instance looks
+    for sibling in hostile:
+        validate(lang_job(sibling, repo, lang), executor_of(shared), tmp_path / "s2")
+        # The tree's program never ran where another instance looks.
+        assert _marks(shared) == [], sibling["instance_id"]
     after = validate(lang_job(row, repo, lang), executor_of(shared), tmp_path / "s3")
     assert _verdict(after) == _verdict(alone), after.validation.detail
 
@@ -119,7 +124,7 @@ def test_a_rustc_wrapper_in_the_tree_does_not_reach_a_sibling_with_the_same_mani
     box = _sandbox(tmp_path)
     row, hostile = _rust_pair(tmp_path)
     _after_a_hostile_sibling(
-        tmp_path, lambda envs: ToolchainExecutor(Rust(), envs, box), row, hostile, "rust"
+        tmp_path, lambda envs: ToolchainExecutor(Rust(), envs, box), row, [hostile], "rust"
     )
 
 
@@ -144,53 +149,55 @@ def test_the_cli_under_umask_077_keeps_a_hostile_sibling_from_the_clean_ones_ver
     assert verdicts[0][0] == "valid" and verdicts[1] == verdicts[0]
 
 
-@pytest.mark.parametrize(
-    "name,files",
-    [
-        (
-            "npm-git",
-            {
-                ".npmrc": "git=/testbed/evil.sh\n",
-                "evil.sh": EVIL,
-                "package.json": json.dumps(
-                    {
-                        "name": "calc",
-                        "scripts": {"test": "mocha test/"},
-                        "devDependencies": {
-                            "mocha": "10.8.2",
-                            "left-pad": "git+https://example.invalid/left-pad.git",
-                        },
-                    }
-                ),
-            },
-        ),
-        (
-            "yarn1-path",
-            {
-                ".yarnrc": 'yarn-path "./evil.js"\n',
-                "evil.js": EVIL_JS,
-                "yarn.lock": "# yarn lockfile v1\n\n",
-            },
-        ),
-        (
-            "pnpmfile",
-            {
-                ".pnpmfile.cjs": EVIL_JS + "module.exports = { hooks: {} };\n",
-                "pnpm-lock.yaml": "lockfileVersion: '9.0'\n",
-            },
-        ),
-    ],
-)
-def test_a_javascript_trees_tool_settings_never_run_at_install(
-    tmp_path: Path, name: str, files: dict[str, str]
-) -> None:
+HOSTILE_JS: list[tuple[str, dict[str, str]]] = [
+    (
+        "npm-git",
+        {
+            ".npmrc": "git=/testbed/evil.sh\n",
+            "evil.sh": EVIL,
+            "package.json": json.dumps(
+                {
+                    "name": "calc",
+                    "scripts": {"test": "mocha test/"},
+                    "devDependencies": {
+                        "mocha": "10.8.2",
+                        "left-pad": "git+https://example.invalid/left-pad.git",
+                    },
+                }
+            ),
+        },
+    ),
+    (
+        "yarn1-path",
+        {
+            ".yarnrc": 'yarn-path "./evil.js"\n',
+            "evil.js": EVIL_JS,
+            "yarn.lock": "# yarn lockfile v1\n\n",
+        },
+    ),
+    (
+        "pnpmfile",
+        {
+            ".pnpmfile.cjs": EVIL_JS + "module.exports = { hooks: {} };\n",
+            "pnpm-lock.yaml": "lockfileVersion: '9.0'\n",
+        },
+    ),
+]
+
+
+def test_a_javascript_trees_tool_settings_never_run_at_install(tmp_path: Path) -> None:
+    """npm's `git=`, yarn 1's `yarn-path` and a `.pnpmfile.cjs`, one sibling each, in turn."""
     box = _sandbox(tmp_path)
     if shutil.which("node") is None:
         pytest.skip("no Node.js on this machine")
     if why := registry_problem("registry.npmjs.org"):
         pytest.skip(f"cannot run here: {why}")
     row = project_instance(DATA / "lang_js" / "calc", tmp_path / "repo")
-    hostile = _with_hostile(row, tmp_path / "repo", files)
+    hostile = []
+    for name, files in HOSTILE_JS:
+        git(tmp_path / "repo", "checkout", "-q", "main")
+        made = _with_hostile(row, tmp_path / "repo", files, branch=name)
+        hostile.append(made | {"instance_id": f"{row['instance_id']}-{name}"})
     _after_a_hostile_sibling(
         tmp_path,
         lambda envs: ToolchainExecutor(JavaScript(), envs, box),
@@ -217,7 +224,7 @@ def test_a_go_trees_tests_cannot_write_the_module_cache_or_the_environment(
         row, tmp_path / "repo", {"go.work": "go 1.21\n\nuse .\n", "mathx/main_test.go": probe}
     )
     _after_a_hostile_sibling(
-        tmp_path, lambda envs: ToolchainExecutor(Go(), envs, box), row, hostile, "go"
+        tmp_path, lambda envs: ToolchainExecutor(Go(), envs, box), row, [hostile], "go"
     )
 
 
