@@ -72,7 +72,7 @@ def _with_hostile(
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "tooling")
     base = git(repo, "rev-parse", "HEAD").strip()
-    git(repo, "checkout", "-q", "main")
+    git(repo, "checkout", "-q", "-")
     return row | {"instance_id": row["instance_id"] + "-hostile", "base_commit": base}
 
 
@@ -195,7 +195,6 @@ def test_a_javascript_trees_tool_settings_never_run_at_install(tmp_path: Path) -
     row = project_instance(DATA / "lang_js" / "calc", tmp_path / "repo")
     hostile = []
     for name, files in HOSTILE_JS:
-        git(tmp_path / "repo", "checkout", "-q", "main")
         made = _with_hostile(row, tmp_path / "repo", files, branch=name)
         hostile.append(made | {"instance_id": f"{row['instance_id']}-{name}"})
     _after_a_hostile_sibling(
@@ -306,3 +305,55 @@ def test_an_install_sees_manifests_and_vetted_settings_only(
     if isinstance(lang, JavaScript):
         assert plan.inputs[".npmrc"] == "legacy-peer-deps=true\n"
         assert plan.inputs[".yarnrc.yml"] == "nmHoistingLimits: workspaces\n"
+
+
+# Run by setuptools whenever the project's metadata is built (the environment's resolution,
+# the editable install): it plants an interpreter start-up hook wherever it can write.
+PY_EVIL = f"""import os, sys
+for where in {{sys.prefix, *sys.path, "/spice/env", "/spice/job"}}:
+    for name, text in (({MARK!r}, ""), ("sitecustomize.py", "raise SystemExit(3)  # {MARK}")):
+        try:
+            with open(os.path.join(where, name), "w") as planted:
+                planted.write(text)
+        except OSError:
+            pass
+from setuptools import setup
+setup()
+"""
+
+
+def test_a_python_trees_build_code_and_settings_reach_no_sibling(tmp_path: Path) -> None:
+    """uv runs with `--no-config` (a `uv.toml` or `pip.conf` naming another index is not
+    read) and the project's `setup.py` only with the shared environment read-only."""
+    from spice_engine.validate.local import LocalExecutor
+    from tests.fakes.sample_project import make_calc_repo
+    from tests.validation_support import validate_calc
+
+    box = _sandbox(tmp_path)
+    if why := box.network_problem() or registry_problem("pypi.org"):
+        pytest.skip(f"cannot run here: {why}")
+    repo = tmp_path / "repo"
+    row = make_calc_repo(repo)
+    hostile = _with_hostile(
+        row,
+        repo,
+        {
+            "setup.py": PY_EVIL,
+            "uv.toml": 'index-url = "http://127.0.0.1:9/simple"\n',
+            "pip.conf": "[global]\nindex-url = http://127.0.0.1:9/simple\n",
+        },
+    )
+
+    def run(instance: dict[str, Any], envs: str, scratch: str) -> Any:
+        executor = LocalExecutor(tmp_path / envs, box)
+        return validate_calc(repo, instance, instance["test_patch"], executor, tmp_path / scratch)
+
+    alone = run(row, "alone", "s1")
+    assert alone.validation.status == "valid", alone.validation.detail
+    ran = run(hostile, "shared", "s2")
+    # Its code did run: the hook it planted in its own job's interpreter stopped its tests.
+    assert ran.validation.status == "tests_did_not_run", ran.validation.detail
+    assert _marks(tmp_path / "shared") == []
+    assert not list((tmp_path / "shared").rglob("sitecustomize.py"))
+    after = run(row, "shared", "s3")
+    assert _verdict(after) == _verdict(alone), after.validation.detail
