@@ -176,6 +176,15 @@ HOSTILE_JS: list[tuple[str, dict[str, str]]] = [
         },
     ),
     (
+        "yarn-berry-plugin",
+        {
+            ".yarnrc.yml": "plugins:\n  - path: evil-plugin.cjs\n",
+            "evil-plugin.cjs": EVIL_JS
+            + "module.exports = { name: 'evil', factory: () => ({}) };\n",
+            "yarn.lock": "__metadata:\n  version: 8\n",
+        },
+    ),
+    (
         "pnpmfile",
         {
             ".pnpmfile.cjs": EVIL_JS + "module.exports = { hooks: {} };\n",
@@ -186,7 +195,8 @@ HOSTILE_JS: list[tuple[str, dict[str, str]]] = [
 
 
 def test_a_javascript_trees_tool_settings_never_run_at_install(tmp_path: Path) -> None:
-    """npm's `git=`, yarn 1's `yarn-path` and a `.pnpmfile.cjs`, one sibling each, in turn."""
+    """npm's `git=`, yarn 1's `yarn-path`, a yarn 2+ plugin and a `.pnpmfile.cjs`, one
+    sibling each, in turn."""
     box = _sandbox(tmp_path)
     if shutil.which("node") is None:
         pytest.skip("no Node.js on this machine")
