@@ -164,3 +164,34 @@ def test_a_tiny_crate_validates_with_its_exact_fail_to_pass(tmp_path: Path) -> N
         "src/lib.rs::tests::total_of_positives",
         "tests/sums.rs::overflow_panics",
     ]
+
+
+def test_an_install_sees_each_packages_manifest_and_a_target_stand_in(tmp_path: Path) -> None:
+    """cargo reads no manifest without a target: each package's target files are given empty,
+    and a package cargo would find only examples in gets an empty library (tracing's
+    `examples` member); no source, no `.cargo/` of the tree's."""
+    _toolchain()
+    files = DictFiles(
+        {
+            "Cargo.toml": '[workspace]\nmembers = ["core", "examples"]\n',
+            "core/Cargo.toml": '[package]\nname = "core"\nversion = "0.1.0"\n'
+            '[[bin]]\nname = "tool"\npath = "bin/tool.rs"\n',
+            "core/src/lib.rs": "pub fn f() {}",
+            "core/bin/tool.rs": "fn main() {}",
+            "core/build.rs": "fn main() {}",
+            "examples/Cargo.toml": '[package]\nname = "examples"\nversion = "0.1.0"\n',
+            "examples/examples/demo.rs": "fn main() {}",
+            ".cargo/config.toml": '[build]\nrustc-wrapper = "w.sh"\n',
+        }
+    )
+    plan = Rust().plan(files, "2024-01-01T00:00:00Z")
+    assert plan.inputs == {
+        "Cargo.toml": files.files["Cargo.toml"],
+        "core/Cargo.toml": files.files["core/Cargo.toml"],
+        "examples/Cargo.toml": files.files["examples/Cargo.toml"],
+        "core/src/lib.rs": "",
+        "core/bin/tool.rs": "",
+        "core/build.rs": "",
+        "examples/src/lib.rs": "",
+    }
+    assert plan.base_inputs

@@ -7,7 +7,6 @@ import posixpath
 import re
 import shlex
 import subprocess
-import tomllib
 from fnmatch import fnmatch
 from functools import cache
 from pathlib import Path
@@ -24,6 +23,9 @@ from spice_engine.langs.base import (
     ToolchainMissing,
 )
 from spice_engine.langs.manifests import named, owner, texts
+from spice_engine.langs.rust_manifests import table as _table
+from spice_engine.langs.rust_manifests import target_files
+from spice_engine.langs.rust_manifests import toml as _toml
 from spice_engine.validate.outcomes import Outcomes, TestStatus
 
 RUSTUP = Path("/root/.cargo/bin/rustup")
@@ -33,7 +35,6 @@ _RESULT = re.compile(r"^test (.+?)(?: - should panic)? \.\.\. (ok|FAILED|ignored
 _STATUS = {"ok": TestStatus.PASSED, "FAILED": TestStatus.FAILED, "ignored": TestStatus.SKIPPED}
 _TEST_DIRS = {"tests", "testdata", "test-data", "test_data"}
 _TEST_FILES = {"tests.rs", "test.rs"}
-_TARGET_DIRS = {"bin": "src/bin", "test": "tests", "example": "examples", "bench": "benches"}
 # How far past the commit's date the lockfile's cut-off moves, in months, when the registry
 # no longer resolves at the date itself: versions yanked since then are gone for good.
 _LATER = (0, 1, 2, 3, 6, 12, 24, 48)
@@ -56,20 +57,6 @@ def machine_rust(rustup: Path = RUSTUP) -> tuple[Path, tuple[int, int]]:
         raise ToolchainMissing("no Rust toolchain this worker's user can run") from exc
     found = re.search(r"(\d+)\.(\d+)", version)
     return folder, (int(found.group(1)), int(found.group(2))) if found else (0, 0)
-
-
-def _toml(files: Files, path: str) -> dict[str, object]:
-    try:
-        return tomllib.loads(files.text(path) or "")
-    except tomllib.TOMLDecodeError:
-        return {}
-
-
-def _table(data: dict[str, object], *keys: str) -> dict[str, object]:
-    for key in keys:
-        value = data.get(key)
-        data = value if isinstance(value, dict) else {}
-    return data
 
 
 def _roots(files: Files) -> list[str]:
@@ -168,7 +155,7 @@ class Rust:
             # exist, never its source to fetch): no `.cargo/config.toml` of the tree's, whose
             # `rustc-wrapper` or `[target] runner` would be a program of its choosing.
             inputs={
-                **{p: "" for p in _target_files(files, manifests)},
+                **{p: "" for p in target_files(files, manifests)},
                 **texts(files, [*manifests, *locks]),
             },
             base_inputs=True,
@@ -277,34 +264,6 @@ class Rust:
             elif result := _RESULT.match(line):
                 found[f"{target}::{result.group(1)}"] = _STATUS[result.group(2)]
         return found
-
-
-def _target_files(files: Files, manifests: list[str]) -> list[str]:
-    """The tracked files of each package's targets (its library, binaries, tests, examples,
-    benches, build script) that cargo looks for when it reads the manifest."""
-    present = set(files.paths())
-    found = []
-    for manifest in manifests:
-        folder, data = posixpath.dirname(manifest), _toml(files, manifest)
-        wanted = ["src/lib.rs", "src/main.rs", "build.rs", str(_table(data, "lib").get("path", ""))]
-        for kind, where in _TARGET_DIRS.items():
-            declared = data.get(kind)
-            for target in declared if isinstance(declared, list) else []:
-                if not isinstance(target, dict):
-                    continue
-                name = str(target.get("name", ""))
-                wanted += [
-                    str(target.get("path", "")),
-                    f"{where}/{name}.rs",
-                    f"{where}/{name}/main.rs",
-                ]
-        built = _table(data, "package").get("build")
-        wanted.append(built if isinstance(built, str) else "")
-        for rel in wanted:
-            path = posixpath.normpath(posixpath.join(folder, rel)) if rel else ""
-            if path in present:
-                found.append(path)
-    return found
 
 
 def _artifact(line: str) -> dict[str, str]:
