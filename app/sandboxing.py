@@ -6,6 +6,7 @@ from functools import cache
 from pathlib import Path
 
 from app.settings import Settings
+from spice_engine.langs.executors import Executors
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.docker import DockerSandbox
 from spice_engine.validate.sandbox import Limits, SandboxUnavailable
@@ -28,6 +29,15 @@ def sandbox_for(settings: Settings) -> Bubblewrap:
     """The bubblewrap sandbox with the operator's paths and limits (not checked: see
     `sandbox_problem`)."""
     return Bubblewrap(settings.bwrap_path, settings.sandbox_uid, limits_for(settings))
+
+
+def executors_for(settings: Settings) -> Executors:
+    """Where the App's workers run an instance's tests: each language's executor, over the
+    data folder's environments and the bubblewrap sandbox (what `spice validate` uses too)."""
+    from spice_engine.validate.local import LocalExecutor
+
+    envs, sandbox = settings.data_dir.resolve() / "envs", sandbox_for(settings)
+    return Executors(LocalExecutor(envs, sandbox), envs, sandbox)
 
 
 def docker_sandbox(settings: Settings) -> DockerSandbox:

@@ -7,6 +7,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from app.harvest.build import Built, SweInstance
 from app.harvest.export import ExportFilter, select_records
 from app.harvest.label import SpiceLabels
@@ -15,9 +17,15 @@ from app.harvest.validation_task import register_validation_task, run_validation
 from app.settings import Settings
 from app.store.engine import database_url, make_engine, session_factory
 from app.store.migrate import upgrade_to_head
+from spice_engine.langs.base import ToolchainMissing
+from spice_engine.langs.rust import machine_rust
+from spice_engine.validate.bubblewrap import Bubblewrap
+from tests.lang_projects import patched_project, project_instance
 from tests.service.settings import service_settings
 from tests.service.stack import build_stack, run_ready_tasks
 from tests.validation_support import calc_repo_fixture  # noqa: F401
+
+DATA = Path(__file__).parent / "data"
 
 
 def _stored(tmp_path: Path, repo: Path, row: dict[str, str]) -> tuple[Settings, HarvestStore]:
@@ -75,3 +83,31 @@ def test_a_validation_that_cannot_tell_keeps_a_stored_valid_one(
     assert validation["last_attempt"]["status"] == "sandbox_unavailable"
     [record] = select_records(store.instances(), ExportFilter())
     assert json.loads(str(record["FAIL_TO_PASS"])) == ["tests/test_calc.py::test_add"]
+
+
+@pytest.mark.parametrize(
+    ("language", "test_id"),
+    [("go", "example.com/calc/mathx::TestAdd"), ("rust", "tests/sums.rs::sum_of_mixed_signs")],
+)
+def test_the_queue_validates_a_harvested_instance_in_its_own_language(
+    tmp_path: Path, language: str, test_id: str
+) -> None:
+    """The worker's task sends a row to its language's executor, as `spice validate` does
+    (it once validated every harvested row as a Python project)."""
+    if why := Bubblewrap().problem(tmp_path):
+        pytest.skip(f"bubblewrap cannot run here: {why}")
+    repo = tmp_path / "src"
+    if language == "go":
+        row = project_instance(DATA / "lang_go" / "calc", repo, "octo/calc")
+    else:
+        try:
+            machine_rust()
+        except ToolchainMissing as exc:
+            pytest.skip(str(exc))
+        row = patched_project(DATA / "lang_rust", repo, "octo/calc")
+    row |= {"problem_statement": "Add subtracts.", "hints_text": "", "created_at": "2025-06-02"}
+    settings, store = _stored(tmp_path, repo, row)
+    assert run_validation(settings, store, row["instance_id"]) == "valid"
+    [record] = select_records(store.instances(), ExportFilter())
+    assert test_id in json.loads(str(record["FAIL_TO_PASS"]))
+    assert record["log_parser"] == f"spice_{language}"

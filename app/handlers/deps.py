@@ -71,11 +71,9 @@ class HandlerDeps:
     def executors(self) -> Executors:
         """Where pull requests' tests run: the sandboxed executors, built once for the process
         that built these deps (not once per job), on first use."""
-        from app.sandboxing import sandbox_for
-        from spice_engine.validate.local import LocalExecutor
+        from app.sandboxing import executors_for
 
-        envs, sandbox = self.settings.data_dir.resolve() / "envs", sandbox_for(self.settings)
-        return Executors(LocalExecutor(envs, sandbox), envs, sandbox)
+        return executors_for(self.settings)
 
 
 def default_deps(
