@@ -29,7 +29,7 @@ from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.sample_project import hunks
 from tests.lang_projects import project_instance, registry_problem
-from tests.test_install_attacks import EVIL_JS, MARK
+from tests.test_install_attacks import EVIL_JS, MARK, every_attack
 from tests.validation_support import sandbox_fixture  # noqa: F401
 
 DATA = Path(__file__).parent / "data"
@@ -93,9 +93,11 @@ def _evidence(gh: FakeGitHub, fake_openai: FakeOpenAI, data: Path, mirror: Path,
     return found.group(0) if found else body
 
 
+@pytest.mark.timeout(900)
 def test_a_hostile_pull_request_does_not_decide_the_next_ones_evidence(
     fake_github: FakeGitHub, fake_openai: FakeOpenAI, tmp_path: Path, sandbox: Bubblewrap
 ) -> None:
+    every_attack()
     if os.geteuid() != 0:
         pytest.skip("the App's worker runs as root here (a non-root worker: tests/test_toolchains)")
     if why := registry_problem("registry.npmjs.org"):
