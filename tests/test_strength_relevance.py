@@ -68,6 +68,12 @@ def test_type_only_code_docstrings_and_messages_are_never_mutated() -> None:
 def test_benchmark_docs_and_example_files_are_not_mutated() -> None:
     assert not can_matter("asv_bench/benchmarks/dataset.py")
     assert not can_matter("benchmarks/bench_io.py") and not can_matter("doc/conf.py")
+    # Prose, man pages, pictures and tables are no part of the fix's behaviour.
+    for path in ("CHANGELOG.md", "changes/123.bugfix.rst", "NEWS", "doc/fd.1", "fd.1",
+                 "README", "History.md", "data/table.csv", "icon.svg", "docs-src/x.md"):  # fmt: skip
+        assert not can_matter(path), path
+    for path in ("src/changes.py", "lib/news_feed.js", "src/cli.rs", "templates/page.html"):
+        assert can_matter(path), path
     assert not can_matter("examples/plot.py") and can_matter("xarray/core/formatting.py")
     patch = (
         "--- a/asv_bench/benchmarks/repr.py\n+++ b/asv_bench/benchmarks/repr.py\n@@ -1 +1 @@\n"

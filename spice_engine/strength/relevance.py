@@ -1,19 +1,39 @@
 """Which changes of a fix can matter to what it does: not benchmark, documentation or example
-files, not docstrings, comments or type-only code (a part of the fix made of those is never
-called untested)."""
+files, not prose (changelogs, READMEs, man pages) or pictures and tables, not docstrings,
+comments or type-only code (a part of the fix made of those is never called untested)."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import PurePosixPath
 
 INERT_DIRS = {"asv_bench", "benchmarks", "benchmark", "bench", "docs", "doc", "examples", "example"}
 TYPE_ONLY_BASES = {"TypedDict", "Protocol"}
+PROSE_NAMES = ("changelog", "changes", "history", "news", "authors", "contributors",
+               "readme", "license", "licence", "copying", "notice", "releasenotes")  # fmt: skip
+"""File names (any case, any extension) read by people, never by the program."""
+INERT_SUFFIXES = {
+    ".md", ".markdown", ".rst", ".txt", ".adoc", ".asciidoc", ".org", ".rdoc", ".pod",
+    ".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".pdf", ".csv", ".tsv",
+}  # fmt: skip
+"""Prose, pictures and tables: a change to one is not a part of the fix's behaviour."""
+_MAN_PAGE = re.compile(r"\.[1-9][a-z]?$")
 
 
 def can_matter(path: str) -> bool:
-    """False for a file under a benchmark, documentation or example directory."""
-    return not INERT_DIRS & set(PurePosixPath(path).parts[:-1])
+    """False for a file under a benchmark, documentation or example directory, and for prose,
+    a man page, a picture or a table (a changelog entry is no untested part)."""
+    pure = PurePosixPath(path)
+    if INERT_DIRS & set(pure.parts[:-1]):
+        return False
+    stem = pure.name.split(".", 1)[0].lower().replace("-", "").replace("_", "")
+    if pure.suffix.lower() in INERT_SUFFIXES:
+        return False
+    # NEWS, LICENSE.APACHE: a people's file has no extension, or one in capitals.
+    if stem in PROSE_NAMES and (not pure.suffix or pure.suffix.isupper()):
+        return False
+    return not _MAN_PAGE.search(pure.name)
 
 
 def _name(node: ast.expr) -> str:
