@@ -107,6 +107,7 @@ def _job(
         recipe=recipe or Recipe(python="3"),
         timeout_s=timeout_s,
         reruns=reruns,
+        submodules=git_dirs,
     )
 
 

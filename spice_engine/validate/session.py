@@ -19,13 +19,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from spice_engine.errors import InputError
 from spice_engine.langs import languages
 from spice_engine.langs.base import ToolchainMissing
 from spice_engine.redaction import redacted_excerpt
-from spice_engine.validate import door, gitwork
+from spice_engine.validate import door, gitwork, submodules
 from spice_engine.validate.executor import EnvBuildError, Executor, Prepared, SetupTree
 from spice_engine.validate.outcomes import Outcomes
 from spice_engine.validate.plugin_run import Plugin, make_plugin, messages
@@ -102,6 +102,9 @@ class Job(BaseModel):
     """The environment's own commit: a shared environment not built yet is built there."""
     language: str = "python"
     """Whose seam builds the environment and reads the results (spice_engine.langs)."""
+    submodules: dict[str, Path] = Field(default_factory=dict)
+    """Repositories the run was given (`owner/name` -> git directory): a submodule whose URL
+    names one is checked out from it (spice_engine.validate.submodules)."""
 
     @property
     def base(self) -> str:
@@ -158,7 +161,7 @@ class Session:
         setup: SetupTree | None = None
         if job.setup_commit and job.setup_commit != job.base:
             commit = job.setup_commit
-            setup = lambda: checkout(job.git_dir, commit, self.home, "setup")  # noqa: E731
+            setup = lambda: tree_of(job, commit, self.home, "setup")  # noqa: E731
         elif job.language != "python":
             setup = self._with_patches  # what the fix's manifests ask for too
         scratch.mkdir(mode=0o755, exist_ok=True)
@@ -178,7 +181,7 @@ class Session:
 
     @contextmanager
     def _with_patches(self) -> Iterator[Tree]:
-        with checkout(self.job.git_dir, self.job.base, self.home, "setup") as tree:
+        with tree_of(self.job, self.job.base, self.home, "setup") as tree:
             tree.apply(self.job.test_patch)
             tree.apply(self.job.patch)
             yield tree
@@ -225,9 +228,19 @@ class Session:
     @contextmanager
     def twin(self, name: str = "twin") -> Iterator[tuple[Tree, Prepared]]:
         """A second tree of the base commit with its own job space (the environment shared)."""
-        with checkout(self.job.git_dir, self.job.base, self.home, name) as tree:
+        with tree_of(self.job, self.job.base, self.home, name) as tree:
             space = Path(tempfile.mkdtemp(dir=self.home, prefix=f"{name}-job-"))
             yield tree, self.prepare(space, tree)
+
+
+@contextmanager
+def tree_of(job: Job, commit: str, scratch: Path, name: str = "tree") -> Iterator[Tree]:
+    """A new tree of `commit`, with the submodules the run's repositories hold."""
+    with checkout(job.git_dir, commit, scratch, name) as tree:
+        if job.submodules:
+            repo = str(job.instance.get("repo") or "")
+            submodules.fill(tree.path, job.git_dir, commit, repo, job.submodules)
+        yield tree
 
 
 @contextmanager
@@ -238,7 +251,7 @@ def open_session(job: Job, executor: Executor, scratch: Path) -> Iterator[Sessio
     scratch.mkdir(parents=True, exist_ok=True)
     home = Path(tempfile.mkdtemp(dir=scratch.absolute(), prefix="session-"))
     try:
-        with checkout(job.git_dir, job.base, home) as tree:
+        with tree_of(job, job.base, home) as tree:
             session = Session(job, executor, home, tree)
             t0 = time.monotonic()
             session.prepared = session.prepare(home / "job")

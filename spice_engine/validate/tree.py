@@ -133,10 +133,14 @@ class Tree:
 
     def untracked(self) -> list[str]:
         """Regular files in the tree the commit does not track (what an install wrote),
-        found without following links; the sandbox's own `.git` is not one."""
+        found without following links; the sandbox's own `.git` and the submodules' files
+        (spice_engine.validate.submodules) are not."""
         known = self._entries()
+        links = tuple(f"{p}/" for p, (mode, _) in known.items() if mode == "160000")
         return [
-            f for f in door.files(self.path) if f not in known and f.split("/", 1)[0] != SANDBOX_GIT
+            f
+            for f in door.files(self.path)
+            if f not in known and f.split("/", 1)[0] != SANDBOX_GIT and not f.startswith(links)
         ]
 
 

@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from spice_engine.redaction import redacted_excerpt
-from spice_engine.validate import gitwork, reruns
+from spice_engine.validate import gitwork, reruns, submodules
 from spice_engine.validate.executor import EnvBuildError, Executor, Prepared
 from spice_engine.validate.outcomes import (
     Accounting,
@@ -104,35 +104,38 @@ def validate(job: Job, executor: Executor, scratch: Path) -> Validated:
         record.test_files = test_files(job.test_patch, job.language)
         with open_session(job, executor, scratch) as session:
             try:
-                return _before_and_after(session, record)
+                done = _before_and_after(session, record)
             finally:
                 record.durations |= session.durations
                 record.logs = str(job.logs_dir) if job.logs_dir is not None else None
+        if record.status != Status.VALID:
+            record.detail = _with_submodules(job, record.status, record.detail)
+        return done
     except Exception as exc:
         if (stop := stopped_by(exc)) is None:
             raise
-        record.status, record.detail = stop.status, _with_submodules(job, stop)
+        record.status, record.detail = stop.status, _with_submodules(job, stop.status, stop.detail)
         return Validated(validation=record)
     finally:
         record.durations["total"] = round(time.monotonic() - started, 3)
 
 
-def _with_submodules(job: Job, stop: Stopped) -> str:
-    """An environment failure's detail, first naming the submodules of the commit it was
-    built at: their contents are in other repositories, which a build cannot reach (astropy's
-    `astropy_helpers`, cloned from GitHub by its setup.py)."""
-    if stop.status != Status.ENVIRONMENT_FAILED:
-        return stop.detail
+def _with_submodules(job: Job, status: Status, detail: str) -> str:
+    """A failure's detail, first naming each submodule of the commit no repository the run
+    was given holds (`missing_submodule: <path> (<url>)`): a build may need them (astropy's
+    `astropy_helpers`, jq's `modules/oniguruma`)."""
+    if status in (Status.PATCH_DOES_NOT_APPLY, Status.MISSING_COMMIT):
+        return detail
     try:
-        found = gitwork.submodules(job.git_dir, job.setup_commit or job.base)
+        lines = submodules.missing(
+            job.git_dir,
+            job.setup_commit or job.base,
+            str(job.instance.get("repo") or ""),
+            job.submodules,
+        )
     except gitwork.GitError:
-        return stop.detail
-    if not found:
-        return stop.detail
-    return (
-        f"the commit has git submodules ({', '.join(found)}) whose contents are in other "
-        f"repositories, out of the sandbox's reach; the build may need them\n{stop.detail}"
-    )
+        return detail
+    return "\n".join([*lines, detail]).strip() if lines else detail
 
 
 def run_targets(job: Job) -> list[str]:
