@@ -12,7 +12,9 @@ instances per hour (warm). `--table` writes every row as JSON lines.
     .venv/bin/python benchmarks/validate_langs.py [--per-repo 2 | --all] [--ids ...]
 
 Instances: ../shared/data/langs/instances.jsonl with the repositories' bundles (or, for those
-without, `--mirror owner/name=PATH`); skipped with a printed reason when absent.
+without, `--mirror owner/name=PATH`); skipped with a printed reason when absent. `--instances
+instances_c_cpp.jsonl` measures C and C++ (jq's `modules/oniguruma` submodule from
+`oniguruma.bundle`, as `--repo kkos/oniguruma=...` gives it to `spice validate`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "langs"
 MIRRORS = Path("/work/.mirror")
+SUBMODULE_BUNDLES = {"kkos/oniguruma": "oniguruma.bundle"}
+"""Repositories the rows' submodules name, beside the rows' own bundles."""
 
 
 def _git_dirs(rows: list[dict[str, Any]], cache: Path, given: dict[str, str]) -> dict[str, Path]:
@@ -47,6 +51,9 @@ def _git_dirs(rows: list[dict[str, Any]], cache: Path, given: dict[str, str]) ->
             found[repo] = open_repository(path, cache)
         else:
             print(f"skipped {repo}: no bundle, mirror or --mirror for it", file=sys.stderr)
+    for repo, name in SUBMODULE_BUNDLES.items():
+        if (DATA / name).is_file() and repo not in found:
+            found[repo] = open_repository(DATA / name, cache)
     return found
 
 
@@ -65,7 +72,14 @@ def published_agrees(ours: list[str], published: list[str], p2p: list[str]) -> b
     )
 
 
-def _validate(row: dict[str, Any], git_dir: Path, language: str, envs: Path, scratch: Path) -> Any:
+def _validate(
+    row: dict[str, Any],
+    git_dir: Path,
+    language: str,
+    envs: Path,
+    scratch: Path,
+    given: dict[str, Path],
+) -> Any:
     from spice_engine.langs.executors import Executors
     from spice_engine.validate.bubblewrap import Bubblewrap
     from spice_engine.validate.local import LocalExecutor
@@ -83,11 +97,19 @@ def _validate(row: dict[str, Any], git_dir: Path, language: str, envs: Path, scr
         language=language,
         reruns=0,
         timeout_s=1800,
+        submodules=given,
     )
     return validate(job, executors.of(language), scratch)
 
 
-def _bare(row: dict[str, Any], git_dir: Path, language: str, envs: Path, scratch: Path) -> float:
+def _bare(
+    row: dict[str, Any],
+    git_dir: Path,
+    language: str,
+    envs: Path,
+    scratch: Path,
+    given: dict[str, Path],
+) -> float:
     """One run of the test command in the warm environment, both patches applied."""
     from spice_engine.langs.executors import Executors
     from spice_engine.validate.bubblewrap import Bubblewrap
@@ -99,7 +121,12 @@ def _bare(row: dict[str, Any], git_dir: Path, language: str, envs: Path, scratch
     box = Bubblewrap()
     executors = Executors(LocalExecutor(envs, box), envs, box)
     job = Job(
-        instance=row, git_dir=git_dir, version="", recipe=Recipe(python="3"), language=language
+        instance=row,
+        git_dir=git_dir,
+        version="",
+        recipe=Recipe(python="3"),
+        language=language,
+        submodules=given,
     )
     with open_session(job, executors.of(language), scratch) as session:
         session.tree.apply(job.test_patch)
@@ -117,12 +144,13 @@ def main() -> None:
     parser.add_argument("--mirror", action="append", default=[], help="OWNER/NAME=PATH")
     parser.add_argument("--no-timing", action="store_true", help="cold runs only, no warm/bare")
     parser.add_argument("--table", type=Path, help="write each instance's row here (JSON lines)")
+    parser.add_argument("--instances", default="instances.jsonl", help="a file of the data's")
     args = parser.parse_args()
-    if not (DATA / "instances.jsonl").is_file():
-        sys.exit(f"skipped: {DATA} is absent (the development data beside the repository)")
+    if not (DATA / args.instances).is_file():
+        sys.exit(f"skipped: {DATA / args.instances} is absent (the development data)")
     from spice_engine.langs.executors import language_at
 
-    rows = [json.loads(x) for x in (DATA / "instances.jsonl").read_text().splitlines()]
+    rows = [json.loads(x) for x in (DATA / args.instances).read_text().splitlines()]
     if args.ids:
         rows = [r for r in rows if r["instance_id"] in args.ids.split(",")]
     elif not args.all:
@@ -145,14 +173,14 @@ def main() -> None:
         cold_envs = work / "envs-cold" / row["instance_id"]
         published = {k: row.pop(k) for k in ("FAIL_TO_PASS", "PASS_TO_PASS")}
         t0 = time.monotonic()
-        cold = _validate(row, git_dir, language, cold_envs, work / "tmp")
+        cold = _validate(row, git_dir, language, cold_envs, work / "tmp", git_dirs)
         cold_s = time.monotonic() - t0
         warm_s = bare_s = None
         if not args.no_timing and cold.validation.status == "valid":
             t0 = time.monotonic()
-            _validate(row, git_dir, language, cold_envs, work / "tmp")
+            _validate(row, git_dir, language, cold_envs, work / "tmp", git_dirs)
             warm_s = time.monotonic() - t0
-            bare_s = _bare(row, git_dir, language, cold_envs, work / "tmp")
+            bare_s = _bare(row, git_dir, language, cold_envs, work / "tmp", git_dirs)
         shutil.rmtree(cold_envs, ignore_errors=True)
         pub_f2p, pub_p2p = (json.loads(published[k]) for k in ("FAIL_TO_PASS", "PASS_TO_PASS"))
         agree = published_agrees(cold.fail_to_pass, pub_f2p, pub_p2p)

@@ -7,13 +7,14 @@ from spice_engine.langs.base import Files, Language
 
 def languages() -> dict[str, Language]:
     """Every language, by name (built on each call: nothing happens at import)."""
+    from spice_engine.langs.c import C, Cpp
     from spice_engine.langs.go import Go
     from spice_engine.langs.java import Java
     from spice_engine.langs.javascript import JavaScript
     from spice_engine.langs.python import Python
     from spice_engine.langs.rust import Rust
 
-    found: list[Language] = [Python(), Go(), Rust(), JavaScript(), Java()]
+    found: list[Language] = [Python(), Go(), Rust(), JavaScript(), Java(), C(), Cpp()]
     return {lang.name: lang for lang in found}
 
 

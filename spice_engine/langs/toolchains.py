@@ -9,12 +9,13 @@ import shutil
 import subprocess
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from spice_engine.langs.base import Toolchain, ToolchainMissing
+from spice_engine.langs.c import C, Cpp
 from spice_engine.langs.go import GOROOT, machine_go
 from spice_engine.langs.java import JDKS, MAVEN
 from spice_engine.langs.rust import RUSTUP, machine_rust
@@ -149,6 +150,16 @@ def java_reach(jdks: Mapping[int, Toolchain] = JDKS, maven: str = MAVEN) -> Reac
     return _reach("java", failures[0] if failures else missing)
 
 
+def compiler_reach(language: str, label: str, program: str) -> Reach:
+    """The machine's compiler every C or C++ build of `language` uses (the build tools it
+    lacks are fetched from Debian)."""
+    try:
+        _run(label, [shutil.which(program) or program, "--version"])
+    except Unreachable as exc:
+        return _reach(language, exc)
+    return Reach(language=language, available=True)
+
+
 def _reach(language: str, failure: Unreachable) -> Reach:
     return Reach(language=language, available=False, reason=failure.reason, detail=failure.detail)
 
@@ -159,6 +170,8 @@ PROBES: dict[str, Callable[[], Reach]] = {
     "rust": rust_reach,
     "javascript": node_reach,
     "java": java_reach,
+    "c": partial(compiler_reach, C.name, "C compiler", C.compiler),
+    "cpp": partial(compiler_reach, Cpp.name, "C++ compiler", Cpp.compiler),
 }
 """One probe per language of `spice_engine.langs.languages()` (a test holds them equal)."""
 

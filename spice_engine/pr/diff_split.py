@@ -40,6 +40,14 @@ TEST_FILE_GLOBS = (
     "*_test.exs",
     "*_test.dart",
     "*Test.php",
+    "*_test.c",
+    "*_test.cc",
+    "*_test.cpp",
+    "*_test.cxx",
+    "test_*.c",
+    "test_*.cc",
+    "test_*.cpp",
+    "test_*.cxx",
 )
 _HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 

@@ -19,7 +19,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-GRAMMARS = {"go": "go", "rust": "rust", "java": "java", "javascript": "javascript"}
+GRAMMARS = {
+    "go": "go",
+    "rust": "rust",
+    "java": "java",
+    "javascript": "javascript",
+    "c": "c",
+    "cpp": "cpp",
+}
 """Our language name -> the grammar's (TypeScript files pick theirs by suffix)."""
 _SWAPS = {
     "<": "<=",
@@ -38,7 +45,13 @@ _SWAPS = {
     "/": "*",
 }
 _BOOLEANS = {"true": "false", "false": "true"}
-_INTEGERS = {"int_literal", "integer_literal", "decimal_integer_literal", "number"}
+_INTEGERS = {
+    "int_literal",
+    "integer_literal",
+    "decimal_integer_literal",
+    "number",
+    "number_literal",
+}
 _FUNCTIONS = ("function", "method", "func_literal", "closure", "arrow_function", "constructor")
 
 

@@ -25,8 +25,10 @@ PUBLIC_INDEX = (
     "crates.io",
     "repo.maven.apache.org",
     "repo1.maven.org",
+    "deb.debian.org",
 )
-"""The public registries of the five ecosystems spice_engine.langs builds environments for."""
+"""The public registries of the ecosystems spice_engine.langs builds environments for (Debian's
+for C and C++: the packages a build needs that the machine lacks)."""
 INDEX_SETTINGS = ("UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_EXTRA_INDEX_URL", "UV_INDEX")
 """The worker's settings that name an index (each a URL, or several separated by spaces)."""
 _DEFAULT_PORT = {"https": 443, "http": 80}

@@ -1,0 +1,194 @@
+"""Which build a C or C++ tree's tests go through, and the script that builds and runs them.
+
+The build is the tree's code (a configure script, a Makefile, CMake's scripts): it runs in the
+test command, in the tree, with no network, never in the install. The script's standard output
+is the results channel; every build and test command writes to standard error, and only after
+they end are the reports (spice_engine.langs.c_reports) printed to the channel.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+import shutil
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from spice_engine.langs.base import ENV, JOB, Files
+from spice_engine.langs.c_reports import MARK
+
+Kind = Literal["cmake", "autotools", "meson", "make"]
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+TEST_FOLDERS = {"test", "tests", "testing", "unittest", "unittests", "t"}
+"""Folders whose own hand-written Makefile runs the tests of the files in them."""
+REPORTS = f"{JOB}/reports"
+_TARGET = re.compile(r"^([A-Za-z0-9_][A-Za-z0-9_./-]*)\s*::?(?!=)", re.M)
+_COMPILER = re.compile(r"^\s*(CC|CXX)\s*[:?]?=\s*(\S+)", re.M)
+_MACHINE_COMPILER = {"CC": "cc", "CXX": "c++"}
+
+
+class Build(BaseModel):
+    """One build system at one folder of the tree ("" the top)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Kind
+    folder: str = ""
+    goal: str = ""
+    """A hand-written Makefile's target that runs the tests ("" its default)."""
+    overrides: tuple[str, ...] = ()
+    """`make` variables set on its command line: a compiler this machine lacks replaced."""
+
+
+def _at(folder: str, name: str) -> str:
+    return posixpath.join(folder, name) if folder else name
+
+
+def hand_written(files: Files, folder: str) -> str | None:
+    """The folder's Makefile when the tree tracks it and nothing generates it."""
+    paths = set(files.paths())
+    if {_at(folder, "Makefile.am"), _at(folder, "Makefile.in")} & paths:
+        return None
+    return next((_at(folder, m) for m in MAKEFILES if _at(folder, m) in paths), None)
+
+
+def top_build(files: Files) -> Build | None:
+    """The build of the whole tree: CMake, else autotools, else Meson, else a Makefile."""
+    paths = set(files.paths())
+    if "CMakeLists.txt" in paths:
+        return Build(kind="cmake")
+    if {"configure.ac", "configure.in", "configure"} & paths:
+        return Build(kind="autotools")
+    if "meson.build" in paths:
+        return Build(kind="meson")
+    if hand_written(files, ""):
+        return _make(files, "")
+    return None
+
+
+def _make(files: Files, folder: str) -> Build:
+    makefile = hand_written(files, folder) or _at(folder, "Makefile")
+    text = files.text(makefile) or ""
+    targets = {m.group(1) for m in _TARGET.finditer(text)}
+    inside_tests = posixpath.basename(folder) in TEST_FOLDERS
+    goal = "" if inside_tests else next((t for t in ("check", "test") if t in targets), "")
+    overrides = tuple(
+        f"{var}={_MACHINE_COMPILER[var]}"
+        for var, program in dict(_COMPILER.findall(text)).items()
+        if "$" not in program and shutil.which(program) is None
+    )
+    return Build(kind="make", folder=folder, goal=goal, overrides=overrides)
+
+
+def build_for(files: Files, test_files: list[str]) -> Build | None:
+    """The build that runs `test_files`: a hand-written Makefile in a test folder holding one
+    of them (a header-only library's `test/Makefile`), else the tree's own build."""
+    for path in test_files:
+        folder = posixpath.dirname(path)
+        while folder:
+            if posixpath.basename(folder) in TEST_FOLDERS and hand_written(files, folder):
+                return _make(files, folder)
+            folder = posixpath.dirname(folder)
+    return top_build(files)
+
+
+def builds(files: Files) -> list[Build]:
+    """Every build a test command may choose: the tree's, and each test folder's Makefile."""
+    found = [b for b in [top_build(files)] if b is not None]
+    for path in files.paths():
+        folder = posixpath.dirname(path)
+        makefile = posixpath.basename(path) in MAKEFILES
+        if makefile and posixpath.basename(folder) in TEST_FOLDERS and hand_written(files, folder):
+            found.append(_make(files, folder))
+    return found
+
+
+PRELUDE = f"""set -u
+if [ -f {ENV}/debian/env.sh ]; then . {ENV}/debian/env.sh; fi
+R={REPORTS}
+rm -rf "$R" && mkdir -p "$R/gtest"
+n=$(nproc 2>/dev/null || echo 2)
+"""
+
+
+def script(build: Build) -> str:
+    """The shell script building and testing with `build`, its reports on standard output."""
+    where = shlex.quote(build.folder or ".")
+    body = {
+        "cmake": _cmake,
+        "autotools": _autotools,
+        "meson": _meson,
+        "make": _make_script,
+    }[build.kind](build, where)
+    return PRELUDE + body
+
+
+def _cmake(build: Build, where: str) -> str:
+    # `None`: no optimisation and no debug information, the quickest to compile (Debian's own
+    # packaging builds so), where a project's default is often Release. The build folder is
+    # the job's: the run after the fix rebuilds what the fix changed.
+    return f"""B={JOB}/cmake
+if ! {{ cmake -S {where} -B "$B" -DCMAKE_BUILD_TYPE=None -DBUILD_TESTING=ON \\
+    && cmake --build "$B" -j "$n"; }} >&2; then
+  exit 1  # a build that fails runs no test: each is absent from this run
+fi
+(cd "$B" && ctest --output-junit "$R/ctest.xml" --timeout 900 >&2)
+if [ -f "$R/ctest.xml" ]; then printf '\\n{MARK}ctest\\n'; cat "$R/ctest.xml"; fi
+"""
+
+
+def _autotools(build: Build, where: str) -> str:
+    prefix = f"{build.folder}/" if build.folder else ""
+    # Configured again only when a build file changed since (the fix's `Makefile.am`); the
+    # `.trs` files of an earlier run must not pass for this one's. `--disable-valgrind`: many
+    # projects run their tests under valgrind when the machine has it, many times slower.
+    return f"""cd {where} || exit 1
+S={JOB}/configured
+find . -name '*.trs' -type f -exec rm -f {{}} +
+if [ ! -f "$S" ] || [ -n "$(find . \\( -name configure.ac -o -name configure.in \\
+    -o -name Makefile.am -o -name '*.m4' \\) -newer "$S" -print 2>/dev/null | head -n 1)" ]; then
+  {{ if [ -f configure.ac ] || [ -f configure.in ]; then autoreconf -fi; fi \\
+    && ./configure --disable-valgrind; }} >&2 || exit 1
+  touch "$S"
+fi
+make -j"$n" >&2 || exit 1
+make -j"$n" -k check >&2
+find . -name '*.trs' -type f | sort | while read -r f; do
+  t=${{f#./}}; printf '\\n{MARK}trs %s\\n' "{prefix}${{t%.trs}}"; cat "$f"
+done
+"""
+
+
+def _meson(build: Build, where: str) -> str:
+    return f"""B={JOB}/meson
+rm -f "$B/meson-logs/testlog.junit.xml"
+if [ ! -f "$B/build.ninja" ]; then meson setup "$B" {where} >&2 || exit 1; fi
+meson compile -C "$B" >&2 || exit 1
+meson test -C "$B" --print-errorlogs >&2
+if [ -f "$B/meson-logs/testlog.junit.xml" ]; then
+  printf '\\n{MARK}junit\\n'; cat "$B/meson-logs/testlog.junit.xml"
+fi
+"""
+
+
+def _make_script(build: Build, where: str) -> str:
+    args = " ".join(
+        shlex.quote(a) for a in [*build.overrides, *([build.goal] if build.goal else [])]
+    )
+    name = shlex.quote(f"{_at(build.folder, 'Makefile')}::{build.goal or 'default'}")
+    prefix = f"{build.folder}/" if build.folder else ""
+    # googletest writes one XML report a binary into the folder GTEST_OUTPUT names, whatever
+    # runs it; a target with no report of its own is one test, judged by its exit status.
+    return f"""cd {where} || exit 1
+GTEST_OUTPUT="xml:$R/gtest/"; export GTEST_OUTPUT
+make -k -j"$n" {args} >&2
+code=$?
+found=0
+for f in "$R"/gtest/*.xml; do
+  [ -f "$f" ] || continue
+  found=1; b=$(basename "$f" .xml); printf '\\n{MARK}gtest %s\\n' "{prefix}$b"; cat "$f"
+done
+if [ $found = 0 ]; then printf '\\n{MARK}target %s %s\\n' {name} "$code"; fi
+"""
