@@ -283,7 +283,7 @@ def test_a_build_that_needs_its_submodule_says_so_first(tmp_path: Path, sandbox:
     record = got["spice"]["validation"]
     assert record["status"] == "environment_failed", record
     first = record["detail"].splitlines()[0]
-    assert "submodules (helpers)" in first, first
+    assert first.startswith("missing_submodule: helpers ("), first
     assert "the submodule is empty" in record["detail"]
 
 
