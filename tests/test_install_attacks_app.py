@@ -27,7 +27,7 @@ from tests.fakes.github_fixtures import (
 )
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
-from tests.fakes.sample_project import hunks
+from tests.fakes.sample_project import pull_files
 from tests.lang_projects import project_instance, registry_problem
 from tests.test_install_attacks import EVIL_JS, MARK, every_attack
 from tests.validation_support import sandbox_fixture  # noqa: F401
@@ -56,18 +56,12 @@ def _added(path: str, text: str) -> dict[str, str]:
 
 
 def _pull(gh: FakeGitHub, row: dict[str, Any], number: int, more: dict[str, str]) -> None:
-    added = set(re.findall(r"^\+\+\+ b/(\S+)", row["test_patch"], re.M))
-    files = hunks(row["patch"]) | hunks(row["test_patch"])
-    listed = [
-        {"filename": p, "patch": h, "status": "added" if p in added else "modified"}
-        for p, h in files.items()
-    ]
     gh.add_pull(
         REPO,
         number,
         "Make add add",
         "add() subtracted",
-        files=listed + [_added(p, t) for p, t in more.items()],
+        files=pull_files(row) + [_added(p, t) for p, t in more.items()],
         base_sha=row["base_commit"],
         head_sha=f"{number:x}" * 40,  # one head a pull request
     )

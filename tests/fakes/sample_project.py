@@ -119,24 +119,28 @@ def hunks(diff: str) -> dict[str, str]:
     return files
 
 
-def merged_pull(gh: FakeGitHub, repo: str, number: int, row: dict[str, str]) -> None:
-    """The instance as GitHub shows it: issue #5, and PR `number` fixing it (the instance's
-    patches as its files, its base commit), merged."""
-    gh.add_issue(repo, 5, "add() subtracts", "add(2, 3) gives -1.")
+def pull_files(row: dict[str, str]) -> list[dict[str, str]]:
+    """The instance's patches as GitHub lists a pull request's files."""
     patches = hunks(row["patch"]) | hunks(row["test_patch"])
     added = set(
         re.findall(r"^--- /dev/null\n\+\+\+ b/(\S+)", row["patch"] + row["test_patch"], re.M)
     )
-    files = [
+    return [
         {"filename": path, "patch": hunk, "status": "added" if path in added else "modified"}
         for path, hunk in patches.items()
     ]
+
+
+def merged_pull(gh: FakeGitHub, repo: str, number: int, row: dict[str, str]) -> None:
+    """The instance as GitHub shows it: issue #5, and PR `number` fixing it (the instance's
+    patches as its files, its base commit), merged."""
+    gh.add_issue(repo, 5, "add() subtracts", "add(2, 3) gives -1.")
     gh.add_pull(
         repo,
         number,
         "Fix add",
         "Fixes #5",
-        files=files,
+        files=pull_files(row),
         commits=["fix add"],
         base_sha=row["base_commit"],
     )
