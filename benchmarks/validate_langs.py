@@ -72,20 +72,20 @@ def published_agrees(ours: list[str], published: list[str], p2p: list[str]) -> b
     )
 
 
-def _validate(
+def _job(
     row: dict[str, Any],
     git_dir: Path,
     language: str,
     envs: Path,
-    scratch: Path,
     given: dict[str, Path],
-) -> Any:
+    **extra: Any,
+) -> tuple[Any, Any]:
+    """The instance's job in `language` and the executor that runs it, over `envs`."""
     from spice_engine.langs.executors import Executors
     from spice_engine.validate.bubblewrap import Bubblewrap
     from spice_engine.validate.local import LocalExecutor
     from spice_engine.validate.recipe import Recipe
     from spice_engine.validate.session import Job
-    from spice_engine.validate.validator import validate
 
     box = Bubblewrap()
     executors = Executors(LocalExecutor(envs, box), envs, box)
@@ -95,11 +95,24 @@ def _validate(
         version="",
         recipe=Recipe(python="3"),
         language=language,
-        reruns=0,
-        timeout_s=1800,
         submodules=given,
+        **extra,
     )
-    return validate(job, executors.of(language), scratch)
+    return job, executors.of(language)
+
+
+def _validate(
+    row: dict[str, Any],
+    git_dir: Path,
+    language: str,
+    envs: Path,
+    scratch: Path,
+    given: dict[str, Path],
+) -> Any:
+    from spice_engine.validate.validator import validate
+
+    job, executor = _job(row, git_dir, language, envs, given, reruns=0, timeout_s=1800)
+    return validate(job, executor, scratch)
 
 
 def _bare(
@@ -111,24 +124,11 @@ def _bare(
     given: dict[str, Path],
 ) -> float:
     """One run of the test command in the warm environment, both patches applied."""
-    from spice_engine.langs.executors import Executors
-    from spice_engine.validate.bubblewrap import Bubblewrap
-    from spice_engine.validate.local import LocalExecutor
-    from spice_engine.validate.recipe import Recipe
-    from spice_engine.validate.session import Job, open_session
+    from spice_engine.validate.session import open_session
     from spice_engine.validate.validator import run_targets
 
-    box = Bubblewrap()
-    executors = Executors(LocalExecutor(envs, box), envs, box)
-    job = Job(
-        instance=row,
-        git_dir=git_dir,
-        version="",
-        recipe=Recipe(python="3"),
-        language=language,
-        submodules=given,
-    )
-    with open_session(job, executors.of(language), scratch) as session:
+    job, executor = _job(row, git_dir, language, envs, given)
+    with open_session(job, executor, scratch) as session:
         session.tree.apply(job.test_patch)
         session.tree.apply(job.patch)
         started = time.monotonic()

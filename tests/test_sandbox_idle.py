@@ -12,7 +12,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 
@@ -139,17 +139,23 @@ def _access(base: str) -> IndexAccess:
     return IndexAccess.from_environ({"UV_INDEX_URL": f"{base}/simple"})
 
 
-def test_bytes_through_the_proxy_keep_a_quiet_download_alive(slow_index: str) -> None:
+def _fetch(slow_index: str, path: str) -> tuple[Any, Any]:
+    """`path` of the slow index fetched through a real index route, under the idle limit."""
     with index_route(_access(slow_index)) as route:
         argv = [sys.executable, "-I", "-c", FETCH_THROUGH_SOCKET, str(route.socket)]
         done = run_limited(
-            [*argv, f"{slow_index}/slow"],
+            [*argv, f"{slow_index}{path}"],
             env={"PATH": FIXED_PATH},
             timeout_s=120,
             limits=Limits(),
             idle_s=IDLE_S,
             progress=route.progress,
         )
+    return done, route
+
+
+def test_bytes_through_the_proxy_keep_a_quiet_download_alive(slow_index: str) -> None:
+    done, route = _fetch(slow_index, "/slow")
     assert done.killed is None and done.returncode == 0, done.log
     assert done.log == f"fetched {'x' * TRICKLE_BYTES}\n"
     assert route.relayed > 0
@@ -157,16 +163,7 @@ def test_bytes_through_the_proxy_keep_a_quiet_download_alive(slow_index: str) ->
 
 
 def test_a_download_that_stalls_is_stopped_saying_the_index_was_quiet(slow_index: str) -> None:
-    with index_route(_access(slow_index)) as route:
-        argv = [sys.executable, "-I", "-c", FETCH_THROUGH_SOCKET, str(route.socket)]
-        done = run_limited(
-            [*argv, f"{slow_index}/stalled"],
-            env={"PATH": FIXED_PATH},
-            timeout_s=120,
-            limits=Limits(),
-            idle_s=IDLE_S,
-            progress=route.progress,
-        )
+    done, _ = _fetch(slow_index, "/stalled")
     assert done.killed == f"no progress for {IDLE_S:g} s ({INDEX_QUIET})", done.log
     assert INDEX_QUIET == "no output, nothing from the package index"
 
