@@ -6,7 +6,7 @@ from functools import cache
 from pathlib import Path
 
 from app.settings import Settings
-from spice_engine.langs.executors import Executors
+from spice_engine.langs.executor import Executor
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.docker import DockerSandbox
 from spice_engine.validate.sandbox import Limits, SandboxUnavailable
@@ -31,13 +31,10 @@ def sandbox_for(settings: Settings) -> Bubblewrap:
     return Bubblewrap(settings.bwrap_path, settings.sandbox_uid, limits_for(settings))
 
 
-def executors_for(settings: Settings) -> Executors:
-    """Where the App's workers run an instance's tests: each language's executor, over the
-    data folder's environments and the bubblewrap sandbox (what `spice validate` uses too)."""
-    from spice_engine.validate.local import LocalExecutor
-
-    envs, sandbox = settings.data_dir.resolve() / "envs", sandbox_for(settings)
-    return Executors(LocalExecutor(envs, sandbox), envs, sandbox)
+def executor_for(settings: Settings) -> Executor:
+    """Where the App's workers run an instance's tests, in every language: the data folder's
+    environments and the bubblewrap sandbox (what `spice validate` uses too)."""
+    return Executor(settings.data_dir.resolve() / "envs", sandbox_for(settings))
 
 
 def docker_sandbox(settings: Settings) -> DockerSandbox:

@@ -37,16 +37,16 @@ from typing import Any
 
 import judged  # beside this script
 
+from spice_engine.langs.executor import Executor
 from spice_engine.redaction import redacted_excerpt
+from spice_engine.runs.validate_rows import validate_rows
 from spice_engine.strength.batch import strength_rows
 from spice_engine.strength.recheck import verdicts_hold
 from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength
 from spice_engine.validate import gitwork
-from spice_engine.validate.batch import validate_rows
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.executor import EnvBuildError
 from spice_engine.validate.gitwork import open_repository
-from spice_engine.validate.local import LocalExecutor
 from spice_engine.validate.plan import plan_groups
 from spice_engine.validate.pythons import find_pythons
 
@@ -101,7 +101,7 @@ def main() -> int:
     if not rows:
         print("skipped: none of the chosen instances has its repository here")
         return 2
-    executor = LocalExecutor(data / "envs", box)
+    executor = Executor(data / "envs", box)
     pythons = sorted(find_pythons())
     config = StrengthConfig(max_mutants=args.max_mutants, budget_s=args.budget)
     # Planned together, as SWE-bench groups them: one environment per version, shared.

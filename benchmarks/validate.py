@@ -24,10 +24,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from spice_engine.validate.batch import COMPUTED, validate_rows
+from spice_engine.langs.executor import Executor
+from spice_engine.runs.validate_rows import COMPUTED, validate_rows
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.gitwork import open_repository
-from spice_engine.validate.local import LocalExecutor
 from spice_engine.validate.sandbox import Sandbox, Unsandboxed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,7 +63,7 @@ def load(ids: str) -> tuple[Rows, Rows]:
 def run(rows: Rows, data: Path, workers: int, sandbox: Sandbox | None = None) -> tuple[Rows, float]:
     repos = {r["repo"] for r in rows}
     git_dirs = {repo: open_repository(DATA / SOURCES[repo][1], data / "repos") for repo in repos}
-    executor = LocalExecutor(data / "envs", sandbox or Bubblewrap())
+    executor = Executor(data / "envs", sandbox or Bubblewrap())
     started = time.monotonic()
     out = validate_rows(rows, git_dirs, executor, data / "tmp", workers)
     return out, time.monotonic() - started

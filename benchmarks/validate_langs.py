@@ -81,24 +81,12 @@ def _job(
     **extra: Any,
 ) -> tuple[Any, Any]:
     """The instance's job in `language` and the executor that runs it, over `envs`."""
-    from spice_engine.langs.executors import Executors
+    from spice_engine.langs.executor import Executor
+    from spice_engine.runs.session import Job
     from spice_engine.validate.bubblewrap import Bubblewrap
-    from spice_engine.validate.local import LocalExecutor
-    from spice_engine.validate.recipe import Recipe
-    from spice_engine.validate.session import Job
 
-    box = Bubblewrap()
-    executors = Executors(LocalExecutor(envs, box), envs, box)
-    job = Job(
-        instance=row,
-        git_dir=git_dir,
-        version="",
-        recipe=Recipe(python="3"),
-        language=language,
-        submodules=given,
-        **extra,
-    )
-    return job, executors.of(language)
+    job = Job(instance=row, git_dir=git_dir, language=language, submodules=given, **extra)
+    return job, Executor(envs, Bubblewrap())
 
 
 def _validate(
@@ -109,7 +97,7 @@ def _validate(
     scratch: Path,
     given: dict[str, Path],
 ) -> Any:
-    from spice_engine.validate.validator import validate
+    from spice_engine.runs.validator import validate
 
     job, executor = _job(row, git_dir, language, envs, given, reruns=0, timeout_s=1800)
     return validate(job, executor, scratch)
@@ -124,8 +112,8 @@ def _bare(
     given: dict[str, Path],
 ) -> float:
     """One run of the test command in the warm environment, both patches applied."""
-    from spice_engine.validate.session import open_session
-    from spice_engine.validate.validator import run_targets
+    from spice_engine.runs.session import open_session
+    from spice_engine.runs.validator import run_targets
 
     job, executor = _job(row, git_dir, language, envs, given)
     with open_session(job, executor, scratch) as session:
@@ -148,7 +136,7 @@ def main() -> None:
     args = parser.parse_args()
     if not (DATA / args.instances).is_file():
         sys.exit(f"skipped: {DATA / args.instances} is absent (the development data)")
-    from spice_engine.langs.executors import language_at
+    from spice_engine.runs.planner import language_at
 
     rows = [json.loads(x) for x in (DATA / args.instances).read_text().splitlines()]
     if args.ids:

@@ -35,7 +35,7 @@ def test_the_handlers_deps_are_not_patched_after_they_are_built() -> None:
 
 def test_the_executors_are_built_once_per_deps(tmp_path: Path) -> None:
     deps = default_deps(Settings(data_dir=tmp_path, github_token="t"))
-    assert deps.executors is deps.executors
+    assert deps.executor is deps.executor
 
 
 def test_a_web_worker_opens_its_store_without_alembic(tmp_path: Path) -> None:

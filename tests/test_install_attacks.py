@@ -22,14 +22,15 @@ from typing import Any
 import pytest
 
 from spice_engine.langs.base import ToolchainMissing
-from spice_engine.langs.executor import ToolchainExecutor, plan_key
+from spice_engine.langs.executor import Executor
 from spice_engine.langs.go import Go
 from spice_engine.langs.java import Java
 from spice_engine.langs.javascript import JavaScript
+from spice_engine.langs.plan_environments import PlanEnvironments, plan_key
 from spice_engine.langs.rust import RUSTUP, Rust, machine_rust
+from spice_engine.runs.validator import validate
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.tree import checkout
-from spice_engine.validate.validator import validate
 from tests.fakes.sample_project import git
 from tests.lang_projects import lang_job, patched_project, project_instance, registry_problem
 
@@ -130,9 +131,7 @@ def test_a_rustc_wrapper_in_the_tree_does_not_reach_a_sibling_with_the_same_mani
 ) -> None:
     box = _sandbox(tmp_path)
     row, hostile = _rust_pair(tmp_path)
-    _after_a_hostile_sibling(
-        tmp_path, lambda envs: ToolchainExecutor(Rust(), envs, box), row, [hostile], "rust"
-    )
+    _after_a_hostile_sibling(tmp_path, lambda envs: Executor(envs, box), row, [hostile], "rust")
 
 
 def test_the_cli_under_umask_077_keeps_a_hostile_sibling_from_the_clean_ones_verdict(
@@ -218,7 +217,7 @@ def test_a_javascript_trees_tool_settings_never_run_at_install(tmp_path: Path) -
         hostile.append(made | {"instance_id": f"{row['instance_id']}-{name}"})
     _after_a_hostile_sibling(
         tmp_path,
-        lambda envs: ToolchainExecutor(JavaScript(), envs, box),
+        lambda envs: Executor(envs, box),
         row,
         hostile,
         "javascript",
@@ -243,9 +242,7 @@ def test_a_go_trees_tests_cannot_write_the_module_cache_or_the_environment(
     hostile = _with_hostile(
         row, tmp_path / "repo", {"go.work": "go 1.21\n\nuse .\n", "mathx/main_test.go": probe}
     )
-    _after_a_hostile_sibling(
-        tmp_path, lambda envs: ToolchainExecutor(Go(), envs, box), row, [hostile], "go"
-    )
+    _after_a_hostile_sibling(tmp_path, lambda envs: Executor(envs, box), row, [hostile], "go")
 
 
 def test_a_maven_environment_is_its_trees_own(tmp_path: Path) -> None:
@@ -262,11 +259,11 @@ def test_a_maven_environment_is_its_trees_own(tmp_path: Path) -> None:
     (repo / "src/main/java/a/A.java").write_text("package a; class A { static { } }\n")
     git(repo, "commit", "-qam", "a source changed")
     second = git(repo, "rev-parse", "HEAD").strip()
-    executor = ToolchainExecutor(Java(), tmp_path / "envs", Bubblewrap())
+    environments = PlanEnvironments(Java(), tmp_path / "envs", Bubblewrap())
     keys = []
     for commit in (first, second, first):
         with checkout(repo, commit, tmp_path, "t") as tree:
-            plan = executor.install_plan(tree)
+            plan = environments.install_plan(tree)
             assert plan.inputs is None and plan.caches == ()
             keys.append(plan_key("a/b", plan))
     assert keys[0] != keys[1] and keys[0] == keys[2]
@@ -346,7 +343,7 @@ setup()
 def test_a_python_trees_build_code_and_settings_reach_no_sibling(tmp_path: Path) -> None:
     """uv runs with `--no-config` (a `uv.toml` or `pip.conf` naming another index is not
     read) and the project's `setup.py` only with the shared environment read-only."""
-    from spice_engine.validate.local import LocalExecutor
+    from spice_engine.langs.executor import Executor
     from tests.fakes.sample_project import make_calc_repo
     from tests.validation_support import validate_calc
 
@@ -366,7 +363,7 @@ def test_a_python_trees_build_code_and_settings_reach_no_sibling(tmp_path: Path)
     )
 
     def run(instance: dict[str, Any], envs: str, scratch: str) -> Any:
-        executor = LocalExecutor(tmp_path / envs, box)
+        executor = Executor(tmp_path / envs, box)
         return validate_calc(repo, instance, instance["test_patch"], executor, tmp_path / scratch)
 
     alone = run(row, "alone", "s1")

@@ -17,10 +17,10 @@ from spice_engine.langs.c_build import Build, build_for
 from spice_engine.langs.c_debian import HOST_LIST
 from spice_engine.langs.c_libraries import needed
 from spice_engine.langs.c_reports import MARK, read_channel, read_ctest, read_gtest, read_trs
+from spice_engine.runs.session import Status
+from spice_engine.runs.validator import validate
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.outcomes import TestStatus
-from spice_engine.validate.session import Status
-from spice_engine.validate.validator import validate
 from tests.fakes.sample_project import git
 from tests.lang_projects import DictFiles, lang_job, project_instance
 
@@ -188,11 +188,11 @@ def _sandbox(tmp_path: Path, *tools: str) -> Bubblewrap:
 
 def test_a_cmake_project_validates_end_to_end_in_the_sandbox(tmp_path: Path) -> None:
     box = _sandbox(tmp_path, "cmake", "ctest", "cc")
-    from spice_engine.langs.executor import ToolchainExecutor
+    from spice_engine.langs.executor import Executor
 
     row = project_instance(DATA / "cmake_calc", tmp_path / "repo")
     job = lang_job(row, tmp_path / "repo", "c")
-    done = validate(job, ToolchainExecutor(C(), tmp_path / "envs", box), tmp_path / "scratch")
+    done = validate(job, Executor(tmp_path / "envs", box), tmp_path / "scratch")
     record = done.validation
     assert record.status == Status.VALID, record.detail
     assert done.fail_to_pass == ["mul-test"] and done.pass_to_pass == ["add-test"]
@@ -203,10 +203,10 @@ def test_a_cmake_project_validates_end_to_end_in_the_sandbox(tmp_path: Path) -> 
 
 def test_a_makefile_project_validates_end_to_end_in_the_sandbox(tmp_path: Path) -> None:
     box = _sandbox(tmp_path, "make", "cc")
-    from spice_engine.langs.executor import ToolchainExecutor
+    from spice_engine.langs.executor import Executor
 
     row = project_instance(DATA / "make_calc", tmp_path / "repo")
     job = lang_job(row, tmp_path / "repo", "c")
-    done = validate(job, ToolchainExecutor(C(), tmp_path / "envs", box), tmp_path / "scratch")
+    done = validate(job, Executor(tmp_path / "envs", box), tmp_path / "scratch")
     assert done.validation.status == Status.VALID, done.validation.detail
     assert done.fail_to_pass == ["Makefile::check"]  # the target is the test: its status

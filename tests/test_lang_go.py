@@ -11,13 +11,13 @@ import pytest
 
 from spice_engine.langs.base import ToolchainMissing
 from spice_engine.langs.commit_files import CommitFiles
-from spice_engine.langs.executor import plan_key
-from spice_engine.langs.executors import language_at
 from spice_engine.langs.go import Go, machine_go
+from spice_engine.langs.plan_environments import plan_key
+from spice_engine.runs.planner import language_at
+from spice_engine.runs.session import Status
+from spice_engine.runs.validator import validate
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.outcomes import TestStatus
-from spice_engine.validate.session import Status
-from spice_engine.validate.validator import validate
 from tests.fakes.sample_project import git
 from tests.lang_projects import DictFiles, lang_job, project_instance
 
@@ -94,11 +94,11 @@ def test_a_go_module_validates_end_to_end_in_the_sandbox(tmp_path: Path) -> None
     box = Bubblewrap()
     if why := box.problem(tmp_path):
         pytest.skip(f"bubblewrap cannot run here: {why}")
-    from spice_engine.langs.executor import ToolchainExecutor
+    from spice_engine.langs.executor import Executor
 
     row = project_instance(DATA / "calc", tmp_path / "repo")
     job = lang_job(row, tmp_path / "repo", "go", reruns=1)
-    done = validate(job, ToolchainExecutor(Go(), tmp_path / "envs", box), tmp_path / "scratch")
+    done = validate(job, Executor(tmp_path / "envs", box), tmp_path / "scratch")
     record = done.validation
     assert record.status == Status.VALID, record.detail
     pkg = "example.com/calc/mathx"
@@ -121,7 +121,7 @@ def test_a_go_fix_is_measured_by_mutants_of_its_changed_lines(tmp_path: Path) ->
     box = Bubblewrap()
     if why := box.problem(tmp_path):
         pytest.skip(f"bubblewrap cannot run here: {why}")
-    from spice_engine.langs.executor import ToolchainExecutor
+    from spice_engine.langs.executor import Executor
     from spice_engine.strength.measure import measure
     from spice_engine.strength.result import StrengthConfig
 
@@ -130,7 +130,7 @@ def test_a_go_fix_is_measured_by_mutants_of_its_changed_lines(tmp_path: Path) ->
     row["FAIL_TO_PASS"] = json.dumps([f"{pkg}::TestAdd", f"{pkg}::TestSub"])
     row["PASS_TO_PASS"] = "[]"
     job = lang_job(row, tmp_path / "repo", "go")
-    executor = ToolchainExecutor(Go(), tmp_path / "envs", box)
+    executor = Executor(tmp_path / "envs", box)
     got = measure(job, executor, tmp_path / "scratch", StrengthConfig(max_mutants=4))
     assert got.status == Status.MEASURED, got.detail
     changes = {m.change for m in got.mutants}
@@ -142,12 +142,12 @@ def test_a_go_fix_is_measured_by_mutants_of_its_changed_lines(tmp_path: Path) ->
 
 
 def test_another_language_under_another_sandbox_says_so_in_one_line(tmp_path: Path) -> None:
-    from spice_engine.langs.executor import ToolchainExecutor
+    from spice_engine.langs.executor import Executor
     from spice_engine.validate.sandbox import Unsandboxed
 
     row = project_instance(DATA / "calc", tmp_path / "repo")
     job = lang_job(row, tmp_path / "repo", "go")
-    executor = ToolchainExecutor(Go(), tmp_path / "envs", Unsandboxed())
+    executor = Executor(tmp_path / "envs", Unsandboxed())
     record = validate(job, executor, tmp_path / "scratch").validation
     assert record.status == Status.MISSING_TOOLCHAIN
     assert record.detail == "go runs in the bubblewrap sandbox only, not none"

@@ -11,14 +11,14 @@ from xml.etree import ElementTree
 import pytest
 
 from spice_engine.langs.base import ToolchainMissing
-from spice_engine.langs.executor import ToolchainExecutor
+from spice_engine.langs.executor import Executor
 from spice_engine.langs.java import JAVAC, JDKS, MAVEN, Java
 from spice_engine.langs.java_snapshots import OWN_VERSION, snapshot_parents, stand_ins
+from spice_engine.runs.session import Job
+from spice_engine.runs.validator import validate
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.outcomes import TestStatus
 from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.session import Job
-from spice_engine.validate.validator import validate
 from tests.fakes.sample_project import git
 from tests.lang_projects import DictFiles, committed_files
 
@@ -187,7 +187,7 @@ def test_a_tiny_maven_project_validates_with_its_exact_fail_to_pass(tmp_path: Pa
         reruns=0,
         timeout_s=600,
     )
-    executor = ToolchainExecutor(Java(), tmp_path / "envs", box)
+    executor = Executor(tmp_path / "envs", box)
     done = validate(job, executor, tmp_path / "scratch")
     assert done.validation.status == "valid", done.validation.detail
     assert sorted(done.fail_to_pass) == [CALC + "absOfNegative", CHECK]

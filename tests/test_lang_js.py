@@ -15,10 +15,10 @@ import pytest
 from spice_engine.langs.base import Phase
 from spice_engine.langs.javascript import NODE_TEST, OWN_NODE, JavaScript, runner_of
 from spice_engine.langs.js_reports import FILE_MARK
+from spice_engine.runs.session import Status
+from spice_engine.runs.validator import validate
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.outcomes import TestStatus
-from spice_engine.validate.session import Status
-from spice_engine.validate.validator import validate
 from tests.lang_projects import DictFiles, lang_job, project_instance, registry_problem
 
 DATA = Path(__file__).parent / "data"
@@ -111,11 +111,11 @@ def test_a_project_validates_end_to_end_in_the_sandbox(
         pytest.skip("no Node.js on this machine")
     if why := box.problem(tmp_path) or registry_problem("registry.npmjs.org"):
         pytest.skip(f"cannot run here: {why}")
-    from spice_engine.langs.executor import ToolchainExecutor
+    from spice_engine.langs.executor import Executor
 
     row = project_instance(DATA / project, tmp_path / "repo")
     job = lang_job(row, tmp_path / "repo", "javascript")
-    executor = ToolchainExecutor(JavaScript(), tmp_path / "envs", box)
+    executor = Executor(tmp_path / "envs", box)
     done = validate(job, executor, tmp_path / "scratch")
     assert done.validation.status == Status.VALID, done.validation.detail
     # What a test prints is never a result; the untouched test file is not run.
@@ -184,11 +184,11 @@ def test_a_node_test_project_validates_end_to_end_without_a_registry(tmp_path: P
         pytest.skip("no Node.js on this machine")
     if why := box.problem(tmp_path):
         pytest.skip(f"cannot run here: {why}")
-    from spice_engine.langs.executor import ToolchainExecutor
+    from spice_engine.langs.executor import Executor
 
     row = project_instance(DATA / "lang_js" / "nodetest", tmp_path / "repo")
     job = lang_job(row, tmp_path / "repo", "javascript")
-    executor = ToolchainExecutor(JavaScript(), tmp_path / "envs", box)
+    executor = Executor(tmp_path / "envs", box)
     done = validate(job, executor, tmp_path / "scratch")
     assert done.validation.status == Status.VALID, done.validation.detail
     # The skipped test is neither; the test printing a look-alike line is read from ours.
@@ -344,11 +344,11 @@ def test_a_workspace_validates_end_to_end_without_a_registry(tmp_path: Path) -> 
         pytest.skip("no Node.js and npm on this machine")
     if why := box.problem(tmp_path):
         pytest.skip(f"cannot run here: {why}")
-    from spice_engine.langs.executor import ToolchainExecutor
+    from spice_engine.langs.executor import Executor
 
     row = project_instance(DATA / "lang_js" / "workspace", tmp_path / "repo")
     job = lang_job(row, tmp_path / "repo", "javascript")
-    executor = ToolchainExecutor(JavaScript(), tmp_path / "envs", box)
+    executor = Executor(tmp_path / "envs", box)
     done = validate(job, executor, tmp_path / "scratch")
     assert done.validation.status == Status.VALID, done.validation.detail
     slug = "packages/slug/test/slug.test.js::slug"

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from spice_engine.langs.base import ToolchainMissing
-from spice_engine.langs.executor import ToolchainExecutor
+from spice_engine.langs.executor import Executor
 from spice_engine.langs.rust import RUSTUP, Rust, machine_rust
+from spice_engine.runs.session import Job
+from spice_engine.runs.validator import validate
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.outcomes import TestStatus
 from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.session import Job
-from spice_engine.validate.validator import validate
 from tests.lang_projects import DictFiles, committed_files
 
 DATA = Path(__file__).parent / "data" / "lang_rust"
@@ -151,7 +151,7 @@ def test_a_tiny_crate_validates_with_its_exact_fail_to_pass(tmp_path: Path) -> N
         reruns=0,
         timeout_s=300,
     )
-    executor = ToolchainExecutor(Rust(), tmp_path / "envs", box)
+    executor = Executor(tmp_path / "envs", box)
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     done = validate(job, executor, scratch)

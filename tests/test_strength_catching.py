@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 
 from app.github.strength_render import catching_block, strength_line, survivor_block
+from spice_engine.langs.executor import Executor
 from spice_engine.llm.config import ModelConfig
 from spice_engine.llm.litellm_chat import LiteLLMChat
+from spice_engine.runs.session import Job
 from spice_engine.strength.catching import TestWriter
 from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength
 from spice_engine.validate.bubblewrap import Bubblewrap
-from spice_engine.validate.local import LocalExecutor
 from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.session import Job
 from tests.fakes.openai_server import FakeOpenAI, Reply
 from tests.strength_support import FIX, WEAK, calc_instance
 from tests.validation_support import sandbox_fixture  # noqa: F401
@@ -58,9 +58,7 @@ def _measure(tmp_path: Path, envs: Path, sandbox: Bubblewrap, *modules: str) -> 
             backoff_s=0.0,
         )
         writer = TestWriter(LiteLLMChat(config), votes=len(modules))
-        got = measure(
-            job, LocalExecutor(envs, sandbox), tmp_path / "s", StrengthConfig(), writer=writer
-        )
+        got = measure(job, Executor(envs, sandbox), tmp_path / "s", StrengthConfig(), writer=writer)
         assert any("catching_test" in str(r) or "wrong fix" in str(r) for r in server.requests)
     assert got.status == "measured", got.detail
     return got

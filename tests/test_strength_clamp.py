@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from spice_engine.langs.executor import Executor
+from spice_engine.runs.session import Job
 from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength, Verdict
 from spice_engine.validate.bubblewrap import Bubblewrap
-from spice_engine.validate.local import LocalExecutor
 from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.session import Job
 from tests.strength_support import CLAMP_STRONG, CLAMP_WEAK, clamp_instance
 from tests.validation_support import sandbox_fixture  # noqa: F401
 
@@ -28,7 +28,7 @@ def envs_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _measure(tmp_path: Path, envs: Path, sandbox: Bubblewrap, test: str) -> TestStrength:
     repo, row = clamp_instance(tmp_path, test)
     job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, timeout_s=120)
-    executor = LocalExecutor(envs, sandbox)
+    executor = Executor(envs, sandbox)
     got = measure(job, executor, tmp_path / "scratch", StrengthConfig(budget_s=120))
     assert got.status == "measured", got.detail
     return got

@@ -19,10 +19,10 @@ import pytest
 from typer.testing import CliRunner
 
 from app.cli.main import cli
+from spice_engine.langs.executor import Executor
 from spice_engine.strength.recheck import verdicts_hold
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.gitwork import open_repository
-from spice_engine.validate.local import LocalExecutor
 from spice_engine.validate.plan import plan_groups
 from spice_engine.validate.pythons import find_pythons
 from tests.validation_support import sandbox_fixture  # noqa: F401
@@ -78,7 +78,7 @@ def test_an_under_tested_instance_is_flagged_and_its_verdicts_hold_on_their_own(
     assert killed, "no mutant was killed: the tests judged nothing"
     git_dir = open_repository(BUNDLE, data / "repos")
     group = plan_groups([row], {REPO: git_dir}, sorted(find_pythons()))[INSTANCE]
-    executor = LocalExecutor(data / "envs", sandbox)
+    executor = Executor(data / "envs", sandbox)
     fixed, holds = verdicts_hold(executor, git_dir, row, group, survivors + killed, data / "tmp")
     assert fixed >= 1, "the fix alone passed none of the judged tests"
     assert holds == [True] * len(survivors + killed)

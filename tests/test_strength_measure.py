@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from spice_engine.langs.executor import Executor
+from spice_engine.runs.session import Job, open_session
 from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength
 from spice_engine.strength.runs import Runner
 from spice_engine.validate.bubblewrap import Bubblewrap
-from spice_engine.validate.local import LocalExecutor
 from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.session import Job, open_session
 from tests.strength_support import FIX, STRONG, UNTESTED, WEAK, calc_instance
 from tests.validation_support import sandbox_fixture  # noqa: F401
 
@@ -32,7 +32,7 @@ def envs_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _measure(
     repo: Path,
     row: dict[str, str],
-    executor: LocalExecutor,
+    executor: Executor,
     tmp: Path,
     said: list[str] | None = None,
 ) -> TestStrength:
@@ -44,7 +44,7 @@ def _measure(
 def test_weak_tests_let_a_wrong_fix_through(
     tmp_path: Path, envs: Path, sandbox: Bubblewrap
 ) -> None:
-    executor = LocalExecutor(envs, sandbox)
+    executor = Executor(envs, sandbox)
     repo, row = calc_instance(tmp_path, WEAK, FIX | UNTESTED)  # add(2, 0) == 2 holds for a - b too
     got = _measure(repo, row, executor, tmp_path)
     assert got.status == "measured", got.detail
@@ -76,7 +76,7 @@ def test_weak_tests_let_a_wrong_fix_through(
 def test_strong_tests_kill_every_mutant(tmp_path: Path, envs: Path, sandbox: Bubblewrap) -> None:
     repo, row = calc_instance(tmp_path, STRONG, FIX)
     said: list[str] = []
-    got = _measure(repo, row, LocalExecutor(envs, sandbox), tmp_path, said)
+    got = _measure(repo, row, Executor(envs, sandbox), tmp_path, said)
     assert got.status == "measured", got.detail
     assert got.survivors == [] and got.score == 1.0 and got.mutants_tried == 2
     assert {m.killed_by for m in got.mutants} == {"tests/test_calc.py::test_add"}
@@ -95,7 +95,7 @@ def test_a_test_that_fails_its_second_run_in_a_session_kills_nothing_there(
     tmp_path: Path, envs: Path, sandbox: Bubblewrap
 ) -> None:
     repo, row = calc_instance(tmp_path, ONCE, FIX)
-    got = _measure(repo, row, LocalExecutor(envs, sandbox), tmp_path)
+    got = _measure(repo, row, Executor(envs, sandbox), tmp_path)
     assert got.status == "measured", got.detail
     # In the session every mutant would "fail" it; judged alone, `a - b` passes it.
     (survivor,) = got.survivors
@@ -118,7 +118,7 @@ def test_tests_with_ids_no_command_line_can_name_still_judge(
     named = ["test_named[a", "test_named[a/b]", "test_named[x\\ny]", "test_named[[z]"]
     f2p = [f"tests/test_calc.py::{t}" for t in named]
     row["FAIL_TO_PASS"] = json.dumps(f2p)
-    executor = LocalExecutor(envs, sandbox)
+    executor = Executor(envs, sandbox)
     got = _measure(repo, row, executor, tmp_path)
     assert got.status == "measured", got.detail
     assert got.tests == 5  # the four named, and test_mul
@@ -145,7 +145,7 @@ def test_a_fix_run_only_at_import_is_judged_by_the_tests_that_pass_with_it(
     repo, row = calc_instance(tmp_path, SEP_TEST, UNTESTED)
     gone = "tests/test_calc.py::test_gone"  # listed, yet no such test (a stale list)
     row["FAIL_TO_PASS"] = json.dumps([gone, "tests/test_calc.py::test_sep"])
-    got = _measure(repo, row, LocalExecutor(envs, sandbox), tmp_path)
+    got = _measure(repo, row, Executor(envs, sandbox), tmp_path)
     assert got.status == "measured", got.detail
     assert got.mutants and {m.run for m in got.mutants} == {"process"}
     assert {m.killed_by for m in got.mutants} == {"tests/test_calc.py::test_sep"}
@@ -161,7 +161,7 @@ def test_a_fix_its_tests_cannot_pass_here_says_why(
     tmp_path: Path, envs: Path, sandbox: Bubblewrap
 ) -> None:
     repo, row = calc_instance(tmp_path, OFFLINE, FIX)  # tests get no network in the sandbox
-    got = _measure(repo, row, LocalExecutor(envs, sandbox), tmp_path)
+    got = _measure(repo, row, Executor(envs, sandbox), tmp_path)
     assert got.status == "baseline_failed"
     assert got.detail.startswith("no FAIL_TO_PASS test passes with the fix")
     assert "FAILED tests/test_calc.py::test_add - socket.gaierror" in got.detail, got.detail

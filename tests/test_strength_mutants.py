@@ -8,13 +8,13 @@ from collections.abc import Callable
 from typing import Any
 
 from app.github.strength_render import strength_line, survivor_block
+from spice_engine.runs.session import Status
 from spice_engine.strength import mutants, sources
 from spice_engine.strength.choose import choose
 from spice_engine.strength.parts import changed_lines, parts
 from spice_engine.strength.rank import rank, unconfirmed
 from spice_engine.strength.result import CatchingTest, MutantOutcome, TestStrength
 from spice_engine.strength.summary import survivors_text
-from spice_engine.validate.session import Status
 
 SOURCE = '''"""A module."""
 from __future__ import annotations

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy
 
+from spice_engine.langs.executor import Executor
+from spice_engine.runs.session import Job
 from spice_engine.strength import compare_support, observe_support, replay_support
 from spice_engine.strength.compare_support import differs
 from spice_engine.strength.measure import measure
@@ -24,9 +26,7 @@ from spice_engine.strength.observe_support import Observer, flatten
 from spice_engine.strength.replay_support import nearby_differs, neighbours
 from spice_engine.strength.result import StrengthConfig, Verdict
 from spice_engine.validate.bubblewrap import Bubblewrap
-from spice_engine.validate.local import LocalExecutor
 from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.session import Job
 from tests.fakes.sample_project import calc_project, instance_of
 from tests.validation_support import sandbox_fixture  # noqa: F401
 
@@ -265,7 +265,7 @@ def test_a_survivor_the_tests_inputs_cannot_tell_apart_is_equivalent_others_stay
     row["PASS_TO_PASS"] = json.dumps(["tests/test_calc.py::test_mul"])
     recipe = Recipe(python="3.11", extra_packages=["pytest"])
     job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=recipe, timeout_s=120)
-    executor = LocalExecutor(tmp_path / "envs", sandbox)
+    executor = Executor(tmp_path / "envs", sandbox)
     got = measure(job, executor, tmp_path / "scratch", StrengthConfig(budget_s=300))
     assert got.status == "measured", got.detail
     by_change = {m.change: m for m in got.mutants}

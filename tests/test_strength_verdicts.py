@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from spice_engine.langs.executor import Executor
+from spice_engine.runs.session import Job, Session, open_session
 from spice_engine.strength.ablation import ablate
 from spice_engine.strength.batch import validation_seconds
 from spice_engine.strength.choose import Choice, choose
@@ -20,9 +22,7 @@ from spice_engine.strength.parts import changed_lines
 from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength, Verdict
 from spice_engine.strength.runs import Runner
 from spice_engine.validate.bubblewrap import Bubblewrap
-from spice_engine.validate.local import LocalExecutor
 from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.session import Job, Session, open_session
 from tests.strength_support import FIX, STRONG, UNTESTED, WEAK, calc_instance
 from tests.validation_support import sandbox_fixture  # noqa: F401
 
@@ -43,7 +43,7 @@ def _fixed(
     mutants of the fix chosen."""
     repo, row = calc_instance(tmp_path, test, fix)
     job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, timeout_s=120)
-    with open_session(job, LocalExecutor(envs, sandbox), tmp_path / "scratch") as session:
+    with open_session(job, Executor(envs, sandbox), tmp_path / "scratch") as session:
         session.tree.apply(job.test_patch)
         session.tree.apply(job.patch)
         lines = changed_lines(job.patch)
@@ -91,7 +91,7 @@ def test_a_session_that_crashes_under_a_mutant_names_a_test_or_no_kill(
 ) -> None:
     repo, row = calc_instance(tmp_path, STRONG, CRASH)
     job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, timeout_s=120)
-    got = measure(job, LocalExecutor(envs, sandbox), tmp_path / "s", StrengthConfig(budget_s=120))
+    got = measure(job, Executor(envs, sandbox), tmp_path / "s", StrengthConfig(budget_s=120))
     assert got.status == "measured", got.detail
     (negated,) = [m for m in got.mutants if m.change == "`a < 0` negated"]
     assert negated.verdict == Verdict.KILLED and negated.killed_by == ADD
@@ -138,7 +138,7 @@ def test_what_a_budget_in_proportion_cuts_is_said_with_the_budget(
     repo, row = calc_instance(tmp_path, SLOW, FIX)
     job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, timeout_s=120)
     config = StrengthConfig(budget_s=600, validation_s=1.6, floor_s=1.0, ablation=False)
-    got = measure(job, LocalExecutor(envs, sandbox), tmp_path / "s", config)
+    got = measure(job, Executor(envs, sandbox), tmp_path / "s", config)
     assert got.not_run >= 1, [m.verdict for m in got.mutants]
     assert got.skipped[-1] == "the budget was 8 s: 5× the validation's 2 s of test runs"
     assert got.durations["total"] < 600  # cut by its own validation's measure, not --budget

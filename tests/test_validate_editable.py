@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from spice_engine.langs.executor import Executor
+from spice_engine.langs.prepared import EnvRequest, Prepared
+from spice_engine.langs.python_env import EDITABLE
 from spice_engine.validate.bubblewrap import Bubblewrap
-from spice_engine.validate.executor import Prepared
-from spice_engine.validate.local import EDITABLE, LocalExecutor
 from spice_engine.validate.recipe import Recipe
 from spice_engine.validate.tree import Tree, checkout
 from tests.validation_support import calc_repo_fixture, git, sandbox_fixture  # noqa: F401
@@ -16,7 +17,11 @@ from tests.validation_support import calc_repo_fixture, git, sandbox_fixture  # 
 RECIPE = Recipe(python="3.11", test_cmd="python -m pytest -rA", extra_packages=["pytest"])
 
 
-def which_calc(executor: LocalExecutor, prepared: Prepared, tree: Tree, name: str) -> str:
+def python_env(repo: str, version: str) -> EnvRequest:
+    return EnvRequest(repo=repo, language="python", version=version, recipe=RECIPE)
+
+
+def which_calc(executor: Executor, prepared: Prepared, tree: Tree, name: str) -> str:
     """Which calc the job's tests import, as the sandbox shows it: path, the marker file beside
     it (which worktree it is) and the installed version."""
     tree.put("marker", name)
@@ -35,7 +40,7 @@ def test_second_job_gets_the_install_replayed_for_its_own_tree(
     calc_repo: tuple[Path, dict[str, str]], tmp_path: Path, sandbox: Bubblewrap
 ) -> None:
     repo, row = calc_repo
-    executor = LocalExecutor(tmp_path / "envs", sandbox)
+    executor = Executor(tmp_path / "envs", sandbox)
     jobs = []
     for n in range(2):
         job = tmp_path / f"job{n}"
@@ -45,13 +50,13 @@ def test_second_job_gets_the_install_replayed_for_its_own_tree(
         checkout(repo, row["base_commit"], jobs[0]) as first,
         checkout(repo, row["base_commit"], jobs[1]) as second,
     ):
-        built = executor.prepare("octo/calc", "0.1", RECIPE, first, jobs[0] / "space")
+        built = executor.prepare(python_env("octo/calc", "0.1"), first, jobs[0] / "space")
         shared = tmp_path / "envs" / built.key
         captured = json.loads((shared / EDITABLE).read_text())
         assert any(name.endswith(".dist-info/METADATA") for name in captured["site_files"])
         # The shared environment keeps dependencies only, not the first job's project.
         assert not list(next((shared / "lib").glob("python*/site-packages")).glob("calc*"))
-        reused = executor.prepare("octo/calc", "0.1", RECIPE, second, jobs[1] / "space")
+        reused = executor.prepare(python_env("octo/calc", "0.1"), second, jobs[1] / "space")
         assert built.built and not reused.built
         # Each job's tests import its own worktree, always seen at /testbed.
         assert which_calc(executor, reused, second, "job1") == "/testbed/calc.py job1 0.1.0"
@@ -62,18 +67,18 @@ def test_changed_packaging_installs_for_real(
     calc_repo: tuple[Path, dict[str, str]], tmp_path: Path, sandbox: Bubblewrap
 ) -> None:
     repo, row = calc_repo
-    executor = LocalExecutor(tmp_path / "envs", sandbox)
+    executor = Executor(tmp_path / "envs", sandbox)
     job0, job1 = tmp_path / "job0", tmp_path / "job1"
     job0.mkdir()
     job1.mkdir()
     with checkout(repo, row["base_commit"], job0) as first:
-        executor.prepare("octo/calc", "0.1", RECIPE, first, job0 / "space")
+        executor.prepare(python_env("octo/calc", "0.1"), first, job0 / "space")
     pyproject = repo / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace('version = "0.1.0"', 'version = "0.1.7"'))
     git(repo, "commit", "-qam", "release 0.1.7")
     head = git(repo, "rev-parse", "HEAD").strip()
     with checkout(repo, head, job1) as second:
-        prepared = executor.prepare("octo/calc", "0.1", RECIPE, second, job1 / "space")
+        prepared = executor.prepare(python_env("octo/calc", "0.1"), second, job1 / "space")
         # A copy of the old install would claim 0.1.0.
         assert which_calc(executor, prepared, second, "job1") == "/testbed/calc.py job1 0.1.7"
 
@@ -103,12 +108,12 @@ def test_python_dash_m_in_a_subprocess_runs_the_worktree_package(
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "init")
     base = git(repo, "rev-parse", "HEAD").strip()
-    executor = LocalExecutor(tmp_path / "envs", sandbox)
+    executor = Executor(tmp_path / "envs", sandbox)
     for n in range(2):
         job = tmp_path / f"job{n}"
         job.mkdir()
         with checkout(repo, base, job) as tree:
-            prepared = executor.prepare("octo/mapped", "0.2", RECIPE, tree, job / "space")
+            prepared = executor.prepare(python_env("octo/mapped", "0.2"), tree, job / "space")
             assert prepared.built == (n == 0)
             done = executor.run(prepared, tree, ["-s", "test_main.py"], 120)
             line = next(x for x in done.log.splitlines() if "MAIN " in x)
@@ -139,12 +144,12 @@ def test_the_tree_is_on_sys_path_for_tools_that_search_it(
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "init")
     base = git(repo, "rev-parse", "HEAD").strip()
-    executor = LocalExecutor(tmp_path / "envs", sandbox)
+    executor = Executor(tmp_path / "envs", sandbox)
     for n in range(2):  # installed, then replayed
         job = tmp_path / f"job{n}"
         job.mkdir()
         with checkout(repo, base, job) as tree:
-            prepared = executor.prepare("octo/flat", "0.3", RECIPE, tree, job / "space")
+            prepared = executor.prepare(python_env("octo/flat", "0.3"), tree, job / "space")
             done = executor.run(prepared, tree, ["-s", "test_search.py"], 120)
             line = next(x for x in done.log.splitlines() if "FOUND " in x)
             assert line.endswith("FOUND ['/testbed']"), line

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from spice_engine.langs.executor import Executor
 from spice_engine.validate.bubblewrap import Bubblewrap
-from spice_engine.validate.local import LocalExecutor
 from tests.validation_support import (  # noqa: F401
     calc_repo_fixture,
     calc_test_patch,
@@ -35,7 +35,7 @@ def test_ids_are_the_same_from_two_data_folders(
     patch = calc_test_patch(repo, row["base_commit"], PATH_TESTS)
     lists = []
     for run in ("first", "second"):
-        executor = LocalExecutor(tmp_path / run / "envs", sandbox)
+        executor = Executor(tmp_path / run / "envs", sandbox)
         done = validate_calc(repo, row, patch, executor, tmp_path / run / "scratch", reruns=0)
         assert done.validation.status == "valid", done.validation.detail
         lists.append(done.fail_to_pass)

@@ -10,15 +10,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from spice_engine.langs.executor import Executor
+from spice_engine.langs.prepared import Prepared
+from spice_engine.runs.validator import Validated
 from spice_engine.validate import reruns
 from spice_engine.validate.bubblewrap import Bubblewrap
-from spice_engine.validate.executor import Prepared, RunResult
-from spice_engine.validate.local import LocalExecutor
+from spice_engine.validate.executor import RunResult
 from spice_engine.validate.outcomes import parse_pytest_log
 from spice_engine.validate.plugin_run import Plugin, make_plugin, messages
 from spice_engine.validate.reruns import RERUN_PLUGIN
 from spice_engine.validate.tree import Tree
-from spice_engine.validate.validator import Validated
 from tests.validation_support import (  # noqa: F401
     calc_repo_fixture,
     calc_test_patch,
@@ -39,7 +40,7 @@ FLAKY_TESTS = (
 """test_add (stable) and test_add_once (passes with the fix only on its first run)."""
 
 
-class NoPluginExecutor(LocalExecutor):
+class NoPluginExecutor(Executor):
     """A real local executor whose test runs cannot load the rerun plugin (as with a test
     command that is not pytest's own, or a pytest too old for it)."""
 
@@ -59,7 +60,7 @@ class NoPluginExecutor(LocalExecutor):
 
 
 def _validate(
-    repo: Path, row: dict[str, str], tmp_path: Path, executor: LocalExecutor, **job: float
+    repo: Path, row: dict[str, str], tmp_path: Path, executor: Executor, **job: float
 ) -> tuple[Validated, Path]:
     patch = calc_test_patch(repo, row["base_commit"], FLAKY_TESTS)
     scratch = tmp_path / "scratch"
@@ -81,7 +82,7 @@ def test_reruns_happen_inside_the_two_runs_and_drop_the_flaky_test(
     calc_repo: tuple[Path, dict[str, str]], tmp_path: Path, sandbox: Bubblewrap
 ) -> None:
     repo, row = calc_repo
-    done, scratch = _validate(repo, row, tmp_path, LocalExecutor(tmp_path / "envs", sandbox))
+    done, scratch = _validate(repo, row, tmp_path, Executor(tmp_path / "envs", sandbox))
     _assert_lists_and_nothing_left(done, repo, scratch)
     assert done.validation.reruns == "in_session"
     durations = done.validation.durations
@@ -102,7 +103,7 @@ def test_a_test_failing_only_on_its_in_session_rerun_is_confirmed_in_new_process
         "\n\nSEEN = []\n\n\ndef test_add_fresh():\n    from calc import add\n"
         "    SEEN.append(1)\n    assert len(SEEN) == 1 and add(2, 3) == 5\n",
     )
-    executor = LocalExecutor(tmp_path / "envs", sandbox)
+    executor = Executor(tmp_path / "envs", sandbox)
     done = validate_calc(repo, row, patch, executor, tmp_path / "scratch")
     assert done.validation.status == "valid", done.validation.detail
     assert done.fail_to_pass == ["tests/test_calc.py::test_add_fresh"]
@@ -155,7 +156,7 @@ def test_past_its_budget_the_plugin_stops_and_the_rest_rerun_in_processes(
     calc_repo: tuple[Path, dict[str, str]], tmp_path: Path, sandbox: Bubblewrap
 ) -> None:
     repo, row = calc_repo
-    executor = LocalExecutor(tmp_path / "envs", sandbox)
+    executor = Executor(tmp_path / "envs", sandbox)
     done, scratch = _validate(repo, row, tmp_path, executor, rerun_share=0.0)
     _assert_lists_and_nothing_left(done, repo, scratch)
     assert done.validation.reruns == "new_processes"
@@ -307,7 +308,7 @@ def test_a_flaky_test_whose_id_has_a_space_is_rerun_and_dropped(
 ) -> None:
     repo, row = calc_repo
     patch = calc_test_patch(repo, row["base_commit"], SPACED)
-    executor = LocalExecutor(tmp_path / "envs", sandbox)
+    executor = Executor(tmp_path / "envs", sandbox)
     done = validate_calc(repo, row, patch, executor, tmp_path / "scratch")
     assert done.validation.status == "no_fail_to_pass", done.validation.detail
     # Rerun in new processes, chosen by id inside pytest: it flipped there, so it is flaky.

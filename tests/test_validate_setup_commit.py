@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from spice_engine.validate.batch import validate_rows
+from spice_engine.langs.executor import Executor
+from spice_engine.runs.validate_rows import validate_rows
 from spice_engine.validate.bubblewrap import Bubblewrap
-from spice_engine.validate.local import LocalExecutor
 from tests.fakes.sample_project import commit_later
 from tests.validation_support import (  # noqa: F401
     CALC_FIX,
@@ -45,7 +45,7 @@ def test_the_environment_is_built_at_its_own_commit_not_the_first_jobs(
     out = validate_rows(
         [first, later],
         {"octo/calc": repo / ".git"},
-        LocalExecutor(tmp_path / "envs", sandbox),
+        Executor(tmp_path / "envs", sandbox),
         tmp_path / "scratch",
     )
     assert [r["environment_setup_commit"] for r in out] == [later["base_commit"]] * 2
@@ -86,7 +86,7 @@ def _validate_with(
     """The calc fix with `test` as the test patch, validated."""
     row = instance_of(repo, "octo/calc", fix=CALC_FIX, test=test, problem="add() subtracts")
     [out] = validate_rows(
-        [row], {"octo/calc": repo / ".git"}, LocalExecutor(tmp_path / "envs", sandbox),
+        [row], {"octo/calc": repo / ".git"}, Executor(tmp_path / "envs", sandbox),
         tmp_path / "scratch",
     )  # fmt: skip
     return out

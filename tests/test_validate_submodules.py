@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from spice_engine.runs.session import Status, tree_of
+from spice_engine.runs.validator import validate
 from spice_engine.validate.bubblewrap import Bubblewrap
-from spice_engine.validate.session import Status, tree_of
 from spice_engine.validate.submodules import missing, repository_of
-from spice_engine.validate.validator import validate
 from tests.fakes.sample_project import git
 from tests.lang_projects import lang_job
 
@@ -83,11 +83,10 @@ def test_the_build_sees_the_submodule_or_the_row_says_it_is_missing(tmp_path: Pa
     box = Bubblewrap()
     if why := box.problem(tmp_path):
         pytest.skip(f"bubblewrap cannot run here: {why}")
-    from spice_engine.langs.c import C
-    from spice_engine.langs.executor import ToolchainExecutor
+    from spice_engine.langs.executor import Executor
 
     row, consts = _project(tmp_path)
-    executor = ToolchainExecutor(C(), tmp_path / "envs", box)
+    executor = Executor(tmp_path / "envs", box)
     given = lang_job(row, tmp_path / "app", "c", submodules={"acme/consts": consts})
     done = validate(given, executor, tmp_path / "scratch")
     assert done.validation.status == Status.VALID, done.validation.detail

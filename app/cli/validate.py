@@ -18,10 +18,9 @@ from app.redaction import redacted_outcome, secret_values
 from app.sandboxing import checked_sandbox, docker_sandbox
 from app.settings import Settings
 from spice_engine.errors import InputError
-from spice_engine.langs.executors import Executors
-from spice_engine.validate.batch import validate_rows
+from spice_engine.langs.executor import Executor
+from spice_engine.runs.validate_rows import validate_rows
 from spice_engine.validate.gitwork import clone_from_github, open_repository
-from spice_engine.validate.local import LocalExecutor
 from spice_engine.validate.sandbox import Sandbox, SandboxUnavailable, Unsandboxed
 
 NONE_VALID = 3
@@ -64,8 +63,8 @@ def repo_map(
     return git_dirs
 
 
-def executor_for(settings: Settings, name: str, no_sandbox: bool) -> Executors:
-    """The executors asked for (one per language, one sandbox); repository code runs in the
+def executor_for(settings: Settings, name: str, no_sandbox: bool) -> Executor:
+    """The executor asked for (every language, one sandbox); repository code runs in the
     sandbox unless told otherwise."""
     if name not in ("local", "docker"):
         fail(f"--executor must be local or docker, not {name!r}")
@@ -91,7 +90,7 @@ def executor_for(settings: Settings, name: str, no_sandbox: bool) -> Executors:
                 "docker, or pass --no-sandbox for repositories you trust"
             )
     envs = settings.data_dir.resolve() / "envs"
-    return Executors(LocalExecutor(envs, sandbox), envs, sandbox)
+    return Executor(envs, sandbox)
 
 
 RepoOption = Annotated[

@@ -14,7 +14,7 @@ from app.github.retries import RetryPolicy, policy_from_settings
 from app.github.sessions import SessionFactory, session_factory
 from app.redaction import secret_values
 from app.settings import Settings
-from spice_engine.langs.executors import Executors
+from spice_engine.langs.executor import Executor
 from spice_engine.pr.checkout import CheckoutConfig, CheckoutManager
 from spice_engine.protocols import ChatModel
 
@@ -68,12 +68,12 @@ class HandlerDeps:
         return secret_values(self.settings)
 
     @cached_property
-    def executors(self) -> Executors:
-        """Where pull requests' tests run: the sandboxed executors, built once for the process
-        that built these deps (not once per job), on first use."""
-        from app.sandboxing import executors_for
+    def executor(self) -> Executor:
+        """Where pull requests' tests run, in every language: the sandboxed executor, built
+        once for the process that built these deps (not once per job), on first use."""
+        from app.sandboxing import executor_for
 
-        return executors_for(self.settings)
+        return executor_for(self.settings)
 
 
 def default_deps(

@@ -15,19 +15,17 @@ from app.handlers.run_context import RunContext
 from app.redaction import redact, redacted_excerpt
 from app.sandboxing import sandbox_problem
 from app.settings import Settings
-from spice_engine.langs.executors import Executors, language_at
+from spice_engine.langs.executor import Executor
 from spice_engine.pr.diff_split import SplitRules, split_diff
 from spice_engine.pr.models import PullRequest
+from spice_engine.runs.planner import Unplanned, plan_jobs
+from spice_engine.runs.session import Status
+from spice_engine.runs.validator import validate
 from spice_engine.strength.batch import run_seconds
 from spice_engine.strength.catching import TestWriter
 from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength
 from spice_engine.validate.gitwork import GitError, clone_from_github
-from spice_engine.validate.plan import plan_groups
-from spice_engine.validate.pythons import find_pythons
-from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.session import Job, Status
-from spice_engine.validate.validator import validate
 
 log = logging.getLogger(__name__)
 RESULTS = "pr-strength"
@@ -88,7 +86,7 @@ def pr_strength(
     }
     with tempfile.TemporaryDirectory(dir=data, prefix="pr-strength-") as scratch:
         result = _measured(
-            row, git_dir, ctx.deps.executors, Path(scratch), settings, secrets, writer
+            row, git_dir, ctx.deps.executor, Path(scratch), settings, secrets, writer
         )
     # The engine cut its detail where the App's secrets are unknown: redacted, ends as cuts.
     result = result.model_copy(update={"detail": redact(result.detail, secrets, cut_edges=True)})
@@ -105,7 +103,7 @@ def pr_strength(
 def _measured(
     row: dict[str, object],
     git_dir: Path,
-    executors: Executors,
+    executor: Executor,
     scratch: Path,
     settings: Settings,
     secrets: tuple[str, ...],
@@ -115,26 +113,10 @@ def _measured(
     started = time.monotonic()
     budget = settings.execute_budget_s
     repo = str(row["repo"])
-    language = language_at(git_dir, str(row["base_commit"]))
-    if language == "python":
-        found = plan_groups([row], {repo: git_dir}, sorted(find_pythons()))
-        group = found.get(str(row["instance_id"]))
-        if group is None or group.recipe is None:
-            why = group.error if group else "the base commit is not in the clone"
-            return TestStrength(status=Status.ERROR, detail=f"no environment: {why}")
-        version, recipe, setup = group.version, group.recipe, group.setup_commit or None
-    else:  # the language's own environment (spice_engine.langs)
-        version, recipe, setup = "", Recipe(python="3"), None
-    job = Job(
-        instance=row,
-        git_dir=git_dir,
-        version=version,
-        recipe=recipe,
-        timeout_s=budget / 2,
-        setup_commit=setup,
-        language=language,
-    )
-    executor = executors.of(language)
+    planned = plan_jobs([row], {repo: git_dir}, timeout_s=budget / 2)[str(row["instance_id"])]
+    if isinstance(planned, Unplanned):
+        return TestStrength(status=Status.ERROR, detail=f"no environment: {planned.detail}")
+    job = planned
     validated = validate(job, executor, scratch)
     status = validated.validation.status
     if status != Status.VALID:

@@ -13,8 +13,8 @@ from app.harvest.label import SpiceLabels
 from app.store.harvest_cursors import get_cursor, reset_cursor, save_cursor
 from app.store.models import TaskInstance, utcnow
 from app.store.upsert import dialect_insert
-from spice_engine.validate.batch import COMPUTED
-from spice_engine.validate.session import Status
+from spice_engine.runs.session import Status
+from spice_engine.runs.validate_rows import COMPUTED
 
 UNDECIDED = {
     Status.SANDBOX_UNAVAILABLE,

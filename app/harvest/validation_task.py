@@ -14,13 +14,13 @@ from sqlalchemy import Engine
 
 from app.harvest.store import HarvestStore
 from app.redaction import redacted_outcome, secret_values
-from app.sandboxing import SANDBOX_UNAVAILABLE, executors_for, live_validation_problem
+from app.sandboxing import SANDBOX_UNAVAILABLE, executor_for, live_validation_problem
 from app.settings import Settings
 from app.store.engine import database_url, make_engine, session_factory
 from app.store.retention import VALIDATION_LOGS
-from spice_engine.validate.batch import merge, validate_rows
+from spice_engine.runs.validate_rows import merge, validate_rows
+from spice_engine.runs.validator import Validated, Validation
 from spice_engine.validate.gitwork import GitError, clone_from_github
-from spice_engine.validate.validator import Validated, Validation
 
 log = logging.getLogger(__name__)
 TASK_NAME = "validate_instance"
@@ -51,8 +51,8 @@ def run_validation(settings: Settings, store: HarvestStore, instance_id: str) ->
         [validated] = validate_rows(
             [row],
             {str(row["repo"]): git_dir},
-            # Each row to its language's executor, as `spice validate` sends it.
-            executors_for(settings),
+            # Each row in its language, planned as `spice validate` plans it.
+            executor_for(settings),
             Path(scratch),
             logs_dir=data / VALIDATION_LOGS,
         )

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from spice_engine.langs.base import Files, Language
 
+FALLBACK = "python"
+"""The language of a tree nothing claims, and of rows recorded before languages were named."""
+
 
 def languages() -> dict[str, Language]:
     """Every language, by name (built on each call: nothing happens at import)."""
@@ -23,4 +26,4 @@ def language_of(files: Files) -> Language:
     known = languages()
     scored = sorted(((lang.detect(files), name) for name, lang in known.items()), reverse=True)
     best, name = scored[0]
-    return known[name] if best > 0 else known["python"]
+    return known[name] if best > 0 else known[FALLBACK]

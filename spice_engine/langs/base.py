@@ -28,6 +28,12 @@ CACHE = "/spice/cache"
 JOB = "/spice/job"
 """The job's scratch as a sandbox shows it."""
 TESTBED = "/testbed"
+TEST_FOLDERS = frozenset(
+    {"test", "tests", "testing", "e2e", "__tests__", "spec", "specs", "testdata", "test_data"}
+    | {"fixtures", "__fixtures__", "__mocks__", "__snapshots__", "test-data", "testfixtures"}
+)
+"""Folders that hold tests or their data in most ecosystems (SWE-bench's split is reproduced
+by the first four)."""
 BASE_INPUTS = ".spice-base"
 """Where in the install's folder the commit's own inputs are (`Plan.base_inputs`)."""
 
@@ -100,6 +106,9 @@ class Plan(BaseModel):
     """All the install sees of the tree, path -> text, at `/testbed` in an otherwise empty
     folder; None when the install needs the whole tree (then the environment is keyed by it
     and has no `caches`)."""
+    settings: dict[str, str] = Field(default_factory=dict)
+    """What the language's own test command and reports need of the environment (Python:
+    its runner and the log parser the harness reads its logs with)."""
     base_inputs: bool = False
     """The install also sees the same files as the tree's commit has them (no patch applied)
     under `BASE_INPUTS`: what the run before the fix needs, fetched while there is a network."""
@@ -133,14 +142,29 @@ class Language(Protocol):
         ToolchainMissing when the project asks for what cannot be had."""
         ...
 
+    def targets(self, test_files: list[str], fix_files: list[str]) -> list[str]:
+        """What a run is given, of the files the test patch and the fix leave in place."""
+        ...
+
     def test_command(self, files: Files, test_files: list[str], plan: Plan) -> Phase:
         """The command running the tests of `test_files` (the test patch's files)."""
         ...
 
-    def outcomes(self, channel: str, log: str) -> Outcomes:
-        """Each test's status from one run of `test_command`."""
+    def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
+        """Each test's status from one run of `test_command` in `plan`'s environment (None: the
+        language's default runner)."""
         ...
 
     def mutable(self, path: str) -> bool:
         """Whether the fix's changes to `path` are code a mutant may change."""
         ...
+
+    def grammar(self, path: str) -> str | None:
+        """The tree-sitter grammar `path`'s code is parsed with (None: not this language's)."""
+        ...
+
+
+def with_fix_files(test_files: list[str], fix_files: list[str]) -> list[str]:
+    """The test files and then the fix's: for languages that run a package's or a module's
+    tests together (the fix's own tests are its first tests)."""
+    return [*test_files, *(f for f in fix_files if f not in test_files)]

@@ -13,7 +13,7 @@ import subprocess
 from fnmatch import fnmatchcase
 from functools import cache
 
-from spice_engine.langs.base import Files, Phase, Plan, Toolchain, ToolchainMissing
+from spice_engine.langs.base import Files, Phase, Plan, Toolchain, ToolchainMissing, with_fix_files
 from spice_engine.langs.c_build import build_for, builds, script, top_build
 from spice_engine.langs.c_debian import CACHE_NAME, install
 from spice_engine.langs.c_libraries import SOURCES, needed
@@ -104,6 +104,12 @@ class CFamily:
             and not _NOT_CODE.intersection(folders)
         )
 
+    def grammar(self, path: str) -> str | None:
+        if not path.endswith((*C_SOURCES, *CPP_SOURCES, ".h")):
+            return None
+        # A C++ project's `.c` files are C; its headers are C++.
+        return "cpp" if self.name == "cpp" and not path.endswith(".c") else "c"
+
     def plan(self, files: Files, date: str | None) -> Plan:
         # Debian's release is the machine's: no date applies to what it serves.
         found = builds(files)
@@ -125,6 +131,9 @@ class CFamily:
             caches=(CACHE_NAME,),
         )
 
+    def targets(self, test_files: list[str], fix_files: list[str]) -> list[str]:
+        return with_fix_files(test_files, fix_files)
+
     def test_command(self, files: Files, test_files: list[str], plan: Plan) -> Phase:
         """Builds the tree (the whole suite: a test that does not build leaves its suite
         unrun, as `cmake --build && ctest` or `make check` does) and runs its tests."""
@@ -133,7 +142,7 @@ class CFamily:
             return Phase(argv=("sh", "-c", "echo no build system found >&2; exit 1"))
         return Phase(argv=("sh", "-c", script(build)), channel=True)
 
-    def outcomes(self, channel: str, log: str) -> Outcomes:
+    def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         """ctest names, `binary::Suite.Test` of googletest, automake test paths, and the
         Makefile target that reported nothing finer."""
         return read_channel(channel)

@@ -1,163 +1,56 @@
-"""The `Executor` for every language but Python: one shared environment per key, built by the
-language's own install in the sandbox (the registry through the index proxy), and tests run
-with no network, the environment read-only.
-
-The language decides what to run (spice_engine.langs.base); this decides what each command
-sees: the toolchain's folders and the shared environment read-only (writable only while it
-is built), the job's scratch and tree writable. The install sees only the plan's inputs, in a
-folder of their own: nothing else of the tree can choose what it runs, and the key covers
-every one of them (docs/security.md, "What an install sees").
+"""The one executor: every language's environments under one folder, every command in one
+sandbox. A job's language picks how its environment is built — from the language's plan
+(spice_engine.langs.plan_environments), or by the language itself where it declares so
+(spice_engine.langs.capabilities) — and nothing else differs by language here.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import shutil
-import tempfile
-import time
+import threading
 from pathlib import Path
 
-from spice_engine.langs.base import (
-    BASE_INPUTS,
-    CACHE,
-    ENV,
-    JOB,
-    TESTBED,
-    Language,
-    Phase,
-    Plan,
-    ToolchainMissing,
-)
-from spice_engine.langs.commit_files import CommitFiles
-from spice_engine.redaction import redacted_excerpt
-from spice_engine.validate import door
-from spice_engine.validate.env_once import built_once
-from spice_engine.validate.executor import EnvBuildError, Prepared, RunResult, SetupTree
-from spice_engine.validate.gitwork import GitError
+from spice_engine.langs import languages
+from spice_engine.langs.capabilities import Environments, own_environments
+from spice_engine.langs.plan_environments import INSTALL_TIMEOUT_S, PlanEnvironments
+from spice_engine.langs.prepared import EnvRequest, Prepared
+from spice_engine.validate.executor import RunResult, SetupTree
 from spice_engine.validate.plugin_run import Plugin
-from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.sandbox import FIXED_PATH, INSTALL_IDLE_S, Bind, Sandbox
+from spice_engine.validate.sandbox import Sandbox
 from spice_engine.validate.tree import Tree
 
-INSTALL_TIMEOUT_S = 1800
-PLAN = "spice-plan.json"
 
-
-def plan_key(repo: str, plan: Plan) -> str:
-    """The shared environment's folder name: readable, and unique for what it depends on."""
-    # The whole plan counts, not only the manifests: an environment built by another install
-    # (or for other cache locations) is not this one.
-    digest = hashlib.sha256("\0".join([repo, plan.model_dump_json()]).encode())
-    return f"{repo.replace('/', '__')}-{plan.language}-{digest.hexdigest()[:12]}"
-
-
-class ToolchainExecutor:
-    """`Executor` for `language`, its environments under `envs_dir`, every command in `sandbox`."""
+class Executor:
+    """Builds (or reuses) a job's environment and runs its tests in it, for every language."""
 
     def __init__(
-        self,
-        language: Language,
-        envs_dir: Path,
-        sandbox: Sandbox,
-        install_timeout_s: float = INSTALL_TIMEOUT_S,
+        self, envs_dir: Path, sandbox: Sandbox, install_timeout_s: float = INSTALL_TIMEOUT_S
     ) -> None:
-        self.language, self.envs_dir, self.sandbox = language, envs_dir, sandbox
-        self.install_timeout_s = install_timeout_s
+        self.envs_dir, self.sandbox, self.install_timeout_s = envs_dir, sandbox, install_timeout_s
+        self._made: dict[str, Environments] = {}
+        self._lock = threading.Lock()
+
+    def environments(self, language: str) -> Environments:
+        """The environments of `language` (made once, on first use)."""
+        with self._lock:
+            if language not in self._made:
+                known = languages()[language]
+                own = own_environments(known)
+                self._made[language] = (
+                    own.environments(self.envs_dir, self.sandbox, self.install_timeout_s)
+                    if own is not None
+                    else PlanEnvironments(
+                        known, self.envs_dir, self.sandbox, self.install_timeout_s
+                    )
+                )
+            return self._made[language]
 
     def prepare(
-        self,
-        repo: str,
-        version: str,
-        recipe: Recipe,
-        tree: Tree,
-        job: Path,
-        setup_tree: SetupTree | None = None,
+        self, request: EnvRequest, tree: Tree, job: Path, setup_tree: SetupTree | None = None
     ) -> Prepared:
-        started = time.monotonic()
-        if self.sandbox.name != "bubblewrap":
-            # The toolchains are the machine's, shown to a bubblewrap sandbox as they are; the
-            # Docker image holds Python's only, and an unsandboxed run cannot move paths.
-            raise ToolchainMissing(
-                f"{self.language.name} runs in the bubblewrap sandbox only, not {self.sandbox.name}"
-            )
-        for scratch in ("home", "tmp"):
-            (job / scratch).mkdir(parents=True, exist_ok=True)
-        self.sandbox.prepare_writable(job)
-        self.sandbox.prepare_writable(tree.path)
-        self.envs_dir.mkdir(parents=True, exist_ok=True)
-        if setup_tree is None:
-            return self._ready(repo, tree, tree, job, started)
-        with setup_tree() as own:
-            self.sandbox.prepare_writable(own.path)
-            return self._ready(repo, own, tree, job, started)
-
-    def _ready(self, repo: str, source: Tree, tree: Tree, job: Path, started: float) -> Prepared:
-        """The environment `source` asks for, built unless it is; `tree` given what it needs."""
-        plan = self.install_plan(source)
-        key = plan_key(repo, plan)
-
-        def build(folder: Path) -> None:
-            folder.mkdir(mode=0o755)
-            self._build(plan, source, job, folder)
-            door.write_text(folder, PLAN, plan.model_dump_json())
-
-        built = built_once(self.envs_dir, key, build)
-        return Prepared(
-            key=key,
-            python=job,
-            built=built,
-            seconds=round(time.monotonic() - started, 3),
-            plan=plan,
-        )
-
-    def install_plan(self, source: Tree) -> Plan:
-        """The language's plan for `source`, with all its install may see in its key: its
-        inputs (the commit's own too, when asked), else the whole tree, and then no cache
-        shared with another environment."""
-        date = source.date()
-        plan = self.language.plan(source, date)
-        if plan.inputs is None:
-            # The install builds the tree (its code runs): the environment is this tree's.
-            return plan.model_copy(
-                update={"key": (*plan.key, f"tree={source.digest()}"), "caches": ()}
-            )
-        if not plan.base_inputs or not source.commit:
-            return plan
-        try:
-            base = self.language.plan(CommitFiles(source.git_dir, source.commit), date).inputs
-        except (ToolchainMissing, GitError):
-            base = None  # the commit alone cannot be installed: its run says why
-        more = {f"{BASE_INPUTS}/{path}": text for path, text in (base or {}).items()}
-        return plan.model_copy(update={"inputs": {**plan.inputs, **more}})
-
-    def _build(self, plan: Plan, tree: Tree, job: Path, shared: Path) -> None:
-        self.sandbox.prepare_writable(shared)
-        own = (
-            None
-            if plan.inputs is None
-            else Path(tempfile.mkdtemp(dir=job.parent, prefix="install-"))
-        )
-        try:
-            if own is not None:
-                own.chmod(0o755)
-                for path, text in (plan.inputs or {}).items():
-                    door.write_text(own, path, text)
-                self.sandbox.prepare_writable(own)
-            for phase in plan.install:
-                done = self._run(
-                    phase, plan, tree, job, shared, True, self.install_timeout_s, testbed=own
-                )
-                if done.killed or done.returncode != 0:
-                    why = done.killed or f"exit status {done.returncode}"
-                    raise EnvBuildError(
-                        f"{' '.join(phase.argv)} failed ({why}):\n"
-                        + redacted_excerpt(done.log, tail=4000),
-                        done.log,
-                    )
-        finally:
-            if own is not None:
-                shutil.rmtree(own, ignore_errors=True)
+        """The environment for `tree` (a worktree), `job` its scratch. A shared environment
+        not built yet is built from `setup_tree()` when given (the environment's own commit,
+        or the tree with the fix's manifests), else from `tree`."""
+        return self.environments(request.language).prepare(request, tree, job, setup_tree)
 
     def run(
         self,
@@ -167,62 +60,8 @@ class ToolchainExecutor:
         timeout_s: float,
         plugin: Plugin | None = None,
     ) -> RunResult:
-        assert prepared.plan is not None, "prepared by another executor"
-        plan, job = prepared.plan, prepared.python
-        shared = self.envs_dir / prepared.key
-        phase = self.language.test_command(tree, args, plan)
-        self.sandbox.prepare_writable(job)
-        self.sandbox.prepare_writable(tree.path)
-        return self._run(phase, plan, tree, job, shared, False, timeout_s)
-
-    def _run(
-        self,
-        phase: Phase,
-        plan: Plan,
-        tree: Tree,
-        job: Path,
-        shared: Path,
-        building: bool,
-        timeout_s: float,
-        testbed: Path | None = None,
-    ) -> RunResult:
-        """`phase` in the sandbox, at `/testbed` the tree (or, for an install from inputs, the
-        folder `testbed` holding them: no `.git`, no file the plan did not name)."""
-        binds = [Bind(source=f, target=f) for f in plan.toolchain.folders]
-        binds += [
-            Bind(source=job, target=Path(JOB), writable=True),
-            Bind(source=shared, target=Path(ENV), writable=building),
-        ]
-        if testbed is None:
-            binds.append(Bind(source=tree.git_dir, target=tree.git_dir))
-        binds.append(Bind(source=testbed or tree.path, target=Path(TESTBED), writable=True))
-        for name in plan.caches:
-            # The environment's name without its digest: the repository and the language.
-            cache = self.envs_dir / "caches" / shared.name.rsplit("-", 1)[0] / name
-            cache.mkdir(parents=True, exist_ok=True)
-            if building:
-                self.sandbox.prepare_writable(cache)
-            binds.append(Bind(source=cache, target=Path(CACHE, name), writable=building))
-        if not building:
-            for inside_env, inside_tree in plan.tree_binds.items():
-                if (shared / inside_env).is_dir() and not (shared / inside_env).is_symlink():
-                    binds.append(
-                        Bind(source=shared / inside_env, target=Path(TESTBED, inside_tree))
-                    )
-        path = os.pathsep.join([*plan.toolchain.path, FIXED_PATH])
-        env = {"HOME": f"{JOB}/home", "TMPDIR": f"{JOB}/tmp", "LANG": "C.UTF-8", "PATH": path}
-        env |= plan.toolchain.env | plan.env | phase.env
-        return self.sandbox.run(
-            list(phase.argv),
-            binds=binds,
-            cwd=Path(TESTBED),
-            env=env,
-            timeout_s=timeout_s,
-            network=phase.network,
-            network_python=Path("/usr/bin/python3") if phase.network else None,
-            channel=phase.channel,
-            # A fetch from inputs compiles nothing: silence with no bytes from the registry is
-            # a stall (a dependency's host that never answers). A build that compiles the
-            # tree (Maven's) may be quiet for long, and has its timeout only.
-            idle_s=INSTALL_IDLE_S if building and testbed is not None else None,
+        """The test command with `args` in `tree`; with a `plugin` (a language that loads
+        them), its messages in `RunResult.channel`."""
+        return self.environments(prepared.plan.language).run(
+            prepared, tree, args, timeout_s, plugin
         )

@@ -8,7 +8,16 @@ import re
 import shlex
 from pathlib import Path
 
-from spice_engine.langs.base import CACHE, JOB, Files, Phase, Plan, Toolchain, ToolchainMissing
+from spice_engine.langs.base import (
+    CACHE,
+    JOB,
+    Files,
+    Phase,
+    Plan,
+    Toolchain,
+    ToolchainMissing,
+    with_fix_files,
+)
 from spice_engine.langs.manifests import named, owner, texts
 from spice_engine.validate.outcomes import Outcomes, TestStatus
 
@@ -43,6 +52,9 @@ class Go:
 
     def mutable(self, path: str) -> bool:
         return path.endswith(".go") and not self.is_test_path(path)
+
+    def grammar(self, path: str) -> str | None:
+        return "go" if path.endswith(".go") else None
 
     def plan(self, files: Files, date: str | None) -> Plan:
         version, have = machine_go(self.goroot)
@@ -85,6 +97,9 @@ class Go:
             },
         )
 
+    def targets(self, test_files: list[str], fix_files: list[str]) -> list[str]:
+        return with_fix_files(test_files, fix_files)
+
     def test_command(self, files: Files, test_files: list[str], plan: Plan) -> Phase:
         roots = sorted({posixpath.dirname(m) for m in named(files, "go.mod")})
         # Each changed package's tests (the fix's packages too), where a Go file remains.
@@ -111,7 +126,7 @@ class Go:
         env = {"GOPROXY": "off", "GOSUMDB": "off"}
         return Phase(argv=("sh", "-c", script), env=env, channel=True)
 
-    def outcomes(self, channel: str, log: str) -> Outcomes:
+    def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         """`import/path::TestName[/subtest]` for each test that ended."""
         found: Outcomes = {}
         for line in channel.splitlines():

@@ -10,7 +10,16 @@ import re
 import shlex
 from pathlib import Path
 
-from spice_engine.langs.base import ENV, JOB, Files, Phase, Plan, Toolchain, ToolchainMissing
+from spice_engine.langs.base import (
+    ENV,
+    JOB,
+    Files,
+    Phase,
+    Plan,
+    Toolchain,
+    ToolchainMissing,
+    with_fix_files,
+)
 from spice_engine.langs.java_reports import read_reports
 from spice_engine.langs.java_snapshots import stand_ins
 from spice_engine.langs.manifests import digests, named
@@ -169,6 +178,9 @@ class Java:
     def mutable(self, path: str) -> bool:
         return path.endswith(".java") and "/src/main/" in f"/{path}" and not self.is_test_path(path)
 
+    def grammar(self, path: str) -> str | None:
+        return "java" if path.endswith(".java") else None
+
     def plan(self, files: Files, date: str | None) -> Plan:
         # Maven resolves the versions the poms pin, whatever the date: no date to apply.
         if "pom.xml" not in files.paths():
@@ -197,6 +209,9 @@ class Java:
             },
             registries=("repo.maven.apache.org:443", "repo1.maven.org:443"),
         )
+
+    def targets(self, test_files: list[str], fix_files: list[str]) -> list[str]:
+        return with_fix_files(test_files, fix_files)
 
     def test_command(self, files: Files, test_files: list[str], plan: Plan) -> Phase:
         """The whole reactor's tests (published lists name every class of a module whose tests
@@ -236,6 +251,6 @@ done
 """
         return Phase(argv=("sh", "-c", script), channel=True)
 
-    def outcomes(self, channel: str, log: str) -> Outcomes:
+    def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         """`<module>/src/test/java/<Outer>.java::<class>#<method>` for each test reported."""
         return read_reports(channel, REPORT)

@@ -25,7 +25,16 @@ from urllib.parse import quote
 
 from semantic_version import NpmSpec, Version  # type: ignore[import-untyped]
 
-from spice_engine.langs.base import CACHE, ENV, TESTBED, Files, Phase, Plan, Toolchain
+from spice_engine.langs.base import (
+    CACHE,
+    ENV,
+    TESTBED,
+    Files,
+    Phase,
+    Plan,
+    Toolchain,
+    with_fix_files,
+)
 from spice_engine.langs.javascript_script import (
     NODE_TEST,
     RUNNERS,
@@ -137,6 +146,13 @@ class JavaScript:
             return False
         return not any(p in NOT_CODE or p == "node_modules" for p in parts[:-1])
 
+    def grammar(self, path: str) -> str | None:
+        if path.endswith(".tsx"):
+            return "tsx"
+        if path.endswith((".ts", ".mts", ".cts")):
+            return "typescript"
+        return "javascript" if SOURCE.search(path) else None
+
     def plan(self, files: Files, date: str | None) -> Plan:
         paths = set(files.paths())
         package = _package(files)
@@ -196,6 +212,9 @@ class JavaScript:
             caches=("npm", "yarn", "pnpm"),
         )
 
+    def targets(self, test_files: list[str], fix_files: list[str]) -> list[str]:
+        return with_fix_files(test_files, fix_files)
+
     def test_command(self, files: Files, test_files: list[str], plan: Plan) -> Phase:
         package = _package(files)
         default = script_command(package) or Command(runner_of(package))
@@ -245,7 +264,7 @@ class JavaScript:
             self.is_test_path(path) and bool(SOURCE.search(path)) and "fixtures" not in path
         )
 
-    def outcomes(self, channel: str, log: str) -> Outcomes:
+    def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         return read_reports(channel)
 
 

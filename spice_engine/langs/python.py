@@ -1,16 +1,30 @@
-"""Python through the seam: detection, the test split, results and mutation targets.
+"""Python through the seam: detection, the test split, its plan, test command and results.
 
-Its environments are the recipes' (spice_engine.validate.recipe, built by
-spice_engine.validate.local.LocalExecutor with uv): older and richer than this seam, they keep
-their own executor, and `plan` says so rather than pretend.
+A Python environment is a recipe's (spice_engine.validate.recipe: the interpreter, the pins,
+the runner), worked out per version by the planner as SWE-bench does and built with uv by
+`PythonEnvironments` (spice_engine.langs.python_env), which this language declares as its own
+(spice_engine.langs.capabilities). Its runner loads our pytest plugins (reruns inside the
+session, mutants switched in the test process, the differential run) when it is pytest.
 """
 
 from __future__ import annotations
 
-from spice_engine.langs.base import Files, Phase, Plan
+import tempfile
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+from spice_engine.langs.base import TEST_FOLDERS, Files, Phase, Plan
 from spice_engine.langs.manifests import named
-from spice_engine.pr.diff_split import classify
-from spice_engine.validate.outcomes import Outcomes, parse_pytest_log
+from spice_engine.langs.python_env import LOG_PARSER, RUNNER, PythonEnvironments, plan_of
+from spice_engine.validate.outcomes import Outcomes
+from spice_engine.validate.plan import Group, metadata_file, plan_groups
+from spice_engine.validate.pythons import MissingPython, find_pythons
+from spice_engine.validate.recipe import infer_recipe
+from spice_engine.validate.runners import read_outcomes, runner_named
+from spice_engine.validate.sandbox import Sandbox
+
+TEST_FILES = ("test_*.py", "*_test.py", "*_tests.py", "conftest.py")
 
 
 class Python:
@@ -22,16 +36,56 @@ class Python:
         return 1 if any(p.endswith(".py") for p in files.paths()) else 0
 
     def is_test_path(self, path: str) -> bool:
-        return classify(path) == "test"
+        *folders, name = path.split("/")
+        return bool(TEST_FOLDERS.intersection(folders)) or any(
+            fnmatchcase(name, g) for g in TEST_FILES
+        )
 
     def mutable(self, path: str) -> bool:
         return path.endswith(".py") and not self.is_test_path(path)
 
+    def grammar(self, path: str) -> str | None:
+        return "python" if path.endswith(".py") else None
+
     def plan(self, files: Files, date: str | None) -> Plan:
-        raise NotImplementedError("Python environments are built from recipes (LocalExecutor)")
+        """The recipe the tree's own metadata asks for (the planner's, without a version)."""
+        with tempfile.TemporaryDirectory(prefix="spice-meta-") as tmp:
+            for path in files.paths():
+                if metadata_file(path) and (text := files.text(path)) is not None:
+                    target = Path(tmp, path)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_text(text)
+            try:
+                recipe = infer_recipe(Path(tmp), date or "", sorted(find_pythons()), "0.0")
+            except LookupError as exc:
+                raise MissingPython(str(exc)) from None
+        return plan_of("", f"python{recipe.python}", recipe)
+
+    def targets(self, test_files: list[str], fix_files: list[str]) -> list[str]:
+        # pytest runs the test patch's modules (as SWE-bench's harness does), nothing else.
+        return [f for f in test_files if f.endswith(".py")]
 
     def test_command(self, files: Files, test_files: list[str], plan: Plan) -> Phase:
-        raise NotImplementedError("Python's test command is its recipe's")
+        runner = runner_named(plan.settings.get(RUNNER, "pytest"))
+        return Phase(argv=("python", *runner.command(test_files)), env=plan.env | runner.env)
 
-    def outcomes(self, channel: str, log: str) -> Outcomes:
-        return parse_pytest_log(log)
+    def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
+        settings = plan.settings if plan is not None else {}
+        return read_outcomes(settings.get(LOG_PARSER, "parse_log_pytest"), log)
+
+    def loads_plugins(self, plan: Plan) -> bool:
+        """pytest loads our plugins; a repository's own runner (sympy's `bin/test`) does not."""
+        return runner_named(plan.settings.get(RUNNER, "pytest")).plugins
+
+    def version_groups(
+        self, rows: list[dict[str, Any]], git_dirs: dict[str, Path]
+    ) -> dict[str, Group]:
+        """Its rows grouped by version as SWE-bench does, each group's recipe worked out once
+        from its newest base commit (its `environment_setup_commit`)."""
+        return plan_groups(rows, git_dirs, sorted(find_pythons()))
+
+    def environments(
+        self, envs_dir: Path, sandbox: Sandbox, install_timeout_s: float
+    ) -> PythonEnvironments:
+        """Its environments are its recipes', built by uv (not from a plan's phases)."""
+        return PythonEnvironments(envs_dir, sandbox, install_timeout_s)

@@ -21,6 +21,7 @@ from spice_engine.langs.base import (
     Plan,
     Toolchain,
     ToolchainMissing,
+    with_fix_files,
 )
 from spice_engine.langs.manifests import named, owner, texts
 from spice_engine.langs.rust_manifests import table as _table
@@ -107,6 +108,9 @@ class Rust:
             and not {"examples", "benches", "target"}.intersection(parts[:-1])
             and parts[-1] != "build.rs"
         )
+
+    def grammar(self, path: str) -> str | None:
+        return "rust" if path.endswith(".rs") else None
 
     def _check_versions(self, files: Files, have: tuple[int, int]) -> None:
         for manifest in named(files, "Cargo.toml"):
@@ -199,6 +203,9 @@ class Rust:
             f" cargo fetch && mkdir -p {keep} && cp Cargo.lock {keep}/)"
         )
 
+    def targets(self, test_files: list[str], fix_files: list[str]) -> list[str]:
+        return with_fix_files(test_files, fix_files)
+
     def test_command(self, files: Files, test_files: list[str], plan: Plan) -> Phase:
         roots = _roots(files)
         owners: dict[str, set[str]] = {}
@@ -250,7 +257,7 @@ class Rust:
             f" && cargo test --offline --no-fail-fast {args} 2>&1)"
         )
 
-    def outcomes(self, channel: str, log: str) -> Outcomes:
+    def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         """`<target's source file>::<libtest name>` for each test that ended."""
         sources: dict[str, str] = {}
         found: Outcomes = {}

@@ -18,11 +18,11 @@ from pydantic import BaseModel, Field
 from spice_engine.llm.voting import collect_votes
 from spice_engine.prompts import render_messages
 from spice_engine.protocols import ChatModel
+from spice_engine.runs.session import Run
 from spice_engine.strength.result import CatchingTest, MutantOutcome
 from spice_engine.strength.runs import Runner
 from spice_engine.validate import door
 from spice_engine.validate.outcomes import FAILING, passed
-from spice_engine.validate.session import Run
 
 PROMPT = "catching_test"
 CONTEXT_LINES = 25

@@ -15,7 +15,11 @@ from pathlib import Path
 from libcst import CSTValidationError
 
 from spice_engine.errors import InputError
+from spice_engine.langs import languages
+from spice_engine.langs.executor import Executor
 from spice_engine.redaction import redacted_excerpt
+from spice_engine.runs.session import Job, Session, Status, check, open_session, stopped_by
+from spice_engine.runs.validator import run_targets, test_files
 from spice_engine.strength import sources
 from spice_engine.strength.ablation import ablate
 from spice_engine.strength.callee_messages import repository_sources, set_aside
@@ -29,10 +33,7 @@ from spice_engine.strength.private_renames import set_aside_renames
 from spice_engine.strength.rank import classify, rank, unconfirmed
 from spice_engine.strength.result import StrengthConfig, TestStrength, Verdict
 from spice_engine.strength.runs import Runner
-from spice_engine.validate.executor import Executor
 from spice_engine.validate.outcomes import FAILING
-from spice_engine.validate.session import Job, Session, Status, check, open_session, stopped_by
-from spice_engine.validate.validator import test_files
 
 Progress = Callable[[str], None]
 """Told each phase as it starts (`environment`, `12 mutants`, ...): minutes pass in each."""
@@ -55,7 +56,9 @@ def judged_tests(
     f2p = test_list(instance.get("FAIL_TO_PASS") or "[]")
     if language != "python":
         return f2p, test_list(instance.get("PASS_TO_PASS") or "[]")
-    touched = tuple(test_files(str(instance.get("test_patch") or "")))
+    touched = tuple(
+        languages()[language].targets(test_files(str(instance.get("test_patch") or "")), [])
+    )
     p2p = [t for t in test_list(instance.get("PASS_TO_PASS") or "[]") if t.startswith(touched)]
     return f2p, p2p
 
@@ -125,7 +128,7 @@ def _measure(
     if choice.chosen:
         said(f"{len(choice.chosen)} mutants")
         t0 = time.monotonic()
-        outcomes = mutate(runner, test_files(job.test_patch), f2p + p2p, choice, config)
+        outcomes = mutate(runner, run_targets(job), f2p + p2p, choice, config)
         record.durations["mutants"] = round(time.monotonic() - t0, 3)
         if not isinstance(outcomes, str):  # a part of the above
             record.durations["differential"] = round(outcomes.differential_s, 3)

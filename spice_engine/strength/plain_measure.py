@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import time
 
+from spice_engine.runs.session import Run, Session, Status
+from spice_engine.runs.validator import run_targets
 from spice_engine.strength import sources
 from spice_engine.strength.ablation import ablate
 from spice_engine.strength.choose import spread
@@ -17,8 +19,6 @@ from spice_engine.strength.rank import rank
 from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength, Verdict
 from spice_engine.strength.syntax_mutants import SyntaxSite, find_sites, grammar_for, mutant_source
 from spice_engine.validate.outcomes import passed
-from spice_engine.validate.session import Run, Session, Status
-from spice_engine.validate.validator import run_targets
 
 
 class PlainRunner:

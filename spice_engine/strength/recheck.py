@@ -10,12 +10,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from spice_engine.langs.executor import Executor
+from spice_engine.runs.session import Job, open_session
 from spice_engine.strength.measure import judged_tests
 from spice_engine.strength.runs import Runner
-from spice_engine.validate.executor import Executor
 from spice_engine.validate.outcomes import passed
 from spice_engine.validate.plan import Group
-from spice_engine.validate.session import Job, open_session
 
 
 def passed_with(

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from spice_engine.validate.session import Status
+from spice_engine.runs.session import Status
 
 
 class StrengthConfig(BaseModel):

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from spice_engine.runs.session import Run, Session
 from spice_engine.strength.result import Difference, DifferenceIn
 from spice_engine.validate.reruns import files_of
-from spice_engine.validate.session import Run, Session
 
 PLUGIN = "_spice_mutants"
 PLUGIN_SOURCE = Path(__file__).with_name("mutant_plugin.py")

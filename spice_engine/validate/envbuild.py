@@ -1,7 +1,7 @@
 """The shared environment of a (repository, version, recipe): built once, from the package index.
 
 One shared venv per environment holds the dependencies, resolved once and kept under the data
-dir; each job's own small venv sees it through a `.pth` file (spice_engine.validate.local).
+dir; each job's own small venv sees it through a `.pth` file (spice_engine.langs.python_env).
 What each phase sees (docs/security.md): the build gets the package index (only it, through the
 host's index proxy), its own environment and its repository's package cache writable; resolving
 runs the project's build backend with the environment read-only and a throw-away cache.

@@ -35,7 +35,7 @@ _VENDORED = re.compile(r"(^|/)(tests?|testing|docs?|examples?|vendor|_vendor|pac
 _VERSION_LINE = re.compile(r"""^\s*version\s*=\s*["']?(\d+)\.(\d+)""", re.MULTILINE)
 
 
-def _metadata_file(name: str) -> bool:
+def metadata_file(name: str) -> bool:
     return (
         name in _META
         or name in RUNNER_FILES
@@ -125,7 +125,7 @@ def _group(
     recipe = published_recipe(repo, version, date)
     if recipe is None:
         with tempfile.TemporaryDirectory(prefix="spice-meta-") as tmp:
-            gitwork.export_files(git_dir, setup, Path(tmp), _metadata_file)
+            gitwork.export_files(git_dir, setup, Path(tmp), metadata_file)
             try:
                 recipe = infer_recipe(Path(tmp), date, pythons, version)
             except LookupError as exc:

@@ -14,6 +14,7 @@ from app.redaction import redact
 from app.store.assessments import stored_result
 from app.store.models import Assessment, HumanLabel, TaskInstance
 from spice_engine.dimensions import dimension
+from spice_engine.langs import FALLBACK
 from spice_engine.models import DimensionResult
 from spice_engine.results import AnyAssessment, IssueAssessment
 
@@ -219,7 +220,7 @@ def instance_row(row: TaskInstance, web_url: str) -> InstanceRow:
         instance_id=row.instance_id,
         url=f"{web_url}/{row.repo}/pull/{row.pr_number}",
         status=str(validation.get("status") or "not validated"),
-        language=str(validation.get("language") or ("python" if validation else "")),
+        language=str(validation.get("language") or (FALLBACK if validation else "")),
         reason=str(validation.get("detail") or "").strip().split("\n")[0][:300],
         fail_to_pass=count,
         strength=strength_text((row.labels or {}).get("test_strength")),

@@ -10,18 +10,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from spice_engine.langs import FALLBACK, languages
+from spice_engine.langs.executor import Executor
+from spice_engine.langs.prepared import Prepared
 from spice_engine.redaction import redacted_excerpt
-from spice_engine.validate import gitwork, reruns, submodules
-from spice_engine.validate.executor import EnvBuildError, Executor, Prepared
-from spice_engine.validate.outcomes import (
-    Accounting,
-    Outcomes,
-    TestStatus,
-    account,
-    compute_lists,
-)
-from spice_engine.validate.pythons import MissingPython
-from spice_engine.validate.session import (
+from spice_engine.runs.session import (
     Job,
     Run,
     Session,
@@ -31,6 +24,16 @@ from spice_engine.validate.session import (
     open_session,
     stopped_by,
 )
+from spice_engine.validate import gitwork, reruns, submodules
+from spice_engine.validate.executor import EnvBuildError
+from spice_engine.validate.outcomes import (
+    Accounting,
+    Outcomes,
+    TestStatus,
+    account,
+    compute_lists,
+)
+from spice_engine.validate.pythons import MissingPython
 from spice_engine.validate.tree import Tree
 
 __all__ = ["Job", "Validated", "Validation", "test_files", "validate"]
@@ -42,11 +45,11 @@ class Validation(BaseModel):
 
     status: Status
     detail: str = ""
-    language: str = "python"
+    language: str = FALLBACK
     toolchain: str | None = None
-    """Another language's toolchain, as its environment was built with (`go1.26.8`)."""
+    """The toolchain the environment was built with (`go1.26.8`, `python3.9`)."""
     test_command: list[str] | None = None
-    """Another language's test command for the test files, as run in its sandbox."""
+    """The test command for the test files, as run in its sandbox."""
     python: str | None = None
     recipe: dict[str, object] | None = None
     environment: str | None = None
@@ -71,20 +74,19 @@ class Validated(BaseModel):
     validation: Validation
 
 
-def test_files(test_patch: str, language: str = "python") -> list[str]:
-    """The files the test patch leaves in place (SWE-bench runs the files it touches): for
-    Python its `.py` files, for the others all of them (the language picks its targets)."""
+def test_files(test_patch: str) -> list[str]:
+    """The files the test patch leaves in place (SWE-bench runs the files it touches); the
+    language picks its targets among them (spice_engine.langs.base.Language.test_command)."""
     from unidiff import PatchSet
 
-    kept = [f.path for f in PatchSet(test_patch) if not f.is_removed_file]
-    return [p for p in kept if p.endswith(".py")] if language == "python" else kept
+    return [f.path for f in PatchSet(test_patch) if not f.is_removed_file]
 
 
 def validate(job: Job, executor: Executor, scratch: Path) -> Validated:
     """Never raises for a problem of the instance or its environment: that is a status."""
     started = time.monotonic()
     record = Validation(status=Status.ERROR, language=job.language)
-    if job.language == "python":
+    if job.recipe is not None:
         record.python = job.recipe.python
         record.recipe = {**job.recipe.model_dump(), "install_cmds": job.recipe.install_cmds()}
     try:
@@ -101,7 +103,7 @@ def validate(job: Job, executor: Executor, scratch: Path) -> Validated:
                     exc.detail = f"{name} does not apply at base_commit: {exc.detail}"
                 raise
         record.durations["apply_check"] = round(time.monotonic() - t0, 3)
-        record.test_files = test_files(job.test_patch, job.language)
+        record.test_files = languages()[job.language].targets(test_files(job.test_patch), [])
         with open_session(job, executor, scratch) as session:
             try:
                 done = _before_and_after(session, record)
@@ -139,13 +141,10 @@ def _with_submodules(job: Job, status: Status, detail: str) -> str:
 
 
 def run_targets(job: Job) -> list[str]:
-    """What a run is given: the test files; for other languages the fix's files too (their
-    packages' and modules' own tests are the fix's first tests, and a compiled language's
-    tests of a package are built and run together)."""
-    files = test_files(job.test_patch, job.language)
-    if job.language == "python":
-        return files
-    return [*files, *(f for f in test_files(job.patch, job.language) if f not in files)]
+    """What a run is given: the test files the language runs; a language that runs a
+    package's or module's tests together (a compiled one) also gets the fix's files, whose own
+    tests are the fix's first tests."""
+    return languages()[job.language].targets(test_files(job.test_patch), test_files(job.patch))
 
 
 def _ended(run: Run, name: str, timeout_s: float) -> Outcomes:
@@ -162,7 +161,8 @@ def _before_and_after(session: Session, record: Validation) -> Validated:
     record.environment = session.prepared.key if session.prepared else None
     record.environment_built = bool(session.prepared and session.prepared.built)
     files, budget = run_targets(job), job.timeout_s * job.rerun_share
-    if session.prepared and (plan := session.prepared.plan):
+    if session.prepared:
+        plan = session.prepared.plan
         record.toolchain = plan.toolchain.name
         session.tree.apply(job.test_patch)
         phase = session.language.test_command(session.tree, files, plan)

@@ -22,16 +22,18 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from spice_engine.errors import InputError
-from spice_engine.langs import languages
+from spice_engine.langs import FALLBACK, languages
 from spice_engine.langs.base import ToolchainMissing
+from spice_engine.langs.capabilities import takes_plugins
+from spice_engine.langs.executor import Executor
+from spice_engine.langs.prepared import EnvRequest, Prepared
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.validate import door, gitwork, submodules
-from spice_engine.validate.executor import EnvBuildError, Executor, Prepared, SetupTree
+from spice_engine.validate.executor import EnvBuildError, SetupTree
 from spice_engine.validate.outcomes import Outcomes
 from spice_engine.validate.plugin_run import Plugin, make_plugin, messages
 from spice_engine.validate.pythons import MissingPython
 from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.runners import read_outcomes, runner_named
 from spice_engine.validate.sandbox import SandboxUnavailable
 from spice_engine.validate.tree import PatchRefused, Tree, checkout
 
@@ -91,8 +93,10 @@ class Job(BaseModel):
 
     instance: dict[str, object]
     git_dir: Path
-    version: str
-    recipe: Recipe
+    version: str = ""
+    recipe: Recipe | None = None
+    """Python's environment recipe (the planner's, by version); the other languages plan
+    their environments from the tree."""
     timeout_s: float = 1800.0
     reruns: int = 1
     rerun_share: float = 0.25
@@ -100,11 +104,19 @@ class Job(BaseModel):
     """Where to keep this instance's run logs (compressed); None: not kept."""
     setup_commit: str | None = None
     """The environment's own commit: a shared environment not built yet is built there."""
-    language: str = "python"
+    language: str = FALLBACK
     """Whose seam builds the environment and reads the results (spice_engine.langs)."""
     submodules: dict[str, Path] = Field(default_factory=dict)
     """Repositories the run was given (`owner/name` -> git directory): a submodule whose URL
     names one is checked out from it (spice_engine.validate.submodules)."""
+
+    @property
+    def request(self) -> EnvRequest:
+        """The environment this job needs, as the executor is asked for it."""
+        repo = str(self.instance.get("repo"))
+        return EnvRequest(
+            repo=repo, language=self.language, version=self.version, recipe=self.recipe
+        )
 
     @property
     def base(self) -> str:
@@ -150,8 +162,6 @@ class Session:
         self.job, self.executor, self.home, self.tree = job, executor, home, tree
         self.durations: dict[str, float] = {}
         self.language = languages()[job.language]
-        self.runner = runner_named(job.recipe.test_runner) if job.language == "python" else None
-        self.log_parser = job.recipe.log_parser
         self.prepared: Prepared | None = None
         self.last_log = ""
 
@@ -162,22 +172,18 @@ class Session:
         if job.setup_commit and job.setup_commit != job.base:
             commit = job.setup_commit
             setup = lambda: tree_of(job, commit, self.home, "setup")  # noqa: E731
-        elif job.language != "python":
-            setup = self._with_patches  # what the fix's manifests ask for too
+        elif job.recipe is None:
+            # Planned from the tree: what the fix's manifests ask for too. (A recipe was worked
+            # out for the whole version from its own commit.)
+            setup = self._with_patches
         scratch.mkdir(mode=0o755, exist_ok=True)
-        return self.executor.prepare(
-            str(job.instance.get("repo")),
-            job.version,
-            job.recipe,
-            tree or self.tree,
-            scratch,
-            setup,
-        )
+        return self.executor.prepare(job.request, tree or self.tree, scratch, setup)
 
     @property
     def takes_plugins(self) -> bool:
-        """Whether runs load our pytest plugins (reruns in session, selection by id)."""
-        return self.runner is not None and self.runner.plugins
+        """Whether runs load our pytest plugins (reruns in session, selection by id, mutants
+        switched in-process): the one capability check (spice_engine.langs.capabilities)."""
+        return self.prepared is not None and takes_plugins(self.language, self.prepared.plan)
 
     @contextmanager
     def _with_patches(self) -> Iterator[Tree]:
@@ -210,15 +216,11 @@ class Session:
             self.job.logs_dir.mkdir(parents=True, exist_ok=True)
             packed = gzip.compress(done.log.encode("utf-8"), mtime=0)
             door.write_bytes(self.job.logs_dir, f"{name}.log.gz", packed)
-            if done.channel and self.job.language != "python":  # the results themselves
+            if done.channel and plugin is None:  # the results themselves, not a plugin's
                 packed = gzip.compress(done.channel.encode("utf-8"), mtime=0)
                 door.write_bytes(self.job.logs_dir, f"{name}.results.gz", packed)
         return Run(
-            outcomes=(
-                read_outcomes(self.log_parser, done.log)
-                if self.runner is not None
-                else self.language.outcomes(done.channel, done.log)
-            ),
+            outcomes=self.language.outcomes(done.channel, done.log, ready.plan),
             messages=messages(done.channel),
             log=done.log,
             seconds=done.seconds,

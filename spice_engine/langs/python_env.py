@@ -1,4 +1,4 @@
-"""The local executor: one shared venv per (repo, version, recipe), a thin venv per job, and
+"""Python's environments: one shared venv per (repo, version, recipe), a thin venv per job, and
 every command that runs repository code (the install, the tests) inside the `Sandbox`.
 
 Each job gets its own small venv that sees the shared one (spice_engine.validate.envbuild)
@@ -15,6 +15,8 @@ import os
 import time
 from pathlib import Path
 
+from spice_engine.langs.base import Plan, Toolchain
+from spice_engine.langs.prepared import EnvRequest, Prepared
 from spice_engine.validate import door
 from spice_engine.validate.editable import (
     SEARCH_PTH,
@@ -26,12 +28,12 @@ from spice_engine.validate.editable import (
 )
 from spice_engine.validate.env_once import built_once
 from spice_engine.validate.envbuild import EnvBuilder, env_key, site_packages, uv_binary
-from spice_engine.validate.executor import Prepared, RunResult, SetupTree
+from spice_engine.validate.executor import RunResult, SetupTree
 from spice_engine.validate.job_commands import JobCommands, Where, base_env
 from spice_engine.validate.plugin_run import Plugin
 from spice_engine.validate.pythons import python_for
 from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.runners import runner_named
+from spice_engine.validate.runners import log_parser_for, runner_named
 from spice_engine.validate.sandbox import Sandbox
 from spice_engine.validate.tree import Tree
 
@@ -39,10 +41,25 @@ INSTALL_TIMEOUT_S = 1800
 EDITABLE = "spice-editable.json"
 """The project's editable install as captured at build time (spice_engine.validate.editable)."""
 RECIPE = "spice-recipe.json"
+RUNNER = "runner"
+LOG_PARSER = "log_parser"
 
 
-class LocalExecutor:
-    """`Executor` on this machine's interpreters, with uv for speed, inside `sandbox`."""
+def plan_of(repo: str, key: str, recipe: Recipe) -> Plan:
+    """A recipe's environment as the seam's values: what it is keyed by, its interpreter, and
+    what its test command and reports need."""
+    parser = recipe.log_parser or log_parser_for(repo, recipe.test_runner)
+    return Plan(
+        language="python",
+        toolchain=Toolchain(name=f"python{recipe.python}"),
+        key=(key,),
+        env=dict(recipe.env),
+        settings={RUNNER: recipe.test_runner, LOG_PARSER: parser},
+    )
+
+
+class PythonEnvironments:
+    """Python's `Environments` on this machine's interpreters, with uv, inside `sandbox`."""
 
     def __init__(
         self, envs_dir: Path, sandbox: Sandbox, install_timeout_s: float = INSTALL_TIMEOUT_S
@@ -53,16 +70,13 @@ class LocalExecutor:
         self.builder = EnvBuilder(self.commands, envs_dir)
 
     def prepare(
-        self,
-        repo: str,
-        version: str,
-        recipe: Recipe,
-        tree: Tree,
-        job: Path,
-        setup_tree: SetupTree | None = None,
+        self, request: EnvRequest, tree: Tree, job: Path, setup_tree: SetupTree | None = None
     ) -> Prepared:
         started = time.monotonic()
-        key = env_key(repo, version, recipe)
+        repo, recipe = request.repo, request.recipe
+        if recipe is None:
+            raise ValueError("a Python environment needs its recipe (the planner's)")
+        key = env_key(repo, request.version, recipe)
         shared = self.envs_dir / key
         self.envs_dir.mkdir(parents=True, exist_ok=True)
         for scratch in (job / "home", job / "tmp"):
@@ -84,9 +98,10 @@ class LocalExecutor:
         self._install_project(where, recipe, built)
         return Prepared(
             key=key,
-            python=job / "venv" / "bin" / "python",
+            job=job,
             built=built,
             seconds=round(time.monotonic() - started, 3),
+            plan=plan_of(repo, key, recipe),
         )
 
     def _install_project(self, where: Where, recipe: Recipe, built: bool) -> None:
@@ -138,9 +153,9 @@ class LocalExecutor:
         if plugin is not None and not runner.plugins:
             raise ValueError(f"the {runner.name} runner takes no pytest plugin")
         load = [a for m in plugin.modules() for a in ("-p", m)] if plugin else []
-        cmd = [str(prepared.python), *runner.command([*load, *args])]
-        job = prepared.python.parent.parent.parent
-        venv = prepared.python.parent.parent
+        job = prepared.job
+        venv = job / "venv"
+        cmd = [str(venv / "bin" / "python"), *runner.command([*load, *args])]
         # No byte code written into the tree: a patch applied within the second of the run
         # before it, leaving a file's size unchanged (`a - b` -> `a + b`), would otherwise run
         # as the stale `.pyc` of the unpatched file (Python checks only mtime and size).

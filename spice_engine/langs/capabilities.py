@@ -1,0 +1,74 @@
+"""What a language may do beyond the seam (spice_engine.langs.base), declared by having the
+method and checked here only: the executor and the session ask these functions, never a
+language's name.
+
+- `OwnEnvironments`: the language builds its environments itself instead of from its plan's
+  phases (Python: its recipes, with uv, a thin venv per job over a shared one).
+- `VersionGroups`: the language's rows are grouped by version, one environment per group
+  built at its newest base commit (Python, as SWE-bench does); the others plan each tree.
+- `LoadsPlugins`: its runner loads our pytest plugins in the test process, so reruns happen
+  inside the session, a mutant is switched on in-process and the differential run can watch
+  calls (Python under pytest). Without it each run is a whole new run of the test command.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from spice_engine.langs.base import Language, Plan
+from spice_engine.langs.prepared import EnvRequest, Prepared
+from spice_engine.validate.executor import RunResult, SetupTree
+from spice_engine.validate.plan import Group
+from spice_engine.validate.plugin_run import Plugin
+from spice_engine.validate.sandbox import Sandbox
+from spice_engine.validate.tree import Tree
+
+
+class Environments(Protocol):
+    """Builds (or reuses) a language's environments and runs a job's tests in them."""
+
+    def prepare(
+        self, request: EnvRequest, tree: Tree, job: Path, setup_tree: SetupTree | None
+    ) -> Prepared: ...
+
+    def run(
+        self,
+        prepared: Prepared,
+        tree: Tree,
+        args: list[str],
+        timeout_s: float,
+        plugin: Plugin | None = None,
+    ) -> RunResult: ...
+
+
+@runtime_checkable
+class OwnEnvironments(Protocol):
+    def environments(
+        self, envs_dir: Path, sandbox: Sandbox, install_timeout_s: float
+    ) -> Environments: ...
+
+
+@runtime_checkable
+class LoadsPlugins(Protocol):
+    def loads_plugins(self, plan: Plan) -> bool: ...
+
+
+@runtime_checkable
+class VersionGroups(Protocol):
+    def version_groups(
+        self, rows: list[dict[str, Any]], git_dirs: dict[str, Path]
+    ) -> dict[str, Group]: ...
+
+
+def version_groups(language: Language) -> VersionGroups | None:
+    return language if isinstance(language, VersionGroups) else None
+
+
+def own_environments(language: Language) -> OwnEnvironments | None:
+    return language if isinstance(language, OwnEnvironments) else None
+
+
+def takes_plugins(language: Language, plan: Plan) -> bool:
+    """Whether runs in `plan`'s environment load our pytest plugins."""
+    return isinstance(language, LoadsPlugins) and language.loads_plugins(plan)
