@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from spice_engine.validate.clone_cache import CLONES, cached_clone
-from spice_engine.validate.gitwork import clone_from_github
+from spice_engine.validate.clone_cache import CLONES, clone_from_github
 from tests.fakes.sample_project import git
 
 REPO = "octo/calc"
@@ -72,7 +71,7 @@ def test_a_moved_tag_and_a_force_pushed_branch_reach_the_cache(
     upstream.move_tag("gone", first)
     upstream.push("main")
     cache, base = tmp_path / "cache", f"{scheme}{upstream.root}"
-    git_dir = cached_clone(REPO, cache, base)
+    git_dir = clone_from_github(REPO, cache, base)
     assert (ref(git_dir, "v1.0"), ref(git_dir, "main")) == (first, second)
 
     # The upstream re-releases v1.0 elsewhere, rewrites main and drops a tag.
@@ -82,7 +81,7 @@ def test_a_moved_tag_and_a_force_pushed_branch_reach_the_cache(
     upstream.move_tag("v1.0", rewritten)
     git(upstream.work, "push", "-q", "origin", ":refs/tags/gone")
 
-    assert cached_clone(REPO, cache, base) == git_dir
+    assert clone_from_github(REPO, cache, base) == git_dir
     assert ref(git_dir, "v1.0") == rewritten
     assert ref(git_dir, "main") == rewritten
     assert ref(git_dir, "gone") == ""
@@ -99,7 +98,7 @@ def test_the_cache_of_the_old_fetch_took_a_moved_tag_too(
     cache = tmp_path / "cache"
     git_dir = clone_from_github(REPO, cache, f"file://{upstream.root}")
     upstream.move_tag("v1.0", upstream.commit("v = 2\n"))
-    assert cached_clone(REPO, cache, f"file://{upstream.root}") == git_dir
+    assert clone_from_github(REPO, cache, f"file://{upstream.root}") == git_dir
     assert ref(git_dir, "v1.0") == ref(upstream.bare, "v1.0")
 
 
@@ -112,14 +111,14 @@ def test_a_clone_that_cannot_be_fetched_is_made_again_and_swapped_in(
     outer.mkdir()
     git(outer, "init", "-q")
     cache, base = outer / "cache", str(upstream.root)
-    git_dir = cached_clone(REPO, cache, base)
+    git_dir = clone_from_github(REPO, cache, base)
     before = git_dir.resolve()
     (git_dir / "config").write_text("[[[ not a config\n")
     (git_dir / "HEAD").write_text("garbage\n")
     latest = upstream.commit("v = 2\n")
     upstream.push("main")
 
-    assert cached_clone(REPO, cache, base) == git_dir
+    assert clone_from_github(REPO, cache, base) == git_dir
     assert git_dir.is_symlink() and git_dir.resolve() != before
     assert not before.exists()  # the broken clone is gone
     assert [p.name for p in (cache / CLONES).iterdir()] == [git_dir.resolve().parent.name]
@@ -135,7 +134,7 @@ def test_two_callers_at_once_leave_one_sound_clone(upstream: Upstream, tmp_path:
         tip = upstream.commit(f"v = {round_ + 1}\n")
         upstream.push("main")
         upstream.move_tag("latest", tip)
-        got = _at_once(lambda: cached_clone(REPO, cache, base), callers=4)
+        got = _at_once(lambda: clone_from_github(REPO, cache, base), callers=4)
         assert len(set(got)) == 1
         assert (ref(got[0], "main"), ref(got[0], "latest")) == (tip, tip)
         subprocess.run(["git", "--git-dir", str(got[0]), "fsck", "--strict"], check=True)
@@ -193,7 +192,7 @@ def test_the_hosts_git_configuration_and_hooks_play_no_part(
         with monkeypatch.context() as env:
             for key, value in host.items():
                 env.setenv(key, value)
-            cached_clone(REPO, cache, base)
+            clone_from_github(REPO, cache, base)
         upstream.move_tag("v1", upstream.commit(f"v = {_ + 2}\n"))
     assert not ran.exists()
     # The same configuration runs the hook for a plain git: the check above means something.

@@ -155,7 +155,7 @@ def test_a_moved_tag_or_a_rewritten_branch_does_not_poison_a_cached_clone(tmp_pa
     """The App keeps one clone per repository and fetches it on reuse: upstream moving a tag
     (deleted and made again on another commit) or force-pushing a branch must not make every
     later fetch fail ("would clobber existing tag")."""
-    from spice_engine.validate.gitwork import clone_from_github
+    from spice_engine.validate.clone_cache import clone_from_github
 
     upstream = tmp_path / "mirror" / "octo" / "calc.git"
     upstream.mkdir(parents=True)

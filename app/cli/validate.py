@@ -20,7 +20,8 @@ from app.settings import Settings
 from spice_engine.errors import InputError
 from spice_engine.langs.executor import Executor
 from spice_engine.runs.validate_rows import validate_rows
-from spice_engine.validate.gitwork import clone_from_github, open_repository
+from spice_engine.validate.clone_cache import clone_from_github
+from spice_engine.validate.gitwork import open_repository
 from spice_engine.validate.sandbox import Sandbox, SandboxUnavailable, Unsandboxed
 
 NONE_VALID = 3

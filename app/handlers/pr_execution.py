@@ -25,7 +25,8 @@ from spice_engine.strength.batch import run_seconds
 from spice_engine.strength.catching import TestWriter
 from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength
-from spice_engine.validate.gitwork import GitError, clone_from_github
+from spice_engine.validate.clone_cache import clone_from_github
+from spice_engine.validate.gitwork import GitError
 
 log = logging.getLogger(__name__)
 RESULTS = "pr-strength"

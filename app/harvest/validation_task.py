@@ -20,7 +20,8 @@ from app.store.engine import database_url, make_engine, session_factory
 from app.store.retention import VALIDATION_LOGS
 from spice_engine.runs.validate_rows import merge, validate_rows
 from spice_engine.runs.validator import Validated, Validation
-from spice_engine.validate.gitwork import GitError, clone_from_github
+from spice_engine.validate.clone_cache import clone_from_github
+from spice_engine.validate.gitwork import GitError
 
 log = logging.getLogger(__name__)
 TASK_NAME = "validate_instance"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spice_engine.issue_signals import facts
+import spice_engine.issue_signals.facts as facts
 from spice_engine.issue_signals.candidate_solution import candidate_solution
 from spice_engine.issue_signals.fix_location import localize_to_fix
 from spice_engine.issue_signals.fix_patch import fix_location, quotes_fix

@@ -4,51 +4,28 @@ from __future__ import annotations
 
 import re
 from fnmatch import fnmatchcase
+from functools import cache
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from spice_engine.errors import InputError
+from spice_engine.langs import languages
+from spice_engine.langs.base import TEST_FOLDERS, Language
 from spice_engine.pr.inline_tests import INLINE_SUFFIXES, split_hunks
 
 Kind = Literal["test", "source"]
 
-# Directory names that hold tests or test data in most ecosystems. SWE-bench's published split
-# is reproduced by the first four; the rest keep the rule sensible beyond Python.
-TEST_DIRS = frozenset(
-    {"test", "tests", "testing", "e2e", "__tests__", "spec", "specs", "testdata", "test_data"}
-    | {"fixtures", "__fixtures__", "__mocks__", "__snapshots__", "test-data", "testfixtures"}
-)
-TEST_FILE_GLOBS = (
-    "test_*.py",
-    "*_test.py",
-    "*_tests.py",
-    "conftest.py",
-    "*_test.go",
-    "*.test.[jt]s",
-    "*.test.[jt]sx",
-    "*.test.mjs",
-    "*.spec.[jt]s",
-    "*.spec.[jt]sx",
+OTHER_TEST_FILES = (
     "*_spec.rb",
     "*_test.rb",
-    "*Test.java",
-    "*Tests.java",
     "*Test.kt",
     "*Tests.cs",
-    "*_test.rs",
     "*_test.exs",
     "*_test.dart",
     "*Test.php",
-    "*_test.c",
-    "*_test.cc",
-    "*_test.cpp",
-    "*_test.cxx",
-    "test_*.c",
-    "test_*.cc",
-    "test_*.cpp",
-    "test_*.cxx",
 )
+"""Test files of languages no language file runs (spice_engine.langs): split all the same."""
 _HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 
 
@@ -109,9 +86,15 @@ def classify(path: str, rules: SplitRules | None = None) -> Kind:
     if rules and _glob_match(path, rules.test_globs):
         return "test"
     *dirs, name = path.split("/")
-    if any(d in TEST_DIRS for d in dirs):
+    if any(d in TEST_FOLDERS for d in dirs) or any(fnmatchcase(name, g) for g in OTHER_TEST_FILES):
         return "test"
-    return "test" if any(fnmatchcase(name, g) for g in TEST_FILE_GLOBS) else "source"
+    # Each language's own rule (its test files, its test folders).
+    return "test" if any(lang.is_test_path(path) for lang in _languages()) else "source"
+
+
+@cache
+def _languages() -> tuple[Language, ...]:
+    return tuple(languages().values())
 
 
 def _file_starts(lines: list[str]) -> list[int]:

@@ -26,7 +26,7 @@ CLONES = ".clones"
 so a new clone replaces an old one in one step (a link is renamed over the other)."""
 
 
-def cached_clone(repo: str, cache: Path, base_url: str = "https://github.com") -> Path:
+def clone_from_github(repo: str, cache: Path, base_url: str = "https://github.com") -> Path:
     """A bare clone of `owner/name` from `base_url` (GitHub, an Enterprise host, a mirror, a
     path), kept in `cache`: fetched again on reuse, cloned again if it cannot be fetched."""
     cache.mkdir(parents=True, exist_ok=True)

@@ -216,11 +216,3 @@ def export_files(repo: Path, commit: str, dest: Path, wanted: Callable[[str], bo
         if name and wanted(name):
             with suppress(GitError):
                 door.write_bytes(dest, name, git_bytes(repo, "show", f"{commit}:{name}"))
-
-
-def clone_from_github(repo: str, cache: Path, base_url: str = "https://github.com") -> Path:
-    """A bare clone of `owner/name` from GitHub (or `base_url`: an Enterprise host, a local
-    mirror), kept in `cache` and fetched on reuse (spice_engine.validate.clone_cache)."""
-    from spice_engine.validate.clone_cache import cached_clone  # it builds on this module
-
-    return cached_clone(repo, cache, base_url)
