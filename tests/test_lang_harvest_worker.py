@@ -43,6 +43,7 @@ def _validations(data: Path) -> dict[str, dict[str, object]]:
     return found
 
 
+@pytest.mark.timeout(1500)
 def test_a_harvest_run_by_the_app_validates_each_instance_in_its_language(
     tmp_path: Path,
 ) -> None:
@@ -83,7 +84,7 @@ def test_a_harvest_run_by_the_app_validates_each_instance_in_its_language(
                 stderr=stderr,
             )
         try:
-            deadline = time.monotonic() + 1500
+            deadline = time.monotonic() + 1400
             while len(found := _validations(data)) < len(rows):
                 assert worker.poll() is None, log.read_text()[-3000:]
                 assert time.monotonic() < deadline, log.read_text()[-3000:]

@@ -8,6 +8,7 @@ import json
 import posixpath
 import re
 from typing import Any
+from urllib.parse import quote
 
 from spice_engine.langs.base import TESTBED
 from spice_engine.validate.outcomes import Outcomes, TestStatus
@@ -138,3 +139,23 @@ def _json_documents(channel: str) -> list[dict[str, Any]]:
             found.append(value)
             position = end
     return found
+
+
+# Each test's name after its suites' (jest's `fullName`), known from the `test:start` events:
+# a file's tests start in order, each after its parents (files may run side by side, so
+# each keeps its own). Suites are no tests of their own.
+_NODE_REPORTER = (
+    "export default async function* (source) { const started = {};"
+    " for await (const event of source) { const data = event.data || {};"
+    " const names = started[data.file] || (started[data.file] = []);"
+    ' if (event.type === "test:start") { names[data.nesting] = data.name; continue; }'
+    ' if (event.type !== "test:pass" && event.type !== "test:fail") continue;'
+    ' if (data.details && data.details.type === "suite") continue;'
+    ' const status = event.type === "test:fail" ? "failed" : data.skip || data.todo'
+    ' ? "skipped" : "passed";'
+    ' const name = [...names.slice(0, data.nesting), data.name].join(" ");'
+    f' yield "\\n" + JSON.stringify({{{NODE_MARK}: {{file: data.file, name, status}}}}) + "\\n";'
+    " } }"
+)
+NODE_REPORTER = "data:text/javascript," + quote(_NODE_REPORTER)
+"""A module URL, so the reporter needs no file in the tree or the environment."""
