@@ -1,18 +1,17 @@
 """Which deliveries become jobs, of which kind, under which key: decided here, once.
 
-`EVENTS` is the one table: per event and actions, the job kind, the job key, the condition
-checked at the door, the pre-filter the worker applies before any GitHub call and the handler.
-The web process routes a delivery with it (`route_body`) and stores the route beside the
-payload; the worker dispatches on the stored kind and never routes again. Each handler is
-imported by a small function of this module, called by the worker only: the web process
-imports none of them. The fields routing reads are validated first (app.webhook_envelope).
+`EVENTS` is the one table of the door: per event and actions, the job kind, the job key and
+the condition checked at the door. The web process routes a delivery with it (`route_body`)
+and stores the route beside the payload; the worker dispatches on the stored kind to the
+handler registered for it (app.handlers.table) and never routes again: the web process
+imports no handler. The fields routing reads are validated first (app.webhook_envelope).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import msgspec
 from pydantic import BaseModel, Field
@@ -25,18 +24,8 @@ from app.webhook_envelope import (
     parse_body,
 )
 
-if TYPE_CHECKING:
-    from app.handlers.outcome import Done
-    from app.handlers.run_context import RunContext
-
 Kind = Annotated[str, Field(pattern=r"^[a-z_]{1,20}$")]
 """A job kind: the `kind` of one entry of `EVENTS`."""
-
-
-Handler = Callable[["RunContext", dict[str, Any]], "Done"]
-"""Every handler's one signature: the run's context and the payload in, a typed result out
-(or `Skipped` / `Failed` raised: app.handlers.outcome)."""
-PreFilter = Callable[[dict[str, Any]], str | None]
 
 
 class UnknownKind(LookupError):
@@ -71,14 +60,8 @@ class EventEntry:
     kind: Kind
     place: Callable[[str, Envelope], Place]
     """The job's repository, number and key; raises `InvalidPayload` when fields are missing."""
-    handler: Callable[[], Handler] | None
-    """The worker's handler, imported when asked for (the web process imports none); None:
-    applied at the door (`INSTALLATION`)."""
     accepts: Callable[[Envelope], bool] | None = None
     """At the door: False answers the delivery 200 ignored (e.g. a PR closed unmerged)."""
-    pre_filter: Callable[[], PreFilter] | None = None
-    """Run by the worker before any GitHub call (our own comments and labels come back as
-    events): a skip reason, or None."""
 
 
 def item_place(event: str, env: Envelope) -> Place:
@@ -124,76 +107,26 @@ ITEM_ACTIONS = frozenset({"opened", "edited", "reopened"})
 LABEL_ACTIONS = frozenset({"labeled", "unlabeled"})
 
 
-# The handlers, each imported only when the worker asks for it; a reader, mypy and
-# go-to-definition follow every entry to its function.
-def _issues() -> Handler:
-    from app.handlers.issues import on_issue
-
-    return on_issue
-
-
-def _pull_requests() -> Handler:
-    from app.handlers.pull_requests import on_pull_request
-
-    return on_pull_request
-
-
-def _merges() -> Handler:
-    from app.handlers.merges import handle_merge
-
-    return handle_merge
-
-
-def _comments() -> Handler:
-    from app.handlers.comments import handle_comment
-
-    return handle_comment
-
-
-def _not_a_command() -> PreFilter:
-    from app.handlers.comments import not_a_command
-
-    return not_a_command
-
-
-def _corrections() -> Handler:
-    from app.handlers.corrections import handle_label_change
-
-    return handle_label_change
-
-
-def _not_a_correction() -> PreFilter:
-    from app.handlers.corrections import not_a_correction
-
-    return not_a_correction
-
-
 PR_ACTIONS = ITEM_ACTIONS | {"synchronize", "ready_for_review"}
 EVENTS: list[EventEntry] = [
-    EventEntry("issues", ITEM_ACTIONS, "issue", item_place, _issues),
-    EventEntry("pull_request", PR_ACTIONS, "pull_request", item_place, _pull_requests),
-    EventEntry("pull_request", frozenset({"closed"}), "harvest", _merge, _merges, _merged),
-    EventEntry(
-        "issue_comment", frozenset({"created"}), "comment", _command, _comments,
-        pre_filter=_not_a_command,
-    ),
+    EventEntry("issues", ITEM_ACTIONS, "issue", item_place),
+    EventEntry("pull_request", PR_ACTIONS, "pull_request", item_place),
+    EventEntry("pull_request", frozenset({"closed"}), "harvest", _merge, _merged),
+    EventEntry("issue_comment", frozenset({"created"}), "comment", _command),
     *(
-        EventEntry(
-            event, LABEL_ACTIONS, "label", _label_change, _corrections,
-            pre_filter=_not_a_correction,
-        )
+        EventEntry(event, LABEL_ACTIONS, "label", _label_change)
         for event in ("issues", "pull_request")
     ),
     # Installation events change what may run: applied where they come in, in the intake
     # transaction (app.store.installations), never queued behind the jobs they concern.
     *(
-        EventEntry(event, frozenset(actions), INSTALLATION, installation_place, None)
+        EventEntry(event, frozenset(actions), INSTALLATION, installation_place)
         for event, actions in (
             ("installation", ("deleted", "suspend", "unsuspend")),
             ("installation_repositories", ("removed", "added")),
         )
     ),
-]  # fmt: skip
+]
 HANDLED_EVENTS = frozenset(entry.event for entry in EVENTS)
 
 

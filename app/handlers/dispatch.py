@@ -1,4 +1,4 @@
-"""A routed delivery -> its table entry's handler (app.routing.EVENTS) -> a `HandlerOutcome`.
+"""A routed delivery -> its kind's handler (app.handlers.table) -> a `HandlerOutcome`.
 
 Handlers return `Done` or raise `Skipped` / `Failed`; every failure is caught here, once, and
 turned into the outcome's `Failure` (retryable or not): nothing fails silently."""
@@ -18,7 +18,8 @@ from app.handlers.comments import may_command
 from app.handlers.deps import HandlerDeps
 from app.handlers.outcome import Delivered, Done, Failed, Failure, HandlerOutcome, Skipped
 from app.handlers.run_context import RunContext
-from app.routing import Handler, Route, entry_of, route_payload
+from app.handlers.table import HANDLERS, PRE_FILTERS, Handler
+from app.routing import INSTALLATION, Route, entry_of, route_payload
 from app.webhook_envelope import InvalidPayload
 from spice_engine.errors import CostCapExceeded, ModelCallError, NoValidVotesError, SpiceError
 
@@ -56,14 +57,14 @@ def handle_routed(
         number=route.number,
     )  # fmt: skip
     outcome = HandlerOutcome(delivery=delivered, dry_run=deps.dry_run)
-    entry = entry_of(route.kind)
+    entry_of(route.kind)  # a kind the table lost is UnknownKind, not a handler's KeyError
     try:
-        if entry.handler is None:
+        if route.kind == INSTALLATION:
             raise Skipped("an installation change: applied by the App's door, not here")
-        skip = entry.pre_filter()(payload) if entry.pre_filter else None
-        if skip is not None:
+        pre_filter = PRE_FILTERS.get(route.kind)
+        if pre_filter is not None and (skip := pre_filter(payload)) is not None:
             raise Skipped(skip)  # no API call for what is not ours to handle
-        done = _run_in_repository(deps, route, entry.handler(), payload)
+        done = _run_in_repository(deps, route, HANDLERS[route.kind], payload)
         outcome = outcome.model_copy(update={"done": done, "dry_run": done.dry_run})
     except Skipped as exc:
         outcome = outcome.model_copy(update={"skipped": exc.reason})
