@@ -38,6 +38,8 @@ from typing import Any
 import judged  # beside this script
 
 from spice_engine.langs.executor import Executor
+from spice_engine.langs.python_interpreters import find_pythons
+from spice_engine.langs.python_versions import plan_groups
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.runs.validate_rows import validate_rows
 from spice_engine.strength.batch import strength_rows
@@ -47,8 +49,6 @@ from spice_engine.validate import gitwork
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.executor import EnvBuildError
 from spice_engine.validate.gitwork import open_repository
-from spice_engine.validate.plan import plan_groups
-from spice_engine.validate.pythons import find_pythons
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "validation"

@@ -69,8 +69,8 @@ class DictFiles:
 
 def lang_job(row: dict[str, Any], git_dir: Path, language: str, **extra: Any) -> Any:
     """The `Job` of `row` in `language` (no Python recipe: another executor builds it)."""
+    from spice_engine.langs.python_recipe import Recipe
     from spice_engine.runs.session import Job
-    from spice_engine.validate.recipe import Recipe
 
     return Job(
         instance=row,

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from spice_engine.validate.harness_fields import END, START
+from spice_engine.runs.harness_fields import END, START
 
 ROOT = Path(__file__).resolve().parents[1]
 SWEBENCH = "swebench==5.0.2"

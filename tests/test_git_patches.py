@@ -17,9 +17,9 @@ import pytest
 from app.github.client import PullFile, pull_diff
 from app.harvest.build import Built, build_instance
 from app.harvest.source import PullSummary
+from spice_engine.langs.python_recipe import Recipe
 from spice_engine.runs.validator import Job, validate
 from spice_engine.validate import gitwork
-from spice_engine.validate.recipe import Recipe
 from spice_engine.validate.tree import checkout
 from tests.fakes.github_server import FakeGitHub
 from tests.harvest_support import fake_source

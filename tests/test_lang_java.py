@@ -14,11 +14,11 @@ from spice_engine.langs.base import ToolchainMissing
 from spice_engine.langs.executor import Executor
 from spice_engine.langs.java import JAVAC, JDKS, MAVEN, Java
 from spice_engine.langs.java_snapshots import OWN_VERSION, snapshot_parents, stand_ins
+from spice_engine.langs.python_recipe import Recipe
 from spice_engine.runs.session import Job
 from spice_engine.runs.validator import validate
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.outcomes import TestStatus
-from spice_engine.validate.recipe import Recipe
 from tests.fakes.sample_project import git
 from tests.lang_projects import DictFiles, committed_files
 

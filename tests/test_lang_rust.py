@@ -9,12 +9,12 @@ import pytest
 
 from spice_engine.langs.base import ToolchainMissing
 from spice_engine.langs.executor import Executor
+from spice_engine.langs.python_recipe import Recipe
 from spice_engine.langs.rust import RUSTUP, Rust, machine_rust
 from spice_engine.runs.session import Job
 from spice_engine.runs.validator import validate
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.outcomes import TestStatus
-from spice_engine.validate.recipe import Recipe
 from tests.lang_projects import DictFiles, committed_files
 
 DATA = Path(__file__).parent / "data" / "lang_rust"

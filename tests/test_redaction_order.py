@@ -28,8 +28,8 @@ from app.harvest.validation_task import run_validation
 from app.logging_setup import configure_logging
 from app.redaction import RedactingFilter, redact, redacted_excerpt, secret_values
 from app.settings import Settings
+from spice_engine.langs.python_envbuild import excerpt
 from spice_engine.validate.bubblewrap import Bubblewrap
-from spice_engine.validate.envbuild import excerpt
 from tests.fakes.github_fixtures import (  # noqa: F401
     REPO,
     fake_github_fixture,

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
+from spice_engine.langs.python_interpreters import find_pythons
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.docker import DEFAULT_IMAGE, DockerSandbox
 from spice_engine.validate.index_access import IndexAccess
-from spice_engine.validate.pythons import find_pythons
 from spice_engine.validate.sandbox import Bind, Sandbox
 from tests.sandbox_attack import Listener, host_addresses
 

@@ -13,6 +13,7 @@ import pytest
 
 from app.github.strength_render import catching_block, strength_line, survivor_block
 from spice_engine.langs.executor import Executor
+from spice_engine.langs.python_recipe import Recipe
 from spice_engine.llm.config import ModelConfig
 from spice_engine.llm.litellm_chat import LiteLLMChat
 from spice_engine.runs.session import Job
@@ -20,7 +21,6 @@ from spice_engine.strength.catching import TestWriter
 from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength
 from spice_engine.validate.bubblewrap import Bubblewrap
-from spice_engine.validate.recipe import Recipe
 from tests.fakes.openai_server import FakeOpenAI, Reply
 from tests.strength_support import FIX, WEAK, calc_instance
 from tests.validation_support import sandbox_fixture  # noqa: F401

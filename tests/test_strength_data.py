@@ -20,11 +20,11 @@ from typer.testing import CliRunner
 
 from app.cli.main import cli
 from spice_engine.langs.executor import Executor
+from spice_engine.langs.python_interpreters import find_pythons
+from spice_engine.langs.python_versions import plan_groups
 from spice_engine.strength.recheck import verdicts_hold
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.gitwork import open_repository
-from spice_engine.validate.plan import plan_groups
-from spice_engine.validate.pythons import find_pythons
 from tests.validation_support import sandbox_fixture  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]

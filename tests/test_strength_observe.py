@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy
 
 from spice_engine.langs.executor import Executor
+from spice_engine.langs.python_recipe import Recipe
 from spice_engine.runs.session import Job
 from spice_engine.strength import compare_support, observe_support, replay_support
 from spice_engine.strength.compare_support import differs
@@ -26,7 +27,6 @@ from spice_engine.strength.observe_support import Observer, flatten
 from spice_engine.strength.replay_support import nearby_differs, neighbours
 from spice_engine.strength.result import StrengthConfig, Verdict
 from spice_engine.validate.bubblewrap import Bubblewrap
-from spice_engine.validate.recipe import Recipe
 from tests.fakes.sample_project import calc_project, instance_of
 from tests.validation_support import sandbox_fixture  # noqa: F401
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from spice_engine.langs.executor import Executor
+from spice_engine.langs.python_recipe import Recipe
 from spice_engine.runs.session import Job, Session, open_session
 from spice_engine.strength.ablation import ablate
 from spice_engine.strength.batch import validation_seconds
@@ -22,7 +23,6 @@ from spice_engine.strength.parts import changed_lines
 from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength, Verdict
 from spice_engine.strength.runs import Runner
 from spice_engine.validate.bubblewrap import Bubblewrap
-from spice_engine.validate.recipe import Recipe
 from tests.strength_support import FIX, STRONG, UNTESTED, WEAK, calc_instance
 from tests.validation_support import sandbox_fixture  # noqa: F401
 

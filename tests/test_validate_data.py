@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from app.cli.main import cli
-from spice_engine.validate.pythons import find_pythons
+from spice_engine.langs.python_interpreters import find_pythons
 from tests.swebench_referee import grade, harness_log, referee_fixture  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,8 +9,8 @@ from pathlib import Path
 from spice_engine.langs.executor import Executor
 from spice_engine.langs.prepared import EnvRequest, Prepared
 from spice_engine.langs.python_env import EDITABLE
+from spice_engine.langs.python_recipe import Recipe
 from spice_engine.validate.bubblewrap import Bubblewrap
-from spice_engine.validate.recipe import Recipe
 from spice_engine.validate.tree import Tree, checkout
 from tests.validation_support import calc_repo_fixture, git, sandbox_fixture  # noqa: F401
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from spice_engine.validate.runners import (
+from spice_engine.langs.python_runners import (
     PYTEST,
     SYMPY,
     infer_runner,
@@ -180,7 +180,7 @@ def test_own_runner_validated_and_graded_by_swebench(
 def test_the_version_is_read_where_projects_declare_it(
     tmp_path: Path, path: str, text: str, version: str
 ) -> None:
-    from spice_engine.validate.plan import instance_version
+    from spice_engine.langs.python_versions import instance_version
 
     (tmp_path / path).parent.mkdir(parents=True)
     (tmp_path / path).write_text(text)
@@ -311,7 +311,7 @@ print(json.dumps({n: PARSER_REGISTRY[n](log, None) for n in sys.argv[1:]}))
 def test_pytest_logs_are_read_as_each_swebench_parser_reads_them(referee: Path) -> None:
     """The outside referee: swebench's own parsers on the same log, each dialect alike
     (colours, an id with a space, a path parameter, a verbose line)."""
-    from spice_engine.validate.runners import PYTEST_PARSERS, read_outcomes
+    from spice_engine.langs.python_runners import PYTEST_PARSERS, read_outcomes
 
     names = [*PYTEST_PARSERS.values(), "parse_log_sympy"]
     log = PYTEST_LOG + RUNTESTS_LOG

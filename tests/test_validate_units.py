@@ -6,10 +6,10 @@ import subprocess
 from functools import partial
 from pathlib import Path
 
-from spice_engine.validate.envbuild import excerpt
+from spice_engine.langs.python_envbuild import excerpt
+from spice_engine.langs.python_recipe import choose_python, declared_extras, requirement_files
 from spice_engine.validate.gitwork import release_version
 from spice_engine.validate.outcomes import account, compute_lists, parse_pytest_log
-from spice_engine.validate.recipe import choose_python, declared_extras, requirement_files
 
 
 def git_in(repo: Path, *args: str) -> str:
@@ -125,7 +125,7 @@ def test_every_test_seen_is_accounted_for_exactly_once() -> None:
 
 
 def test_what_a_commit_requires_beyond_its_environment(tmp_path: Path) -> None:
-    from spice_engine.validate.missing import missing
+    from spice_engine.langs.python_missing import missing
 
     shared, job = tmp_path / "shared", tmp_path / "job"
     for site, dists in ((shared, ["pluggy-1.0.0", "py-1.11.0", "attrs-19.1.0"]), (job, [])):
@@ -163,7 +163,7 @@ def test_what_a_commit_requires_beyond_its_environment(tmp_path: Path) -> None:
 
 
 def test_version_is_the_one_the_package_declares_else_the_tags(tmp_path: Path) -> None:
-    from spice_engine.validate.plan import instance_version
+    from spice_engine.langs.python_versions import instance_version
 
     git = partial(git_in, tmp_path)
 
@@ -186,13 +186,13 @@ def test_version_is_the_one_the_package_declares_else_the_tags(tmp_path: Path) -
 
 
 def test_build_tools_follow_the_date_but_can_install_editable(tmp_path: Path) -> None:
-    from spice_engine.validate.envbuild import _tools_cutoff
-    from spice_engine.validate.recipe import build_requires
+    from spice_engine.langs.python_envbuild import _tools_cutoff
+    from spice_engine.langs.python_recipe import build_requires
 
     assert _tools_cutoff("2020-03-07T00:00:00Z") == ["--exclude-newer", "2022-09-01T00:00:00Z"]
     assert _tools_cutoff("2023-04-10T00:00:00Z") == ["--exclude-newer", "2023-04-10T00:00:00Z"]
     assert _tools_cutoff(None) == []
-    from spice_engine.validate.envbuild import _runner_cutoff
+    from spice_engine.langs.python_envbuild import _runner_cutoff
 
     # pytest as of the date (not the newest into a 2021 environment), none before 5.4.
     assert _runner_cutoff("2021-05-01T00:00:00Z") == ["--exclude-newer", "2021-05-01T00:00:00Z"]

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from spice_engine.langs.executor import Executor
+from spice_engine.langs.python_recipe import Recipe
 from spice_engine.runs.validator import Job, Validated, validate
 from spice_engine.validate.bubblewrap import Bubblewrap
-from spice_engine.validate.recipe import Recipe
 from tests.fakes.sample_project import CALC_FIX as CALC_FIX
 from tests.fakes.sample_project import git as git
 from tests.fakes.sample_project import hunks as hunks

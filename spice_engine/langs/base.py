@@ -6,7 +6,7 @@ install (`Phase`s run in the sandbox, the registry reached through the index pro
 command that runs named tests, and how to read that command's results. The executor
 (spice_engine.langs.executor) is the only thing that runs any of it.
 
-Paths inside a sandbox are fixed (spice_engine.validate.job_commands): the tree at `/testbed`,
+Paths inside a sandbox are fixed (spice_engine.langs.python_job_commands): the tree at `/testbed`,
 the shared environment at `/spice/env` (writable while it is built, read-only after), the
 job's scratch at `/spice/job`.
 """

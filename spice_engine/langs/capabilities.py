@@ -18,8 +18,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from spice_engine.langs.base import Language, Plan
 from spice_engine.langs.prepared import EnvRequest, Prepared
+from spice_engine.langs.python_versions import Group
 from spice_engine.validate.executor import RunResult, SetupTree
-from spice_engine.validate.plan import Group
 from spice_engine.validate.plugin_run import Plugin
 from spice_engine.validate.sandbox import Sandbox
 from spice_engine.validate.tree import Tree

@@ -7,7 +7,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from spice_engine.langs.base import Plan
-from spice_engine.validate.recipe import Recipe
+from spice_engine.langs.python_recipe import Recipe
 
 
 class EnvRequest(BaseModel):

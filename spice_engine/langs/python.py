@@ -1,6 +1,6 @@
 """Python through the seam: detection, the test split, its plan, test command and results.
 
-A Python environment is a recipe's (spice_engine.validate.recipe: the interpreter, the pins,
+A Python environment is a recipe's (spice_engine.langs.python_recipe: the interpreter, the pins,
 the runner), worked out per version by the planner as SWE-bench does and built with uv by
 `PythonEnvironments` (spice_engine.langs.python_env), which this language declares as its own
 (spice_engine.langs.capabilities). Its runner loads our pytest plugins (reruns inside the
@@ -17,11 +17,11 @@ from typing import Any
 from spice_engine.langs.base import TEST_FOLDERS, Files, Phase, Plan
 from spice_engine.langs.manifests import named
 from spice_engine.langs.python_env import LOG_PARSER, RUNNER, PythonEnvironments, plan_of
+from spice_engine.langs.python_interpreters import MissingPython, find_pythons
+from spice_engine.langs.python_recipe import infer_recipe
+from spice_engine.langs.python_runners import read_outcomes, runner_named
+from spice_engine.langs.python_versions import Group, metadata_file, plan_groups
 from spice_engine.validate.outcomes import Outcomes
-from spice_engine.validate.plan import Group, metadata_file, plan_groups
-from spice_engine.validate.pythons import MissingPython, find_pythons
-from spice_engine.validate.recipe import infer_recipe
-from spice_engine.validate.runners import read_outcomes, runner_named
 from spice_engine.validate.sandbox import Sandbox
 
 TEST_FILES = ("test_*.py", "*_test.py", "*_tests.py", "conftest.py")

@@ -1,7 +1,7 @@
 """Python's environments: one shared venv per (repo, version, recipe), a thin venv per job, and
 every command that runs repository code (the install, the tests) inside the `Sandbox`.
 
-Each job gets its own small venv that sees the shared one (spice_engine.validate.envbuild)
+Each job gets its own small venv that sees the shared one (spice_engine.langs.python_envbuild)
 through a `.pth` file and holds only the project itself, installed editable from the job's
 worktree: jobs of one environment run side by side, and nothing of a job outlives its scratch.
 A job's commands get no network, the shared environment read-only, their job's scratch and the
@@ -17,8 +17,7 @@ from pathlib import Path
 
 from spice_engine.langs.base import Plan, Toolchain
 from spice_engine.langs.prepared import EnvRequest, Prepared
-from spice_engine.validate import door
-from spice_engine.validate.editable import (
+from spice_engine.langs.python_editable import (
     SEARCH_PTH,
     EditableInstall,
     capture,
@@ -26,20 +25,21 @@ from spice_engine.validate.editable import (
     replay,
     search_roots,
 )
+from spice_engine.langs.python_envbuild import EnvBuilder, env_key, site_packages, uv_binary
+from spice_engine.langs.python_interpreters import python_for
+from spice_engine.langs.python_job_commands import JobCommands, Where, base_env
+from spice_engine.langs.python_recipe import Recipe
+from spice_engine.langs.python_runners import log_parser_for, runner_named
+from spice_engine.validate import door
 from spice_engine.validate.env_once import built_once
-from spice_engine.validate.envbuild import EnvBuilder, env_key, site_packages, uv_binary
 from spice_engine.validate.executor import RunResult, SetupTree
-from spice_engine.validate.job_commands import JobCommands, Where, base_env
 from spice_engine.validate.plugin_run import Plugin
-from spice_engine.validate.pythons import python_for
-from spice_engine.validate.recipe import Recipe
-from spice_engine.validate.runners import log_parser_for, runner_named
 from spice_engine.validate.sandbox import Sandbox
 from spice_engine.validate.tree import Tree
 
 INSTALL_TIMEOUT_S = 1800
 EDITABLE = "spice-editable.json"
-"""The project's editable install as captured at build time (spice_engine.validate.editable)."""
+"""The project's editable install as captured at build time (spice_engine.langs.python_editable)."""
 RECIPE = "spice-recipe.json"
 RUNNER = "runner"
 LOG_PARSER = "log_parser"

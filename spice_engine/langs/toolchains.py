@@ -18,8 +18,8 @@ from spice_engine.langs.base import Toolchain, ToolchainMissing
 from spice_engine.langs.c import C, Cpp
 from spice_engine.langs.go import GOROOT, machine_go
 from spice_engine.langs.java import JDKS, MAVEN
+from spice_engine.langs.python_interpreters import find_pythons
 from spice_engine.langs.rust import RUSTUP, machine_rust
-from spice_engine.validate.pythons import find_pythons
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ plan here, so a row goes to the same language and environment whoever runs it.
 
 Each row's language is read off its base commit (spice_engine.langs). Python rows are grouped
 by version as SWE-bench does, each group's recipe worked out once from its newest base commit
-(spice_engine.validate.plan); the other languages plan their environments from the tree.
+(spice_engine.langs.python_versions); the other languages plan their environments from the tree.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from pydantic import BaseModel, ConfigDict
 from spice_engine.langs import FALLBACK, language_of, languages
 from spice_engine.langs.capabilities import version_groups
 from spice_engine.langs.commit_files import CommitFiles
+from spice_engine.langs.python_versions import Group
 from spice_engine.runs.session import Job, Status
 from spice_engine.validate.gitwork import GitError
-from spice_engine.validate.plan import Group
 
 
 class Unplanned(BaseModel):

@@ -27,13 +27,13 @@ from spice_engine.langs.base import ToolchainMissing
 from spice_engine.langs.capabilities import takes_plugins
 from spice_engine.langs.executor import Executor
 from spice_engine.langs.prepared import EnvRequest, Prepared
+from spice_engine.langs.python_interpreters import MissingPython
+from spice_engine.langs.python_recipe import Recipe
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.validate import door, gitwork, submodules
 from spice_engine.validate.executor import EnvBuildError, SetupTree
 from spice_engine.validate.outcomes import Outcomes
 from spice_engine.validate.plugin_run import Plugin, make_plugin, messages
-from spice_engine.validate.pythons import MissingPython
-from spice_engine.validate.recipe import Recipe
 from spice_engine.validate.sandbox import SandboxUnavailable
 from spice_engine.validate.tree import PatchRefused, Tree, checkout
 

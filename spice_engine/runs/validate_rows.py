@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from spice_engine.langs.executor import Executor
+from spice_engine.runs.harness_fields import harness_fields
 from spice_engine.runs.planner import Unplanned, plan_jobs
 from spice_engine.runs.validator import Validated, Validation, validate
-from spice_engine.validate.harness_fields import harness_fields
 
 COMPUTED = (
     "FAIL_TO_PASS",

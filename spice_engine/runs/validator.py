@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from spice_engine.langs import FALLBACK, languages
 from spice_engine.langs.executor import Executor
 from spice_engine.langs.prepared import Prepared
+from spice_engine.langs.python_interpreters import MissingPython
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.runs.session import (
     Job,
@@ -33,7 +34,6 @@ from spice_engine.validate.outcomes import (
     account,
     compute_lists,
 )
-from spice_engine.validate.pythons import MissingPython
 from spice_engine.validate.tree import Tree
 
 __all__ = ["Job", "Validated", "Validation", "test_files", "validate"]

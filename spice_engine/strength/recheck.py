@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from spice_engine.langs.executor import Executor
+from spice_engine.langs.python_versions import Group
 from spice_engine.runs.session import Job, open_session
 from spice_engine.strength.measure import judged_tests
 from spice_engine.strength.runs import Runner
 from spice_engine.validate.outcomes import passed
-from spice_engine.validate.plan import Group
 
 
 def passed_with(

@@ -15,13 +15,13 @@ import os
 import re
 from pathlib import Path
 
+from spice_engine.langs.python_editable import editable_dists
+from spice_engine.langs.python_job_commands import JobCommands, Where, base_env
+from spice_engine.langs.python_missing import from_index, missing
+from spice_engine.langs.python_recipe import Recipe, build_requires
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.validate import door
-from spice_engine.validate.editable import editable_dists
 from spice_engine.validate.executor import EnvBuildError, RunResult
-from spice_engine.validate.job_commands import JobCommands, Where, base_env
-from spice_engine.validate.missing import from_index, missing
-from spice_engine.validate.recipe import Recipe, build_requires
 
 _FILTERED = re.compile(r"`([A-Za-z0-9_.\-]+)` was filtered by `exclude-newer`")
 _NO_CUTOFF = "2100-01-01T00:00:00Z"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from spice_engine.validate.runners import PYTEST, runner_named
+from spice_engine.langs.python_runners import PYTEST, runner_named
 
 START = ">>>>> Start Test Output"
 END = ">>>>> End Test Output"

@@ -14,10 +14,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from spice_engine.langs.python_recipe import Recipe, infer_recipe, is_requirement_file
+from spice_engine.langs.python_runners import RUNNER_FILES, log_parser_for
+from spice_engine.langs.python_swebench_specs import published_recipe
 from spice_engine.validate import gitwork
-from spice_engine.validate.recipe import Recipe, infer_recipe, is_requirement_file
-from spice_engine.validate.runners import RUNNER_FILES, log_parser_for
-from spice_engine.validate.swebench_specs import published_recipe
 
 _META = {"setup.py", "setup.cfg", "pyproject.toml", "tox.ini"}
 _DECLARED = re.compile(

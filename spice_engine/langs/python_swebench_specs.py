@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spice_engine.validate.recipe import Recipe
+from spice_engine.langs.python_recipe import Recipe
 
 
 def _specs() -> dict[str, dict[str, dict[str, Any]]]:

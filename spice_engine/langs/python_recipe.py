@@ -15,7 +15,7 @@ from pathlib import Path
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from pydantic import BaseModel, Field
 
-from spice_engine.validate.runners import PYTEST, infer_runner, runner_named
+from spice_engine.langs.python_runners import PYTEST, infer_runner, runner_named
 
 # First release of each CPython minor version: a commit cannot have targeted a later one.
 PYTHON_RELEASES = {
@@ -63,7 +63,7 @@ class Recipe(BaseModel):
     test_cmd: str = TEST_CMD
     """The test command as the harness's eval script writes it (before the test files)."""
     test_runner: str = PYTEST
-    """How the tests are run (spice_engine.validate.runners)."""
+    """How the tests are run (spice_engine.langs.python_runners)."""
     log_parser: str = "parse_log_pytest"
     """How their log is read: the SWE-bench parser the export names (runners.log_parser_for)."""
     source: str = "inferred"
