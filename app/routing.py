@@ -170,9 +170,15 @@ def route_payload(
     named = envelope.repositories_removed or envelope.repositories_added or ()
     repos = tuple(r.full_name for r in named)
     return Route(
-        kind=entry.kind, action=envelope.action, repo=repo, number=number, job_key=key,
-        installation=installation, event=event, repos=repos,
-    )  # fmt: skip
+        kind=entry.kind,
+        action=envelope.action,
+        repo=repo,
+        number=number,
+        job_key=key,
+        installation=installation,
+        event=event,
+        repos=repos,
+    )
 
 
 def _required(event: str, repo: Repo | None, number: Numbered | int | None) -> tuple[str, int]:

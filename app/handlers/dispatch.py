@@ -53,9 +53,12 @@ def handle_routed(
     the Action exits non-zero).
     """
     delivered = Delivered(
-        event=route.event, action=route.action, delivery_id=delivery_id, repo=route.repo,
+        event=route.event,
+        action=route.action,
+        delivery_id=delivery_id,
+        repo=route.repo,
         number=route.number,
-    )  # fmt: skip
+    )
     outcome = HandlerOutcome(delivery=delivered, dry_run=deps.dry_run)
     entry_of(route.kind)  # a kind the table lost is UnknownKind, not a handler's KeyError
     try:

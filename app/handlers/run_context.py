@@ -73,11 +73,16 @@ class RunContext:
     ) -> Done:
         """The typed result of a handler that worked here (on `number`, else the run's)."""
         return Done(
-            pipeline=pipeline, repo=self.repo.full_name,
-            number=self.number if number is None else number, dry_run=self.dry_run,
-            labels=labels, comment=comment, reaction=reaction, assessments=assessments or [],
+            pipeline=pipeline,
+            repo=self.repo.full_name,
+            number=self.number if number is None else number,
+            dry_run=self.dry_run,
+            labels=labels,
+            comment=comment,
+            reaction=reaction,
+            assessments=assessments or [],
             warnings=warnings or [],
-        )  # fmt: skip
+        )
 
     def previous_state(self, number: int) -> StickyState | None:
         """The state block of OUR sticky comment; text anyone else wrote is never read."""
@@ -99,9 +104,14 @@ class RunContext:
     def post_sticky(self, number: int, body: str) -> CommentChange:
         """Our one comment on the item, from the comments listed once this run."""
         done = upsert_sticky(
-            self.repo, number, self.bot, ASSESSMENT, body, self.deps.retry_policy,
+            self.repo,
+            number,
+            self.bot,
+            ASSESSMENT,
+            body,
+            self.deps.retry_policy,
             self.comments(number),
-        )  # fmt: skip
+        )
         return CommentChange(action=done.action, id=done.comment_id)
 
     def publish(
@@ -127,9 +137,12 @@ class RunContext:
             return labels, None
         change = apply_labels(self.repo, number, current_labels, plan, prefix, self.bot)
         labels = LabelChange(
-            added=change.added, removed=change.removed, left=change.left,
-            created=change.created, wanted=wanted,
-        )  # fmt: skip
+            added=change.added,
+            removed=change.removed,
+            left=change.left,
+            created=change.created,
+            wanted=wanted,
+        )
         if mode == "never":
             return labels, None
         # when-actionable still keeps an existing comment current: no stale verdict stays up.
@@ -171,13 +184,22 @@ class RunContext:
         )
         log.info(
             "%s %s#%d votes=%s labels+%s -%s comment=%s",
-            pipeline, self.repo.full_name, number, state.votes, labels.added, labels.removed,
+            pipeline,
+            self.repo.full_name,
+            number,
+            state.votes,
+            labels.added,
+            labels.removed,
             comment.action if comment else None,
-        )  # fmt: skip
+        )
         return self.done(
-            pipeline, number, labels=labels, comment=comment, assessments=[result],
+            pipeline,
+            number,
+            labels=labels,
+            comment=comment,
+            assessments=[result],
             warnings=warnings,
-        )  # fmt: skip
+        )
 
     def report_config_error(self, number: int | None, loaded: ConfigResult) -> Failed:
         """One clear comment on the item that triggered us (edited in place, never repeated);

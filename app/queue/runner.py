@@ -108,10 +108,14 @@ class JobRunner:
             assert delivery is not None  # job rows only point at stored deliveries
             event, received_at = delivery.event, delivery.received_at
             stored = {
-                "kind": delivery.kind, "action": delivery.action, "repo": delivery.repo,
-                "number": delivery.number, "job_key": delivery.job_key,
-                "installation": delivery.installation, "event": event,
-            }  # fmt: skip
+                "kind": delivery.kind,
+                "action": delivery.action,
+                "repo": delivery.repo,
+                "number": delivery.number,
+                "job_key": delivery.job_key,
+                "installation": delivery.installation,
+                "event": event,
+            }
         log.info(
             "job start key=%s delivery=%s event=%s attempt=%d",
             run.key,

@@ -143,8 +143,13 @@ async def _accept_signed(request: Request, services: WebServices, body: bytes) -
     count.labels(event_label, intake.value).inc()
     log.info(
         "webhook %s delivery=%s event=%s action=%s repo=%s key=%s",
-        intake.value, delivery_id, event, route.action, route.repo, route.job_key,
-    )  # fmt: skip
+        intake.value,
+        delivery_id,
+        event,
+        route.action,
+        route.repo,
+        route.job_key,
+    )
     if intake is Intake.duplicate:
         return _answer(200, status="duplicate", delivery=delivery_id)
     return _answer(202, status=intake.value, delivery=delivery_id, job=route.job_key)

@@ -243,9 +243,16 @@ def _argv(run: Command, paths: list[str] | None = None, bins: bool = True) -> tu
     # Paths are patterns to jest: escaped, each anchored at its end.
     patterns = [re.escape(f) + "$" for f in paths]
     return (
-        *launch, *options, "--json", "--ci", "--runInBand", "--coverage=false",
-        "--watchman=false", "--watchAll=false", *patterns,
-    )  # fmt: skip
+        *launch,
+        *options,
+        "--json",
+        "--ci",
+        "--runInBand",
+        "--coverage=false",
+        "--watchman=false",
+        "--watchAll=false",
+        *patterns,
+    )
 
 
 def _launcher(command: Command, bins: bool = True) -> list[str]:

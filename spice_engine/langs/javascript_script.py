@@ -25,31 +25,43 @@ _COVERAGE = {"nyc", "c8", "istanbul", "nyc-mocha"}
 WRAPPERS = {"react-scripts", "craco", "react-app-rewired", "rescripts"}
 """Tools whose `test` command is jest with a configuration of their own making."""
 
+
+def _options(text: str) -> set[str]:
+    return set(text.split())
+
+
 # Per runner: options kept with the value that follows them, and flags kept as they are.
 _VALUES = {
-    "jest": {"--config", "-c", "--rootDir", "--env", "--testEnvironment", "--preset",
-             "--setupFiles", "--setupFilesAfterEnv", "--setupTestFrameworkScriptFile",
-             "--testRunner", "--roots", "--testTimeout", "--projects", "--moduleDirectories"},
-    "vitest": {"--config", "-c", "--root", "-r", "--dir", "--environment", "--pool",
-               "--project", "--testTimeout"},
-    "mocha": {"--require", "-r", "--ui", "-u", "--compilers", "--timeout", "-t", "--file",
-              "--config", "--package", "--extension", "--import", "--loader"},
-    NODE_TEST: {"--require", "-r", "--import", "--loader", "--experimental-loader",
-                "--test-timeout"},
-}  # fmt: skip
+    "jest": _options(
+        "--config -c --rootDir --env --testEnvironment --preset --setupFiles"
+        " --setupFilesAfterEnv --setupTestFrameworkScriptFile --testRunner --roots"
+        " --testTimeout --projects --moduleDirectories"
+    ),
+    "vitest": _options("--config -c --root -r --dir --environment --pool --project --testTimeout"),
+    "mocha": _options(
+        "--require -r --ui -u --compilers --timeout -t --file --config --package"
+        " --extension --import --loader"
+    ),
+    NODE_TEST: _options("--require -r --import --loader --experimental-loader --test-timeout"),
+}
 _FLAGS = {
-    "jest": {"--forceExit", "--resetMocks", "--clearMocks", "--restoreMocks", "--resetModules",
-             "--no-cache", "--silent", "--detectOpenHandles", "--injectGlobals"},
-    "vitest": {"--dom", "--globals", "--no-isolate", "--isolate"},
-    "mocha": {"--check-leaks", "--exit", "--recursive", "--full-trace", "--no-timeouts",
-              "--async-only", "--allow-uncaught", "--delay"},
-    NODE_TEST: {"--enable-source-maps", "--no-warnings", "--expose-gc"},
-}  # fmt: skip
+    "jest": _options(
+        "--forceExit --resetMocks --clearMocks --restoreMocks --resetModules --no-cache"
+        " --silent --detectOpenHandles --injectGlobals"
+    ),
+    "vitest": _options("--dom --globals --no-isolate --isolate"),
+    "mocha": _options(
+        "--check-leaks --exit --recursive --full-trace --no-timeouts --async-only"
+        " --allow-uncaught --delay"
+    ),
+    NODE_TEST: _options("--enable-source-maps --no-warnings --expose-gc"),
+}
 _FLAG_PREFIXES = {NODE_TEST: ("--experimental-", "--no-experimental-")}
-_DROPPED_VALUES = {"--reporter", "-R", "--reporter-options", "-O", "--maxWorkers", "-w",
-                   "--coverageReporters", "--test-reporter", "--test-reporter-destination",
-                   "--outputFile", "--grep", "-g", "--fgrep", "-f", "--testNamePattern", "-t",
-                   "--slow", "-s", "--spec"}  # fmt: skip
+_DROPPED_VALUES = _options(
+    "--reporter -R --reporter-options -O --maxWorkers -w --coverageReporters"
+    " --test-reporter --test-reporter-destination --outputFile --grep -g --fgrep -f"
+    " --testNamePattern -t --slow -s --spec"
+)
 """Options whose value is ours to choose (or a selection of tests), dropped with it."""
 
 

@@ -23,30 +23,68 @@ from spice_engine.langs.base import Files
 LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml")
 NPMRC_KEPT = frozenset(
     {
-        "legacy-peer-deps", "strict-peer-deps", "strict-peer-dependencies", "engine-strict",
-        "auto-install-peers", "shamefully-hoist", "hoist", "hoist-pattern",
-        "public-hoist-pattern", "node-linker", "dedupe-peer-dependents", "resolution-mode",
-        "link-workspace-packages", "prefer-workspace-packages", "shared-workspace-lockfile",
-        "include-workspace-root", "install-strategy", "install-links", "omit", "include",
-        "package-lock", "lockfile", "dedupe-direct-deps", "resolve-peers-from-workspace-root",
-        "peers-suffix-max-length", "save-workspace-protocol", "optional",
+        "legacy-peer-deps",
+        "strict-peer-deps",
+        "strict-peer-dependencies",
+        "engine-strict",
+        "auto-install-peers",
+        "shamefully-hoist",
+        "hoist",
+        "hoist-pattern",
+        "public-hoist-pattern",
+        "node-linker",
+        "dedupe-peer-dependents",
+        "resolution-mode",
+        "link-workspace-packages",
+        "prefer-workspace-packages",
+        "shared-workspace-lockfile",
+        "include-workspace-root",
+        "install-strategy",
+        "install-links",
+        "omit",
+        "include",
+        "package-lock",
+        "lockfile",
+        "dedupe-direct-deps",
+        "resolve-peers-from-workspace-root",
+        "peers-suffix-max-length",
+        "save-workspace-protocol",
+        "optional",
     }
-)  # fmt: skip
+)
 """`.npmrc` keys (npm's and pnpm's) that only shape which packages land where."""
 YAML_KEPT = frozenset(
     {
         # pnpm-workspace.yaml
-        "packages", "catalog", "catalogs", "overrides", "packageExtensions",
-        "patchedDependencies", "peerDependencyRules", "allowedDeprecatedVersions",
-        "shamefullyHoist", "hoist", "hoistPattern", "publicHoistPattern", "nodeLinker",
-        "linkWorkspacePackages", "preferWorkspacePackages", "sharedWorkspaceLockfile",
-        "autoInstallPeers", "strictPeerDependencies", "dedupePeerDependents",
-        "resolutionMode", "includeWorkspaceRoot",
+        "packages",
+        "catalog",
+        "catalogs",
+        "overrides",
+        "packageExtensions",
+        "patchedDependencies",
+        "peerDependencyRules",
+        "allowedDeprecatedVersions",
+        "shamefullyHoist",
+        "hoist",
+        "hoistPattern",
+        "publicHoistPattern",
+        "nodeLinker",
+        "linkWorkspacePackages",
+        "preferWorkspacePackages",
+        "sharedWorkspaceLockfile",
+        "autoInstallPeers",
+        "strictPeerDependencies",
+        "dedupePeerDependents",
+        "resolutionMode",
+        "includeWorkspaceRoot",
         # .yarnrc.yml
-        "nmHoistingLimits", "nmSelfReferences", "checksumBehavior", "supportedArchitectures",
+        "nmHoistingLimits",
+        "nmSelfReferences",
+        "checksumBehavior",
+        "supportedArchitectures",
         "enableTransparentWorkspaces",
     }
-)  # fmt: skip
+)
 """Top-level keys of pnpm-workspace.yaml and .yarnrc.yml that only shape the dependency tree."""
 PATCH_FOLDERS = (".yarn/patches/", "patches/")
 """Where yarn's `patch:` protocol and pnpm's `patchedDependencies` find their patches (data)."""

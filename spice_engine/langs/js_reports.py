@@ -29,8 +29,13 @@ _STATUS = {
     "todo": TestStatus.SKIPPED,
     "disabled": TestStatus.SKIPPED,
 }
-_RANK = {TestStatus.SKIPPED: 0, TestStatus.XFAIL: 0, TestStatus.PASSED: 1,
-         TestStatus.FAILED: 2, TestStatus.ERROR: 2}  # fmt: skip
+_RANK = {
+    TestStatus.SKIPPED: 0,
+    TestStatus.XFAIL: 0,
+    TestStatus.PASSED: 1,
+    TestStatus.FAILED: 2,
+    TestStatus.ERROR: 2,
+}
 
 
 def read_reports(channel: str) -> Outcomes:

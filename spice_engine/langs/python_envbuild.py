@@ -175,8 +175,11 @@ class EnvBuilder:
         # take the project's pretended version and fail its own metadata check.
         self.uv(args, where, {}, [venv], cache)
         if not _compile_flags(recipe.python):  # uv cannot compile for it: Python does
-            self._run_python(where, [str(venv / "bin" / "python"), "-m", "compileall", "-q",
-                             str(site_packages(venv))], [venv])  # fmt: skip
+            self._run_python(
+                where,
+                [str(venv / "bin" / "python"), "-m", "compileall", "-q", str(site_packages(venv))],
+                [venv],
+            )
         door.write_text(venv, "spice-recipe.json", recipe.model_dump_json(indent=2))
 
     def _run_python(self, where: Where, cmd: list[str], writable: list[Path]) -> None:

@@ -157,8 +157,15 @@ def split_diff(text: str, rules: SplitRules | None = None) -> SplitDiff:
         if parts is not None:  # an inline test module's hunks go with the tests
             gold_text, test_text = parts
             hunks = test_text.count("\n@@ ")
-            files.append(FileDiff(path=path, kind="test", text=test_text, hunks=hunks,
-                                  source_path=_strip_prefix(source)))  # fmt: skip
+            files.append(
+                FileDiff(
+                    path=path,
+                    kind="test",
+                    text=test_text,
+                    hunks=hunks,
+                    source_path=_strip_prefix(source),
+                )
+            )
             if not gold_text:
                 continue
             text = gold_text

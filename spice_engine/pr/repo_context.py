@@ -94,9 +94,12 @@ def new_repo_map(root: Path, map_tokens: int) -> Any:
         TAGS_CACHE_DIR = str(tag_cache_dir(root))
 
     return _RepoMap(
-        map_tokens=map_tokens, root=str(root), main_model=TiktokenModel(),
-        io=_SilentIO(root, {}), refresh="files",
-    )  # fmt: skip
+        map_tokens=map_tokens,
+        root=str(root),
+        main_model=TiktokenModel(),
+        io=_SilentIO(root, {}),
+        refresh="files",
+    )
 
 
 def tag_cache_dir(root: Path) -> Path:
@@ -141,9 +144,15 @@ def excerpt(path: Path, code: str, lines: list[int], limit: int) -> str:
     if filename_to_lang(str(path)) and lines:
         try:
             ctx = TreeContext(
-                str(path), code, line_number=True, child_context=False, last_line=False,
-                margin=0, loi_pad=3, show_top_of_file_parent_scope=False,
-            )  # fmt: skip
+                str(path),
+                code,
+                line_number=True,
+                child_context=False,
+                last_line=False,
+                margin=0,
+                loi_pad=3,
+                show_top_of_file_parent_scope=False,
+            )
             ctx.add_lines_of_interest([n for n in lines if n < len(ctx.lines)])
             ctx.add_context()
             text = ctx.format()
