@@ -16,6 +16,7 @@ Usage: python benchmarks/context_build.py [--sdist-dir DIR] [--only django] [--c
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing as mp
 import os
 import resource
@@ -33,117 +34,12 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 Edit = tuple[str, str, str]
-# Two PRs per project; each changes two source files and adds a test.
+# Two PRs per project; each changes two source files and adds a test: (path, old, new) edits.
 CHANGES: dict[str, list[list[Edit]]] = {
-    "requests": [
-        [
-            (
-                "src/requests/utils.py",
-                'netrc_file = os.environ.get("NETRC")',
-                'netrc_file = netrc_path or os.environ.get("NETRC")',
-            ),
-            (
-                "src/requests/utils.py",
-                "url: _t.UriType, raise_errors: bool = False",
-                "url: _t.UriType, raise_errors: bool = False, netrc_path: str | None = None",
-            ),
-            (
-                "src/requests/sessions.py",
-                "auth = get_netrc_auth(url)",
-                "auth = get_netrc_auth(url, netrc_path=os.environ.get('REQUESTS_NETRC'))",
-            ),
-            (
-                "tests/test_utils.py",
-                "import pytest\n",
-                "import pytest\n\n\ndef test_netrc_path(tmp_path):\n    assert get_netrc_auth('http://x', netrc_path=str(tmp_path / 'none')) is None\n",
-            ),
-        ],
-        [
-            (
-                "src/requests/models.py",
-                "length = super_len(data)",
-                "length = super_len(data) if data is not None else 0",
-            ),
-            (
-                "src/requests/utils.py",
-                "    total_length = None\n",
-                "    total_length: int | None = None\n",
-            ),
-            (
-                "tests/test_utils.py",
-                "import pytest\n",
-                "import pytest\n\n\ndef test_super_len_none():\n    assert super_len(b'') == 0\n",
-            ),
-        ],
-    ],
-    "flask": [
-        [
-            ("src/flask/helpers.py", '{"0", "false", "no"}', '{"0", "false", "no", "off"}'),
-            (
-                "src/flask/cli.py",
-                "    debug = get_debug_flag()\n",
-                "    debug = get_debug_flag() if debug is None else debug\n",
-            ),
-            (
-                "tests/test_helpers.py",
-                "import pytest\n",
-                "import pytest\n\n\ndef test_debug_off(monkeypatch):\n    monkeypatch.setenv('FLASK_DEBUG', 'off')\n    assert not flask.helpers.get_debug_flag()\n",
-            ),
-        ],
-        [
-            (
-                "src/flask/app.py",
-                "if get_load_dotenv(load_dotenv):",
-                "if get_load_dotenv(load_dotenv) and not self.testing:",
-            ),
-            (
-                "src/flask/helpers.py",
-                'val = os.environ.get("FLASK_SKIP_DOTENV")',
-                'val = os.environ.get("FLASK_SKIP_DOTENV", "").strip()',
-            ),
-            (
-                "tests/test_helpers.py",
-                "import pytest\n",
-                "import pytest\n\n\ndef test_skip_dotenv_blank(monkeypatch):\n    monkeypatch.setenv('FLASK_SKIP_DOTENV', ' ')\n    assert flask.helpers.get_load_dotenv()\n",
-            ),
-        ],
-    ],
-    "django": [
-        [
-            (
-                "django/utils/text.py",
-                '    """Capitalize the first letter of a string."""\n    if not x:',
-                '    """Capitalize the first letter of a string."""\n    if x is None or x == "":',
-            ),
-            (
-                "django/db/models/fields/__init__.py",
-                '"label": capfirst(self.verbose_name),',
-                '"label": capfirst(self.verbose_name or self.name),',
-            ),
-            (
-                "tests/utils_tests/test_text.py",
-                "class TestUtilsText(SimpleTestCase):\n",
-                "class TestUtilsText(SimpleTestCase):\n    def test_capfirst_none(self):\n        self.assertIsNone(text.capfirst(None))\n\n",
-            ),
-        ],
-        [
-            (
-                "django/core/files/storage/base.py",
-                "return get_valid_filename(name)",
-                "return get_valid_filename(name.strip())",
-            ),
-            (
-                "django/utils/text.py",
-                '    s = str(name).strip().replace(" ", "_")',
-                '    s = str(name).strip().replace(" ", "_").replace("\\t", "_")',
-            ),
-            (
-                "tests/utils_tests/test_text.py",
-                "class TestUtilsText(SimpleTestCase):\n",
-                "class TestUtilsText(SimpleTestCase):\n    def test_get_valid_filename_tab(self):\n        self.assertEqual(text.get_valid_filename('a\\tb'), 'a_b')\n\n",
-            ),
-        ],
-    ],
+    project: [[(p, old, new) for p, old, new in pr] for pr in prs]
+    for project, prs in json.loads(
+        (ROOT / "benchmarks" / "context_build_changes.json").read_text()
+    ).items()
 }
 
 
