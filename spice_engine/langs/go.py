@@ -115,7 +115,9 @@ class Go:
             rel = posixpath.relpath(folder or ".", root or ".")
             by_root.setdefault(root, set()).add("./" + rel if rel != "." else ".")
         steps = [
-            f"(cd {shlex.quote(root or '.')} && go test -json -count=1 -p 2 -timeout 30m "
+            # -vet=off: a newer toolchain's vet rejects test code that built in its day, and
+            # its findings are not test results (a build failure of every test of the package).
+            f"(cd {shlex.quote(root or '.')} && go test -json -vet=off -count=1 -p 2 -timeout 30m "
             + " ".join(shlex.quote(p) for p in sorted(pkgs))
             + ")"
             for root, pkgs in sorted(by_root.items())
