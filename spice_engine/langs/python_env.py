@@ -15,7 +15,7 @@ import os
 import time
 from pathlib import Path
 
-from spice_engine.langs.base import Plan, Toolchain
+from spice_engine.langs.base import Phase, Plan, Toolchain
 from spice_engine.langs.prepared import EnvRequest, Prepared
 from spice_engine.langs.python_editable import (
     SEARCH_PTH,
@@ -46,13 +46,16 @@ LOG_PARSER = "log_parser"
 
 
 def plan_of(repo: str, key: str, recipe: Recipe) -> Plan:
-    """A recipe's environment as the seam's values: what it is keyed by, its interpreter, and
-    what its test command and reports need."""
+    """A recipe's environment as the seam's values: what it is keyed by, its interpreter, its
+    install (the recipe's commands as a harness runs them: `PythonEnvironments` runs the same
+    with uv in steps, the dependencies resolved with the environment read-only, then
+    installed from the index), and what its test command and reports need."""
     parser = recipe.log_parser or log_parser_for(repo, recipe.test_runner)
     return Plan(
         language="python",
         toolchain=Toolchain(name=f"python{recipe.python}"),
         key=(key,),
+        install=tuple(Phase(argv=("sh", "-c", c), network=True) for c in recipe.install_cmds()),
         env=dict(recipe.env),
         settings={RUNNER: recipe.test_runner, LOG_PARSER: parser},
     )

@@ -50,6 +50,9 @@ class Validation(BaseModel):
     """The toolchain the environment was built with (`go1.26.8`, `python3.9`)."""
     test_command: list[str] | None = None
     """The test command for the test files, as run in its sandbox."""
+    plan: dict[str, object] | None = None
+    """The environment as values (spice_engine.langs.base.Plan: toolchain, install, key,
+    settings): what rebuilds it without reading the tree again."""
     python: str | None = None
     recipe: dict[str, object] | None = None
     environment: str | None = None
@@ -164,6 +167,7 @@ def _before_and_after(session: Session, record: Validation) -> Validated:
     if session.prepared:
         plan = session.prepared.plan
         record.toolchain = plan.toolchain.name
+        record.plan = plan.model_dump(mode="json")
         session.tree.apply(job.test_patch)
         phase = session.language.test_command(session.tree, files, plan)
         session.tree.apply(job.test_patch, reverse=True)
