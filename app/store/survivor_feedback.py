@@ -84,11 +84,14 @@ class Usefulness:
     not_useful: int
 
     @property
+    def share(self) -> str:
+        """Shown and not answered "not useful", e.g. "75%"; "-" when nothing was shown."""
+        return f"{(self.shown - self.not_useful) / self.shown:.0%}" if self.shown else "-"
+
+    @property
     def rate(self) -> str:
-        """E.g. "75% of 4"; "-" when nothing was shown."""
-        if not self.shown:
-            return "-"
-        return f"{(self.shown - self.not_useful) / self.shown:.0%} of {self.shown}"
+        """E.g. "75% of 4"."""
+        return f"{self.share} of {self.shown}" if self.shown else "-"
 
 
 def usefulness(session: Session, repos: list[str]) -> dict[str, Usefulness]:
