@@ -82,6 +82,10 @@ def _nullable_compositions(node: Any) -> Any:
     if not isinstance(node, dict):
         return node
     node = {k: _nullable_compositions(v) for k, v in node.items()}
+    if node.get("nullable") is True and None not in node.get("enum", [None]):
+        # A nullable enum (a check run's `conclusion` while it runs) allows null, though a
+        # strict reading of OpenAPI 3.0.3 would have null listed among its values.
+        node["enum"] = [*node["enum"], None]
     composed = any(k in node for k in ("oneOf", "anyOf", "allOf", "$ref"))
     if node.get("nullable") is True and "type" not in node and composed:
         rest = {k: v for k, v in node.items() if k != "nullable"}
