@@ -8,7 +8,7 @@ import hashlib
 from app.github.check_runs import CheckAnnotation, CheckRunOutput, Conclusion
 from app.github.strength_render import REACHED, strength_line
 from app.github.untrusted_text import code_block, code_span, neutralise
-from app.redaction import redacted_excerpt
+from app.redaction import redact, redacted_excerpt
 from app.shown_survivors import ShownSurvivors
 from spice_engine.strength.result import TestStrength
 
@@ -78,9 +78,10 @@ def _summary(s: TestStrength, shown: ShownSurvivors, secrets: tuple[str, ...]) -
 def check_output(
     s: TestStrength, shown: ShownSurvivors, secrets: tuple[str, ...]
 ) -> CheckRunOutput:
+    # The summary's code spans come from the pull request's code: redacted as a whole.
     return CheckRunOutput(
         title=_title(s, shown),
-        summary=_summary(s, shown, secrets)[:60_000],
+        summary=redact(_summary(s, shown, secrets), secrets)[:60_000],
         annotations=_notes(shown, secrets),
     )
 

@@ -48,12 +48,14 @@ def measure_with_check(
 ) -> Measured:
     """`pr_strength`, inside the pull request's check run when its tests are executed."""
     check = _start(ctx, pr, warnings) if why_not(ctx, pr) is None else None
+    said = len(warnings)
     strength = pr_strength(ctx, pr, engine_pr, rules, warnings, writer)
     feedback = ctx.deps.survivor_feedback
-    suppressed = feedback.suppressed(ctx.repo.full_name) if feedback else frozenset()
+    suppressed = feedback.suppressed(ctx.repo.full_name) if feedback and strength else frozenset()
     shown = shown_survivors(strength, suppressed)
     if check is not None:
-        _finish(ctx, pr, check, strength, shown, warnings)
+        why = "; ".join(warnings[said:]) or "the pull request has no fix and tests to measure"
+        _finish(ctx, pr, check, strength, shown, why, warnings)
     if feedback is not None and not ctx.dry_run and shown.shown:
         feedback.record_shown(ctx.repo.full_name, pr.number, shown.shown)
     return Measured(strength, suppressed, shown)
@@ -95,11 +97,13 @@ def _finish(
     check: int,
     strength: TestStrength | None,
     shown: ShownSurvivors,
+    why: str,
     warnings: list[str],
 ) -> None:
+    """Complete the run: the result, or `why` there is none (no fix to mutate, no test to
+    judge by, no clone)."""
     secrets = ctx.deps.secrets()
-    if strength is None:  # nothing to mutate, no test to judge by, or no clone
-        why = "; ".join(warnings[-1:]) or "the pull request has no fix and tests to measure"
+    if strength is None:
         output = CheckRunOutput(title="Not measured", summary=neutralise(why, 2000, secrets))
     else:
         output = check_output(strength, shown, secrets)
