@@ -20,9 +20,9 @@ from tests.fakes.github_fixtures import REPO, fake_github_fixture, payload, scri
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
 from tests.service.github_app import LiveApp, live_app
-from tests.strength_support import WEAK
+from tests.strength_support import FIX, WEAK, calc_instance
 from tests.test_pr_execution import PR, _open_pull, world_fixture  # noqa: F401
-from tests.validation_support import sandbox_fixture  # noqa: F401
+from tests.validation_support import hunks, sandbox_fixture  # noqa: F401
 
 TOKEN = "operator-token-for-the-check-run-test-01"
 CHECK = "SPICE test strength"
@@ -180,3 +180,27 @@ def test_a_check_run_cut_off_before_it_completed_is_completed_by_the_next_run(
     assert app.job(f"{REPO}#{PR}").state == "done", app.job(f"{REPO}#{PR}").error
     [run] = _runs(app.gh)
     assert run["id"] == cut["id"] and run["status"] == "completed"
+
+
+def test_a_pull_request_without_tests_completes_its_check_as_not_measured(
+    tmp_path: Path,
+    fake_github: FakeGitHub,
+    fake_openai: FakeOpenAI,
+    world: Path,
+    sandbox: Bubblewrap,
+) -> None:
+    (world / "data" / "queue.db").unlink(missing_ok=True)
+    _, row = calc_instance(tmp_path, WEAK, FIX)
+    fake_github.put_file(REPO, ".github/spice.yml", "execute_tests: true\n")
+    fix = [{"filename": path, "patch": hunk} for path, hunk in hunks(row["patch"]).items()]
+    fake_github.add_pull(REPO, PR, "Fix add", "no test", files=fix, head_sha="c" * 40)
+    for app in _app(
+        tmp_path, fake_github, fake_openai, world, strength_check_conclusion="failure_when_shown"
+    ):
+        app.model.responder = scripted([2])
+        app.deliver("pull_request", "opened", REPO, PR)
+        assert app.job(f"{REPO}#{PR}").state == "done", app.job(f"{REPO}#{PR}").error
+        [run] = _runs(app.gh)
+        assert (run["status"], run["conclusion"]) == ("completed", "neutral")
+        assert run["output"]["title"] == "Not measured"
+        assert "no fix and tests to measure" in run["output"]["summary"]

@@ -107,7 +107,11 @@ def _finish(
         output = CheckRunOutput(title="Not measured", summary=neutralise(why, 2000, secrets))
     else:
         output = check_output(strength, shown, secrets)
-    chosen = conclusion(shown, ctx.deps.settings.strength_check_conclusion)
+    measured = strength is not None and strength.status in ("measured", "no_mutants")
+    # Nothing measured is no verdict either way: never a pass, never a block.
+    chosen = (
+        conclusion(shown, ctx.deps.settings.strength_check_conclusion) if measured else "neutral"
+    )
     done = CheckRunWrite(
         name=CHECK_NAME,
         head_sha=pr.head_sha,
