@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator, model_validator
@@ -111,6 +111,10 @@ class Settings(BaseSettings):
     """With `execute_pull_requests`: also pull requests from forks (anyone's code)."""
     execute_budget_s: float = Field(default=600.0, ge=10)
     """Seconds one pull request's execution may take (validation, then mutants)."""
+    strength_check_conclusion: Literal["neutral", "failure_when_shown"] = "neutral"
+    """The test-strength check run's conclusion: `neutral` always (informs, never blocks a
+    merge), or `failure_when_shown`: failure when a wrong fix the tests accept is shown,
+    success when none is (a required check then blocks such pull requests)."""
     bwrap_path: str = "bwrap"
     """bubblewrap, the sandbox every build and test run of a repository goes through."""
     sandbox_uid: int = Field(default=65534, ge=1)

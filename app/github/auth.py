@@ -12,6 +12,7 @@ from typing import TypeVar
 from cachetools import TLRUCache
 from github import Auth, BadCredentialsException, Github, GithubIntegration
 
+from app.github.api_version import GITHUB_API_VERSION
 from app.github.retries import RetryPolicy
 from app.settings import Settings
 
@@ -83,6 +84,7 @@ class AppCredentials:
             auth=Auth.AppAuth(settings.github_app_id, key),
             base_url=settings.github_api_url,
             retry=None,
+            api_version=GITHUB_API_VERSION,
         )
         self._cache: TLRUCache[int, InstallationToken] = TLRUCache(
             maxsize=maxsize, ttu=_token_expiry, timer=time.time
@@ -157,6 +159,7 @@ def auth_github(auth: Auth.Auth, settings: Settings, policy: RetryPolicy | None 
         retry=None,
         timeout=30,
         per_page=100,  # GitHub's maximum: a long thread is read in as few requests as can be
+        api_version=GITHUB_API_VERSION,
         seconds_between_requests=pacing.seconds_between_requests,
         seconds_between_writes=pacing.seconds_between_writes,
     )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import logging
-import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -13,21 +12,19 @@ from github import Auth, Github, GithubException
 from github.IssueEvent import IssueEvent
 from github.PaginatedList import PaginatedList
 
-from app.github.auth import (
-    InstallationAuth,
-    TokenRenewal,
-    renewing,
-)
+from app.github.auth import InstallationAuth, TokenRenewal, renewing
+from app.github.check_runs import CheckRunCalls
 from app.github.diffs import complete_pull_diff as complete_pull_diff
 from app.github.diffs import pull_diff as pull_diff
 from app.github.graphql import closing_refs
-from app.github.models import MAX_REDIRECTS, comment_data, is_redirect, issue_home, login_of
 from app.github.models import CommentData as CommentData
 from app.github.models import CommitData as CommitData
 from app.github.models import IssueData as IssueData
 from app.github.models import LabelEvent as LabelEvent
 from app.github.models import PullData as PullData
 from app.github.models import PullFile as PullFile
+from app.github.models import comment_data, issue_home, login_of
+from app.github.repo_location import Renames, RepoLocation
 from app.github.retries import RetryPolicy, call_with_retries
 from app.github.seams import GitHubRepo as GitHubRepo
 
@@ -35,28 +32,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-class Renames:
-    """Repositories' current names, learned from GitHub's answers and shared by a process's
-    sessions: a renamed repository's old name would cost a redirect on every call."""
-
-    def __init__(self) -> None:
-        self._names: dict[str, str] = {}
-        self._lock = threading.Lock()
-
-    def current(self, name: str) -> str:
-        with self._lock:
-            return self._names.get(name.lower(), name)
-
-    def learn(self, asked: str, current: str) -> None:
-        if asked.lower() != current.lower():
-            log.info("%s is now %s: calls go to the new name", asked, current)
-            with self._lock:
-                self._names[asked.lower()] = current
-
-
-class PyGithubRepo:
+class PyGithubRepo(CheckRunCalls):
     """`GitHubRepo` over PyGithub; every call goes through the one retry policy. Calls go
-    to the repository's current name (`Renames`); `full_name` stays the one asked for."""
+    to the repository's current name (`RepoLocation`); `full_name` stays the one asked for."""
 
     def __init__(
         self,
@@ -65,46 +43,49 @@ class PyGithubRepo:
         policy: RetryPolicy,
         renewal: TokenRenewal | None = None,
         renames: Renames | None = None,
+        repo_id: int | None = None,
     ) -> None:
         self._gh, self.full_name, self._policy = gh, full_name, policy
         self._renewal = renewal
         """App mode: a token GitHub refuses (revoked early) is replaced once per call."""
-        self._renames = renames or Renames()
-        self._at(self._renames.current(full_name))
+        self._where = RepoLocation(gh, full_name, renames or Renames(), repo_id)
         self._default_branch: str | None = None
-        self._id: int | None = None
 
-    def _at(self, name: str) -> None:
-        self._repo = self._gh.get_repo(name, lazy=True)
-        self._path = f"/repos/{name}"
+    @property
+    def _repo(self) -> Any:
+        """PyGithub's repository at the current name (read inside each call: it may change)."""
+        return self._where.repo
 
-    def _call(self, what: str, func: Callable[[], T]) -> T:
+    def _retried(self, what: str, func: Callable[[], T]) -> T:
         return call_with_retries(
             self._policy, f"{what} {self.full_name}", renewing(self._renewal, func)
         )
 
-    def _request(self, verb: str, url: str, body: Any = None) -> Any:
-        """A REST call. A renamed or transferred repository answers writes with 307 and a
-        `Location` (PyGithub would take the redirect's body as the answer): follow it."""
-        for _ in range(MAX_REDIRECTS + 1):
-            headers, data = self._gh.requester.requestJsonAndCheck(verb, url, input=body)
-            location = {k.lower(): v for k, v in headers.items()}.get("location")
-            if location is None or not is_redirect(data):
-                return data
-            log.info("%s %s moved to %s: following", verb, url, location)
-            url = location
-        raise GithubException(310, data, headers, f"{verb} {url}: too many redirects")
+    def _call(self, what: str, func: Callable[[], T], retried: bool = True) -> T:
+        """`func` (retried unless a write that may have landed); once more when the name
+        answered 404 and the repository answers by id under another (an organisation
+        renamed while the job waited)."""
+        run = (lambda: self._retried(what, func)) if retried else renewing(self._renewal, func)
+        try:
+            return run()
+        except GithubException as exc:
+            if exc.status != 404 or not self._where.found_again(self._get):
+                raise
+        return run()
+
+    def _get(self, url: str) -> Any:
+        return self._retried(f"get {url}", lambda: self._where.request("GET", url))
+
+    def _rest(self, verb: str, tail: str, body: Any = None) -> Any:
+        """A REST call under the repository's path as it is when the call is made."""
+        return self._where.request(verb, self._where.path + tail, body)
 
     @property
     def default_branch(self) -> str:
         if self._default_branch is None:
-            data = self._call("get repo", lambda: self._request("GET", self._path))
+            data = self._call("get repo", lambda: self._rest("GET", ""))
             self._default_branch = str(data["default_branch"])
-            self._id = data.get("id")
-            current = str(data.get("full_name") or self.full_name)
-            if current != self._path.removeprefix("/repos/"):
-                self._renames.learn(self.full_name, current)
-                self._at(current)
+            self._where.learn(data)
         return self._default_branch
 
     def get_issue(self, number: int) -> IssueData:
@@ -123,21 +104,9 @@ class PyGithubRepo:
             return data, issue.url
 
         data, url = self._call("get issue", fetch)
-        moved = self._moved(number, issue_home(url))  # after: retried calls must not nest
+        # After the call: retried calls must not nest.
+        moved = self._where.elsewhere(number, issue_home(url), self._get)
         return data.model_copy(update={"moved_to": moved}) if moved else data
-
-    def _moved(self, number: int, home: tuple[str, int] | None) -> tuple[str, int] | None:
-        """`home` when it is another repository's issue: GitHub followed a transfer. The same
-        repository under a new name (a rename not learned yet) is not a move."""
-        here = self._path.removeprefix("/repos/").lower()
-        if home is None or (self._renames.current(home[0]).lower(), home[1]) == (here, number):
-            return None
-        if home[1] == number:
-            _ = self.default_branch  # learns our id and current name
-            data = self._call("get repo", lambda: self._request("GET", f"/repos/{home[0]}"))
-            if self._id is not None and data.get("id") == self._id:
-                return None
-        return home
 
     def get_pull(self, number: int) -> PullData:
         def fetch() -> PullData:
@@ -177,10 +146,10 @@ class PyGithubRepo:
 
     def pull_full_diff(self, number: int) -> str:
         """The PR as GitHub renders its `.diff` (every file; refused with 406 when huge)."""
-        url = f"{self._path}/pulls/{number}"
         headers = {"Accept": "application/vnd.github.diff"}
 
         def fetch() -> str:
+            url = f"{self._where.path}/pulls/{number}"
             _, data = self._gh.requester.requestJsonAndCheck("GET", url, headers=headers)
             return str((data or {}).get("data", "")) if isinstance(data, dict) else ""
 
@@ -213,13 +182,24 @@ class PyGithubRepo:
     def create_comment(self, number: int, body: str) -> CommentData:
         # Not retried here: a POST that timed out may have landed. The sticky comment retries
         # the whole find-then-create, which is idempotent. A refused token posted nothing.
-        url = f"{self._path}/issues/{number}/comments"
-        data = renewing(self._renewal, lambda: self._request("POST", url, {"body": body}))()
+        tail = f"/issues/{number}/comments"
+        data = self._call("create comment", lambda: self._rest("POST", tail, {"body": body}), False)
         return comment_data(data)
 
+    def comment_exists(self, comment_id: int) -> bool:
+        """False when the comment was deleted (404), e.g. a command taken back."""
+        tail = f"/issues/comments/{comment_id}"
+        try:
+            self._call("get comment", lambda: self._rest("GET", tail))
+        except GithubException as exc:
+            if exc.status != 404:
+                raise
+            return False
+        return True
+
     def edit_comment(self, comment_id: int, body: str) -> CommentData:
-        url = f"{self._path}/issues/comments/{comment_id}"
-        data = self._call("edit comment", lambda: self._request("PATCH", url, {"body": body}))
+        tail = f"/issues/comments/{comment_id}"
+        data = self._call("edit comment", lambda: self._rest("PATCH", tail, {"body": body}))
         return comment_data(data)
 
     def label_names(self) -> set[str]:
@@ -228,19 +208,19 @@ class PyGithubRepo:
     def create_label(self, name: str, color: str, description: str) -> None:
         try:
             body = {"name": name, "color": color, "description": description}
-            self._call("create label", lambda: self._request("POST", f"{self._path}/labels", body))
+            self._call("create label", lambda: self._rest("POST", "/labels", body))
         except GithubException as exc:
             if exc.status != 422:  # 422 = created meanwhile by a concurrent run: fine
                 raise
 
     def add_labels(self, number: int, names: list[str]) -> None:
-        url = f"{self._path}/issues/{number}/labels"
-        self._call("add labels", lambda: self._request("POST", url, {"labels": names}))
+        tail = f"/issues/{number}/labels"
+        self._call("add labels", lambda: self._rest("POST", tail, {"labels": names}))
 
     def remove_label(self, number: int, name: str) -> None:
-        url = f"{self._path}/issues/{number}/labels/{quote(name, safe='')}"
+        tail = f"/issues/{number}/labels/{quote(name, safe='')}"
         try:
-            self._call("remove label", lambda: self._request("DELETE", url))
+            self._call("remove label", lambda: self._rest("DELETE", tail))
         except GithubException as exc:
             if exc.status != 404:  # 404 = already gone: the goal state is reached
                 raise
@@ -257,7 +237,7 @@ class PyGithubRepo:
 
         def fetch() -> list[LabelEvent]:
             events = PaginatedList(
-                IssueEvent, self._gh.requester, f"{self._path}/issues/{number}/events", None
+                IssueEvent, self._gh.requester, f"{self._where.path}/issues/{number}/events", None
             )
             return [
                 LabelEvent(
@@ -272,8 +252,8 @@ class PyGithubRepo:
         return self._call("label events", fetch)
 
     def react_to_comment(self, comment_id: int, content: str) -> None:
-        url = f"{self._path}/issues/comments/{comment_id}/reactions"
-        self._call("reaction", lambda: self._request("POST", url, {"content": content}))
+        tail = f"/issues/comments/{comment_id}/reactions"
+        self._call("reaction", lambda: self._rest("POST", tail, {"content": content}))
 
     def permission(self, login: str) -> str:
         return self._call("permission", lambda: self._repo.get_collaborator_permission(login))

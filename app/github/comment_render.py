@@ -13,6 +13,7 @@ from app.github.labels import scored_label
 from app.github.sticky_comment import StickyState, marker, state_line
 from app.github.strength_render import catching_block, strength_line, survivor_block
 from app.github.untrusted_text import code_span, neutralise
+from app.shown_survivors import SurvivorKey, shown_survivors
 from spice_engine.dimensions import CLARITY, dimension
 from spice_engine.models import Assessment, DimensionResult, IssueAssessment, Usage
 from spice_engine.pr.models import PRAssessment
@@ -138,11 +139,17 @@ def _pr_summary(a: PRAssessment, secrets: tuple[str, ...]) -> list[str]:
 
 
 def assessment_view(
-    a: Assessment, prefix: str, secrets: tuple[str, ...], expanded: bool = False
+    a: Assessment,
+    prefix: str,
+    secrets: tuple[str, ...],
+    expanded: bool = False,
+    suppressed: frozenset[SurvivorKey] = frozenset(),
 ) -> CommentView:
-    """The comment of an issue's or a PR's assessment: a row per registry dimension shown."""
+    """The comment of an issue's or a PR's assessment: a row per registry dimension shown;
+    survivors of the `suppressed` kinds are not shown."""
     issue = a if isinstance(a, IssueAssessment) else None
     pr = a if isinstance(a, PRAssessment) else None
+    shown = shown_survivors(pr.test_strength if pr else None, suppressed)
     summary = _issue_summary(issue, prefix) if issue else _pr_summary(pr, secrets) if pr else []
     results = a.results()
     for d in results.values():
@@ -160,9 +167,9 @@ def assessment_view(
             neutralise(c, 600, secrets) for c in (pr.counter_examples if pr else [])[:3]
         ],
         evidence=evidence_lines(a.evidence, secrets),
-        strength=strength_line(pr.test_strength if pr else None),
-        survivor=survivor_block(pr.test_strength if pr else None, secrets),
-        catching=catching_block(pr.test_strength if pr else None, secrets),
+        strength=strength_line(pr.test_strength if pr else None, shown),
+        survivor=survivor_block(shown, secrets),
+        catching=catching_block(shown, secrets),
         model=neutralise(a.model, 100),
         prompt=", ".join(f"{p.id} v{p.version}" for p in a.prompt_refs()),
         usage=a.usage,

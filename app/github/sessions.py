@@ -15,7 +15,8 @@ from app.github.auth import (
     auth_github,
     token_github,
 )
-from app.github.client import PyGithubRepo, Renames
+from app.github.client import PyGithubRepo
+from app.github.repo_location import Renames
 from app.github.retries import RetryPolicy, call_with_retries, policy_from_settings
 from app.github.seams import GitHubSession
 from app.settings import Settings, plain_github_token
@@ -40,8 +41,10 @@ class PyGithubSession:
     def bot_login(self) -> str:
         return self._bot_login
 
-    def repo(self, full_name: str) -> PyGithubRepo:
-        return PyGithubRepo(self._gh, full_name, self._policy, self._renewal, self._renames)
+    def repo(self, full_name: str, repo_id: int | None = None) -> PyGithubRepo:
+        return PyGithubRepo(
+            self._gh, full_name, self._policy, self._renewal, self._renames, repo_id
+        )
 
 
 SessionFactory = Callable[[int | None], GitHubSession]

@@ -1,9 +1,11 @@
 """The comment's test-adequacy-by-execution lines: one line of fact, the most telling survivor's
-diff, and a test that catches it (when one was written and proven both ways)."""
+diff, and a test that catches it (when one was written and proven both ways). What is shown is
+`app.shown_survivors`' choice: survivors of a kind answered "not useful" are left out."""
 
 from __future__ import annotations
 
 from app.github.untrusted_text import code_block, code_span
+from app.shown_survivors import ShownSurvivors, shown_survivors
 from spice_engine.strength.result import MutantOutcome, TestStrength, Verdict, evidence
 
 
@@ -37,20 +39,22 @@ def _unshown(survivors: list[MutantOutcome]) -> list[str]:
     return [f"{n} {kind}" for kind, n in kinds.items() if n]
 
 
-def strength_line(s: TestStrength | None) -> str:
+def strength_line(s: TestStrength | None, shown: ShownSurvivors | None = None) -> str:
     """E.g. "The tests fail without the fix; 3 of 14 mutants of the fix survive — e.g.
     `< b → <= b` in `parse()`, a line the tests execute but do not check (as the PR's own
     tests report it: ...)." ("" when the PR's tests were not executed)."""
     if s is None or s.status not in ("measured", "no_mutants"):
         return ""
     parts = ["The tests fail without the fix"]
-    survivors, top = s.survivors, s.headline
-    if top is not None:
+    shown = shown or shown_survivors(s)
+    survivors, headline = s.survivors, shown.headline
+    if headline is not None:
+        top = headline.mutant
         change = code_span(top.change.replace("`", ""), 60)
         where = f", {REACHED[top.reached]}" if top.reached else ""
         parts.append(
             f"{len(survivors)} of {s.mutants_tried} mutants of the fix survive — e.g. "
-            f"{change} in {_where(top)}{where}"
+            f"{change} in {_where(top)}{where} (survivor {code_span(headline.id)})"
         )
         if untested := sum(m.untested_line for m in survivors):
             parts.append(f"{untested} on lines no test executes")
@@ -61,6 +65,8 @@ def strength_line(s: TestStrength | None) -> str:
         )
     elif s.mutants_tried:
         parts.append(f"all {s.mutants_tried} mutants of the fix are caught")
+    if shown.suppressed:
+        parts.append(f"{shown.suppressed} not shown: of kinds answered not useful here")
     equivalent = sum(m.verdict == Verdict.EQUIVALENT for m in s.mutants)
     if equivalent:
         parts.append(f"{equivalent} equivalent to the fix set aside")
@@ -72,17 +78,24 @@ def strength_line(s: TestStrength | None) -> str:
     return "; ".join(parts) + REPORTED + "."
 
 
-def survivor_block(s: TestStrength | None, secrets: tuple[str, ...]) -> str:
+Shown = ShownSurvivors | TestStrength | None
+"""What reviewers are shown, or a measurement shown as it is (nothing suppressed)."""
+
+
+def _headline(shown: Shown) -> MutantOutcome | None:
+    chosen = shown if isinstance(shown, ShownSurvivors) else shown_survivors(shown)
+    return chosen.headline.mutant if chosen.headline is not None else None
+
+
+def survivor_block(shown: Shown, secrets: tuple[str, ...]) -> str:
     """The most telling survivor as a diff against the fix ("" when none is shown)."""
-    top = s.headline if s is not None else None
-    if top is None:
-        return ""
-    return code_block(top.diff, "diff", secrets=secrets)
+    top = _headline(shown)
+    return "" if top is None else code_block(top.diff, "diff", secrets=secrets)
 
 
-def catching_block(s: TestStrength | None, secrets: tuple[str, ...]) -> str:
+def catching_block(shown: Shown, secrets: tuple[str, ...]) -> str:
     """The test that passes on the fix and fails on the shown survivor ("" when none held)."""
-    top = s.headline if s is not None else None
+    top = _headline(shown)
     if top is None or top.catching_test is None:
         return ""
     return code_block(top.catching_test.code, "python", secrets=secrets)

@@ -1,4 +1,5 @@
-"""issue_comment `/spice relabel | explain | help`: only from users with write access."""
+"""issue_comment `/spice relabel | explain | help | feedback | not-useful`: only from users
+with write access, and only while the command's comment still exists."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import logging
 import re
 from typing import Any
 
+from github import GithubException
 from markdown_it.token import Token
 
 from app.github.comment_render import render_help
@@ -15,11 +17,13 @@ from app.handlers.issues import handle_issue
 from app.handlers.outcome import CommentChange, Done, Skipped
 from app.handlers.pull_requests import handle_pull_request
 from app.handlers.run_context import RunContext
+from app.handlers.survivor_answers import record_not_useful
 from spice_engine.markdown_parser import issue_markdown
 
 log = logging.getLogger(__name__)
 COMMAND = re.compile(
-    r"^\s*/spice\s+(relabel|explain|help|feedback)\b(.*)$", re.MULTILINE | re.IGNORECASE
+    r"^\s*/spice\s+(relabel|explain|help|feedback|not-useful)(?![\w-])(.*)$",
+    re.MULTILINE | re.IGNORECASE,
 )
 MAX_COMMENT_CHARS = 65_536  # GitHub's own limit on a comment body
 WRITE_PERMISSIONS = frozenset({"admin", "maintain", "write"})
@@ -82,6 +86,10 @@ def handle_comment(ctx: RunContext, payload: dict[str, Any]) -> Done:
     command = parse_command(comment.get("body") or "")
     if command is None:
         raise Skipped("no /spice command in the comment")
+    if not ctx.repo.comment_exists(int(comment["id"])):
+        # Taken back before the job ran (or before its retry): nothing left to answer.
+        log.info("skipped /spice %s: comment %s was deleted", command, comment["id"])
+        raise Skipped(f"the /spice {command} comment was deleted before the job ran")
     permission = ctx.repo.permission(author)
     if permission not in WRITE_PERMISSIONS:
         refused = f"refused /spice {command}: {author!r} has {permission!r} permission"
@@ -90,7 +98,12 @@ def handle_comment(ctx: RunContext, payload: dict[str, Any]) -> Done:
     number = int(issue["number"])
     reaction = None
     if not ctx.dry_run:
-        ctx.repo.react_to_comment(int(comment["id"]), ACK)
+        try:
+            ctx.repo.react_to_comment(int(comment["id"]), ACK)
+        except GithubException as exc:
+            if exc.status != 404:
+                raise
+            raise Skipped(f"the /spice {command} comment was deleted before the job ran") from exc
         reaction = ACK
     if command == "help":
         body = render_help(ctx.config.label_prefix)
@@ -99,9 +112,11 @@ def handle_comment(ctx: RunContext, payload: dict[str, Any]) -> Done:
         done = upsert_sticky(ctx.repo, number, ctx.bot, "help", body, ctx.deps.retry_policy)
         change = CommentChange(action=done.action, id=done.comment_id)
         return ctx.done("help", number, comment=change, reaction=reaction)
+    found = parse_command_line(comment.get("body") or "")
     if command == "feedback":
-        found = parse_command_line(comment.get("body") or "")
         result = record_feedback(ctx, number, author, found[1] if found else "")
+    elif command == "not-useful":
+        result = record_not_useful(ctx, number, author, found[1] if found else "")
     else:
         handler = handle_pull_request if issue.get("pull_request") else handle_issue
         result = handler(ctx, number, force=True, explain=command == "explain")

@@ -21,6 +21,7 @@ from app.settings import Settings
 from app.store.assessments import assessed_before
 from app.store.engine import session_factory
 from app.store.human_labels import human_labels, record_human_label
+from app.store.survivor_feedback import StoredSurvivorFeedback
 
 
 def github_handler(
@@ -39,6 +40,7 @@ def github_handler(
         calibration_for=calibration_lookup(settings, sessions),
         assessed_before=store_lookup(sessions),
         harvest_contexts=settings_contexts(settings, engine=engine),
+        survivor_feedback=StoredSurvivorFeedback(sessions),
     )
     return handler_for(deps)
 

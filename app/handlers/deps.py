@@ -20,6 +20,7 @@ from spice_engine.protocols import ChatModel
 
 if TYPE_CHECKING:
     from app.harvest.fanout import ContextFactory
+    from app.shown_survivors import SurvivorFeedback
 
 ChatFactory = Callable[[str], ChatModel]
 AssessedBefore = Callable[[str, str, int, str], bool]
@@ -53,6 +54,9 @@ class HandlerDeps:
     """A merged PR's task instance was stored: the worker enqueues its validation."""
     harvest_contexts: ContextFactory | None = None
     """Merged PRs' harvest context per installation; None: built from the settings (once)."""
+    survivor_feedback: SurvivorFeedback | None = None
+    """Shown survivors and maintainers' "not useful" answers (None in Action mode: no store,
+    nothing suppressed)."""
 
     def __post_init__(self) -> None:
         if self.harvest_contexts is None:

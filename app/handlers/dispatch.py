@@ -86,7 +86,7 @@ def _run_in_repository(
     """Load the repository's config, then run the route's handler (or report the config)."""
     assert route.repo is not None and route.number is not None  # repository routes have both
     session = deps.github(route.installation)
-    repo = session.repo(route.repo)
+    repo = session.repo(route.repo, _repo_id(payload))
     loaded = deps.config_cache.load(repo)
     ctx = RunContext(deps, session, repo, loaded.config or RepoConfig(), route.number)
     if loaded.error is not None or loaded.config is None:
@@ -98,6 +98,12 @@ def _run_in_repository(
         )
         raise ctx.report_config_error(route.number if shown else None, loaded)
     return handler(ctx, payload)
+
+
+def _repo_id(payload: dict[str, Any]) -> int | None:
+    """The repository's GitHub id, by which it is found again after a rename."""
+    found = (payload.get("repository") or {}).get("id")
+    return found if isinstance(found, int) and not isinstance(found, bool) and found > 0 else None
 
 
 def failure_of(exc: Exception) -> Failure | None:

@@ -145,11 +145,12 @@ def handle_pull_request(
     ctx.skip_if_unchanged("pr", number, pr_input_hash(engine_pr, chat.name, options), force)
     warnings += choice.warnings
     rules = SplitRules(test_globs=config.test_paths)
-    from app.handlers.pr_execution import pr_strength
+    from app.handlers.strength_check import measure_with_check
     from spice_engine.strength.catching import TestWriter
 
     writer = TestWriter(chat, choice.votes, choice.cost_cap_usd, choice.allow_unpriced)
-    strength = pr_strength(ctx, pr, engine_pr, rules, warnings, writer)
+    measured = measure_with_check(ctx, pr, engine_pr, rules, warnings, writer)
+    strength = measured.strength
     with base_checkout(ctx, pr, warnings) as repo_path:
         prepared = prepare_pr(engine_pr, options, repo_path, split_rules=rules, strength=strength)
     # Voted with the clone released: other jobs on this repository need not wait for models.
@@ -158,5 +159,12 @@ def handle_pull_request(
     tests_score = result.tests.score if result.tests is not None else 0
     actionable = (tests_score or 0) >= 2 or any(d.controversial for d in dims)
     return ctx.publish_assessment(
-        "pull_requests", number, pr.labels, result, actionable, explain, warnings
+        "pull_requests",
+        number,
+        pr.labels,
+        result,
+        actionable,
+        explain,
+        warnings,
+        suppressed=measured.suppressed,
     )

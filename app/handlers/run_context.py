@@ -19,6 +19,7 @@ from app.github.sticky_comment import StickyState, find_sticky, read_state, upse
 from app.github.untrusted_text import neutralise
 from app.handlers.deps import HandlerDeps
 from app.handlers.outcome import CommentChange, Done, Failed, LabelChange, Skipped
+from app.shown_survivors import SurvivorKey
 from spice_engine.dimensions import dimension
 from spice_engine.results import AnyAssessment
 
@@ -163,8 +164,10 @@ class RunContext:
         actionable: bool,
         explain: bool,
         warnings: list[str],
+        suppressed: frozenset[SurvivorKey] = frozenset(),
     ) -> Done:
-        """Record the result, then its labels and its comment (state keyed on its input hash)."""
+        """Record the result, then its labels and its comment (state keyed on its input hash);
+        survivors of the `suppressed` kinds are not shown."""
         prefix = self.config.label_prefix
         plan = plan_labels(result, prefix)
         shown = {k: r for k, r in result.results().items() if dimension(k).in_comment}
@@ -176,7 +179,7 @@ class RunContext:
             votes={k: [v.score for v in r.votes] for k, r in shown.items()},
             labels=[name for name in plan.desired.values() if name],
         )
-        view = assessment_view(result, prefix, self.deps.secrets(), expanded=explain)
+        view = assessment_view(result, prefix, self.deps.secrets(), explain, suppressed)
         view.summary += [neutralise(w, 200) for w in warnings]
         body = render_view(view, state, ASSESSMENT)
         labels, comment = self.publish(

@@ -11,6 +11,7 @@ from typing import Any, Protocol, TypeVar
 from github import Auth, Github, GithubException
 from pydantic import BaseModel
 
+from app.github.api_version import GITHUB_API_VERSION
 from app.github.auth import TokenRenewal, renewing
 from app.github.client import PullFile
 from app.github.graphql import ClosingRefs, closing_refs
@@ -118,6 +119,7 @@ class GitHubHarvestSource:
                 timeout=self._timeout,
                 seconds_between_requests=None,
                 seconds_between_writes=None,
+                api_version=GITHUB_API_VERSION,
             )
             self._local.gh, self._local.token = gh, token
         return gh

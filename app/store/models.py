@@ -203,3 +203,41 @@ class DashboardSession(Base):
     login: Mapped[str] = mapped_column(String(100))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(index=True)
+
+
+class ShownSurvivor(Base):
+    """A surviving mutant the App showed a repository's reviewers (the check run's notes, the
+    comment's example), by the id a maintainer answers it with."""
+
+    __tablename__ = "shown_survivors"
+    __table_args__ = (UniqueConstraint("repo", "survivor_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    repo: Mapped[str] = mapped_column(String(200))
+    survivor_id: Mapped[str] = mapped_column(String(8))
+    number: Mapped[int]
+    """The pull request it was first shown on."""
+    operator: Mapped[str] = mapped_column(String(60))
+    path: Mapped[str] = mapped_column(String(500))
+    place: Mapped[str] = mapped_column(String(300))
+    """`name()` of the enclosing function, or `line N`."""
+    shown_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class SurvivorAnswer(Base):
+    """A maintainer's "not useful" for a shown survivor: that kind of mutant (operator ×
+    place) is not shown in the repository again."""
+
+    __tablename__ = "survivor_answers"
+    __table_args__ = (UniqueConstraint("repo", "survivor_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    repo: Mapped[str] = mapped_column(String(200), index=True)
+    survivor_id: Mapped[str] = mapped_column(String(8))
+    number: Mapped[int]
+    """The pull request the answer was given on."""
+    operator: Mapped[str] = mapped_column(String(60))
+    path: Mapped[str] = mapped_column(String(500))
+    place: Mapped[str] = mapped_column(String(300))
+    login: Mapped[str] = mapped_column(String(100))
+    answered_at: Mapped[datetime] = mapped_column(default=utcnow)

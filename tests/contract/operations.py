@@ -27,6 +27,9 @@ REST_OPERATIONS: list[tuple[str, str]] = [
     ("get", "/repos/{owner}/{repo}/pulls/{pull_number}/commits"),
     ("get", "/repos/{owner}/{repo}/collaborators/{username}/permission"),
     ("get", "/repos/{owner}/{repo}/contents/{path}"),
+    ("post", "/repos/{owner}/{repo}/check-runs"),
+    ("patch", "/repos/{owner}/{repo}/check-runs/{check_run_id}"),
+    ("get", "/repos/{owner}/{repo}/commits/{ref}/check-runs"),
 ]
 """(method, path template) as in GitHub's REST description."""
 
@@ -45,5 +48,6 @@ WEBHOOK_EVENTS: list[str] = [
     "pull-request-closed",
     "pull-request-labeled",
     "pull-request-unlabeled",
+    "installation-target-renamed",
 ]
 """`{event}-{action}` keys of the webhook description: the deliveries the App acts on."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,8 @@ GITHUB_WIDE = {301, 307, 401, 403, 404, 409, 422, 429, 500, 502, 503, 504}
 a repository that does not exist or is hidden from the token, an empty repository's 409 "Git
 Repository is empty.", secondary limits, outages) though not every operation lists them; their
 body must still be GitHub's `basic-error`."""
+API_VERSION = "2022-11-28"
+"""What every API request names in `X-GitHub-Api-Version` (GitHub's REST versioning)."""
 _REQUIRED = re.compile(r"^'([^']+)' is a required property")
 
 
@@ -79,6 +82,10 @@ def _nullable_compositions(node: Any) -> Any:
     if not isinstance(node, dict):
         return node
     node = {k: _nullable_compositions(v) for k, v in node.items()}
+    if node.get("nullable") is True and None not in node.get("enum", [None]):
+        # A nullable enum (a check run's `conclusion` while it runs) allows null, though a
+        # strict reading of OpenAPI 3.0.3 would have null listed among its values.
+        node["enum"] = [*node["enum"], None]
     composed = any(k in node for k in ("oneOf", "anyOf", "allOf", "$ref"))
     if node.get("nullable") is True and "type" not in node and composed:
         rest = {k: v for k, v in node.items() if k != "nullable"}
@@ -176,6 +183,14 @@ class RestContract:
         if json_content is None or not isinstance(body, dict | list):
             return []  # no JSON documented (204, 304) or a text answer (`.diff`)
         return self._errors(json_content.get("schema", {}), body, where)
+
+
+def version_problem(method: str, path: str, headers: Mapping[str, str]) -> str | None:
+    """A request that does not name the API version it was written for. The sign-in's pages
+    (`/login/...`) are github.com's web, which a browser asks for, not its API."""
+    if headers.get("X-GitHub-Api-Version") == API_VERSION or path.startswith("/login/"):
+        return None
+    return f"{method} {path}: no X-GitHub-Api-Version: {API_VERSION}"
 
 
 @cache

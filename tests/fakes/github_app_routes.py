@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from tests.fakes.github_server import FakeGitHub
 
 
-def _app(req: Request) -> Answer:
+def app_route(req: Request) -> Answer:
     fake = req.fake
     return 200, {
         "id": fake.app_id,
@@ -59,6 +59,6 @@ def check_jwt(fake: FakeGitHub, authorization: str) -> bool:
 
 
 APP_ROUTES: list[tuple[str, re.Pattern[str], Callable[[Request], Answer]]] = [
-    ("GET", re.compile(r"/app$"), _app),
+    ("GET", re.compile(r"/app$"), app_route),
     ("POST", re.compile(r"/app/installations/(?P<inst>\d+)/access_tokens$"), _access_token),
 ]

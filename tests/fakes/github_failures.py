@@ -81,6 +81,16 @@ class FailureShapes:
         self.repos[new] = state
         self.renamed[old] = new
 
+    def rename_owner(self, old: str, new: str) -> None:
+        """An organisation renamed: its repositories are `new/...` from now on and their old
+        names answer a bare 404 (GitHub redirects no API request of an organisation's old
+        name); by id (`/repositories/{id}`) they answer as before."""
+        for full_name in [n for n in self.repos if n.split("/", 1)[0] == old]:
+            state = self.repos.pop(full_name)
+            for part in ("data", "issues", "pulls"):
+                setattr(state, part, _renamed(getattr(state, part), old, new))
+            self.repos[f"{new}/{full_name.split('/', 1)[1]}"] = state
+
     def transfer_issue(self, repo: str, number: int, to: str, new_number: int) -> Json:
         """A maintainer moves the issue to `to` (as `new_number`): GitHub then redirects the
         old issue's paths, reads (301) and writes (307), to the new issue by repository id."""
@@ -155,6 +165,20 @@ class FailureShapes:
         """The author's account was deleted: the issues API gives `user: null` (the pulls
         API and webhooks keep a user object, per GitHub's schemas)."""
         self.repos[repo].issues[number]["user"] = None
+
+
+def _renamed(node: Any, old: str, new: str) -> Any:
+    """`node` with the owner `old` named `new` in its logins, full names and URLs."""
+    if isinstance(node, dict):
+        return {k: _renamed(v, old, new) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_renamed(v, old, new) for v in node]
+    if isinstance(node, str):
+        if node == old:
+            return new
+        node = node.replace(f"/{old}/", f"/{new}/")
+        return f"{new}/{node[len(old) + 1 :]}" if node.startswith(f"{old}/") else node
+    return node
 
 
 def redirect(

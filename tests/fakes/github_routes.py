@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from tests.fakes.github_app_routes import APP_ROUTES, check_jwt
+from tests.fakes.github_check_routes import commit_check_runs, create_check_run, update_check_run
 from tests.fakes.github_failures import paginate, redirect
 from tests.fakes.github_graphql import graphql_route
 from tests.fakes.github_label_routes import (
@@ -237,6 +238,9 @@ ROUTES: list[tuple[str, re.Pattern[str], Callable[[Request], Answer], bool]] = [
         ("GET", REPO + r"/pulls/(?P<n>\d+)/commits", _pull_commits, False),
         ("GET", REPO + r"/collaborators/(?P<user>[^/]+)/permission", _permission, False),
         ("GET", REPO + r"/contents/(?P<path>.+)", _contents, False),
+        ("POST", REPO + r"/check-runs", create_check_run, True),
+        ("PATCH", REPO + r"/check-runs/(?P<id>\d+)", update_check_run, True),
+        ("GET", REPO + r"/commits/(?P<ref>[^/]+)/check-runs", commit_check_runs, False),
         ("POST", r"/graphql", graphql_route, False),
     ]
 ]

@@ -40,6 +40,11 @@ class RepoState:
     """Issues deleted: 410 Gone."""
     events: dict[int, list[Json]] = field(default_factory=dict)
     """Issue events, oldest first: `labeled` and `unlabeled`, with their actor."""
+    check_runs: dict[int, Json] = field(default_factory=dict)
+    annotations: dict[int, list[Json]] = field(default_factory=dict)
+    """Each check run's annotations, as every write appended them."""
+    checks_refused: bool = False
+    """The installation has not been granted `checks: write` (403 on check-run writes)."""
 
 
 def _now() -> str:

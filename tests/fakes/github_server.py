@@ -224,6 +224,7 @@ class FakeGitHub(Seeding, FailureShapes):
 
 
 def _handler_class(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
+    from tests.contract.rest import version_problem
     from tests.fakes.github_failures import by_name
     from tests.fakes.github_oauth import web_flow_answer
     from tests.fakes.github_routes import RawText, route
@@ -241,6 +242,9 @@ def _handler_class(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             raw = self.rfile.read(length) if length else b""
             parts = urlsplit(self.path)
             fake.requests.append((self.command, unquote(parts.path)))
+            unversioned = version_problem(self.command, parts.path, self.headers)
+            if fake.check_contract and unversioned:
+                fake.violations.append(unversioned)  # one list append: atomic
             # GitHub serves a repository by id too (where a rename redirects): same operations.
             path = by_name(fake, unquote(parts.path))
             fault = fake.take_fault(self.command, path)

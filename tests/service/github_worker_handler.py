@@ -18,6 +18,7 @@ from app.queue.factory import make_huey
 from app.queue.handler import DeliveryHandler
 from app.settings import Settings
 from app.store.engine import database_url, make_engine, session_factory
+from app.store.survivor_feedback import StoredSurvivorFeedback
 from spice_engine.llm.litellm_chat import LiteLLMChat
 from tests.fakes.github_fixtures import FAST_RETRIES
 
@@ -45,6 +46,7 @@ def make_handler(
         record_human_label=human_label_recorder(sessions),
         calibration_for=calibration_lookup(settings, sessions),
         on_instance_saved=on_instance_saved,
+        survivor_feedback=StoredSurvivorFeedback(sessions),
     )
     return handler_for(deps)
 

@@ -10,6 +10,7 @@ from urllib.parse import quote, urlencode
 
 import httpx
 
+from app.github.api_version import GITHUB_API_VERSION
 from app.settings import Settings
 
 WRITE_PERMISSIONS = ("admin", "maintain", "push")
@@ -82,7 +83,7 @@ class GitHubSignIn:
         json: dict[str, str] | None = None,
         missing_ok: bool = False,
     ) -> dict[str, object]:
-        headers = {"Accept": "application/json"}
+        headers = {"Accept": "application/json", "X-GitHub-Api-Version": GITHUB_API_VERSION}
         if token:
             headers["Authorization"] = f"Bearer {token}"
         try:

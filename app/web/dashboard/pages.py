@@ -12,6 +12,7 @@ from app.sandboxing import live_validation_problem
 from app.settings import Settings
 from app.store.human_labels import untouched_items
 from app.store.models import HumanLabel
+from app.store.survivor_feedback import Usefulness, usefulness
 from app.web.dashboard import queries
 from app.web.dashboard.access import Viewer
 from app.web.dashboard.charts import Chart, bar_chart
@@ -40,6 +41,8 @@ class RepoLine(BaseModel):
     corrections: int
     instances: int
     last_decision: str
+    usefulness: str = "-"
+    """Of the surviving mutants shown, the share no maintainer answered "not useful"."""
 
 
 class IndexPage(BaseModel):
@@ -78,10 +81,12 @@ class RepoPage(BaseModel):
     dataset_counts: dict[str, int]
     validation_off: str
     """Why harvested instances are not validated here ("" when they are)."""
+    usefulness: Usefulness
 
 
 def index_page(session: Session, viewer: Viewer) -> IndexPage:
     visible = [r for r in queries.known_repos(session) if viewer.can_see(r)]
+    useful = usefulness(session, visible)
     lines = [
         RepoLine(
             repo=c.repo,
@@ -89,6 +94,7 @@ def index_page(session: Session, viewer: Viewer) -> IndexPage:
             corrections=c.corrections,
             instances=c.instances,
             last_decision=stamp(c.last_decision) if c.last_decision else "-",
+            usefulness=useful[c.repo].rate,
         )
         for c in queries.repo_counts(session, visible)
     ]
@@ -133,6 +139,7 @@ def repo_page(
         dataset=instances,
         dataset_counts=dict(Counter(r.status for r in instances).most_common()),
         validation_off=live_validation_problem(settings) or "",
+        usefulness=usefulness(session, [repo])[repo],
     )
 
 
