@@ -197,6 +197,9 @@ def test_a_cmake_project_validates_end_to_end_in_the_sandbox(tmp_path: Path) -> 
     assert record.status == Status.VALID, record.detail
     assert done.fail_to_pass == ["mul-test"] and done.pass_to_pass == ["add-test"]
     assert record.toolchain and record.toolchain.startswith("gcc ")
+    # What an export names of the environment: the build system, the toolchain, the command.
+    assert record.plan and record.plan["settings"] == {"build_system": "cmake"}
+    assert record.test_command and "ctest" in record.test_command[-1]
     git(tmp_path / "repo", "status")  # the repository is untouched by the run
     assert json.dumps(done.model_dump(mode="json"))
 

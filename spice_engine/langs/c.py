@@ -119,8 +119,16 @@ class CFamily:
             )
         toolchain = machine_compiler(self.compiler)
         packages = needed(files, found)
+        # What an export names: how the tree is built (cmake, autotools, meson, make).
+        settings = {"build_system": ", ".join(sorted({b.kind for b in found}))}
         if not packages:
-            return Plan(language=self.name, toolchain=Toolchain(name=toolchain), key=(), inputs={})
+            return Plan(
+                language=self.name,
+                toolchain=Toolchain(name=toolchain),
+                key=(),
+                inputs={},
+                settings=settings,
+            )
         phase, inputs, suite = install(packages)
         return Plan(
             language=self.name,
@@ -129,6 +137,7 @@ class CFamily:
             install=(phase,),
             inputs=inputs,
             caches=(CACHE_NAME,),
+            settings=settings,
         )
 
     def targets(self, test_files: list[str], fix_files: list[str]) -> list[str]:
