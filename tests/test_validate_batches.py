@@ -44,6 +44,10 @@ def test_a_batch_reports_each_instance_keeps_each_row_and_resumes(
     assert "resuming, 1 of 3 already in" in again.stderr
     assert "validate: [1/2] octo__calc-1 valid" in again.stderr
     assert "validate: [2/2] octo__calc-3 valid" in again.stderr
+    # Off a terminal each phase is a line as it starts (a heartbeat fills longer silences).
+    said = [line.split(" (at ")[0] for line in again.stderr.splitlines() if "octo__calc-1 " in line]
+    phases = ["environment", "before", "after", "reruns"]
+    assert said[:4] == [f"validate: octo__calc-1 {p}" for p in phases], again.stderr
     rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert [r["instance_id"] for r in rows] == ["octo__calc-2", "octo__calc-1", "octo__calc-3"]
     assert json.loads(rows[1]["FAIL_TO_PASS"]) == ["tests/test_calc.py::test_add"]

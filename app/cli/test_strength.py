@@ -4,6 +4,7 @@ mutation of the fix, run in the sandbox)."""
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from app.cli.common import emit_json, settings_with
+from app.cli.progress import PhaseReporter
 from app.cli.validate import (
     ExecutorOption,
     NoSandboxOption,
@@ -96,7 +98,12 @@ def test_strength_cmd(
     keep = _stored(settings) if store else None
     secrets = secret_values(settings)
 
+    # Minutes pass in each phase: each is said as it starts, and a heartbeat off a terminal.
+    say = lambda line: typer.echo(line, err=True)  # noqa: E731
+    phases = PhaseReporter("test-strength", say, heartbeat=not sys.stderr.isatty())
+
     def done(row: dict[str, Any]) -> None:
+        phases.done(str(row["instance_id"]))
         row = redacted_outcome(row, "test_strength", secrets)  # before it is written or kept
         got = row["spice"]["test_strength"]
         with lock, out.open("a", encoding="utf-8") as fh:
@@ -116,12 +123,19 @@ def test_strength_cmd(
             err=True,
         )
 
-    def phase(instance_id: str, what: str) -> None:  # minutes pass in each: never silent
-        typer.echo(f"test-strength: {instance_id} {what}…", err=True)
-
-    strength_rows(
-        todo, git_dirs, executor, data / "tmp", config, workers, timeout, done, phase, writer
-    )
+    with phases:
+        strength_rows(
+            todo,
+            git_dirs,
+            executor,
+            data / "tmp",
+            config,
+            workers,
+            timeout,
+            done,
+            phases.phase,
+            writer,
+        )
     emit_json({"instances": len(rows), "statuses": dict(statuses), "out": str(out)})
 
 

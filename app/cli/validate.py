@@ -14,6 +14,7 @@ import typer
 from tqdm import tqdm  # type: ignore[import-untyped]
 
 from app.cli.common import emit_json, fail, settings_with
+from app.cli.progress import PhaseReporter
 from app.redaction import redacted_outcome, secret_values
 from app.sandboxing import checked_sandbox, docker_sandbox
 from app.settings import Settings
@@ -165,7 +166,12 @@ def validate_cmd(
     out.parent.mkdir(parents=True, exist_ok=True)
     secrets = secret_values(settings)
 
+    # On a terminal the bar moves and each phase is a line above it; elsewhere a heartbeat.
+    say = (lambda line: typer.echo(line, err=True)) if bar.disable else _above(bar)
+    phases = PhaseReporter("validate", say, heartbeat=bool(bar.disable))
+
     def done(row: dict[str, Any]) -> None:
+        phases.done(str(row["instance_id"]))
         row = redacted_outcome(row, "validation", secrets)  # before it is written or kept
         validation = row["spice"]["validation"]
         with lock, out.open("a", encoding="utf-8") as fh:
@@ -183,22 +189,28 @@ def validate_cmd(
             bar.set_postfix(valid=statuses["valid"], refresh=False)
 
     try:
-        validate_rows(
-            todo,
-            git_dirs,
-            executor,
-            data / "tmp",
-            workers,
-            timeout,
-            reruns,
-            on_done=done,
-            logs_dir=logs or Path(f"{out}.logs"),
-        )
+        with phases:
+            validate_rows(
+                todo,
+                git_dirs,
+                executor,
+                data / "tmp",
+                workers,
+                timeout,
+                reruns,
+                on_done=done,
+                logs_dir=logs or Path(f"{out}.logs"),
+                on_phase=phases.phase,
+            )
     finally:
         bar.close()
     emit_json({"instances": len(rows), "statuses": dict(statuses), "out": str(out)})
     if rows and not statuses["valid"]:
         raise typer.Exit(NONE_VALID)
+
+
+def _above(bar: Any) -> Callable[[str], None]:
+    return lambda line: bar.write(line, file=sys.stderr)
 
 
 def outcome_line(row: dict[str, Any], n: int, total: int) -> str:

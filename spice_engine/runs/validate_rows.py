@@ -35,18 +35,23 @@ def validate_rows(
     reruns: int = 1,
     on_done: Callable[[dict[str, Any]], None] | None = None,
     logs_dir: Path | None = None,
+    on_phase: Callable[[str, str], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Each row with the four computed fields and `spice.validation`, in input order, each in
     the language of its base commit (spice_engine.runs.planner); with `logs_dir`, each
-    instance's run logs kept in a folder of it named for the instance."""
+    instance's run logs kept in a folder of it named for the instance; `on_phase` is told
+    (instance id, phase) as each phase starts."""
     planned = plan_jobs(rows, git_dirs, timeout_s, reruns, logs_dir)
 
     def one(row: dict[str, Any]) -> dict[str, Any]:
-        job = planned[str(row.get("instance_id"))]
+        iid = str(row.get("instance_id"))
+        job = planned[iid]
+        said = (lambda phase: on_phase(iid, phase)) if on_phase else None
         if isinstance(job, Unplanned):
             out = merge(row, _failed(job.status, job.detail), "", "")
         else:
-            out = merge(row, validate(job, executor, scratch), job.version, job.setup_commit or "")
+            validated = validate(job, executor, scratch, said)
+            out = merge(row, validated, job.version, job.setup_commit or "")
         if on_done:
             on_done(out)
         return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Literal
@@ -37,6 +38,8 @@ from spice_engine.validate.outcomes import (
 from spice_engine.validate.tree import Tree
 
 __all__ = ["Job", "Validated", "Validation", "test_files", "validate"]
+Progress = Callable[[str], None]
+"""Told each phase as it starts: minutes pass in each."""
 _IMPORT_FAILURE = re.compile(r"(?:ModuleNotFoundError|ImportError): [^\n]+")
 
 
@@ -85,9 +88,13 @@ def test_files(test_patch: str) -> list[str]:
     return [f.path for f in PatchSet(test_patch) if not f.is_removed_file]
 
 
-def validate(job: Job, executor: Executor, scratch: Path) -> Validated:
-    """Never raises for a problem of the instance or its environment: that is a status."""
+def validate(
+    job: Job, executor: Executor, scratch: Path, progress: Progress | None = None
+) -> Validated:
+    """Never raises for a problem of the instance or its environment: that is a status.
+    `progress` is told each phase as it starts (`environment`, `before`, `after`, `reruns`)."""
     started = time.monotonic()
+    said = progress or (lambda phase: None)
     record = Validation(status=Status.ERROR, language=job.language)
     if job.recipe is not None:
         record.python = job.recipe.python
@@ -107,9 +114,10 @@ def validate(job: Job, executor: Executor, scratch: Path) -> Validated:
                 raise
         record.durations["apply_check"] = round(time.monotonic() - t0, 3)
         record.test_files = languages()[job.language].targets(test_files(job.test_patch), [])
+        said("environment")
         with open_session(job, executor, scratch) as session:
             try:
-                done = _before_and_after(session, record)
+                done = _before_and_after(session, record, said)
             finally:
                 record.durations |= session.durations
                 record.logs = str(job.logs_dir) if job.logs_dir is not None else None
@@ -159,7 +167,7 @@ def _ended(run: Run, name: str, timeout_s: float) -> Outcomes:
     return run.outcomes
 
 
-def _before_and_after(session: Session, record: Validation) -> Validated:
+def _before_and_after(session: Session, record: Validation, said: Progress) -> Validated:
     job = session.job
     record.environment = session.prepared.key if session.prepared else None
     record.environment_built = bool(session.prepared and session.prepared.built)
@@ -176,11 +184,13 @@ def _before_and_after(session: Session, record: Validation) -> Validated:
     in_session = job.reruns and session.takes_plugins  # a pytest plugin reruns them
     session.tree.apply(job.test_patch)
     first = session.plugin(source, name, reruns.settings(budget)) if in_session else None
+    said("before")
     run_before = session.run("before", files, job.timeout_s, first)
     before = _ended(run_before, "before", job.timeout_s)
     session.tree.apply(job.patch)
     passed = [t for t, s in before.items() if s == TestStatus.PASSED]
     second = session.plugin(source, name, reruns.settings(budget, passed)) if in_session else None
+    said("after")
     run_after = session.run("after", files, job.timeout_s, second)
     after = _ended(run_after, "after", job.timeout_s)
     if not before and not after:
@@ -193,6 +203,7 @@ def _before_and_after(session: Session, record: Validation) -> Validated:
     lists = compute_lists(before, after)
     candidates = lists.fail_to_pass
     if job.reruns and candidates:
+        said("reruns")
         again = _again(session, record, candidates, (before, after), (run_before, run_after))
         lists = compute_lists(before, after, *again)
     record.flaky = lists.flaky
