@@ -1,5 +1,5 @@
 """The fix without each of its parts in turn: a part the fail-to-pass tests pass without is
-untested (shared by Python's measurement and the other languages').
+untested.
 
 Only parts that can matter are checked: none in benchmark, documentation or example files,
 none (in Python) made only of docstrings, comments and type-only code. What the budget cuts is
@@ -16,7 +16,6 @@ from spice_engine.validate.gitwork import GitError
 from spice_engine.validate.outcomes import passed
 
 if TYPE_CHECKING:
-    from spice_engine.strength.plain_measure import PlainRunner
     from spice_engine.strength.runs import Runner
     from spice_engine.validate.tree import Tree
 
@@ -39,7 +38,7 @@ def _inert_by_path(tree: Tree, paths: set[str]) -> dict[str, set[int]]:
     return out
 
 
-def ablate(runner: Runner | PlainRunner, gold: str, f2p: list[str], record: TestStrength) -> None:
+def ablate(runner: Runner, gold: str, f2p: list[str], record: TestStrength) -> None:
     """Each part of the fix left out in turn: a part the fail-to-pass tests pass without is
     untested."""
     found = [p for p in parts(gold) if can_matter(p.path)]
