@@ -2,7 +2,8 @@
 untested.
 
 Only parts that can matter are checked: none in benchmark, documentation or example files,
-none (in Python) made only of docstrings, comments and type-only code. What the budget cuts is
+none that changes only comments (a trailing one included), none (in Python) made only of
+docstrings and type-only code. What the budget cuts is
 said in `skipped`, never left to read as "no untested part"."""
 
 from __future__ import annotations
@@ -21,8 +22,11 @@ if TYPE_CHECKING:
 
 
 def _inert(part: Part, fixed: dict[str, set[int]], before: dict[str, set[int]]) -> bool:
-    """A Python part whose every added and removed line is inert (a docstring, a comment,
-    type-only code): leaving it out changes nothing a test could see."""
+    """A part that changes only comments (in any language), or a Python part whose every
+    added and removed line is inert (a docstring, a comment, type-only code): leaving it out
+    changes nothing a test could see."""
+    if part.comments_only:
+        return True
     if not part.path.endswith(".py"):
         return False
     return part.added <= fixed.get(part.path, set()) and part.removed <= before.get(
