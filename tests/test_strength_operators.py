@@ -9,7 +9,7 @@ import difflib
 import os
 from typing import Any
 
-from spice_engine.strength import mutants, sources
+from spice_engine.strength import mutants, sources, syntax_mutants
 from spice_engine.strength.choose import choose
 from spice_engine.strength.new_tokens import new_tokens
 from spice_engine.strength.parts import changed_lines, parts
@@ -153,3 +153,21 @@ def test_a_trailing_comment_holds_no_mutant_and_is_no_untested_part() -> None:
     go = 'x := a + b // sum\ns := "http://x"\n'
     patch = _patch("a.go", go, go.replace("// sum", "// the sum").replace('x"', 'y"'))
     assert changed_lines(patch, lambda p: True) == {"a.go": {2}}
+
+
+def test_other_languages_lose_a_method_call_too_never_a_statement_or_selfs() -> None:
+    cases = {
+        "javascript": ("let y = x.slice().trim();\nfoo.bar();\n", ["x.trim()", "x.slice()"]),
+        "java": (
+            "class A { int f() { this.g(); return x.copy().size(); } }",
+            ["x.size()", "x.copy()"],
+        ),
+        "go": ("package a\n\nfunc f() { y := x.Clone(); x.Reset() }\n", ["y := x;"]),
+        "rust": ("fn f() { let y = v.clone(); }\n", ["let y = v;"]),
+    }
+    for grammar, (source, kept) in cases.items():
+        sites = syntax_mutants.find_sites(source, {1, 2, 3}, grammar)
+        removed = [s for s in sites if s.operator == "method call removed"]
+        written = [syntax_mutants.mutant_source(source, s, grammar) or "" for s in removed]
+        assert len(written) == len(kept), (grammar, written)
+        assert all(k in w for k, w in zip(kept, written, strict=True)), (grammar, written)
