@@ -178,10 +178,9 @@ class Runner:
             str(k): {"path": p, "function": f, "late": late}
             for k, (p, f, late) in (observe or {}).items()
         }
-        settings = {
-            "mutants": keys, "tests": tests, "per_test_s": per_test_s, "budget_s": budget,
-            "observe": watched,
-        }  # fmt: skip
+        settings = dict(
+            mutants=keys, tests=tests, per_test_s=per_test_s, budget_s=budget, observe=watched
+        )
         plugin = self.session.plugin(PLUGIN_SOURCE, PLUGIN, settings, WATCHERS)
         return session_result(
             self.session.run(self._name("mutants"), files, self._timeout(), plugin)

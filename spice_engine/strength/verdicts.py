@@ -37,7 +37,7 @@ class NoVerdicts(Exception):
 class Verdicts(BaseModel):
     """Every chosen mutant's outcome, and what the runs said about the tests judging them."""
 
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(frozen=True)
 
     judged: tuple[str, ...]
     """The listed tests that passed with the fix: the only ones a mutant is judged by."""
