@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from spice_engine.redaction import redacted_excerpt
 from spice_engine.strength import sources
 from spice_engine.strength.ablation import ablate
 from spice_engine.strength.candidates import candidates
@@ -24,7 +23,6 @@ from spice_engine.strength.rank import classify, rank, unconfirmed
 from spice_engine.strength.result import StrengthConfig, TestStrength, Verdict
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.verdicts import NoVerdicts, Verdicts, proven
-from spice_engine.validate.outcomes import FAILING
 from spice_engine.validate.session import Session, Status
 
 Progress = Callable[[str], None]
@@ -87,18 +85,13 @@ def _judge_mutants(
     said(f"{len(choice.chosen)} mutants")
     t0 = time.monotonic()
     try:
-        verdicts = mutate(runner, runner.targets, f2p + p2p, choice, config)
+        verdicts = mutate(runner, runner.targets, f2p + p2p, choice, config, f2p)
     except NoVerdicts as stop:
         record.status, record.detail = Status.BASELINE_FAILED, stop.detail
         return False
     record.durations["mutants"] = _since(t0)
     if runner.plugins:  # a part of the above
         record.durations["differential"] = round(verdicts.differential_s, 3)
-    if f2p and not set(f2p) & set(verdicts.judged):
-        record.status = Status.BASELINE_FAILED
-        record.detail = f"no FAIL_TO_PASS test passes with the fix (in {verdicts.baseline_in})"
-        record.detail += _failure_line(verdicts.log, f2p)
-        return False
     said("survivors confirmed alone")
     t0 = time.monotonic()
     problem = str(job.instance.get("problem_statement") or "")
@@ -178,13 +171,3 @@ def _why_none(choice: Choice) -> str:
     if not choice.lines:
         return "no mutant: the fix changes no line of code that can matter"
     return "no mutant: the changed lines hold no mutable operator"
-
-
-def _failure_line(log: str, tests: list[str]) -> str:
-    """pytest's summary line of the first of `tests` that failed (`-rA`: "FAILED id - why"),
-    which often says what the sandbox lacks (e.g. a connection refused: no network)."""
-    for line in log.splitlines():
-        kind, _, rest = line.partition(" ")
-        if kind in FAILING and any(rest.startswith(t) for t in tests):
-            return f": {redacted_excerpt(line, head=300)}"
-    return ""

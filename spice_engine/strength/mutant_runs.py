@@ -5,13 +5,16 @@ could not judge) each in a process of its own, its tests' files run whole.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from spice_engine.redaction import redacted_excerpt
 from spice_engine.strength.choose import Choice, Chosen
 from spice_engine.strength.result import MutantOutcome, StrengthConfig, Verdict
 from spice_engine.strength.run_verdict import run_verdict
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.schema_session import InSessions, in_sessions
 from spice_engine.strength.verdicts import NoVerdicts, Verdicts, outcome
-from spice_engine.validate.outcomes import passed
+from spice_engine.validate.outcomes import FAILING, passed
 
 NOT_REACHED = "time budget: not reached"
 
@@ -25,15 +28,24 @@ def _one_run(runner: Runner, tests: list[str]) -> InSessions:
 
 
 def mutate(
-    runner: Runner, files: list[str], tests: list[str], choice: Choice, config: StrengthConfig
+    runner: Runner,
+    files: list[str],
+    tests: list[str],
+    choice: Choice,
+    config: StrengthConfig,
+    fail_to_pass: Sequence[str] = (),
 ) -> Verdicts:
     """Each chosen mutant's verdict, judged by those of `tests` that pass with the fix;
-    NoVerdicts when none could be judged."""
+    NoVerdicts when none could be judged (before any mutant's own run: when no judged test,
+    or none of `fail_to_pass`, passes with the fix)."""
     fast = runner.plugins
     found = in_sessions(runner, files, tests, choice, config) if fast else _one_run(runner, tests)
+    where = "in the mutant session" if fast else "in its run"
     if not found.judged:
-        where = "in the mutant session" if fast else "in its run"
         raise NoVerdicts(f"no judged test passes with the fix ({where})", found.log)
+    if fail_to_pass and not set(fail_to_pass) & set(found.judged):
+        detail = f"no FAIL_TO_PASS test passes with the fix ({where})"
+        raise NoVerdicts(detail + _failure_line(found.log, fail_to_pass), found.log)
     done = dict(found.done)
     alone = found.alone + [c for c in choice.chosen if not (fast and c.site.switchable)]
     for c in dict.fromkeys(alone):
@@ -50,8 +62,17 @@ def mutate(
         unstable=tuple(found.unstable),
         differential_s=found.differential_s,
         log=found.log,
-        baseline_in="the mutant session" if fast else "its run",
     )
+
+
+def _failure_line(log: str, tests: Sequence[str]) -> str:
+    """pytest's summary line of the first of `tests` that failed (`-rA`: "FAILED id - why"),
+    which often says what the sandbox lacks (e.g. a connection refused: no network)."""
+    for line in log.splitlines():
+        kind, _, rest = line.partition(" ")
+        if kind in FAILING and any(rest.startswith(t) for t in tests):
+            return f": {redacted_excerpt(line, head=300)}"
+    return ""
 
 
 def judge_alone(

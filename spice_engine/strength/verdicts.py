@@ -51,9 +51,7 @@ class Verdicts(BaseModel):
     differential_s: float = 0.0
     """Seconds the sessions spent on differential runs."""
     log: str = ""
-    """The first run's log (what says why the fix's tests failed, when they did)."""
-    baseline_in: str = "the mutant session"
-    """Which run said what passes with the fix."""
+    """The first run's log."""
 
 
 def differential_reason(seen: Observed | None) -> str:
