@@ -18,7 +18,7 @@ from spice_engine.strength.ablation import ablate
 from spice_engine.strength.batch import validation_seconds
 from spice_engine.strength.choose import Choice, choose
 from spice_engine.strength.measure import measure
-from spice_engine.strength.mutant_runs import Outcomes, judge_alone, mutate
+from spice_engine.strength.mutant_runs import judge_alone, mutate
 from spice_engine.strength.parts import changed_lines
 from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength, Verdict
 from spice_engine.strength.runs import Runner
@@ -70,15 +70,14 @@ def test_a_run_the_budget_cuts_off_is_not_run_not_a_kill(
 ) -> None:
     with _fixed(tmp_path, envs, sandbox, SLOW, FIX) as (_, session, choice):
         wrong = next(c for c in choice.chosen if c.site.change == "`+` → `-`")
-        out = Outcomes([ADD], choice.chosen, choice.originals)
+        fixed = choice.originals[wrong.path]
         # Under a second of budget left: the run starts, and is cut before its test ends.
-        judge_alone(Runner(session, time.monotonic() + 0.2, 120), out, wrong)
-        cut = out.done[wrong.key]
+        cut = judge_alone(Runner(session, time.monotonic() + 0.2, 120), [ADD], wrong, fixed)
         assert (cut.verdict, cut.killed_by, cut.run) == (Verdict.NOT_RUN, None, "process")
         assert cut.reason.startswith("cut off: the time budget"), cut.reason
         # With time, the same mutant is killed, by a test id.
-        judge_alone(Runner(session, time.monotonic() + 120, 120), out, wrong)
-        assert (out.done[wrong.key].verdict, out.done[wrong.key].killed_by) == ("killed", ADD)
+        again = judge_alone(Runner(session, time.monotonic() + 120, 120), [ADD], wrong, fixed)
+        assert (again.verdict, again.killed_by) == ("killed", ADD)
 
 
 CRASH = {"calc.py": "import os\n\n\ndef add(a, b):\n    if a < 0:\n        os._exit(3)\n"
@@ -105,7 +104,7 @@ def test_what_the_budget_cuts_is_said(tmp_path: Path, envs: Path, sandbox: Bubbl
     with _fixed(tmp_path, envs, sandbox, WEAK, FIX | UNTESTED) as (job, session, choice):
         spent = Runner(session, time.monotonic() - 1, 120)  # the budget is gone
         out = mutate(spent, ["tests/test_calc.py"], [ADD], choice, StrengthConfig())
-        assert isinstance(out, Outcomes) and len(out.done) == len(choice.chosen) == 3
+        assert len(out.done) == len(choice.chosen) == 3
         assert {m.verdict for m in out.done.values()} == {Verdict.NOT_RUN}
         assert {m.reason for m in out.done.values()} == {
             "time budget: not reached",  # the session's (its plugin got no time)

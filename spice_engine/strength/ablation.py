@@ -1,8 +1,9 @@
 """The fix without each of its parts in turn: a part the fail-to-pass tests pass without is
-untested (shared by Python's measurement and the other languages').
+untested.
 
 Only parts that can matter are checked: none in benchmark, documentation or example files,
-none (in Python) made only of docstrings, comments and type-only code. What the budget cuts is
+none that changes only comments (a trailing one included), none (in Python) made only of
+docstrings and type-only code. What the budget cuts is
 said in `skipped`, never left to read as "no untested part"."""
 
 from __future__ import annotations
@@ -16,14 +17,16 @@ from spice_engine.validate.gitwork import GitError
 from spice_engine.validate.outcomes import passed
 
 if TYPE_CHECKING:
-    from spice_engine.strength.plain_measure import PlainRunner
     from spice_engine.strength.runs import Runner
     from spice_engine.validate.tree import Tree
 
 
 def _inert(part: Part, fixed: dict[str, set[int]], before: dict[str, set[int]]) -> bool:
-    """A Python part whose every added and removed line is inert (a docstring, a comment,
-    type-only code): leaving it out changes nothing a test could see."""
+    """A part that changes only comments (in any language), or a Python part whose every
+    added and removed line is inert (a docstring, a comment, type-only code): leaving it out
+    changes nothing a test could see."""
+    if part.comments_only:
+        return True
     if not part.path.endswith(".py"):
         return False
     return part.added <= fixed.get(part.path, set()) and part.removed <= before.get(
@@ -39,7 +42,7 @@ def _inert_by_path(tree: Tree, paths: set[str]) -> dict[str, set[int]]:
     return out
 
 
-def ablate(runner: Runner | PlainRunner, gold: str, f2p: list[str], record: TestStrength) -> None:
+def ablate(runner: Runner, gold: str, f2p: list[str], record: TestStrength) -> None:
     """Each part of the fix left out in turn: a part the fail-to-pass tests pass without is
     untested."""
     found = [p for p in parts(gold) if can_matter(p.path)]

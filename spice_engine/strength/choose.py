@@ -37,6 +37,8 @@ class Choice:
     lines: dict[str, set[int]]
     proven: list[tuple[Chosen, str]] = field(default_factory=list)
     """Mutants proven equivalent, with the proof (reported as `equivalent`, never run)."""
+    unreadable: list[str] = field(default_factory=list)
+    """Changed files no grammar reads (no mutant of them)."""
 
 
 def spread(n: int) -> list[int]:

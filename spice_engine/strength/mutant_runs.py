@@ -1,203 +1,121 @@
-"""Verdicts of chosen mutants: in the shared mutant session, or each in a process of its own.
-
-A verdict is a `Verdict`, never prose: `killed_by` holds the judged test that failed; a run the
-budget or a timeout cut off, or a session that crashed under a mutant and whose mutant could
-not be run again alone, leaves the mutant `not_run` with its reason.
+"""Verdicts of chosen mutants: in the shared mutant session when the runner takes our plugins
+(spice_engine.strength.schema_session), else (and for code run at import, and what a session
+could not judge) each in a process of its own, its tests' files run whole.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Sequence
 
 from spice_engine.redaction import redacted_excerpt
-from spice_engine.strength import sources
-from spice_engine.strength.choose import Choice, Chosen, schema_sources
-from spice_engine.strength.result import MutantOutcome, StrengthConfig, Verdict, evidence
-from spice_engine.strength.runs import Observed, Runner
-from spice_engine.validate.outcomes import passed
+from spice_engine.strength.choose import Choice, Chosen
+from spice_engine.strength.result import MutantOutcome, StrengthConfig, Verdict
+from spice_engine.strength.run_verdict import run_verdict
+from spice_engine.strength.runs import Runner
+from spice_engine.strength.schema_session import InSessions, in_sessions
+from spice_engine.strength.verdicts import NoVerdicts, Verdicts, outcome
+from spice_engine.validate.outcomes import FAILING, passed
 
-Ran = Literal["session", "process", "none"]
-NO_DIFFERENCE = (
-    "no difference observed: on its {calls} calls by the tests that run it and on inputs next "
-    "to theirs, `{function}` returned or raised what the fix's did and left its arguments as "
-    "the fix's did (not a proof: other inputs may differ)"
-)
-"""A survivor's differential run found nothing a test could check (on the tests' inputs)."""
-SESSION_ROUNDS = 4
-"""Sessions at most for the switchable mutants (a crash ends one; the next goes on)."""
+NOT_REACHED = "time budget: not reached"
 
 
-class Outcomes:
-    """The verdicts so far, and what the session says about which tests reach which mutant."""
-
-    def __init__(self, judged: list[str], chosen: list[Chosen], originals: dict[str, str]) -> None:
-        self.judged, self.originals = judged, originals
-        self.log = ""
-        """The first session's log."""
-        self.by_key = {c.key: c for c in chosen}
-        self.done: dict[int, MutantOutcome] = {}
-        self.unstable: list[str] = []
-        """Judged tests that failed their control rerun in the session: they judge the
-        session's survivors again in processes of their own."""
-        self.differential_s = 0.0
-        """Seconds the sessions spent on differential runs."""
-        self.reached: dict[str, set[int]] = {}
-        """Judged test -> the switchable mutants its ordinary run executed (their guards)."""
-
-    def add(
-        self, c: Chosen, verdict: Verdict, killed_by: str | None, reason: str, run: str
-    ) -> None:
-        ran: Ran = "session" if run == "session" else "process" if run == "process" else "none"
-        killer = killed_by if verdict == Verdict.KILLED else None
-        before = self.done.get(c.key)
-        self.done[c.key] = _outcome(c, self.originals[c.path], verdict, reason, ran, killer)
-        if before is not None and verdict == Verdict.SURVIVED:  # confirmed alone: still seen
-            self.done[c.key].difference = before.difference
-            self.done[c.key].difference_in = before.difference_in
-            self.done[c.key].reason = reason or before.reason
+def _one_run(runner: Runner, tests: list[str]) -> InSessions:
+    """Without the plugin: one whole run of the fix says which of `tests` pass with it."""
+    done = runner.outcomes(tests, whole_files=True)
+    judged = [t for t in tests if passed(done.outcomes, t)]
+    runner.controls[tuple(judged)] = done.outcomes  # what each mutant's run is read against
+    return InSessions(judged, {}, [], {}, [], 0.0, done.log)
 
 
-def _differential_reason(seen: Observed | None) -> str:
-    """A survivor's `reason`: what its differential run saw, or why it could not say."""
-    if seen is None or seen.differs is None:
-        return f"differential run: could not say ({seen.why})" if seen and seen.why else ""
-    place = "the tests' own inputs" if seen.seen == "tests" else "inputs next to the tests'"
-    return f"differential run: its function returns or leaves behind other values on {place}"
-
-
-def proven(c: Chosen, proof: str, fixed: str) -> MutantOutcome:
-    """A mutant proven equivalent before any run."""
-    return _outcome(c, fixed, Verdict.EQUIVALENT, proof, "none")
-
-
-def _outcome(
-    c: Chosen, fixed: str, verdict: Verdict, reason: str, run: Ran, killed_by: str | None = None
-) -> MutantOutcome:
-    return MutantOutcome(
-        path=c.path,
-        line=c.site.line,
-        function=c.site.function,
-        operator=c.site.operator,
-        change=c.site.change,
-        diff=sources.diff(c.path, fixed, c.source),
-        verdict=verdict,
-        killed_by=killed_by,
-        reason=reason,
-        run=run,
+def mutate(
+    runner: Runner,
+    files: list[str],
+    tests: list[str],
+    choice: Choice,
+    config: StrengthConfig,
+    fail_to_pass: Sequence[str] = (),
+) -> Verdicts:
+    """Each chosen mutant's verdict, judged by those of `tests` that pass with the fix;
+    NoVerdicts when none could be judged (before any mutant's own run: when no judged test,
+    or none of `fail_to_pass`, passes with the fix)."""
+    fast = runner.plugins
+    found = in_sessions(runner, files, tests, choice, config) if fast else _one_run(runner, tests)
+    where = "in the mutant session" if fast else "in its run"
+    if not found.judged:
+        raise NoVerdicts(f"no judged test passes with the fix ({where})", found.log)
+    if fail_to_pass and not set(fail_to_pass) & set(found.judged):
+        detail = f"no FAIL_TO_PASS test passes with the fix ({where})"
+        raise NoVerdicts(detail + _failure_line(found.log, fail_to_pass), found.log)
+    done = dict(found.done)
+    alone = found.alone + [c for c in choice.chosen if not (fast and c.site.switchable)]
+    for c in dict.fromkeys(alone):
+        done[c.key] = judge_alone(
+            runner, found.judged, c, choice.originals[c.path], done.get(c.key)
+        )
+    for c in choice.chosen:
+        if c.key not in done:
+            done[c.key] = outcome(c, choice.originals[c.path], Verdict.NOT_RUN, "none", NOT_REACHED)
+    return Verdicts(
+        judged=tuple(found.judged),
+        done=done,
+        reached=found.reached,
+        unstable=tuple(found.unstable),
+        differential_s=found.differential_s,
+        log=found.log,
     )
 
 
-def mutate(runner: Runner, files: list[str], tests: list[str], choice: Choice,
-           config: StrengthConfig) -> Outcomes | str:  # fmt: skip
-    """Each chosen mutant's verdict; a string says why none could be judged."""
-    tree, chosen, fixed = runner.session.tree, choice.chosen, choice.originals
-    # The schema of the switchable ones; the rest (code run at import) one process each.
-    switchable = [c for c in chosen if c.site.switchable]
-    only = Choice(switchable, 0, [], fixed, choice.lines)
-    for path, text in schema_sources(only).items():
-        tree.put(path, text)
-    todo = [c.key for c in switchable]
-    out: Outcomes | None = None
-    alone: list[Chosen] = []
-    log = ""
-    try:
-        for n in range(SESSION_ROUNDS):
-            if n and (not todo or runner.left() <= 0):
-                break
-            watch = {
-                c.key: (c.path, c.site.function, evidence(c.site.operator) > 1)
-                for c in switchable
-                if c.site.function
-            }
-            got = runner.mutant_session(files, tests, todo, config.per_test_s, watch)
-            log = got.log
-            if got.baseline is None:
-                break
-            if out is None:
-                out = Outcomes(got.baseline, chosen, fixed)
-                out.log = got.log
-            out.unstable += [t for t in got.unstable if t not in out.unstable]
-            out.differential_s += sum(o.seconds for o in got.observed.values())
-            for test, ids in got.reached.items():
-                out.reached.setdefault(test, set()).update(ids)
-            for key, killer in got.killed_by.items():
-                if key not in out.by_key:
-                    continue  # no mutant of ours: nothing to record
-                if killer is not None and killer not in out.judged:
-                    alone.append(out.by_key[key])  # not a judged test's id: judged alone
-                    continue
-                verdict = Verdict.SURVIVED if killer is None else Verdict.KILLED
-                seen = got.observed.get(key)
-                if verdict == Verdict.SURVIVED and seen is not None and seen.differs is False:
-                    c = out.by_key[key]
-                    why = NO_DIFFERENCE.format(function=c.site.function, calls=seen.calls)
-                    out.add(c, Verdict.EQUIVALENT, None, why, "session")
-                    continue
-                out.add(out.by_key[key], verdict, killer, _differential_reason(seen), "session")
-                if seen is not None:
-                    out.done[key].difference = seen.seen
-                    out.done[key].difference_in = seen.where
-            if got.crashed is not None and got.crashed in out.by_key:
-                # No test id to name: judged again alone (a real failure names its test).
-                alone.append(out.by_key[got.crashed])
-            finished = set(got.killed_by) | ({got.crashed} if got.crashed is not None else set())
-            todo = [k for k in todo if k not in finished]
-            if got.timed_out or not finished:
-                break  # cut, or no budget left for the plugin: another session would repeat it
-    finally:
-        for path in fixed:
-            tree.restore(path)
-    if out is None:
-        if switchable:
-            excerpt = redacted_excerpt(log, tail=3000)
-            late = " (the time budget ran out)" if runner.left() <= 0 else ""
-            return f"the test session did not get to the mutants{late}: {excerpt}"
-        out = Outcomes(tests, chosen, fixed)
-    if not out.judged:
-        return "no judged test passes with the fix (in the mutant session)"
-    for c in dict.fromkeys(alone + [c for c in chosen if not c.site.switchable]):
-        judge_alone(runner, out, c)
-    for c in chosen:
-        if c.key not in out.done:
-            out.add(c, Verdict.NOT_RUN, None, "time budget: not reached", "none")
-    return out
+def _failure_line(log: str, tests: Sequence[str]) -> str:
+    """pytest's summary line of the first of `tests` that failed (`-rA`: "FAILED id - why"),
+    which often says what the sandbox lacks (e.g. a connection refused: no network)."""
+    for line in log.splitlines():
+        kind, _, rest = line.partition(" ")
+        if kind in FAILING and any(rest.startswith(t) for t in tests):
+            return f": {redacted_excerpt(line, head=300)}"
+    return ""
 
 
-def judge_alone(runner: Runner, out: Outcomes, c: Chosen) -> None:
+def judge_alone(
+    runner: Runner, judged: list[str], c: Chosen, fixed: str, before: MutantOutcome | None = None
+) -> MutantOutcome:
     """The mutant's verdict from its plain source run in a process of its own (the test files
-    run whole, as SWE-bench's harness would grade this wrong fix)."""
+    run whole, as SWE-bench's harness would grade this wrong fix); `before`: its outcome so far
+    (a survivor of the session keeps what its differential run saw)."""
     if runner.left() <= 0:
-        if c.key not in out.done or out.done[c.key].verdict != Verdict.SURVIVED:
-            out.add(c, Verdict.NOT_RUN, None, "time budget: not run alone", "none")
-        return
+        if before is not None and before.verdict == Verdict.SURVIVED:
+            return before
+        return outcome(c, fixed, Verdict.NOT_RUN, "none", "time budget: not run alone")
     tree = runner.session.tree
     tree.put(c.path, c.source)
     try:
-        done = runner.outcomes(out.judged, whole_files=True)
+        done = runner.outcomes(judged, whole_files=True)
     finally:
         tree.restore(c.path)
-    if done.killed:
-        cut = "the time budget" if runner.left() <= 1 else f"its run was stopped ({done.killed})"
-        out.add(c, Verdict.NOT_RUN, None, f"cut off: {cut}", "process")
-        return
-    killer = next((t for t in out.judged if not passed(done.outcomes, t)), None)
-    out.add(c, Verdict.SURVIVED if killer is None else Verdict.KILLED, killer, "", "process")
+    gone = runner.left() <= 1
+    lacks = not done.killed and any(t not in done.outcomes for t in judged)
+    control = runner.control(judged) if lacks else {}
+    said = run_verdict(done, judged, gone, control, died_is_kill=runner.plugins)
+    return outcome(c, fixed, said.verdict, "process", said.reason, said.killed_by, before)
 
 
-def confirm(runner: Runner, out: Outcomes, ranked: list[int], limit: int) -> None:
+def confirm(
+    runner: Runner, verdicts: Verdicts, choice: Choice, ranked: list[int], limit: int
+) -> Verdicts:
     """Session survivors re-run alone, in `ranked` order: up to `limit`, or every one when some
     judged test could not judge in the session (then those the budget leaves are not run)."""
+    done = dict(verdicts.done)
     survivors = [
-        k
-        for k in ranked
-        if out.done[k].verdict == Verdict.SURVIVED and out.done[k].run == "session"
+        k for k in ranked if done[k].verdict == Verdict.SURVIVED and done[k].run == "session"
     ]
-    must = bool(out.unstable)
-    todo = survivors if must else survivors[:limit]
-    for k in todo:
-        judge_alone(runner, out, out.by_key[k])
+    must = bool(verdicts.unstable)
+    by_key = {c.key: c for c in choice.chosen}
+    for k in survivors if must else survivors[:limit]:
+        c = by_key[k]
+        done[k] = judge_alone(runner, list(verdicts.judged), c, choice.originals[c.path], done[k])
     if must:  # a test that could not judge in the session: its survivors there are not verdicts
+        why = "time budget: not confirmed alone (a judged test could not judge in the session)"
         for k in survivors:
-            if out.done[k].run == "session":
-                out.add(out.by_key[k], Verdict.NOT_RUN, None, "time budget: not confirmed alone "
-                        "(a judged test could not judge in the session)", "none")  # fmt: skip
+            if done[k].run == "session":
+                c = by_key[k]
+                done[k] = outcome(c, choice.originals[c.path], Verdict.NOT_RUN, "none", why)
+    return verdicts.model_copy(update={"done": done})

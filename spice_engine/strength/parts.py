@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from unidiff import Hunk, PatchedFile, PatchSet
 
+from spice_engine.strength.comments import code_of, same_code
 from spice_engine.strength.relevance import can_matter
 
 
@@ -22,6 +23,8 @@ class Part:
     added: frozenset[int] = frozenset()
     """Lines (after the fix) the part adds; `removed`: lines (before it) it takes out."""
     removed: frozenset[int] = frozenset()
+    comments_only: bool = False
+    """What it adds and removes differs only in comments: leaving it out changes nothing."""
 
 
 def _file_text(pf: PatchedFile, hunks: list[object]) -> str:
@@ -40,7 +43,8 @@ def parts(patch: str) -> list[Part]:
         for i, pf in enumerate(files):
             rest = "".join(t for j, t in enumerate(texts) if j != i)
             added, removed = _lines(list(pf))
-            out.append(Part(pf.path, None, f"{pf.path} (whole file)", rest, added, removed))
+            whole = f"{pf.path} (whole file)"
+            out.append(Part(pf.path, None, whole, rest, added, removed, _comments_only(pf)))
     for i, pf in enumerate(files):
         hunks = list(pf)
         if len(hunks) < 2:
@@ -51,7 +55,8 @@ def parts(patch: str) -> list[Part]:
             header = f"{pf.path} @@ -{hunk.source_start},{hunk.source_length} " + (
                 f"+{hunk.target_start},{hunk.target_length} @@ {hunk.section_header}".rstrip()
             )
-            out.append(Part(pf.path, h + 1, header, rest, *_lines([hunk])))
+            lines = _lines([hunk])
+            out.append(Part(pf.path, h + 1, header, rest, *lines, _comments_only(pf, [hunk])))
     return out
 
 
@@ -61,15 +66,34 @@ def _lines(hunks: list[Hunk]) -> tuple[frozenset[int], frozenset[int]]:
     return frozenset(n for n in added if n), frozenset(n for n in removed if n)
 
 
+def _comments_only(pf: PatchedFile, hunks: list[Hunk] | None = None) -> bool:
+    of = list(pf) if hunks is None else hunks
+    added = [ln.value for h in of for ln in h if ln.is_added]
+    removed = [ln.value for h in of for ln in h if ln.is_removed]
+    return same_code(added, removed, pf.path)
+
+
+def _code_changed(hunk: Hunk, path: str) -> set[int]:
+    """The lines (after the fix) `hunk` adds whose code is not that of a line it removes: a
+    line whose only change is its comment is none of them."""
+    old = {code_of(ln.value, path) for ln in hunk if ln.is_removed}
+    return {
+        ln.target_line_no
+        for ln in hunk
+        if ln.is_added and ln.target_line_no and code_of(ln.value, path) not in old
+    }
+
+
 def changed_lines(patch: str, keep: Callable[[str], bool] | None = None) -> dict[str, set[int]]:
     """File (Python's, or those `keep` accepts; none under a benchmark, documentation or
-    example directory) -> the line numbers (after the fix, 1-based) the fix adds or changes."""
+    example directory) -> the line numbers (after the fix, 1-based) whose code the fix adds
+    or changes (not those whose comment alone it changes)."""
     out: dict[str, set[int]] = {}
     for pf in PatchSet(patch):
         wanted = keep(pf.path) if keep is not None else pf.path.endswith(".py")
         if pf.is_removed_file or not wanted or not can_matter(pf.path):
             continue
-        lines = {ln.target_line_no for hunk in pf for ln in hunk if ln.is_added}
+        lines = {n for hunk in pf for n in _code_changed(hunk, pf.path)}
         if lines:
-            out[pf.path] = {n for n in lines if n is not None}
+            out[pf.path] = lines
     return out

@@ -30,9 +30,9 @@ def passed_with(
     """Judged test -> passed, with the test patch, the fix and `diff` ("" for the fix alone)."""
     if group.recipe is None:
         raise ValueError(f"no environment for {row.get('instance_id')}: {group.error}")
-    f2p, p2p = judged_tests(row)
     job = Job(instance=row, git_dir=git_dir, version=group.version, recipe=group.recipe)
     with open_session(job, executor, scratch) as session:
+        f2p, p2p = judged_tests(row, by_file=session.takes_plugins)
         for patch in (job.test_patch, job.patch, diff):
             session.tree.apply(patch)
         # As SWE-bench's harness grades a patch: the test files run whole.

@@ -8,7 +8,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from spice_engine.runs.session import Run, Session
+from spice_engine.runs.validator import run_targets
 from spice_engine.strength.result import Difference, DifferenceIn
+from spice_engine.validate.outcomes import Outcomes
 from spice_engine.validate.reruns import files_of
 
 PLUGIN = "_spice_mutants"
@@ -110,6 +112,19 @@ class Runner:
     def __init__(self, session: Session, deadline: float, max_run_s: float) -> None:
         self.session, self.deadline, self.max_run_s = session, deadline, max_run_s
         self.runs = 0
+        self.plugins = session.takes_plugins
+        """The runner loads our pytest plugins: tests chosen by id, the mutant session."""
+        self.targets = run_targets(session.job)
+        """What a run without the plugins is given (the language picks its tests there)."""
+        self.controls: dict[tuple[str, ...], Outcomes] = {}
+        """The fix's own whole run of these tests (what a mutant's run is read against)."""
+
+    def control(self, tests: list[str]) -> Outcomes:
+        """The outcomes of the fix's whole run of `tests` (made once; the tree holds the fix)."""
+        key = tuple(tests)
+        if key not in self.controls:
+            self.controls[key] = self.outcomes(tests, whole_files=True).outcomes
+        return self.controls[key]
 
     def left(self) -> float:
         return self.deadline - time.monotonic()
@@ -128,7 +143,12 @@ class Runner:
         `whole_files`: every test of those files, as SWE-bench's harness runs them (a test's
         outcome can hang on the tests run before it in its process): what a verdict on a wrong
         fix rests on. Otherwise exactly `tests`, chosen by node id inside pytest
-        (spice_engine.strength.mutant_plugin)."""
+        (spice_engine.strength.mutant_plugin).
+
+        A runner without our plugins cannot choose tests, nor always name their files (Go's
+        ids are packages'): it runs what validation ran, whole."""
+        if not self.plugins:
+            return self.session.run(self._name("whole"), self.targets, self._timeout())
         tree = self.session.tree
         files = [f for f in files_of(tests) if tree.tracked(f)]
         if not files:  # pytest given no path runs every test it finds
@@ -158,10 +178,9 @@ class Runner:
             str(k): {"path": p, "function": f, "late": late}
             for k, (p, f, late) in (observe or {}).items()
         }
-        settings = {
-            "mutants": keys, "tests": tests, "per_test_s": per_test_s, "budget_s": budget,
-            "observe": watched,
-        }  # fmt: skip
+        settings = dict(
+            mutants=keys, tests=tests, per_test_s=per_test_s, budget_s=budget, observe=watched
+        )
         plugin = self.session.plugin(PLUGIN_SOURCE, PLUGIN, settings, WATCHERS)
         return session_result(
             self.session.run(self._name("mutants"), files, self._timeout(), plugin)

@@ -8,8 +8,10 @@ match the project's toolchain, and runs its own test selection, whose verdicts w
 judge by the instance's FAIL_TO_PASS ids). The tests run through the same session as every
 other run. The price: one test run per mutant (no mutant schema), which the budget bounds.
 
-Operators are the selective set (Offutt et al.): relational and equality operators, logical
-connectors, `+`/`-` and `*`/`/`, a negation dropped, booleans flipped, integer constants + 1.
+Operators are the selective set (Offutt et al.): relational and equality operators (a bound
+widened or narrowed: `<` ↔ `<=`), logical connectors, `+`/`-` and `*`/`/`, a negation dropped,
+booleans flipped, integer constants + 1; and a method call without arguments removed
+(`x.clone()` → `x`, as in Python: spice_engine.strength.call_mutants).
 A mutant that no longer parses is not one (it would be "killed" by the compiler alone).
 """
 
@@ -19,15 +21,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-GRAMMARS = {
-    "go": "go",
-    "rust": "rust",
-    "java": "java",
-    "javascript": "javascript",
-    "c": "c",
-    "cpp": "cpp",
-}
-"""Our language name -> the grammar's (TypeScript files pick theirs by suffix)."""
+from spice_engine.langs import languages
+
 _SWAPS = {
     "<": "<=",
     "<=": "<",
@@ -53,6 +48,13 @@ _INTEGERS = {
     "number_literal",
 }
 _FUNCTIONS = ("function", "method", "func_literal", "closure", "arrow_function", "constructor")
+_CALLS = ("call_expression", "method_invocation")
+_MEMBERS = {
+    "member_expression": "object",  # JavaScript, TypeScript
+    "selector_expression": "operand",  # Go
+    "field_expression": "value",  # Rust (C++'s is `argument`)
+}
+_SELVES = {"this", "self", "super", "Self"}
 
 
 @dataclass(frozen=True)
@@ -67,11 +69,8 @@ class SyntaxSite:
 
 
 def grammar_for(language: str, path: str) -> str | None:
-    if path.endswith(".tsx"):
-        return "tsx"
-    if path.endswith((".ts", ".mts", ".cts")):
-        return "typescript"
-    return GRAMMARS.get(language)
+    """The tree-sitter grammar `path` is parsed with: the language file's (spice_engine.langs)."""
+    return languages()[language].grammar(path)
 
 
 def _parser(grammar: str) -> Any:
@@ -89,9 +88,34 @@ def _function(node: Any) -> str | None:
     return None
 
 
+def _receiver(node: Any) -> Any:
+    """The receiver of a method call without arguments that is not a statement of its own
+    (`x.copy()`, `s.trim()`, `v.clone()`), else None. C's `s->f()` calls a pointer, no method."""
+    if node.type not in _CALLS or getattr(node.parent, "type", "") == "expression_statement":
+        return None
+    arguments = node.child_by_field_name("arguments")
+    if arguments is None or arguments.named_child_count:
+        return None
+    if node.type == "method_invocation":  # Java: the receiver is the call's own field
+        receiver = node.child_by_field_name("object")
+    else:
+        member = node.child_by_field_name("function")
+        field = _MEMBERS.get(getattr(member, "type", ""))
+        receiver = member.child_by_field_name(field) if field else None
+        if receiver is None and member is not None and member.type == "field_expression":
+            receiver = member.child_by_field_name("argument")  # C++
+    if receiver is None or receiver.text.decode("utf-8", "replace") in _SELVES:
+        return None
+    return receiver
+
+
 def _site(node: Any) -> tuple[str, int, int, bytes, str] | None:
     """(operator, start, end, replacement, change) for a node that is a mutation site."""
     text = node.text.decode("utf-8", "replace")
+    if (receiver := _receiver(node)) is not None:
+        kept = receiver.text
+        change = f"`{text[:30]}` → `{kept.decode('utf-8', 'replace')[:30]}`"
+        return "method call removed", node.start_byte, node.end_byte, kept, change
     if node.type in ("binary_expression", "binary_operator"):
         op = node.child_by_field_name("operator")
         if op is not None and (swap := _SWAPS.get(op.text.decode())) is not None:

@@ -1,0 +1,73 @@
+"""The mutants of one session's fix: libcst's for Python sources (a schema can switch them, and
+the equivalence proofs know Python), tree-sitter's for every other file a grammar reads (each
+mutant one run). Which files may be mutated is the language's to say (`Language.mutable`)."""
+
+from __future__ import annotations
+
+from spice_engine.runs.session import Session
+from spice_engine.strength.callee_messages import repository_sources, set_aside
+from spice_engine.strength.choose import ID_STRIDE, Choice, Chosen, choose, spread
+from spice_engine.strength.new_tokens import new_tokens
+from spice_engine.strength.parts import changed_lines
+from spice_engine.strength.private_renames import set_aside_renames
+from spice_engine.strength.sites import Site
+from spice_engine.strength.syntax_mutants import SyntaxSite, find_sites, grammar_for, mutant_source
+
+LIBCST_SUFFIX = ".py"
+"""The sources libcst's mutator reads."""
+
+
+def candidates(session: Session, limit: int) -> Choice:
+    """Up to `limit` mutants of the fix's changed lines, spread over them (the session's tree
+    holds the fix)."""
+    job, tree = session.job, session.tree
+    lines = changed_lines(job.patch, session.language.mutable)  # none that cannot matter
+    fixed = {p: tree.source(p) for p in lines}
+    ours = {p for p in lines if p.endswith(LIBCST_SUFFIX)}
+    choice = choose(
+        {p: fixed[p] for p in ours}, {p: lines[p] for p in ours}, limit, new_tokens(job.patch)
+    )
+    if ours:
+        base = str(job.instance["base_commit"])
+        set_aside(choice, repository_sources(job.git_dir, base, choice.originals))
+        set_aside_renames(choice, job.git_dir, base, choice.originals, job.test_patch)
+    others = {p: fixed[p] for p in lines if p not in ours}
+    if others:
+        _add_syntax(choice, others, lines, job.language, limit - len(choice.chosen), len(ours))
+    return choice
+
+
+def _add_syntax(
+    choice: Choice,
+    fixed: dict[str, str],
+    lines: dict[str, set[int]],
+    language: str,
+    limit: int,
+    first_file: int,
+) -> None:
+    """Tree-sitter's mutants of `fixed`, spread over their sites, after `choice`'s own (keys
+    past those of its files)."""
+    sites: list[tuple[str, SyntaxSite, str]] = []
+    for path in sorted(fixed):
+        grammar = grammar_for(language, path)
+        if grammar is None:
+            choice.unreadable.append(path)
+            continue
+        sites += [(path, s, grammar) for s in find_sites(fixed[path], lines[path], grammar)]
+    seen: set[str] = set()
+    base = first_file * ID_STRIDE
+    for i in spread(len(sites)):
+        if limit <= 0:
+            break
+        path, site, grammar = sites[i]
+        source = mutant_source(fixed[path], site, grammar)
+        if source is None or source in seen or source == fixed[path]:
+            choice.equivalent += source is not None
+            continue
+        seen.add(source)
+        n = len(seen) - 1
+        plain = Site(n, site.line, site.operator, site.change, site.function, switchable=False)
+        choice.chosen.append(Chosen(base + n, path, plain, source))
+        limit -= 1
+    choice.originals.update(fixed)
+    choice.lines.update({p: lines[p] for p in fixed})

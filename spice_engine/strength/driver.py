@@ -1,0 +1,173 @@
+"""The one test-strength driver over an open session, for every language: mutants of the fix's
+changed lines judged by its tests, survivors ranked and the top ones confirmed alone, then the
+ablation of its parts and, where a model is given, tests written to catch the top survivors.
+
+What only a runner loading our pytest plugins can do (the shared mutant session, its probe of
+which tests reach which mutant, the differential run, tests chosen by id) is a capability
+checked once (`Session.takes_plugins`, as `Runner.plugins`); without it, every mutant is one
+whole run of what validation ran.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from spice_engine.runs.session import Session, Status
+from spice_engine.strength import sources
+from spice_engine.strength.ablation import ablate
+from spice_engine.strength.candidates import candidates
+from spice_engine.strength.catching import TestWriter, catch
+from spice_engine.strength.choose import Choice
+from spice_engine.strength.mutant_runs import confirm, mutate
+from spice_engine.strength.rank import classify, rank, unconfirmed
+from spice_engine.strength.result import StrengthConfig, TestStrength, Verdict
+from spice_engine.strength.runs import Runner
+from spice_engine.strength.verdicts import NoVerdicts, Verdicts, proven
+
+Progress = Callable[[str], None]
+"""Told each phase as it starts (`environment`, `12 mutants`, ...): minutes pass in each."""
+
+
+def _since(t0: float) -> float:
+    return round(time.monotonic() - t0, 3)
+
+
+def measure_fix(
+    session: Session,
+    config: StrengthConfig,
+    record: TestStrength,
+    lists: tuple[list[str], list[str]],
+    said: Progress,
+    writer: TestWriter | None = None,
+) -> None:
+    """`record` filled from the session's fix (`lists`: the judged fail- and pass-to-pass)."""
+    job, tree = session.job, session.tree
+    f2p = lists[0]
+    tree.apply(job.test_patch)
+    tree.apply(job.patch)
+    runner = Runner(session, time.monotonic() + config.budget(), job.timeout_s)
+    t0 = time.monotonic()
+    choice = candidates(session, config.max_mutants)
+    record.durations["choose"] = _since(t0)
+    record.equivalent_skipped = choice.equivalent
+    if choice.chosen and not _judge_mutants(runner, choice, config, lists, said, record):
+        return
+    record.mutants += [proven(c, why, choice.originals[c.path]) for c, why in choice.proven]
+    record.tally()
+    if config.ablation and f2p:
+        said("ablation")
+        t0 = time.monotonic()
+        ablate(runner, job.patch, f2p, record)
+        record.durations["ablation"] = _since(t0)
+    if writer is not None and runner.plugins and config.catching_tests and record.survivors:
+        t0 = time.monotonic()
+        _write_tests(runner, writer, record, choice, (job.instance, f2p), config.catching_tests)
+        record.durations["catching"] = _since(t0)
+    record.say_budget(config)
+    record.status = Status.MEASURED if record.mutants_tried else Status.NO_MUTANTS
+    if not record.mutants_tried:
+        record.detail = _why_none(choice)
+
+
+def _judge_mutants(
+    runner: Runner,
+    choice: Choice,
+    config: StrengthConfig,
+    lists: tuple[list[str], list[str]],
+    said: Progress,
+    record: TestStrength,
+) -> bool:
+    """The chosen mutants' verdicts into `record` (False: the fix's own tests did not pass,
+    said in `record`)."""
+    job = runner.session.job
+    f2p, p2p = lists
+    said(f"{len(choice.chosen)} mutants")
+    t0 = time.monotonic()
+    try:
+        verdicts = mutate(runner, runner.targets, f2p + p2p, choice, config, f2p)
+    except NoVerdicts as stop:
+        record.status, record.detail = Status.BASELINE_FAILED, stop.detail
+        return False
+    record.durations["mutants"] = _since(t0)
+    if runner.plugins:  # a part of the above
+        record.durations["differential"] = round(verdicts.differential_s, 3)
+    said("survivors confirmed alone")
+    t0 = time.monotonic()
+    problem = str(job.instance.get("problem_statement") or "")
+    _judge(runner, verdicts, choice, config, (f2p, problem), record)
+    record.durations["confirm"] = _since(t0)
+    record.tests = len(verdicts.judged)
+    return True
+
+
+def _judge(
+    runner: Runner,
+    verdicts: Verdicts,
+    choice: Choice,
+    config: StrengthConfig,
+    issue: tuple[list[str], str],
+    record: TestStrength,
+) -> None:
+    """The survivors classed and ranked, the top ones confirmed alone, ranked again."""
+    f2p, problem = issue
+    switchable = {c.key for c in choice.chosen if c.site.switchable}
+    reached = {t: set(ids) for t, ids in verdicts.reached.items()}
+    classify(verdicts.done, reached, f2p, switchable)
+    rank(list(verdicts.done.values()), problem)
+    done = verdicts.done
+    ranked = sorted((k for k, m in done.items() if m.rank), key=lambda k: done[k].rank)
+    verdicts = confirm(runner, verdicts, choice, ranked, config.confirm_survivors)
+    done = verdicts.done
+    classify(done, reached, f2p, switchable)  # with the confirmations' verdicts
+    rank(list(done.values()), problem)
+    if runner.plugins:  # only a runner with the differential run can confirm a difference
+        for m in done.values():
+            m.unconfirmed = unconfirmed(m) if m.verdict == Verdict.SURVIVED else ""
+    alone = sum(m.verdict == Verdict.SURVIVED and m.run == "session" for m in done.values())
+    if alone:
+        why = "budget" if runner.left() <= 0 else f"only the top {config.confirm_survivors} are"
+        record.skipped.append(
+            f"{alone} survivor(s) judged in the shared session only, not re-run alone ({why})"
+        )
+    budget = sum(m.verdict == Verdict.NOT_RUN for m in done.values())
+    if budget:
+        record.skipped.append(f"{budget} mutant(s) not run: see each one's reason")
+    record.mutants = [done[k] for k in sorted(done)]
+
+
+def _write_tests(
+    runner: Runner,
+    writer: TestWriter,
+    record: TestStrength,
+    choice: Choice,
+    issue: tuple[dict[str, object], list[str]],
+    limit: int,
+) -> None:
+    """The top survivors, each given a written test that catches it or, when the written tests
+    ran and none held, marked possibly equivalent."""
+    instance, f2p = issue
+    by_diff = {sources.diff(c.path, choice.originals[c.path], c.source): c for c in choice.chosen}
+    for m in record.survivors[:limit]:
+        if runner.left() <= 0:
+            record.skipped.append("catching tests: budget")
+            break
+        c = by_diff[m.diff]
+        held, record.written_by = catch(
+            runner, writer, m, c.source, choice.originals[c.path], instance, f2p
+        )
+        m.possibly_equivalent = held is False
+
+
+def _why_none(choice: Choice) -> str:
+    if choice.chosen:
+        return "no mutant was judged: each one's reason says why (the time budget, a cut run)"
+    if choice.proven:
+        return "no mutant to judge: every one was proven equivalent to the fix"
+    if choice.unparsable:
+        return f"no mutant: {', '.join(choice.unparsable)} do not parse"
+    if choice.unreadable:
+        return f"no mutant: no grammar reads {', '.join(choice.unreadable)}"
+    if not choice.lines:
+        return "no mutant: the fix changes no line of code that can matter"
+    return "no mutant: the changed lines hold no mutable operator"

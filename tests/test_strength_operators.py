@@ -1,0 +1,173 @@
+"""Issue 49's operators on real fixes' code: a method call removed (sympy-20154 adds `.copy()`),
+a keyword argument dropped, a default flipped, a bound moved by one; comments inert; messages
+never mutated. Each mutant is written both ways (text edit and rewrite) and inside the schema
+(no execution of a repository)."""
+
+from __future__ import annotations
+
+import difflib
+import os
+from typing import Any
+
+from spice_engine.strength import mutants, sources, syntax_mutants
+from spice_engine.strength.choose import choose
+from spice_engine.strength.new_tokens import new_tokens
+from spice_engine.strength.parts import changed_lines, parts
+
+PARTITIONS = '''def partitions(n, size=False):
+    """sympy's partitions(), cut down: one dict, updated in place between yields."""
+    ms = {1: n}
+    for _ in range(n):
+        if size:
+            yield sum(ms.values()), ms
+        else:
+            yield ms
+        ms[1] = ms.get(1, 0) + 1
+'''
+COPIED = PARTITIONS.replace("), ms\n", "), ms.copy()\n").replace("yield ms\n", "yield ms.copy()\n")
+"""sympy-20154's fix: every partition yielded is a copy."""
+
+
+def _patch(path: str, before: str, after: str) -> str:
+    lines = difflib.unified_diff(before.splitlines(True), after.splitlines(True), n=1)
+    return f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n" + "".join(list(lines)[2:])
+
+
+def _run(source: str, name: str, *args: Any) -> Any:
+    space: dict[str, Any] = {}
+    exec(compile(source, "<mutant>", "exec"), space)
+    return space[name](*args)
+
+
+def test_a_fix_that_adds_copy_gives_a_mutant_without_it() -> None:
+    patch = _patch("p.py", PARTITIONS, COPIED)
+    lines = changed_lines(patch)
+    got = choose({"p.py": COPIED}, lines, 20, new_tokens(patch))
+    # Before: `no_mutants` (a yield is no statement to remove, `.copy()` no operator's).
+    assert [(c.site.operator, c.site.change) for c in got.chosen] == [
+        ("method call removed", "`.copy()` removed from `ms.copy()`")
+    ] * 2
+    assert all(c.site.switchable for c in got.chosen)
+    wrong = got.chosen[1].source
+    assert "yield ms\n" in wrong and "yield sum(ms.values()), ms.copy()" in wrong
+    # The wrong fix: every partition collected is the same dict.
+    assert list(_run(COPIED, "partitions", 2)) == [{1: 2}, {1: 3}]
+    assert list(_run(wrong, "partitions", 2)) == [{1: 4}, {1: 4}]
+
+
+CALLS = (
+    "def f(x, n, keep_attrs: bool | None = None, how=DEFAULT, names: list[str] | None = None):\n"
+    "    y = g(x, copy=False)\n"
+    "    self.reset()\n"
+    "    for i in range(len(x)):\n"
+    "        y = y[:n].strip().lower()\n"
+    "    return y.items()\n"
+)
+ALL = {1, 2, 3, 4, 5, 6}
+
+
+def _changes(source: str, lines: set[int], operator: str) -> list[str]:
+    return [s.change for s in mutants.find_sites(source, lines) if s.operator == operator]
+
+
+def test_calls_keywords_defaults_and_bounds_each_have_their_operator() -> None:
+    assert _changes(CALLS, ALL, "method call removed") == [
+        "`.strip()` removed from `y[:n].strip()`",
+        "`.lower()` removed from `y[:n].strip().lower()`",
+        "`.items()` removed from `y.items()`",
+    ]  # not `self.reset()`: a whole statement, whose removal is its own operator
+    assert _changes(CALLS, ALL, "keyword removed") == ["`copy=False` removed from `g()`"]
+    assert _changes(CALLS, ALL, "default flipped") == [
+        "default `None` → `True`",  # an annotation's bool
+        "default `DEFAULT` → `None`",
+        "default `None` → `[]`",
+    ]
+    assert _changes(CALLS, ALL, "bound") == [
+        "`len(x)` → `len(x) + 1`",
+        "`len(x)` → `len(x) - 1`",
+        "`n` → `n + 1`",
+        "`n` → `n - 1`",
+    ]
+    # A default flipped runs when the function is defined: one process each, never switched.
+    defaults = [s for s in mutants.find_sites(CALLS, {1}) if s.operator == "default flipped"]
+    assert defaults and not any(s.switchable for s in defaults)
+
+
+def test_each_new_mutant_is_written_alike_as_text_edit_rewrite_and_schema() -> None:
+    sites = mutants.find_sites(CALLS, ALL)
+    new = {"method call removed", "keyword removed", "default flipped", "bound"}
+    assert new <= {s.operator for s in sites}
+    for site in sites:
+        plain = mutants.plain(CALLS, ALL, site.id)
+        edited = sources.mutant_source(CALLS, ALL, site)
+        assert sources.same_program(plain, edited), (site, plain, edited)
+    schema = sources.schema(CALLS, ALL, {s.id for s in sites if s.switchable})
+    compile(schema, "<schema>", "exec")
+
+
+LOOP = "def head(x, n):\n    return [x[i] for i in range(n)]\n"
+
+
+def test_a_moved_bound_runs_one_step_further_or_shorter() -> None:
+    sites = [s for s in mutants.find_sites(LOOP, {2}) if s.operator == "bound"]
+    schema = sources.schema(LOOP, {2}, {s.id for s in sites})
+    got = []
+    for site in sites:
+        os.environ["SPICE_MUTANT"] = str(site.id)
+        try:
+            got.append(_run(schema, "head", [1, 2, 3, 4], 2))
+        finally:
+            del os.environ["SPICE_MUTANT"]
+    assert _run(schema, "head", [1, 2, 3, 4], 2) == [1, 2]
+    assert got == [[1, 2, 3], [1]]
+
+
+def test_a_flag_default_is_flipped_by_the_constant_operator() -> None:
+    source = "def f(x, strict=True):\n    return x\n"
+    assert [s.change for s in mutants.find_sites(source, {1})] == ["`True` → `False`"]
+
+
+def test_messages_are_never_mutated_nor_their_arguments_removed() -> None:
+    source = (
+        "def f(x):\n    if x < 0:\n        raise ValueError(\n"
+        '            f"bad {x}",\n            code=3,\n        )\n'
+        '    log.warning("x is %s", x, stacklevel=2)\n    return x\n'
+    )
+    sites = mutants.find_sites(source, {3, 4, 5, 6, 7})
+    # Raising at all still matters (its removal is a mutant); what it says does not.
+    assert [(s.operator, s.line) for s in sites] == [("statement removed", 3)]
+
+
+BEFORE = "def f(x, n):\n    y = x + n  # add\n    return y\n\n\ndef g(x):\n    return x\n"
+
+
+def test_a_trailing_comment_holds_no_mutant_and_is_no_untested_part() -> None:
+    after = BEFORE.replace("  # add", "  # add the offset").replace("return x\n", "return -x\n")
+    patch = _patch("m.py", BEFORE, after)
+    assert changed_lines(patch) == {"m.py": {7}}  # not line 2: only its comment changed
+    got = parts(patch)
+    assert [(p.hunk, p.comments_only) for p in got] == [(1, True), (2, False)]
+    gone = BEFORE.replace("  # add", "")  # a comment removed (no token written): none either
+    assert changed_lines(_patch("m.py", BEFORE, gone)) == {}
+    # In the C family too, and a `//` inside a string is no comment.
+    go = 'x := a + b // sum\ns := "http://x"\n'
+    patch = _patch("a.go", go, go.replace("// sum", "// the sum").replace('x"', 'y"'))
+    assert changed_lines(patch, lambda p: True) == {"a.go": {2}}
+
+
+def test_other_languages_lose_a_method_call_too_never_a_statement_or_selfs() -> None:
+    cases = {
+        "javascript": ("let y = x.slice().trim();\nfoo.bar();\n", ["x.trim()", "x.slice()"]),
+        "java": (
+            "class A { int f() { this.g(); return x.copy().size(); } }",
+            ["x.size()", "x.copy()"],
+        ),
+        "go": ("package a\n\nfunc f() { y := x.Clone(); x.Reset() }\n", ["y := x;"]),
+        "rust": ("fn f() { let y = v.clone(); }\n", ["let y = v;"]),
+    }
+    for grammar, (source, kept) in cases.items():
+        sites = syntax_mutants.find_sites(source, {1, 2, 3}, grammar)
+        removed = [s for s in sites if s.operator == "method call removed"]
+        written = [syntax_mutants.mutant_source(source, s, grammar) or "" for s in removed]
+        assert len(written) == len(kept), (grammar, written)
+        assert all(k in w for k, w in zip(kept, written, strict=True)), (grammar, written)
