@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from spice_engine.langs.python_env import LocalExecutor
+from spice_engine.langs.executor import Executor
 from spice_engine.langs.python_recipe import Recipe
 from spice_engine.runs.session import Job, Run, Session, open_session
 from spice_engine.strength.choose import Choice, choose
@@ -41,7 +41,7 @@ def _session(
 ) -> Iterator[tuple[Session, Choice]]:
     repo, row = calc_instance(tmp_path, test, fix)
     job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, timeout_s=120)
-    with open_session(job, LocalExecutor(envs, sandbox), tmp_path / "scratch") as session:
+    with open_session(job, Executor(envs, sandbox), tmp_path / "scratch") as session:
         session.tree.apply(job.test_patch)
         session.tree.apply(job.patch)
         lines = changed_lines(job.patch)
