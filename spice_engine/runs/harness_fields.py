@@ -53,8 +53,9 @@ def harness_fields(row: dict[str, Any], validation: dict[str, Any], version: str
     language's script runs its recorded test command in its recorded environment, and names
     our parser of that language's results (`spice_<language>`): SWE-bench 5 has none of its
     own for them."""
-    language = str(validation.get("language") or "python")
-    if language != "python":
+    recipe = validation.get("recipe")
+    if not recipe:  # planned from the tree, not from a recipe: its recorded command and parser
+        language = str(validation.get("language"))
         command = [str(a) for a in validation.get("test_command") or []]
         files = [str(f) for f in validation.get("test_files") or []]
         env = str(validation.get("environment") or "")
@@ -64,7 +65,6 @@ def harness_fields(row: dict[str, Any], validation: dict[str, Any], version: str
             "log_parser": f"spice_{language}",
             "eval_type": EVAL_TYPE,
         }
-    recipe = validation.get("recipe") or {}
     runner = runner_named(str(recipe.get("test_runner") or PYTEST))
     test_cmd = str(recipe.get("test_cmd") or runner.shell([]))
     files = [str(f) for f in validation.get("test_files") or []]
