@@ -17,6 +17,7 @@ from app.cli.common import emit_json, fail, settings_with
 from app.redaction import redacted_outcome, secret_values
 from app.sandboxing import checked_sandbox, docker_sandbox
 from app.settings import Settings
+from spice_engine.dataset.completion import complete
 from spice_engine.errors import InputError
 from spice_engine.langs.executors import Executors
 from spice_engine.validate.batch import validate_rows
@@ -166,6 +167,7 @@ def validate_cmd(
     secrets = secret_values(settings)
 
     def done(row: dict[str, Any]) -> None:
+        row = complete(row, data / "envs")  # version, recipe and runs for others' tools
         row = redacted_outcome(row, "validation", secrets)  # before it is written or kept
         validation = row["spice"]["validation"]
         with lock, out.open("a", encoding="utf-8") as fh:
