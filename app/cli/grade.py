@@ -19,9 +19,9 @@ from spice_engine.grading.jobs import jobs_for
 from spice_engine.grading.outputs import instance_dir, write_instance, write_summary
 from spice_engine.grading.predictions import (
     Prediction,
+    lists_of,
     read_dataset,
     read_predictions,
-    test_lists,
 )
 from spice_engine.grading.reports import InstanceReport, summary
 from spice_engine.langs.executors import Executors
@@ -66,11 +66,11 @@ def evaluate_cmd(
         fail(f"predictions for instances not in {dataset}: {', '.join(unknown[:5])}")
     settings = settings_with()
     data = settings.data_dir.resolve()
-    runnable = [rows[p.instance_id] for p in preds if not p.empty]
+    runnable = [rows[i] for i in dict.fromkeys(p.instance_id for p in preds if not p.empty)]
     executors = executor_for(settings, executor_name, no_sandbox)
     git_dirs = repo_map(repo or [], data / "repos", runnable, settings.git_base_url)
     jobs = jobs_for(runnable, git_dirs, executors, timeout)
-    lock, finished = threading.Lock(), [0]
+    lock, finished, total = threading.Lock(), [0], sum(not p.empty for p in preds)
 
     def one(pred: Prediction) -> tuple[Prediction, Graded | None]:
         if pred.empty:
@@ -81,7 +81,7 @@ def evaluate_cmd(
         write_instance(folder, pred.instance_id, pred.model_patch, graded)
         with lock:
             finished[0] += 1
-            typer.echo(_line(pred, graded, finished[0], len(runnable)), err=True)
+            typer.echo(_line(pred, graded, finished[0], total), err=True)
         return pred, graded
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -100,9 +100,10 @@ def _graded(
 ) -> Graded:
     if isinstance(job, str):
         return Graded(error=job)
-    job.logs_dir = folder  # the run's own log, compressed, beside the report
+    # A copy per prediction: models graded at once on one instance keep their logs apart.
+    job = job.model_copy(update={"logs_dir": folder})
     try:
-        lists = test_lists(row)
+        lists = lists_of(row)
     except InputError as exc:
         return Graded(error=str(exc))
     return grade(job, executors.of(job.language), data / "tmp", pred, lists)

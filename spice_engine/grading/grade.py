@@ -14,7 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from spice_engine.grading.predictions import Prediction
-from spice_engine.grading.reports import InstanceReport, resolved, tests_status
+from spice_engine.grading.reports import InstanceReport, resolved, verdicts
 from spice_engine.validate import gitwork
 from spice_engine.validate.executor import Executor
 from spice_engine.validate.session import Job, check, open_session, stopped_by
@@ -63,7 +63,7 @@ def grade(
         return Graded(error=f"{stop.status.value}: {stop.detail}", seconds=_since(started))
     if run.killed:
         return Graded(error=f"the run was stopped: {run.killed}", log=run.log, seconds=run.seconds)
-    status = tests_status(*lists, run.outcomes)
+    status = verdicts(*lists, run.outcomes)
     report = InstanceReport(
         patch_exists=True,
         patch_successfully_applied=True,

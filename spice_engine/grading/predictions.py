@@ -58,9 +58,10 @@ def read_predictions(path: Path) -> list[Prediction]:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
             raise InputError(f"{path}: prediction {n}: {where}: {first['msg']}") from exc
-    ids = [p.instance_id for p in found]
-    if twice := sorted({i for i in ids if ids.count(i) > 1}):
-        raise InputError(f"{path}: instance ids predicted twice: {', '.join(twice[:5])}")
+    # One prediction per instance and model (a file may hold several models' runs).
+    keys = [(p.model_name_or_path, p.instance_id) for p in found]
+    if twice := sorted({f"{m}: {i}" for m, i in keys if keys.count((m, i)) > 1}):
+        raise InputError(f"{path}: predicted twice by one model: {', '.join(twice[:5])}")
     return found
 
 
@@ -75,7 +76,7 @@ def read_dataset(path: Path) -> dict[str, dict[str, Any]]:
     return rows
 
 
-def test_lists(row: dict[str, Any]) -> tuple[list[str], list[str]]:
+def lists_of(row: dict[str, Any]) -> tuple[list[str], list[str]]:
     """FAIL_TO_PASS and PASS_TO_PASS (JSON-encoded in SWE-bench's rows, or lists)."""
     lists = []
     for key in ("FAIL_TO_PASS", "PASS_TO_PASS"):

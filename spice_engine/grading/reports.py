@@ -84,7 +84,7 @@ def _status(test: str, outcomes: Outcomes) -> TestStatus | None:
     return None
 
 
-def tests_status(fail_to_pass: list[str], pass_to_pass: list[str], run: Outcomes) -> TestsStatus:
+def verdicts(fail_to_pass: list[str], pass_to_pass: list[str], run: Outcomes) -> TestsStatus:
     report = TestsStatus()
     for test in fail_to_pass:
         passed = _status(test, run) in PASSING
