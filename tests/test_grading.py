@@ -125,3 +125,38 @@ def test_swebench_rules_for_skips_and_cut_ids() -> None:
     assert status.pass_to_pass.success == ["t.py::c"]
     assert status.pass_to_pass.failure == ["t.py::gone"]
     assert not resolved(status) and resolved(verdicts(["t.py::a[x"], ["t.py::c"], run))
+
+
+def test_bad_input_to_evaluate_is_one_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from app.cli.main import cli
+
+    env = {"SPICE_DATA_DIR": str(tmp_path / "data")}
+    preds, dataset = tmp_path / "preds.jsonl", tmp_path / "tasks.jsonl"
+    dataset.write_text(
+        json.dumps(
+            {
+                "instance_id": "o__r-1",
+                "repo": "o/r",
+                "base_commit": "abc",
+                "test_patch": "",
+                "FAIL_TO_PASS": "[]",
+                "PASS_TO_PASS": "[]",
+            }
+        )
+        + "\n"
+    )
+    cases = {
+        "": "error: give --dataset EXPORT to grade on (label agreement is `spice eval`)",
+        "{nope\n": f"error: {preds}:1: not JSON (Expecting property name enclosed in double quotes)",
+        '{"instance_id": "o__r-1"}\n': f"error: {preds}: prediction 1: model_name_or_path: Field required",
+        '{"instance_id": "x__y-2", "model_name_or_path": "m", "model_patch": "p"}\n': (
+            f"error: predictions for instances not in {dataset}: x__y-2"
+        ),
+    }
+    for text, said in cases.items():
+        preds.write_text(text)
+        args = ["evaluate", str(preds)] + (["--dataset", str(dataset)] if text else [])
+        done = CliRunner().invoke(cli, args, env=env)
+        assert done.exit_code == 1 and done.stderr.strip() == said, done.output

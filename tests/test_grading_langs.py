@@ -45,6 +45,8 @@ def test_a_go_instance_is_graded_gold_resolved_others_not(tmp_path: Path) -> Non
 
     ours = {m: report_of(out, m, row["instance_id"]) for m in patches}
     assert all(r and r["patch_successfully_applied"] for r in ours.values()), ours
+    # Each run's output is kept, a build that failed included (its results beside it).
+    assert all((out / m / row["instance_id"] / "test_output.txt").is_file() for m in patches)
     assert ours["gold"] and ours["gold"]["resolved"] is True
     f2p = json.loads(task["FAIL_TO_PASS"])
     assert ours["gold"]["tests_status"]["FAIL_TO_PASS"]["success"] == f2p

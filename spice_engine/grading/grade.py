@@ -31,6 +31,8 @@ class Graded(BaseModel):
     """Why the patch did not apply, when it did not."""
     log: str = ""
     """The test run's output (what SWE-bench keeps as `test_output.txt`)."""
+    ran: bool = False
+    """The tests ran (their output may be empty: a build that failed said so elsewhere)."""
     seconds: float = 0.0
 
 
@@ -70,7 +72,7 @@ def grade(
         resolved=resolved(status),
         tests_status=status,
     )
-    return Graded(report=report, log=run.log, seconds=_since(started))
+    return Graded(report=report, log=run.log, ran=True, seconds=_since(started))
 
 
 def _since(started: float) -> float:

@@ -37,7 +37,7 @@ def write_instance(folder: Path, instance_id: str, patch: str | None, graded: Gr
     if graded.detail:
         notes.append(f"patch not applied: {graded.detail}")
     (folder / "run_instance.log").write_text("\n".join(notes) + "\n", encoding="utf-8")
-    if graded.log:
+    if graded.ran or graded.log:
         (folder / "test_output.txt").write_text(harness_output(graded.log), encoding="utf-8")
     if graded.report is not None:
         report = {instance_id: graded.report.model_dump(by_alias=True, exclude_none=True)}
