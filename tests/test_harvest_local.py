@@ -1,7 +1,7 @@
 """`spice harvest --from`: merged pull requests read from a local bundle, no GitHub — a merge
 commit naming its pull, a squash commit `(#N)`, a merge known only by its `refs/pull/N/head` —
-then the builder's whole path: validate in the sandbox, export, Multi-SWE-bench's records,
-and `spice evaluate` of the gold patch."""
+then the builder's whole path in Go, Rust and JavaScript: validate in the sandbox, export,
+Multi-SWE-bench's records, and `spice evaluate`."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from app.harvest.local_history import UNKNOWN_ISSUE
 from spice_engine.validate.bubblewrap import Bubblewrap
 from tests.fakes.local_history import make_history
 from tests.grading_support import report_of, spice, write_predictions
+from tests.lang_projects import registry_problem
+from tests.msb_referee import load_records, msb_referee_fixture  # noqa: F401
 
 
 def history(tmp_path: Path) -> tuple[Path, str]:
@@ -52,39 +54,47 @@ def test_a_bad_source_is_one_line(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.timeout(1800)
-def test_the_builders_path_from_a_bundle_to_a_graded_run(tmp_path: Path) -> None:
-    if why := Bubblewrap().problem(tmp_path):
-        pytest.skip(f"bubblewrap cannot run here: {why}")
-    bundle, _ = history(tmp_path)
+@pytest.mark.timeout(2400)
+@pytest.mark.parametrize(
+    ("project", "repo_name"),
+    [("lang_go/calc", "acme/mathx"), ("lang_rust", "acme/tally"), ("lang_js/calc", "acme/calcjs")],
+)
+def test_the_builders_path_from_a_bundle_to_a_graded_run(
+    tmp_path: Path, project: str, repo_name: str, msb_referee: Path
+) -> None:
+    """Harvest from a bundle, validate in the sandbox, export both formats (multi-swe-bench
+    loads the records and splits their tests as we did), grade gold (resolved) and no fix."""
+    registry = "registry.npmjs.org" if "js" in project else None
+    if why := Bubblewrap().problem(tmp_path) or (registry and registry_problem(registry)):
+        pytest.skip(f"cannot run here: {why}")
+    bundle = tmp_path / "sample.bundle"
+    make_history(tmp_path / "work", bundle, project)
     env = {"SPICE_DATA_DIR": str(tmp_path / "data")}
-    spice(env, "harvest", "acme/mathx", "--from", str(bundle), "--no-label")
+    spice(env, "harvest", repo_name, "--from", str(bundle), "--no-label")
     harvested, validated = tmp_path / "harvested.jsonl", tmp_path / "validated.jsonl"
     spice(env, "export", "--include-unvalidated", "--out", str(harvested))
-    repo = f"acme/mathx={bundle}"
+    repo = f"{repo_name}={bundle}"
     spice(env, "validate", str(harvested), "--out", str(validated), "--repo", repo, "--store")
     tasks, records = tmp_path / "tasks.jsonl", tmp_path / "msb.jsonl"
     spice(env, "export", "--out", str(tasks))
     [task] = [json.loads(line) for line in tasks.read_text().splitlines()]
-    assert task["version"].startswith("go1.") and task["environment_recipe"]
-    assert task["environment_setup_commit"] == task["base_commit"]
+    recipe = json.loads(task["environment_recipe"])
+    assert task["version"] and recipe["install"] and recipe["test_command"]
+    assert task["environment_setup_commit"] == task["base_commit"] == recipe["setup_commit"]
     spice(env, "export", "--format", "multi-swe-bench", "--out", str(records))
     [record] = [json.loads(line) for line in records.read_text().splitlines()]
-    assert (record["org"], record["repo"], record["number"]) == ("acme", "mathx", 12)
+    assert record["number"] == 12 and record["instance_id"] == task["instance_id"]
     assert record["resolved_issues"] == [{"number": 7, "title": "#7", "body": UNKNOWN_ISSUE}]
-    assert sorted(record["n2p_tests"]) == json.loads(task["FAIL_TO_PASS"])
+    loaded = load_records(msb_referee, records)[task["instance_id"]]
+    assert loaded["valid"] is True and loaded["loaded"] == loaded["recomputed"]
+    fail_to_pass = json.loads(task["FAIL_TO_PASS"])
+    assert sorted(loaded["loaded"]["f2p_tests"] + loaded["loaded"]["n2p_tests"]) == fail_to_pass
     predictions, out = tmp_path / "preds.jsonl", tmp_path / "eval"
-    write_predictions(predictions, task["instance_id"], {"gold": task["patch"]})
-    spice(
-        env,
-        "evaluate",
-        str(predictions),
-        "--dataset",
-        str(tasks),
-        "--repo",
-        repo,
-        "--out",
-        str(out),
-    )
+    patches: dict[str, str | None] = {"gold": task["patch"], "no-fix": ""}
+    write_predictions(predictions, task["instance_id"], patches)
+    args = ["--dataset", str(tasks), "--repo", repo, "--out", str(out)]
+    summary = json.loads(spice(env, "evaluate", str(predictions), *args))
     graded = report_of(out, "gold", task["instance_id"])
-    assert graded and graded["resolved"] is True
+    assert graded and graded["resolved"] is True, graded
+    empty = json.loads(Path(summary["summaries"]["no-fix"]).read_text())
+    assert empty["empty_patch_ids"] == [task["instance_id"]] and empty["resolved_ids"] == []

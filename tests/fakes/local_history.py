@@ -1,7 +1,8 @@
-"""A Go module's history as a benchmark builder's mirror holds it, bundled: pull #12 merged
-(its test and fix, `Fixes #7`), a squash of #15 that changes no test, and a branch merged
-without a number whose pull ref names #16. `python -m tests.fakes.local_history OUT.bundle`
-writes it for the offline tour; the tests make it in a temporary folder."""
+"""A project's history as a benchmark builder's mirror holds it, bundled: pull #12 merged (its
+test and fix, `Fixes #7`), a squash of #15 that changes no test, and a branch merged without a
+number whose pull ref names #16. The project is one of the language samples in `tests/data`
+(Go's by default). `python -m tests.fakes.local_history OUT.bundle` writes Go's for the offline
+tour; the tests make them in a temporary folder."""
 
 from __future__ import annotations
 
@@ -12,34 +13,41 @@ from pathlib import Path
 
 from tests.fakes.sample_project import git
 
-CALC = Path(__file__).resolve().parents[1] / "data" / "lang_go" / "calc"
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 
-def _commit_overlay(repo: Path, overlay: Path, message: str) -> None:
-    shutil.copytree(overlay, repo, dirs_exist_ok=True)
+def _commit_step(repo: Path, sample: Path, step: str, message: str) -> None:
+    """The sample's `step` (`test` or `fix`): a folder laid over the tree, or a patch."""
+    if (sample / step).is_dir():
+        shutil.copytree(sample / step, repo, dirs_exist_ok=True)
+    else:
+        git(repo, "apply", str(sample / f"{step}.patch"))
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", message)
 
 
-def make_history(work: Path, bundle: Path) -> str:
-    """The repository built at `work`, bundled (every ref) at `bundle`; returns #12's base."""
-    shutil.copytree(CALC / "base", work)
+def make_history(work: Path, bundle: Path, project: str = "lang_go/calc") -> str:
+    """The repository built at `work` from the sample `project` (`base/`, `test/`, `fix/`
+    folders, or `project/` with `test.patch` and `fix.patch`), bundled (every ref) at
+    `bundle`; returns #12's base."""
+    sample = DATA / project
+    shutil.copytree(sample / "base" if (sample / "base").is_dir() else sample / "project", work)
     git(work, "init", "-q", "-b", "main")
     git(work, "add", "-A")
     git(work, "commit", "-qm", "base")
     base = git(work, "rev-parse", "HEAD").strip()
     git(work, "checkout", "-qb", "fix-sub")
-    _commit_overlay(work, CALC / "test", "Test Sub")
-    _commit_overlay(work, CALC / "fix", "Add Sub\n\nFixes #7")
+    _commit_step(work, sample, "test", "Test the fix")
+    _commit_step(work, sample, "fix", "Fix it\n\nFixes #7")
     git(work, "checkout", "-q", "main")
     git(work, "update-ref", "refs/pull/12/head", "fix-sub")
-    message = "Merge pull request #12 from acme/fix-sub\n\nAdd Sub to mathx"
+    message = "Merge pull request #12 from acme/fix-sub\n\nFix the sample"
     git(work, "merge", "-q", "--no-ff", "-m", message, "fix-sub")
-    (work / "mathx" / "doc.go").write_text("// Package mathx does sums.\npackage mathx\n")
+    (work / "NOTES.md").write_text("How the sample is meant to work.\n")
     git(work, "add", "-A")
-    git(work, "commit", "-qm", "Document mathx (#15)\n\nCloses #8")
+    git(work, "commit", "-qm", "Write notes (#15)\n\nCloses #8")
     git(work, "checkout", "-qb", "docs")
-    (work / "README.md").write_text("mathx\n")
+    (work / "CHANGES.md").write_text("Nothing yet.\n")
     git(work, "add", "-A")
     git(work, "commit", "-qm", "Readme")
     git(work, "checkout", "-q", "main")
