@@ -138,4 +138,10 @@ def _summaries(
             errors,
         )
         written[model] = str(write_summary(out, model, run_id, found))
+        typer.echo(
+            f"evaluate: {model}: {found.resolved_instances} of {found.submitted_instances} "
+            f"resolved ({found.unresolved_instances} unresolved, {found.empty_patch_instances} "
+            f"empty, {found.error_instances} errors)",
+            err=True,
+        )
     return written

@@ -116,15 +116,16 @@ def harvest(
     # and names the cap, rather than a fraction of the cap that looks stalled on a small repo.
     desc = f"{repo} (at most {max_prs})"
     bar = tqdm(total=None, unit="PR", desc=desc, disable=None, dynamic_ncols=True)
-    kept = 0
+    kept = seen = 0
 
     def progress(outcome: Outcome) -> None:
-        nonlocal kept
+        nonlocal kept, seen
+        seen += 1  # a disabled bar counts nothing: this is the line's number
         kept += outcome.instance_id is not None
         bar.update(1)
         bar.set_postfix(kept=kept, refresh=False)
         if bar.disable:  # not a terminal (CI, nohup): a line per PR instead of nothing
-            typer.echo(f"harvest: [{bar.n}] {pr_line(outcome)}", err=True)
+            typer.echo(f"harvest: [{seen}] {pr_line(outcome)}", err=True)
 
     try:
         report = run_harvest(settings, request, progress)

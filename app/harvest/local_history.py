@@ -36,8 +36,17 @@ _RS, _FS = "%x1e", "%x00"
 
 
 class LocalPull(BaseModel):
-    summary: PullSummary
+    """A merged pull as the main line shows it; its base and dates are read when asked."""
+
+    number: int
     head: str
+    line: str
+    """The main line's commit before it (a merge's first parent, a squash's parent)."""
+    squash: bool
+    title: str
+    body: str
+    merged_at: str
+    authored: str
 
 
 class LocalHistorySource:
@@ -48,6 +57,7 @@ class LocalHistorySource:
         self._lock = threading.Lock()
         self._found: dict[int, LocalPull] | None = None
         self._pull_refs: dict[str, int] | None = None
+        self._summaries: dict[int, PullSummary] = {}
 
     def pulls(self) -> dict[int, LocalPull]:
         with self._lock:
@@ -56,17 +66,32 @@ class LocalHistorySource:
             return self._found
 
     def closed_pulls(self, repo: str, start_page: int = 1) -> Iterator[PullSummary]:
-        found = self.pulls()
-        for number in sorted(found):
-            yield found[number].summary
+        # Summaries are made as the listing reaches them: a resumed or capped harvest of a
+        # long history asks git about the pulls it handles only.
+        for number in sorted(self.pulls()):
+            yield self.summary(number)
+
+    def summary(self, number: int) -> PullSummary:
+        if (known := self._summaries.get(number)) is not None:
+            return known
+        pull = self.pulls()[number]
+        # A merge's base is where its branch left the line (GitHub's diff is from there).
+        base = pull.line if pull.squash else self._git("merge-base", pull.line, pull.head).strip()
+        opened = self._git("log", "--format=%aI", f"{base}..{pull.head}").split()
+        found = PullSummary(
+            number=number,
+            title=pull.title,
+            body=pull.body,
+            created_at=opened[-1] if opened else pull.authored,
+            merged_at=pull.merged_at,
+            base_sha=base,
+        )
+        self._summaries[number] = found
+        return found
 
     def pull_commits(self, repo: str, number: int) -> list[CommitInfo]:
-        pull = self.pulls()[number]
-        out = self._git(
-            "log",
-            f"--format=%H{_FS}%aI{_FS}%B{_RS}",
-            f"{pull.summary.base_sha}..{pull.head}",
-        )
+        pull, base = self.pulls()[number], self.summary(number).base_sha
+        out = self._git("log", f"--format=%H{_FS}%aI{_FS}%B{_RS}", f"{base}..{pull.head}")
         commits = []
         for record in filter(str.strip, out.split(_RECORD)):
             sha, date, message = record.strip("\n").split(_FIELD, 2)
@@ -77,7 +102,7 @@ class LocalHistorySource:
         return []  # never asked: the full diff below is always given (app.github.diffs)
 
     def pull_full_diff(self, repo: str, number: int) -> str:
-        pull = self.pulls()[number]
+        pull, base = self.pulls()[number], self.summary(number).base_sha
         # The repository's own diff drivers and text conversions are not ours to run.
         return self._git(
             "diff",
@@ -85,7 +110,7 @@ class LocalHistorySource:
             "--no-ext-diff",
             "--no-textconv",
             "-M",
-            pull.summary.base_sha,
+            base,
             pull.head,
         )
 
@@ -138,27 +163,28 @@ class LocalHistorySource:
             first, *more = parents.split() or [""]
             subject, _, rest = message.partition("\n")
             if len(more) == 1 and ((hit := _MERGE.match(subject)) or more[0] in refs):
-                number = int(hit.group(1)) if hit else refs[more[0]]
-                head, base = more[0], self._git("merge-base", first, more[0]).strip()
+                number, head, squash = int(hit.group(1)) if hit else refs[more[0]], more[0], False
                 # GitHub's merge message: the subject, a blank line, then the pull's title.
                 title, _, body = rest.strip("\n").partition("\n")
             elif not more and first and (hit := _SQUASH.search(subject)):
-                number, head, base = int(hit.group(1)), sha, first
-                title, body = subject[: hit.start()].strip(), rest.strip("\n")
+                number, head, squash = int(hit.group(1)), sha, True
+                title, body = subject[: hit.start()], rest
             else:
                 continue
-            if number in found:
-                continue  # the newest merge of a number wins (the log is newest first)
-            opened = self._git("log", "--format=%aI", f"{base}..{head}").split() or [authored]
-            summary = PullSummary(
-                number=number,
-                title=title.strip(),
-                body=body.strip(),
-                created_at=opened[-1],
-                merged_at=committed,
-                base_sha=base,
+            # The newest merge of a number wins (the log is newest first).
+            found.setdefault(
+                number,
+                LocalPull(
+                    number=number,
+                    head=head,
+                    line=first,
+                    squash=squash,
+                    title=title.strip(),
+                    body=body.strip(),
+                    merged_at=committed,
+                    authored=authored,
+                ),
             )
-            found[number] = LocalPull(summary=summary, head=head)
         return found
 
 

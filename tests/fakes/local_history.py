@@ -19,7 +19,8 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 def _commit_step(repo: Path, sample: Path, step: str, message: str) -> None:
     """The sample's `step` (`test` or `fix`): a folder laid over the tree, or a patch."""
     if (sample / step).is_dir():
-        shutil.copytree(sample / step, repo, dirs_exist_ok=True)
+        # Fresh mtimes: a file the same size with its old mtime would look unchanged to git.
+        shutil.copytree(sample / step, repo, dirs_exist_ok=True, copy_function=shutil.copyfile)
     else:
         git(repo, "apply", str(sample / f"{step}.patch"))
     git(repo, "add", "-A")
