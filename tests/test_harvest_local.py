@@ -54,6 +54,17 @@ def test_a_bad_source_is_one_line(tmp_path: Path) -> None:
     )
 
 
+NO_FIX = (
+    "diff --git a/UNRELATED.md b/UNRELATED.md\nnew file mode 100644\n--- /dev/null\n"
+    "+++ b/UNRELATED.md\n@@ -0,0 +1 @@\n+Nothing to do with the issue.\n"
+)
+WRONG = {  # each sample's fix with its one changed line made wrong
+    "lang_go/calc": ("int { return a - b }", "int { return a + b }"),
+    "lang_rust": ("+    values.iter().sum()", "+    values.iter().map(|v| v.abs()).sum()"),
+    "lang_js/calc": ("+  return a + b", "+  return a + b + 1"),
+}
+
+
 @pytest.mark.timeout(2400)
 @pytest.mark.parametrize(
     ("project", "repo_name"),
@@ -63,7 +74,8 @@ def test_the_builders_path_from_a_bundle_to_a_graded_run(
     tmp_path: Path, project: str, repo_name: str, msb_referee: Path
 ) -> None:
     """Harvest from a bundle, validate in the sandbox, export both formats (multi-swe-bench
-    loads the records and splits their tests as we did), grade gold (resolved) and no fix."""
+    loads the records and splits their tests as we did), grade gold (resolved), no fix and a
+    wrong fix (not resolved), and an empty patch (counted as such)."""
     registry = "registry.npmjs.org" if "js" in project else None
     if why := Bubblewrap().problem(tmp_path) or (registry and registry_problem(registry)):
         pytest.skip(f"cannot run here: {why}")
@@ -90,11 +102,23 @@ def test_the_builders_path_from_a_bundle_to_a_graded_run(
     fail_to_pass = json.loads(task["FAIL_TO_PASS"])
     assert sorted(loaded["loaded"]["f2p_tests"] + loaded["loaded"]["n2p_tests"]) == fail_to_pass
     predictions, out = tmp_path / "preds.jsonl", tmp_path / "eval"
-    patches: dict[str, str | None] = {"gold": task["patch"], "no-fix": ""}
+    wrong = task["patch"].replace(*WRONG[project])
+    assert wrong != task["patch"]
+    patches: dict[str, str | None] = {
+        "gold": task["patch"],
+        "no-fix": NO_FIX,
+        "wrong": wrong,
+        "empty": "",
+    }
     write_predictions(predictions, task["instance_id"], patches)
-    args = ["--dataset", str(tasks), "--repo", repo, "--out", str(out)]
+    args = ["--dataset", str(tasks), "--repo", repo, "--out", str(out), "--workers", "2"]
     summary = json.loads(spice(env, "evaluate", str(predictions), *args))
-    graded = report_of(out, "gold", task["instance_id"])
-    assert graded and graded["resolved"] is True, graded
-    empty = json.loads(Path(summary["summaries"]["no-fix"]).read_text())
+    graded = {m: report_of(out, m, task["instance_id"]) for m in ("gold", "no-fix", "wrong")}
+    assert all(r and r["patch_successfully_applied"] for r in graded.values()), graded
+    assert {m: r["resolved"] for m, r in graded.items() if r} == {
+        "gold": True,
+        "no-fix": False,
+        "wrong": False,
+    }
+    empty = json.loads(Path(summary["summaries"]["empty"]).read_text())
     assert empty["empty_patch_ids"] == [task["instance_id"]] and empty["resolved_ids"] == []
