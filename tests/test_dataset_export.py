@@ -121,3 +121,36 @@ def test_a_row_without_its_runs_is_left_out_saying_why(tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     assert "o__r-3 left out: no run logs at" in done.stderr
     assert out.read_text() == ""
+
+
+def test_the_split_follows_each_tests_status_before_the_fix_and_leaves_flaky_ones_out() -> None:
+    from spice_engine.dataset.msb_format import msb_record
+    from spice_engine.dataset.runs import TestRuns
+    from spice_engine.validate.outcomes import TestStatus as S
+
+    runs = TestRuns(
+        before={"a": S.FAILED, "b": S.SKIPPED, "c": S.PASSED, "d": S.ERROR, "x": S.XFAIL},
+        after={"a": S.PASSED, "b": S.PASSED, "c": S.PASSED, "d": S.PASSED, "e": S.PASSED},
+    )
+    row = {
+        "instance_id": "o__r-9",
+        "repo": "o/r",
+        "problem_statement": "One\nfirst body\nTwo\nsecond body\n",
+        "spice": {"linked_issues": [3, 4], "validation": {"language": "rust"}},
+    }
+    record = msb_record(row, runs, flaky=["d"])
+    groups = {g: sorted(getattr(record, g)) for g in ("f2p_tests", "s2p_tests", "p2p_tests")}
+    assert groups == {"f2p_tests": ["a"], "s2p_tests": ["b"], "p2p_tests": ["c"]}
+    assert sorted(record.n2p_tests) == ["e"] and sorted(record.fixed_tests) == ["a", "b", "e"]
+    assert record.test_patch_result.passed_tests == ["c", "x"]  # XFAIL passes, as theirs does
+    # Several issues: our statement joins them, so the first one holds it whole.
+    assert [(i.number, i.title) for i in record.resolved_issues] == [(3, ""), (4, "")]
+    assert record.resolved_issues[0].body == row["problem_statement"].removesuffix("\n")
+    assert (record.number, record.lang) == (9, "rust")
+
+
+def test_a_toolchain_gives_its_release_line() -> None:
+    lines = {"go1.26.8": "go1.26", "jdk17": "jdk17", "rustc 1.86": "rustc1.86"}
+    assert {t: toolchain_line(t) for t in lines} == lines
+    assert toolchain_line("node v20.20.2") == "node20.20"
+    assert toolchain_line("gcc 12.2.0, Debian bookworm") == "gcc12.2"
