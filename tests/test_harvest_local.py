@@ -59,7 +59,10 @@ NO_FIX = (
     "+++ b/UNRELATED.md\n@@ -0,0 +1 @@\n+Nothing to do with the issue.\n"
 )
 WRONG = {  # each sample's fix with its one changed line made wrong
-    "lang_go/calc": ("int { return a - b }", "int { return a + b }"),
+    "lang_go/calc": (
+        "+func Sub(a, b int) int { return a - b }",
+        "+func Sub(a, b int) int { return a + b }",
+    ),
     "lang_rust": ("+    values.iter().sum()", "+    values.iter().map(|v| v.abs()).sum()"),
     "lang_js/calc": ("+  return a + b", "+  return a + b + 1"),
 }
