@@ -127,10 +127,5 @@ def _agreement(value: str | None) -> Agreement | None:
 
 
 def _format(value: str) -> Format:
-    return (
-        "parquet"
-        if value == "parquet"
-        else "multi-swe-bench"
-        if value == "multi-swe-bench"
-        else "swebench-jsonl"
-    )
+    known: dict[str, Format] = {"parquet": "parquet", "multi-swe-bench": "multi-swe-bench"}
+    return known.get(value, "swebench-jsonl")
