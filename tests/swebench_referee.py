@@ -18,7 +18,6 @@ from spice_engine.runs.harness_fields import END, START
 
 ROOT = Path(__file__).resolve().parents[1]
 SWEBENCH = "swebench==5.0.2"
-VENV = ROOT / ".venv" / f"referee-{SWEBENCH.replace('==', '-')}"
 GRADE = """
 import json, sys
 from swebench.harness.grading import get_eval_report
@@ -38,27 +37,34 @@ print(json.dumps(out))
 """
 
 
-@pytest.fixture(scope="session", name="referee")
-def referee_fixture() -> Path:
-    python = VENV / "bin" / "python"
-    VENV.parent.mkdir(parents=True, exist_ok=True)
+def referee_venv(spec: str) -> Path:
+    """A venv of its own holding `spec` (e.g. `swebench==5.0.2`), made once under the
+    project's `.venv`; skips the test with the reason when it cannot be installed."""
+    venv = ROOT / ".venv" / f"referee-{spec.replace('==', '-')}"
+    python = venv / "bin" / "python"
+    venv.parent.mkdir(parents=True, exist_ok=True)
     # One maker at a time (test processes side by side); a venv left half made is made again.
-    with (VENV.parent / f"{VENV.name}.lock").open("w") as lock:
+    with (venv.parent / f"{venv.name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (VENV / ".complete").exists():
-            shutil.rmtree(VENV, ignore_errors=True)
-            subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True, timeout=120)
+        if not (venv / ".complete").exists():
+            shutil.rmtree(venv, ignore_errors=True)
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
             done = subprocess.run(
-                [str(python), "-m", "pip", "install", "--quiet", SWEBENCH],
+                [str(python), "-m", "pip", "install", "--quiet", spec],
                 capture_output=True,
                 text=True,
                 timeout=900,
             )
             if done.returncode != 0:
-                shutil.rmtree(VENV, ignore_errors=True)
-                pytest.skip(f"cannot install {SWEBENCH}: {done.stderr.strip()[-300:]}")
-            (VENV / ".complete").touch()
+                shutil.rmtree(venv, ignore_errors=True)
+                pytest.skip(f"cannot install {spec}: {done.stderr.strip()[-300:]}")
+            (venv / ".complete").touch()
     return python
+
+
+@pytest.fixture(scope="session", name="referee")
+def referee_fixture() -> Path:
+    return referee_venv(SWEBENCH)
 
 
 def harness_log(test_output: str, path: Path) -> Path:

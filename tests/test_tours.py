@@ -41,6 +41,7 @@ EXPECTED = {
     ("offline.md", "the-app"): '"clarity: ',  # the worker labelled the issue
     ("offline.md", "the-action"): '"dry_run":true',
     ("offline.md", "the-evaluation"): "kappa_binary",
+    ("offline.md", "the-benchmark-builder-from-local-history"): "acme__mathx-12 resolved",
     ("README.md", "five-minutes-with-the-cli"): "issues into tour/labels.jsonl",
 }
 """What a tour's output shows when it did what its text says (beyond exiting 0)."""

@@ -1,4 +1,5 @@
-"""`spice export`: harvested instances as SWE-bench JSONL or Parquet, filtered and decontaminated."""
+"""`spice export`: harvested instances as SWE-bench JSONL, Parquet or Multi-SWE-bench's records,
+filtered and decontaminated."""
 
 from __future__ import annotations
 
@@ -8,13 +9,24 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from app.cli.common import emit_json, fail, settings_with
+from spice_engine.errors import InputError
 
 if TYPE_CHECKING:
     from app.harvest.export import Agreement, Format
+    from app.harvest.store import StoredInstance
 
 
 OutOption = Annotated[Path, typer.Option("--out", "-o", help="File to write.")]
-FormatOption = Annotated[str, typer.Option("--format", help="swebench-jsonl or parquet.")]
+FormatOption = Annotated[
+    str, typer.Option("--format", help="swebench-jsonl, parquet or multi-swe-bench (JSONL).")
+]
+FORMATS = ("swebench-jsonl", "parquet", "multi-swe-bench")
+InputOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--input", help="Export the rows of a `spice validate` output instead of the store."
+    ),
+]
 RepoOption = Annotated[str | None, typer.Option(help="Only this owner/name.")]
 VerifiedFlag = Annotated[
     bool, typer.Option("--verified-like", help="Keep clarity < 2 and tests < 2.")
@@ -51,15 +63,16 @@ def export(
     exclude_ids: ExcludeOption = None,
     include_unvalidated: UnvalidatedFlag = False,
     keep_public: PublicFlag = False,
+    input_file: InputOption = None,
 ) -> None:
     """Write the stored instances with SWE-bench's fields and a `spice` block of our labels."""
     from app.harvest.decontam import known_ids, parse_date
     from app.harvest.export import ExportFilter, select_records, write
-    from app.harvest.store import HarvestStore
-    from app.store.opening import open_store
 
-    if fmt not in ("swebench-jsonl", "parquet"):
-        fail(f"--format must be swebench-jsonl or parquet, not {fmt!r}")
+    if fmt not in FORMATS:
+        fail(f"--format must be {', '.join(FORMATS)}, not {fmt!r}")
+    if fmt == "multi-swe-bench" and (out.suffix != ".jsonl" or include_unvalidated):
+        fail("--format multi-swe-bench writes validated rows to a .jsonl file only")
     if fmt == "parquet" and out.suffix in (".json", ".jsonl"):
         fail(f"--format parquet cannot write {out.name}: use a .parquet file")
     if fmt == "swebench-jsonl" and out.suffix not in (".json", ".jsonl"):
@@ -76,13 +89,37 @@ def export(
         )
     except (ValueError, OSError, KeyError) as exc:
         fail(f"bad filter: {exc}")
-    rows = HarvestStore(open_store(settings_with()).sessions).instances(repo)
-    records = select_records(rows, flt)
+    rows = _rows(input_file, repo)
+    left_out: dict[str, str] = {}
+    if fmt == "multi-swe-bench":
+        from app.harvest.export_msb import msb_records
+
+        records, left_out = msb_records(rows, flt)
+        for iid, why in left_out.items():
+            typer.echo(f"export: {iid} left out: {why}", err=True)
+    else:
+        records = select_records(rows, flt)
     try:
         write(records, out, _format(fmt))
     except RuntimeError as exc:
         fail(str(exc))
-    emit_json({"stored": len(rows), "exported": len(records), "out": str(out), "format": fmt})
+    summary = {"stored": len(rows), "exported": len(records), "out": str(out), "format": fmt}
+    emit_json(summary | ({"left_out": len(left_out)} if left_out else {}))
+
+
+def _rows(input_file: Path | None, repo: str | None) -> list[StoredInstance]:
+    """The store's instances (of `repo`), or a validated file's rows."""
+    from app.harvest.export_msb import rows_from_file
+    from app.harvest.store import HarvestStore
+    from app.store.opening import open_store
+
+    if input_file is None:
+        return HarvestStore(open_store(settings_with()).sessions).instances(repo)
+    try:
+        rows = rows_from_file(input_file)
+    except (InputError, OSError) as exc:
+        fail(f"--input: {exc}")
+    return [r for r in rows if repo is None or r.instance.get("repo") == repo]
 
 
 def _agreement(value: str | None) -> Agreement | None:
@@ -90,4 +127,5 @@ def _agreement(value: str | None) -> Agreement | None:
 
 
 def _format(value: str) -> Format:
-    return "parquet" if value == "parquet" else "swebench-jsonl"
+    known: dict[str, Format] = {"parquet": "parquet", "multi-swe-bench": "multi-swe-bench"}
+    return known.get(value, "swebench-jsonl")

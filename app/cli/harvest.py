@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -40,6 +41,12 @@ BudgetOption = Annotated[
     float | None, typer.Option(min=1, help="GitHub request budget of this installation.")
 ]
 VotesOption = Annotated[int | None, typer.Option(min=1, max=15, help="Votes per dimension.")]
+FromOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--from", help="Read merged pulls from this local repository, mirror or bundle (no GitHub)."
+    ),
+]
 
 
 OWNER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}/(?!\.\.?$)[A-Za-z0-9._-]{1,100}")
@@ -74,6 +81,7 @@ def harvest(
     model: ModelOption = None,
     api_base: ApiBaseOption = None,
     votes: VotesOption = None,
+    local: FromOption = None,
 ) -> None:
     """Harvest merged PRs into SWE-bench-style task instances; a rerun resumes where it stopped."""
     from tqdm import tqdm  # type: ignore[import-untyped]
@@ -82,6 +90,8 @@ def harvest(
     from app.github.retries import RetryAfterTooLong
     from app.harvest.command import HarvestRequest, run_harvest
     from app.harvest.decontam import parse_date
+    from spice_engine.errors import InputError
+    from spice_engine.validate.gitwork import GitError
 
     if problem := repo_name_problem(repo):
         fail(problem)
@@ -98,6 +108,7 @@ def harvest(
             restart=restart,
             installation_id=installation_id,
             requests_per_hour=requests_per_hour,
+            local=local,
         )
     except ValueError as exc:
         fail(str(exc))
@@ -105,19 +116,20 @@ def harvest(
     # and names the cap, rather than a fraction of the cap that looks stalled on a small repo.
     desc = f"{repo} (at most {max_prs})"
     bar = tqdm(total=None, unit="PR", desc=desc, disable=None, dynamic_ncols=True)
-    kept = 0
+    kept = seen = 0
 
     def progress(outcome: Outcome) -> None:
-        nonlocal kept
+        nonlocal kept, seen
+        seen += 1  # a disabled bar counts nothing: this is the line's number
         kept += outcome.instance_id is not None
         bar.update(1)
         bar.set_postfix(kept=kept, refresh=False)
         if bar.disable:  # not a terminal (CI, nohup): a line per PR instead of nothing
-            typer.echo(f"harvest: [{bar.n}] {pr_line(outcome)}", err=True)
+            typer.echo(f"harvest: [{seen}] {pr_line(outcome)}", err=True)
 
     try:
         report = run_harvest(settings, request, progress)
-    except ValueError as exc:
+    except (ValueError, InputError, GitError) as exc:
         fail(str(exc))
     except RetryAfterTooLong as exc:
         fail(f"{rerun_hint(exc.kind, exc.wait_s)}: it resumes where this run stopped")

@@ -59,6 +59,10 @@ COMMANDS = {
         "app.cli.evaluate:evaluate_cmd",
         "Agreement of predictions with human labels: accuracy, kappa, alpha, F1, CIs, per repo.",
     ),
+    "evaluate": LazyCommand(
+        "app.cli.grade:evaluate_cmd",
+        "Grade model patches on a dataset's instances in the sandbox: SWE-bench's reports.",
+    ),
     "signals": LazyCommand(
         "app.cli.signals:signals",
         "Extract issue evidence signals; with --gold, score them against the human labels.",

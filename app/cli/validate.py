@@ -18,6 +18,7 @@ from app.cli.progress import PhaseReporter
 from app.redaction import redacted_outcome, secret_values
 from app.sandboxing import checked_sandbox, docker_sandbox
 from app.settings import Settings
+from spice_engine.dataset.completion import complete
 from spice_engine.errors import InputError
 from spice_engine.langs.executor import Executor
 from spice_engine.runs.validate_rows import validate_rows
@@ -172,6 +173,7 @@ def validate_cmd(
 
     def done(row: dict[str, Any]) -> None:
         phases.done(str(row["instance_id"]))
+        row = complete(row, data / "envs")  # version, recipe and runs for others' tools
         row = redacted_outcome(row, "validation", secrets)  # before it is written or kept
         validation = row["spice"]["validation"]
         with lock, out.open("a", encoding="utf-8") as fh:

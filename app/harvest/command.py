@@ -6,11 +6,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
 from app.harvest.fanout import queue_dispatch, register_harvest_task, settings_contexts
 from app.harvest.label import make_labeller
+from app.harvest.local_history import open_local
 from app.harvest.runner import HarvestContext, HarvestReport, Outcome, harvest_repo, thread_dispatch
-from app.harvest.source import source_from_settings
+from app.harvest.source import HarvestSource, source_from_settings
 from app.harvest.store import HarvestStore
 from app.queue.factory import make_huey
 from app.settings import Settings
@@ -30,6 +32,8 @@ class HarvestRequest:
     restart: bool = False
     installation_id: int | None = None
     requests_per_hour: float | None = None
+    local: Path | None = None
+    """A repository, mirror or bundle to read merged pulls from, instead of GitHub."""
 
 
 def run_harvest(
@@ -37,7 +41,13 @@ def run_harvest(
 ) -> HarvestReport:
     """Walk the repository's merged PRs from the stored cursor; raises ValueError on bad
     credentials settings before anything is asked of GitHub."""
-    source = source_from_settings(settings, request.installation_id, request.requests_per_hour)
+    source: HarvestSource
+    if request.local is not None:
+        if request.enqueue:
+            raise ValueError("--from reads local history here: it cannot --enqueue to workers")
+        source = open_local(request.local, settings.data_dir.resolve() / "repos")
+    else:
+        source = source_from_settings(settings, request.installation_id, request.requests_per_hour)
     store = HarvestStore(open_store(settings).sessions)
     if request.restart:
         store.restart(request.repo)

@@ -14,8 +14,9 @@ from app.harvest.build import SweInstance
 from app.harvest.decontam import created_after
 from app.harvest.label import SpiceLabels
 from app.harvest.store import StoredInstance
+from spice_engine.dataset.completion import RECIPE_FIELD
 
-Format = Literal["swebench-jsonl", "parquet"]
+Format = Literal["swebench-jsonl", "parquet", "multi-swe-bench"]
 Agreement = Literal["majority", "unanimous"]
 SWEBENCH_FIELDS = list(SweInstance.model_fields)
 _ACCEPTED = {"majority": {"majority", "unanimous"}, "unanimous": {"unanimous"}}
@@ -38,7 +39,7 @@ class ExportFilter(BaseModel):
     """Also write instances without a passing validation (their FAIL_TO_PASS never passes)."""
 
 
-def _validated_fields(row: StoredInstance) -> dict[str, object]:
+def validated_fields(row: StoredInstance) -> dict[str, object]:
     """The instance as validation left it: its computed fields over the harvested ones."""
     fields = (row.labels.get("validation") or {}).get("fields") or {}
     return dict(row.instance) | dict(fields)
@@ -46,7 +47,7 @@ def _validated_fields(row: StoredInstance) -> dict[str, object]:
 
 def is_validated(row: StoredInstance) -> bool:
     status = ((row.labels.get("validation") or {}).get("status")) or ""
-    f2p = _validated_fields(row).get("FAIL_TO_PASS") or "[]"
+    f2p = validated_fields(row).get("FAIL_TO_PASS") or "[]"
     return status == "valid" and json.loads(str(f2p)) != []
 
 
@@ -72,10 +73,10 @@ def keep(row: StoredInstance, flt: ExportFilter) -> bool:
 
 def to_record(row: StoredInstance, difficulty: bool = False) -> dict[str, object]:
     """SWE-bench's fields in SWE-bench's order (then Verified's `difficulty`), then `spice`."""
-    instance = _validated_fields(row)
+    instance = validated_fields(row)
     record: dict[str, object] = {name: instance.get(name, "") for name in SWEBENCH_FIELDS}
     if is_validated(row):
-        harness = ("image", "eval_script", "log_parser", "eval_type")
+        harness = ("image", "eval_script", "log_parser", "eval_type", RECIPE_FIELD)
         record |= {name: instance[name] for name in harness if name in instance}
     else:
         record["FAIL_TO_PASS"] = json.dumps([NOT_VALIDATED])
@@ -98,7 +99,7 @@ def write(records: list[dict[str, object]], path: Path, fmt: Format) -> None:
         # SWE-bench's loader reads `.json` as one JSON array, `.jsonl` as lines.
         path.write_text(json.dumps(records, ensure_ascii=False, indent=1), encoding="utf-8")
         return
-    if fmt == "swebench-jsonl":
+    if fmt in ("swebench-jsonl", "multi-swe-bench"):
         with path.open("w", encoding="utf-8") as out:
             for record in records:
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")

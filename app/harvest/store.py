@@ -13,6 +13,7 @@ from app.harvest.label import SpiceLabels
 from app.store.harvest_cursors import get_cursor, reset_cursor, save_cursor
 from app.store.models import TaskInstance, utcnow
 from app.store.upsert import dialect_insert
+from spice_engine.dataset.completion import RECIPE_FIELD
 from spice_engine.runs.session import Status
 from spice_engine.runs.validate_rows import COMPUTED
 
@@ -87,7 +88,7 @@ class HarvestStore:
 
         A validation that could not tell (no sandbox, an environment that did not build, a
         timeout) never replaces a stored `valid` one: it is kept beside it as `last_attempt`."""
-        computed = {k: validated[k] for k in COMPUTED if k in validated}
+        computed = {k: validated[k] for k in (*COMPUTED, RECIPE_FIELD) if k in validated}
         validation = dict(validated["spice"]["validation"]) | {"fields": computed}
         with self._sessions.begin() as session:
             row = session.scalars(

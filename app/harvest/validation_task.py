@@ -18,6 +18,7 @@ from app.sandboxing import SANDBOX_UNAVAILABLE, executor_for, live_validation_pr
 from app.settings import Settings
 from app.store.engine import database_url, make_engine, session_factory
 from app.store.retention import VALIDATION_LOGS
+from spice_engine.dataset.completion import complete
 from spice_engine.runs.validate_rows import merge, validate_rows
 from spice_engine.runs.validator import Validated, Validation
 from spice_engine.validate.clone_cache import clone_from_github
@@ -57,6 +58,7 @@ def run_validation(settings: Settings, store: HarvestStore, instance_id: str) ->
             Path(scratch),
             logs_dir=data / VALIDATION_LOGS,
         )
+    validated = complete(validated, data / "envs")  # what others need to load and rebuild it
     store.save_validation(instance_id, redacted_outcome(validated, "validation", secrets))
     status = str(validated["spice"]["validation"]["status"])
     log.info("validate %s: %s", instance_id, status)
