@@ -119,9 +119,19 @@ def hunks(diff: str) -> dict[str, str]:
     return files
 
 
+def _first_line(hunk: str) -> int:
+    found = re.match(r"@@ -(\d+)", hunk)
+    return int(found.group(1)) if found else 0
+
+
 def pull_files(row: dict[str, str]) -> list[dict[str, str]]:
     """The instance's patches as GitHub lists a pull request's files."""
-    patches = hunks(row["patch"]) | hunks(row["test_patch"])
+    patches = hunks(row["patch"])
+    for path, more in hunks(row["test_patch"]).items():
+        # A file both patches change (a Rust source with its inline tests): one patch, its
+        # hunks in line order as GitHub lists them.
+        both = [h for h in (patches.get(path, ""), more) if h]
+        patches[path] = "".join(sorted(both, key=_first_line))
     added = set(
         re.findall(r"^--- /dev/null\n\+\+\+ b/(\S+)", row["patch"] + row["test_patch"], re.M)
     )
