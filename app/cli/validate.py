@@ -20,6 +20,7 @@ from app.sandboxing import checked_sandbox, docker_sandbox
 from app.settings import Settings
 from spice_engine.dataset.completion import complete
 from spice_engine.errors import InputError
+from spice_engine.jsonl import instances
 from spice_engine.langs.executor import Executor
 from spice_engine.runs.validate_rows import validate_rows
 from spice_engine.validate.clone_cache import clone_from_github
@@ -31,18 +32,10 @@ NONE_VALID = 3
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
-    rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            fail(f"{path}:{n}: not JSON ({exc.msg})")
-        if not isinstance(row, dict) or not {"instance_id", "repo", "base_commit"} <= set(row):
-            fail(f"{path}:{n}: needs instance_id, repo and base_commit")
-        rows.append(row)
-    return rows
+    try:
+        return instances(path, ("instance_id", "repo", "base_commit"))
+    except InputError as exc:
+        fail(str(exc))
 
 
 def repo_map(

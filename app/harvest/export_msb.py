@@ -3,7 +3,6 @@ and rows of a `spice validate` output file taken as stored instances."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from app.harvest.store import StoredInstance
 from spice_engine.dataset.msb_format import msb_record
 from spice_engine.dataset.runs import LogsMissing, runs_of
 from spice_engine.errors import InputError
+from spice_engine.jsonl import instances
 
 
 def msb_records(
@@ -40,15 +40,7 @@ def rows_from_file(path: Path) -> list[StoredInstance]:
     """A `spice validate` output (JSONL) as stored instances: the row's own fields, its
     `spice` block as the labels."""
     rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{n}: not JSON ({exc.msg})") from exc
-        if not isinstance(row, dict) or "instance_id" not in row:
-            raise InputError(f"{path}:{n}: not an instance (no instance_id)")
+    for row in instances(path):
         spice = row.get("spice")
         labels = dict(spice) if isinstance(spice, dict) else {}
         fields = {k: v for k, v in row.items() if k != "spice"}

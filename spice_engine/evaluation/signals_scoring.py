@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from pydantic import BaseModel, Field
 from spice_engine.errors import InputError
 from spice_engine.evaluation.metrics import binary_prf
 from spice_engine.issue_signals import IssueSignals, extract_signals
+from spice_engine.jsonl import instances
 from spice_engine.models import CandidateSolution
 
 REPRODUCTION_COLUMN = "description quality"
@@ -83,17 +83,8 @@ SIGNALS: dict[str, tuple[str, Callable[[str], bool | None], Callable[[IssueSigna
 def read_instances(path: Path) -> dict[str, dict[str, object]]:
     """SWE-bench instances (JSONL) keyed by instance_id."""
     out: dict[str, dict[str, object]] = {}
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{n}: not JSON ({exc.msg})") from exc
-            if not isinstance(row, dict) or "instance_id" not in row:
-                raise InputError(f"{path}:{n}: no instance_id")
-            out[str(row["instance_id"])] = row
+    for row in instances(path):
+        out[str(row["instance_id"])] = row
     return out
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from spice_engine.errors import InputError
+from spice_engine.jsonl import numbered_objects
 
 
 class Prediction(BaseModel):
@@ -36,13 +37,7 @@ def read_objects(path: Path) -> list[dict[str, Any]]:
             raise InputError(f"{path}: not JSON ({exc.msg})") from exc
         items = list(enumerate(found, 1))
     else:
-        items = []
-        for n, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    items.append((n, json.loads(line)))
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"{path}:{n}: not JSON ({exc.msg})") from exc
+        items = numbered_objects(path, text)
     for n, item in items:
         if not isinstance(item, dict):
             raise InputError(f"{path}:{n}: not a JSON object")
