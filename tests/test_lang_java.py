@@ -154,6 +154,31 @@ def test_the_command_runs_the_reactor_then_the_patch_classes_its_includes_left_o
     assert "-pl core -am" in script
 
 
+def test_a_multi_module_build_tests_the_changed_modules_and_their_dependents(
+    tmp_path: Path,
+) -> None:
+    """Not the whole reactor: the modules owning the changed files, what they need built
+    (`-am`) and what depends on them (`-amd`); the whole reactor when the top's own changes."""
+    files = committed_files(
+        tmp_path,
+        {
+            "pom.xml": "<project/>",
+            "core/pom.xml": "<project/>",
+            "core/src/main/java/a/Core.java": "class Core {}",
+            "core/src/test/java/a/CoreTest.java": "class CoreTest { @Test void f() {} }",
+            "native/pom.xml": "<project/>",
+            "native/src/main/java/a/Native.java": "class Native {}",
+        },
+    )
+    java = Java()
+    plan = java.plan(files, None)
+    changed = ["core/src/test/java/a/CoreTest.java", "core/src/main/java/a/Core.java"]
+    script = java.test_command(files, changed, plan).argv[2]
+    assert "mvn -o test -fae -Dmaven.test.failure.ignore=true -pl core -am -amd >&2" in script
+    whole = java.test_command(files, [*changed, "pom.xml"], plan).argv[2]
+    assert "mvn -o test -fae -Dmaven.test.failure.ignore=true >&2" in whole
+
+
 def test_a_tiny_maven_project_validates_with_its_exact_fail_to_pass(tmp_path: Path) -> None:
     box = Bubblewrap()
     if why := box.problem() or box.network_problem():

@@ -22,7 +22,7 @@ from spice_engine.langs.base import (
 )
 from spice_engine.langs.java_reports import read_reports
 from spice_engine.langs.java_snapshots import stand_ins
-from spice_engine.langs.manifests import digests, named
+from spice_engine.langs.manifests import digests, named, owner
 from spice_engine.validate.outcomes import Outcomes
 
 JDKS = {
@@ -157,6 +157,17 @@ def test_classes(files: Files, test_files: list[str]) -> dict[str, str]:
     return found
 
 
+def _reactor_part(files: Files, changed: list[str]) -> str:
+    """`-pl` the modules owning the changed files (the test patch's and the fix's), `-am` what
+    they need built, `-amd` what depends on them: a multi-module build's other modules' tests
+    are neither the fix's nor its tests'. The whole reactor when a change is the top's own."""
+    poms = sorted({posixpath.dirname(p) for p in named(files, "pom.xml")})
+    owners = {owner(path, poms) for path in changed}
+    if not owners or None in owners or "" in owners:
+        return ""
+    return f"-pl {shlex.quote(','.join(sorted(str(o) for o in owners)))} -am -amd "
+
+
 class Java:
     name = "java"
 
@@ -214,8 +225,9 @@ class Java:
         return with_fix_files(test_files, fix_files)
 
     def test_command(self, files: Files, test_files: list[str], plan: Plan) -> Phase:
-        """The whole reactor's tests (published lists name every class of a module whose tests
-        did not compile before the fix), then the patch's classes the pom's own includes left
+        """The tests of the modules the changes touch and of what depends on them (the whole
+        reactor when the top's own files change; published lists name every class of a module
+        whose tests did not compile before the fix), then the patch's classes the pom's own includes left
         out (a `failing/` folder it excludes, a name no pattern matches), by name.
 
         The results are Surefire's XML reports, printed to the channel after Maven ends, Maven's
@@ -228,6 +240,7 @@ class Java:
             f'|| missing="$missing,{fq.rsplit(".", 1)[-1]}"\n'
             for fq, module in sorted(classes.items())
         )
+        reactor = _reactor_part(files, test_files)
         modules = sorted({m for m in classes.values() if m})
         select = (
             f"-pl {shlex.quote(','.join(modules))} -am "
@@ -239,7 +252,7 @@ class Java:
 find . -path '*/target/surefire-reports' -type d -prune -exec rm -rf {{}} +
 # Offline, Maven 3.8 only reads the shared repository, which is read-only here: it writes no
 # tracking file for what the install resolved.
-mvn -o test -fae -Dmaven.test.failure.ignore=true >&2
+mvn -o test -fae -Dmaven.test.failure.ignore=true {reactor}>&2
 missing=
 {checks}if [ -n "$missing" ]; then
   mvn -o test -fae -Dmaven.test.failure.ignore=true {select}-Dtest="${{missing#,}}" \\
