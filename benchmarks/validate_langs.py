@@ -199,8 +199,10 @@ def _report(table: list[dict[str, Any]]) -> None:
     by_language: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for line in table:
         by_language[line["language"]].append(line)
-    print(f"\n{'language':12} {'n':>3} {'valid':>6} {'agree':>6} {'cold s':>7} {'warm s':>7} "
-          f"{'warm/bare':>9} {'inst/h':>7}")  # fmt: skip
+    print(
+        f"\n{'language':12} {'n':>3} {'valid':>6} {'agree':>6} {'cold s':>7} {'warm s':>7} "
+        f"{'warm/bare':>9} {'inst/h':>7}"
+    )
     for language, lines in sorted(by_language.items()):
         n = len(lines)
         valid = sum(x["status"] == "valid" for x in lines)

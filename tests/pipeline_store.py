@@ -93,9 +93,13 @@ class AppPipeline:
         """A pull request fixing issue `number - 1` (which must exist) with a source change
         and a test; the model votes `votes` on every PR dimension."""
         self.github.add_pull(
-            repo, number, title, f"Fixes #{number - 1}", files=[SOURCE_PATCH, TEST_PATCH],
+            repo,
+            number,
+            title,
+            f"Fixes #{number - 1}",
+            files=[SOURCE_PATCH, TEST_PATCH],
             commits=[title.lower()],
-        )  # fmt: skip
+        )
         self.model.responder = scripted(votes)
         self.deliver("pull_request", payload(self.github, "pull_request", "opened", repo, number))
 

@@ -113,12 +113,16 @@ def test_ctrl_c_keeps_what_was_labelled_and_says_how_to_resume(
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SPICE_", "OPENAI_"))}
     command = [SPICE, "label-issues", str(issues), "--out", str(out), "--workers", "2"]
     run = subprocess.Popen(
-        [*command, *model(fake_openai)], cwd=ROOT, env=env, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [*command, *model(fake_openai)],
+        cwd=ROOT,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         # A suite started in the background (CI, nohup, `&`) ignores SIGINT, and its children
         # would inherit that: Ctrl-C restored as a terminal would deliver it.
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )  # fmt: skip
+    )
     deadline = time.monotonic() + 60
     while not (out.exists() and out.read_text().count("\n") >= 2):
         assert time.monotonic() < deadline and run.poll() is None, run.communicate()

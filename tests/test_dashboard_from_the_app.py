@@ -53,9 +53,15 @@ def app_processes(
     )
     commands = {
         "serve": [SPICE, "serve", "--host", "127.0.0.1", "--port", str(port), "--workers", "1"],
-        "worker": [SPICE, "worker", "--threads", "1", "--handler",
-                   "tests.service.github_worker_handler:make_handler"],
-    }  # fmt: skip
+        "worker": [
+            SPICE,
+            "worker",
+            "--threads",
+            "1",
+            "--handler",
+            "tests.service.github_worker_handler:make_handler",
+        ],
+    }
     started = [
         subprocess.Popen(
             command,
@@ -123,8 +129,10 @@ def test_a_signed_issue_shows_with_title_rationales_and_evidence(
         rationales = decision.get_by_test_id("rationales").locator("li")
         assert rationales.count() == 3 and rationales.first.is_visible()
         assert [t.split(":")[0] for t in rationales.all_inner_texts()] == [
-            "Vote 1", "Vote 2", "Vote 3"
-        ]  # fmt: skip
+            "Vote 1",
+            "Vote 2",
+            "Vote 3",
+        ]
         evidence = decision.get_by_test_id("evidence")
         assert evidence.is_visible()
         assert "reproduction" in evidence.inner_text() and "full" in evidence.inner_text()

@@ -20,10 +20,18 @@ def decided(session: Session, number: int, votes: list[int], key: str) -> None:
     split = {"dimension": "clarity", "score": max(votes), "votes": votes}
     session.add(
         Assessment(
-            kind="issue", repo=REPO, number=number, input_hash=key, labels=[], votes=[split],
-            rationales=[], model="m", prompt_version="p", result={},
+            kind="issue",
+            repo=REPO,
+            number=number,
+            input_hash=key,
+            labels=[],
+            votes=[split],
+            rationales=[],
+            model="m",
+            prompt_version="p",
+            result={},
         )
-    )  # fmt: skip
+    )
     session.flush()
 
 

@@ -137,9 +137,15 @@ def test_cli_constant_predictor_has_zero_kappa(gold_csv: Path, tmp_path: Path) -
     preds.write_text("\n".join(json.dumps({"instance_id": r[0], "label": 1}) for r in GOLD_ROWS))
     out = tmp_path / "report.json"
     code, text = _run(
-        "--gold", str(gold_csv), "--predictions", str(preds), "--dimension", "clarity",
-        "--json", str(out),
-    )  # fmt: skip
+        "--gold",
+        str(gold_csv),
+        "--predictions",
+        str(preds),
+        "--dimension",
+        "clarity",
+        "--json",
+        str(out),
+    )
     assert code == 0, text
     report = json.loads(out.read_text())
     assert report["clarity"]["kappa_quadratic"] == 0.0
@@ -157,9 +163,19 @@ def test_cli_scores_a_peer_csv_with_a_label_map_and_plots(gold_csv: Path, tmp_pa
     png = tmp_path / "confusion.png"
     out = tmp_path / "report.json"
     code, text = _run(
-        "--gold", str(gold_csv), "--predictions", str(peer), "--dimension", "clarity",
-        "--label-map", json.dumps(PEER_MAP), "--json", str(out), "--plot", str(png),
-    )  # fmt: skip
+        "--gold",
+        str(gold_csv),
+        "--predictions",
+        str(peer),
+        "--dimension",
+        "clarity",
+        "--label-map",
+        json.dumps(PEER_MAP),
+        "--json",
+        str(out),
+        "--plot",
+        str(png),
+    )
     assert code == 0, text
     assert json.loads(out.read_text())["clarity"]["accuracy"] == 1.0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -177,9 +193,15 @@ def test_cli_real_gold_against_itself(shared_data: Path, tmp_path: Path) -> None
     gold = shared_data / "swebench" / "labels_openai.csv"
     out = tmp_path / "report.json"
     code, text = _run(
-        "--gold", str(gold), "--predictions", str(gold), "--dimension", "clarity",
-        "--json", str(out),
-    )  # fmt: skip
+        "--gold",
+        str(gold),
+        "--predictions",
+        str(gold),
+        "--dimension",
+        "clarity",
+        "--json",
+        str(out),
+    )
     assert code == 0, text
     report = json.loads(out.read_text())["clarity"]
     assert report["n"] == 830

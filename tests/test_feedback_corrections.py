@@ -121,9 +121,15 @@ def test_spice_feedback_from_a_maintainer_is_a_human_label(
     ):
         posted = fake_github.add_comment(REPO, 8, body, author)
         event = payload(
-            fake_github, "issue_comment", "created", REPO, 8,
-            body=body, author=author, comment_id=posted["id"],
-        )  # fmt: skip
+            fake_github,
+            "issue_comment",
+            "created",
+            REPO,
+            8,
+            body=body,
+            author=author,
+            comment_id=posted["id"],
+        )
         assert post(client, "issue_comment", event, f"c-{n}") == 202
     requests_before = len(fake_openai.requests)
     run_ready_tasks(stack.queue)

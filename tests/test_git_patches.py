@@ -84,9 +84,13 @@ def harvest(gh: FakeGitHub, diff: str, base: str) -> dict[str, str]:
     gh.add_pull(REPO, 2, "Fix", "Fixes #1", files=[{"filename": "x", "git_diff": diff}])
     gh.repos[REPO].pulls[2].update(merged_at="2024-01-02T00:00:00Z", merged=True)
     pull = PullSummary(
-        number=2, title="Fix", body="Fixes #1", created_at="2024-01-01T00:00:00Z",
-        merged_at="2024-01-02T00:00:00Z", base_sha=base,
-    )  # fmt: skip
+        number=2,
+        title="Fix",
+        body="Fixes #1",
+        created_at="2024-01-01T00:00:00Z",
+        merged_at="2024-01-02T00:00:00Z",
+        base_sha=base,
+    )
     built = build_instance(fake_source(gh), REPO, pull)
     assert isinstance(built, Built), built
     return built.instance.model_dump()

@@ -46,8 +46,10 @@ def test_a_removed_repository_cancels_its_own_waiting_jobs_and_no_other(
     live.gh.add_issue(OTHER, 3, "Crash on empty input", "`parse('')` raises KeyError.")
     live.deliver("issues", "opened", OTHER, 3)
     assert live.job(f"{REPO}#7").state == live.job(f"{OTHER}#3").state == "pending"
-    live.post("installation_repositories", hook(shared_data, "installation_repositories",
-                                                 "removed", removed=(OTHER,)))  # fmt: skip
+    live.post(
+        "installation_repositories",
+        hook(shared_data, "installation_repositories", "removed", removed=(OTHER,)),
+    )
     assert live.job(f"{REPO}#7").state == "pending"  # still installed: still waiting
     gone = live.job(f"{OTHER}#3")
     assert gone.state == "cancelled" and "removed from installation 1" in (gone.error or "")

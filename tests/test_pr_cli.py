@@ -78,10 +78,14 @@ def test_label_instance_with_repos_dir_and_fake_model(
     repos = tmp_path / "repos"
     repos.mkdir()
     repo.rename(repos / "acme__shop")
-    ours = {"instance_id": "acme__shop-1", "repo": "acme/shop", "base_commit": base,
-            "problem_statement": "Tax rate per call\nLet total() take a rate.",
-            "patch": diff.split("diff --git a/tests/")[0],
-            "test_patch": "diff --git a/tests/" + diff.split("diff --git a/tests/")[1]}  # fmt: skip
+    ours = {
+        "instance_id": "acme__shop-1",
+        "repo": "acme/shop",
+        "base_commit": base,
+        "problem_statement": "Tax rate per call\nLet total() take a rate.",
+        "patch": diff.split("diff --git a/tests/")[0],
+        "test_patch": "diff --git a/tests/" + diff.split("diff --git a/tests/")[1],
+    }
     real = next(r for r in swebench_instances if r.get("test_patch"))
     path = write_instances(tmp_path, [ours, real])
     args = ["label-instance", str(path), "--repos-dir", str(repos), "--json"]

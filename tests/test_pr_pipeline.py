@@ -124,9 +124,13 @@ def test_pr_with_checkout_and_linked_issue(fake_openai: FakeOpenAI, tmp_path: Pa
     fake_openai.responder = scripted
     repo, base, diff = make_repo(tmp_path)
     pr = PullRequest(
-        repo="acme/shop", number=7, title="Tax rate per call", body="Fixes #3", diff=diff,
+        repo="acme/shop",
+        number=7,
+        title="Tax rate per call",
+        body="Fixes #3",
+        diff=diff,
         base_sha=base,
-    )  # fmt: skip
+    )
     manager = CheckoutManager(CheckoutConfig(cache_dir=tmp_path / "cache"))
     with manager.checkout("acme/shop", str(repo), base) as path:
         result = assess_pr(pr, chat(fake_openai), repo_path=path)

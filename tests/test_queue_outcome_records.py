@@ -117,6 +117,8 @@ def test_a_row_an_older_version_wrote_shows_its_votes_and_says_what_it_lacks() -
     row = Assessment(**(record | {"result": old, "created_at": utcnow()}))
     shown = decision_row(row, "https://github.com", ())
     assert (shown.title, shown.dimensions[0].label, shown.dimensions[0].votes) == (
-        "", "minor-gaps", ["1", "1", "2"]
-    )  # fmt: skip
+        "",
+        "minor-gaps",
+        ["1", "1", "2"],
+    )
     assert "older version" in shown.note and shown.evidence == []

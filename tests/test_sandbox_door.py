@@ -162,8 +162,11 @@ def test_the_engine_writes_trees_only_through_the_door() -> None:
     ):
         if path.name in ("outcomes.py", "rerun_plugin.py", "mutant_plugin.py"):
             continue  # the enum itself; the plugins print pytest's words in the sandbox
-        statuses += [f"{path.name}:{n}" for n, line in enumerate(path.read_text().splitlines(), 1)
-                     if '"PASSED"' in line]  # fmt: skip
+        statuses += [
+            f"{path.name}:{n}"
+            for n, line in enumerate(path.read_text().splitlines(), 1)
+            if '"PASSED"' in line
+        ]
     assert statuses == []
 
 

@@ -100,8 +100,17 @@ def test_the_cli_validates_and_the_probe_agrees_under_the_apps_umask(
     if user != "root":
         subprocess.run(["chown", "-R", f"{NON_ROOT}:{NON_ROOT}", str(home)], check=True)
 
-    done = _run(user, home, SPICE, "validate", "rows.jsonl", "--out", "out.jsonl",
-                "--repo", f"octo/calc={home / 'calc'}")  # fmt: skip
+    done = _run(
+        user,
+        home,
+        SPICE,
+        "validate",
+        "rows.jsonl",
+        "--out",
+        "out.jsonl",
+        "--repo",
+        f"octo/calc={home / 'calc'}",
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     [out] = [json.loads(line) for line in (home / "out.jsonl").read_text().splitlines()]
     assert out["spice"]["validation"]["status"] == "valid", out["spice"]["validation"]
@@ -112,8 +121,17 @@ def test_the_cli_validates_and_the_probe_agrees_under_the_apps_umask(
     assert probe.stdout.strip() == "on", probe.stderr[-2000:]
 
     # A data directory that cannot hold a job's scratch: validation is off, saying why.
-    read_only = ("unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
-                 'mount --bind -o ro "$0" "$0" && exec "$@"', str(home / "data"))  # fmt: skip
+    read_only = (
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "--",
+        "sh",
+        "-c",
+        'mount --bind -o ro "$0" "$0" && exec "$@"',
+        str(home / "data"),
+    )
     broken = _run(user, home, sys.executable, "-c", _PROBE, around=read_only)
     said = broken.stdout.strip()
     assert said.startswith("live validation is off: no sandbox"), broken.stderr[-2000:]

@@ -83,10 +83,19 @@ def capture() -> Iterator[CaptureServer]:
 
 def git(cwd: Path, *args: str) -> str:
     return subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
-        env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e",
-             "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@e"},
-    ).stdout  # fmt: skip
+        ["git", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@e",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@e",
+        },
+    ).stdout
 
 
 def hostile_repo(tmp_path: Path) -> tuple[Path, str]:
@@ -171,7 +180,10 @@ def test_repository_config_only_lowers_the_operators_limits() -> None:
     )
     assert choice.warnings and "gpt-4o`" not in choice.warnings[0]
     modest = RepoConfig.model_validate({"votes": 1, "cost_cap_usd": 0.01})
-    assert (choose(operator, modest, "issues").votes, choose(operator, modest, "issues").cost_cap_usd) == (1, 0.01)  # fmt: skip
+    assert (
+        choose(operator, modest, "issues").votes,
+        choose(operator, modest, "issues").cost_cap_usd,
+    ) == (1, 0.01)
     uncapped = Settings(model="m", test_mode=True)
     assert choose(uncapped, modest, "pull_requests").cost_cap_usd == 0.01
 
@@ -215,7 +227,9 @@ def test_only_tracked_regular_files_are_candidates(tmp_path: Path) -> None:
     git(root, "update-index", "--add", "--cacheinfo", f"160000,{base},vendored")
     git(root, "commit", "-qm", "submodule")
     (root / "untracked.py").write_text("x = 1\n")
-    assert tracked_regular_files(root) == {"pkg/core.py": len("def run(value):\n    return value + 1\n")}  # fmt: skip
+    assert tracked_regular_files(root) == {
+        "pkg/core.py": len("def run(value):\n    return value + 1\n")
+    }
     assert tracked_regular_files(tmp_path / "outside") == {}  # not a repository
 
 

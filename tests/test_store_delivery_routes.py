@@ -85,9 +85,14 @@ def test_rows_stored_before_0006_get_their_installation_and_can_be_cancelled(
                     " (:d, 'issues', 'opened', 'octo-org/widgets', :k, CURRENT_TIMESTAMP,"
                     " :h, :p, :c, 'queued')"
                 ),
-                {"d": delivery_id, "k": key, "p": stored, "c": codec,
-                 "h": hashlib.sha256(body).hexdigest()},
-            )  # fmt: skip
+                {
+                    "d": delivery_id,
+                    "k": key,
+                    "p": stored,
+                    "c": codec,
+                    "h": hashlib.sha256(body).hexdigest(),
+                },
+            )
             conn.execute(
                 sa.text(
                     "INSERT INTO jobs (key, state, generation, run_generation, delivery_id,"

@@ -180,9 +180,15 @@ def test_removing_an_early_leaving_guard_is_its_own_operator() -> None:
 def test_the_telling_survivor_changes_a_value_before_a_name_before_a_crash() -> None:
     def survivor(operator: str, line: int) -> MutantOutcome:
         return MutantOutcome(
-            path="m.py", line=line, function="load", operator=operator, change="", diff="",
-            reached="executed_unchecked", by_fail_to_pass=True,
-        )  # fmt: skip
+            path="m.py",
+            line=line,
+            function="load",
+            operator=operator,
+            change="",
+            diff="",
+            reached="executed_unchecked",
+            by_fail_to_pass=True,
+        )
 
     got = [
         survivor("statement removed", 1),
@@ -232,9 +238,14 @@ def _ranked(*survivors: MutantOutcome) -> TestStrength:
 
 def _survivor(operator: str, line: int, **seen: Any) -> MutantOutcome:
     return MutantOutcome(
-        path="m.py", line=line, function="load", operator=operator, change=f"change {line}",
-        diff=f"-old {line}\n+new {line}\n", **seen,
-    )  # fmt: skip
+        path="m.py",
+        line=line,
+        function="load",
+        operator=operator,
+        change=f"change {line}",
+        diff=f"-old {line}\n+new {line}\n",
+        **seen,
+    )
 
 
 def test_the_example_is_a_changed_value_seen_to_differ_never_a_removed_line_or_an_unrun_one() -> (

@@ -80,8 +80,10 @@ def test_a_run_the_budget_cuts_off_is_not_run_not_a_kill(
         assert (again.verdict, again.killed_by) == ("killed", ADD)
 
 
-CRASH = {"calc.py": "import os\n\n\ndef add(a, b):\n    if a < 0:\n        os._exit(3)\n"
-         "    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"}  # fmt: skip
+CRASH = {
+    "calc.py": "import os\n\n\ndef add(a, b):\n    if a < 0:\n        os._exit(3)\n"
+    "    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
+}
 """A fix whose negated condition ends the test process: the session crashes under it."""
 
 

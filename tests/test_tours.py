@@ -225,8 +225,11 @@ def test_a_tour_server_on_a_taken_port_says_so_in_one_line(server: str) -> None:
         port = taken.getsockname()[1]
         done = subprocess.run(
             [sys.executable, "-m", server, "--port", str(port)],
-            cwd=ROOT, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
     [line] = done.stderr.strip().splitlines()
     assert f"cannot listen on 127.0.0.1:{port}" in line

@@ -78,9 +78,22 @@ def test_without_a_daemon_the_cli_says_so_and_runs_nothing(
         "DOCKER_HOST": "unix:///nonexistent.sock",
     }
     done = subprocess.run(
-        [SPICE, "validate", str(rows), "--repo", f"octo/calc={repo}", "--out", str(out), "--executor", "docker"],
-        capture_output=True, text=True, env=env, timeout=300,
-    )  # fmt: skip
+        [
+            SPICE,
+            "validate",
+            str(rows),
+            "--repo",
+            f"octo/calc={repo}",
+            "--out",
+            str(out),
+            "--executor",
+            "docker",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert done.returncode != 0
     assert "--executor docker: no Docker daemon answers" in done.stderr
     assert "Traceback" not in done.stderr and not out.exists()

@@ -86,7 +86,9 @@ def _validate_with(
     """The calc fix with `test` as the test patch, validated."""
     row = instance_of(repo, "octo/calc", fix=CALC_FIX, test=test, problem="add() subtracts")
     [out] = validate_rows(
-        [row], {"octo/calc": repo / ".git"}, Executor(tmp_path / "envs", sandbox),
+        [row],
+        {"octo/calc": repo / ".git"},
+        Executor(tmp_path / "envs", sandbox),
         tmp_path / "scratch",
-    )  # fmt: skip
+    )
     return out

@@ -15,8 +15,11 @@ from spice_engine.validate.outcomes import account, compute_lists, parse_pytest_
 def git_in(repo: Path, *args: str) -> str:
     return subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@e", *args],
-        cwd=repo, check=True, capture_output=True, text=True,
-    ).stdout.strip()  # fmt: skip
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
 
 
 LOG = """\

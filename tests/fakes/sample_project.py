@@ -32,8 +32,11 @@ def commit_later(repo: Path, message: str, *args: str) -> None:
     later = {"GIT_COMMITTER_DATE": "2025-06-05T00:00:00", "GIT_AUTHOR_DATE": "2025-06-05T00:00:00"}
     subprocess.run(
         ["git", "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", *args, "-m", message],
-        cwd=repo, env=os.environ | later, check=True, capture_output=True,
-    )  # fmt: skip
+        cwd=repo,
+        env=os.environ | later,
+        check=True,
+        capture_output=True,
+    )
 
 
 CALC_FIX = {"calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"}

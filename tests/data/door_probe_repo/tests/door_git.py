@@ -14,11 +14,25 @@ from door_find import JOB, host_tree, on_host, probe, tree, tree_in_job, walk
 
 ATTRIBUTES = "* filter=door diff=door merge=door\n"
 HOOKS = (
-    "applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
-    "prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout",
-    "post-merge", "pre-push", "post-rewrite", "post-index-change", "reference-transaction",
-    "pre-auto-gc", "fsmonitor-watchman", "push-to-checkout",
-)  # fmt: skip
+    "applypatch-msg",
+    "pre-applypatch",
+    "post-applypatch",
+    "pre-commit",
+    "pre-merge-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit",
+    "pre-rebase",
+    "post-checkout",
+    "post-merge",
+    "pre-push",
+    "post-rewrite",
+    "post-index-change",
+    "reference-transaction",
+    "pre-auto-gc",
+    "fsmonitor-watchman",
+    "push-to-checkout",
+)
 SCRIPT = """#!/bin/sh
 {{ echo "ran: $1"; id -u; env; }} >> '{marker}' 2>/dev/null
 case "$1" in clean|smudge) exec cat ;; textconv) exec cat "$2" ;; esac
