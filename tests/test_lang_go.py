@@ -59,7 +59,7 @@ def test_the_packages_of_the_changed_files_run_each_in_its_own_module() -> None:
     changed = ["a/a_test.go", "a/a.go", "tools/gen/gen_test.go", "README.md", "main.go"]
     script = go.test_command(tree, changed, plan).argv[-1]
     assert "(cd . && go test -json -vet=off -count=1 -p 2 -timeout 30m . ./a)" in script
-    assert "(cd tools && go test -json -count=1 -p 2 -timeout 30m ./gen)" in script
+    assert "(cd tools && go test -json -vet=off -count=1 -p 2 -timeout 30m ./gen)" in script
     # the same manifests, the same environment
     assert plan_key("r", plan) == plan_key("r", go.plan(tree, None))
     other = DictFiles(tree.files | {"go.sum": "example.com/x v1.0.0 h1:abc\n"})
