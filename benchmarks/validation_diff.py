@@ -5,6 +5,10 @@ checkouts of the project, the same way a user runs it (`spice validate`), then d
     .venv/bin/python benchmarks/validation_diff.py run --code . --out new.json
     .venv/bin/python benchmarks/validation_diff.py diff old.json new.json
 
+Results of 2026-12-02 (`6b7bc85` against the one-executor refactor): benchmarks/results/
+validation_diff_old.json and validation_diff_new_cold.json (the new run's cold pass: the machine's
+session ended its warm pass), 13 instances, none moved.
+
 `run` validates each chosen instance twice with one data folder of its own (cold, then warm:
 the environments built by the first) and keeps each instance's status, FAIL_TO_PASS,
 PASS_TO_PASS and seconds. `diff` prints every instance whose status or lists differ, and the
