@@ -9,6 +9,7 @@ from typing import Any
 
 from spice_engine.langs.executor import Executor
 from spice_engine.runs.planner import Unplanned, plan_jobs
+from spice_engine.runs.session import Status
 from spice_engine.strength.catching import TestWriter
 from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength
@@ -27,6 +28,18 @@ def validation_seconds(row: dict[str, Any]) -> float | None:
     if validation.get("status") != "valid" or "total" not in durations:
         return None
     return run_seconds(durations)
+
+
+def unreadable_validation(row: dict[str, Any]) -> str | None:
+    """Why the row's own validation cannot judge mutants (None: it can, or the row has none and
+    its lists are taken as given): one that could not read the runner's output, or did not
+    finish, leaves lists no mutant's run can be held to."""
+    validation = (row.get("spice") or {}).get("validation") or {}
+    status = validation.get("status")
+    if status is None or status == Status.VALID:
+        return None
+    first = next(iter(str(validation.get("detail") or "").strip().splitlines()), "")
+    return f"validation: {status}" + (f": {first[:300]}" if first else "")
 
 
 def strength_rows(
@@ -50,6 +63,11 @@ def strength_rows(
         job = planned[iid]
         if isinstance(job, Unplanned):
             result = TestStrength(status=job.status, detail=job.detail)
+        elif (why := unreadable_validation(row)) is not None:
+            none = why.startswith(f"validation: {Status.NO_FAIL_TO_PASS}")
+            result = TestStrength(
+                status=Status.NO_FAIL_TO_PASS if none else Status.ERROR, detail=why
+            )
         else:
             said = (lambda phase: on_phase(iid, phase)) if on_phase else None
             timed = config.model_copy(update={"validation_s": validation_seconds(row)})
