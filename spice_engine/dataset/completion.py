@@ -22,7 +22,7 @@ def complete(row: dict[str, Any], envs_dir: Path) -> dict[str, Any]:
     if validation.get("status") != "valid":
         return row
     out = dict(row)
-    if str(validation.get("language") or "python") != "python":
+    if not validation.get("recipe"):  # planned from the tree, per instance
         out["version"] = out.get("version") or toolchain_line(str(validation.get("toolchain")))
         out["environment_setup_commit"] = out.get("environment_setup_commit") or str(
             out.get("base_commit") or ""

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from spice_engine.langs import FALLBACK
 from spice_engine.langs.base import CACHE, ENV, JOB, TESTBED
 from spice_engine.validate import door
 
@@ -84,11 +85,11 @@ def toolchain_line(toolchain: str) -> str:
 def recipe_of(row: Mapping[str, Any], envs_dir: Path) -> EnvironmentRecipe:
     """The recipe of a validated row (`spice.validation` holds what was recorded)."""
     validation = (row.get("spice") or {}).get("validation") or {}
-    language = str(validation.get("language") or "python")
+    language = str(validation.get("language") or FALLBACK)
     files = [str(f) for f in validation.get("test_files") or []]
-    if language == "python":
+    if validation.get("recipe"):  # a recipe's environment (Python's): its install commands
         return _python(row, validation, files)
-    plan = _plan(envs_dir, str(validation.get("environment") or ""))
+    plan = validation.get("plan") or _plan(envs_dir, str(validation.get("environment") or ""))
     toolchain = plan.get("toolchain") or {}
     return EnvironmentRecipe(
         language=language,
@@ -116,7 +117,7 @@ def _python(
     python = str(validation.get("python") or recipe.get("python") or "3")
     test_cmd = str(recipe.get("test_cmd") or "python -m pytest -rA")
     return EnvironmentRecipe(
-        language="python",
+        language=str(validation.get("language") or FALLBACK),
         toolchain=f"python{python}",
         setup_commit=str(row.get("environment_setup_commit") or row.get("base_commit") or ""),
         install=[
@@ -131,6 +132,7 @@ def _python(
 
 
 def _plan(envs_dir: Path, key: str) -> dict[str, Any]:
+    """The plan kept with the environment: for rows validated before the record held it."""
     if not key or not door.is_file(envs_dir / key, PLAN_FILE):
         raise RecipeMissing(f"no plan of environment {key!r} under {envs_dir}")
     # The host wrote it after the install ran (door.write_text replaces whatever was there).

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from spice_engine.dataset.runs import TestRuns
 from spice_engine.errors import InputError
+from spice_engine.langs import FALLBACK
 from spice_engine.validate.outcomes import Outcomes, TestStatus
 
 _NUMBER = re.compile(r"-(\d+)$")
@@ -120,7 +121,7 @@ def msb_record(row: Mapping[str, Any], runs: TestRuns, flaky: list[str]) -> MsbR
         raise InputError(f"{iid!r}: Multi-SWE-bench needs owner/name and a pull number (-N)")
     org, name = repo.split("/")
     validation = (row.get("spice") or {}).get("validation") or {}
-    language = str(validation.get("language") or "python")
+    language = str(validation.get("language") or FALLBACK)
     groups: dict[str, dict[str, MsbTest]] = {k: {} for k in ("fixed", "p2p", "f2p", "s2p", "n2p")}
     for test in sorted((set(runs.before) | set(runs.after)) - set(flaky)):
         before = runs.before.get(test)

@@ -11,8 +11,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from spice_engine.errors import InputError
-from spice_engine.langs import languages
-from spice_engine.langs.python_runners import read_outcomes
+from spice_engine.langs import FALLBACK, languages
+from spice_engine.langs.base import Plan, Toolchain
+from spice_engine.langs.python_env import LOG_PARSER
 from spice_engine.validate.outcomes import Outcomes, TestStatus
 
 
@@ -60,12 +61,22 @@ def read_runs(validation: Mapping[str, Any]) -> TestRuns:
 
 def _outcomes(folder: Path, run: str, validation: Mapping[str, Any]) -> Outcomes:
     log = _text(folder / f"{run}.log.gz")
-    language = str(validation.get("language") or "python")
-    if language == "python":
-        recipe = validation.get("recipe") or {}
-        return read_outcomes(str(recipe.get("log_parser") or "parse_log_pytest"), log)
-    # Another language's results came on the run's channel, kept beside its log.
-    return languages()[language].outcomes(_text(folder / f"{run}.results.gz"), log)
+    language = languages()[str(validation.get("language") or FALLBACK)]
+    # The results as the run's language read them: its channel (kept beside the log when it
+    # carried results), its log, and its environment's plan (a runner's log parser).
+    return language.outcomes(_text(folder / f"{run}.results.gz"), log, recorded_plan(validation))
+
+
+def recorded_plan(validation: Mapping[str, Any]) -> Plan | None:
+    """The environment's plan as the validation recorded it (None: recorded before plans
+    were; a recipe's log parser then stands for what its plan would say)."""
+    if validation.get("plan"):
+        return Plan.model_validate(validation["plan"])
+    recipe = validation.get("recipe") or {}
+    if not recipe.get("log_parser"):
+        return None
+    settings = {LOG_PARSER: str(recipe["log_parser"])}
+    return Plan(language=FALLBACK, toolchain=Toolchain(name=""), key=(), settings=settings)
 
 
 def _text(path: Path) -> str:
