@@ -6,7 +6,6 @@ from functools import cache
 from pathlib import Path
 
 from app.settings import Settings
-from spice_engine.langs.executor import Executor
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.docker import DockerSandbox
 from spice_engine.validate.sandbox import Limits, SandboxUnavailable
@@ -29,12 +28,6 @@ def sandbox_for(settings: Settings) -> Bubblewrap:
     """The bubblewrap sandbox with the operator's paths and limits (not checked: see
     `sandbox_problem`)."""
     return Bubblewrap(settings.bwrap_path, settings.sandbox_uid, limits_for(settings))
-
-
-def executor_for(settings: Settings) -> Executor:
-    """Where the App's workers run an instance's tests, in every language: the data folder's
-    environments and the bubblewrap sandbox (what `spice validate` uses too)."""
-    return Executor(settings.data_dir.resolve() / "envs", sandbox_for(settings))
 
 
 def docker_sandbox(settings: Settings) -> DockerSandbox:

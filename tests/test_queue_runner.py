@@ -11,7 +11,7 @@ import pytest
 from prometheus_client import generate_latest
 
 from app.metrics import build_metrics
-from app.queue.handler import DeliveryFailed
+from app.queue.errors import DeliveryFailed
 from app.routing import Route
 from app.store.assessments import assessments_for
 from app.store.deliveries import get_delivery

@@ -14,7 +14,8 @@ from app.calibration import Calibration, calibrate_clarity
 from app.handlers.deps import HandlerDeps, default_deps
 from app.handlers.dispatch import handle_routed
 from app.harvest.fanout import settings_contexts
-from app.queue.handler import DeliveryFailed, DeliveryHandler, StoredOutcome
+from app.queue.errors import DeliveryFailed
+from app.queue.handler import DeliveryHandler, StoredOutcome
 from app.queue.outcome_records import record_from_result
 from app.routing import Route
 from app.settings import Settings

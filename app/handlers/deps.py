@@ -75,7 +75,7 @@ class HandlerDeps:
     def executor(self) -> Executor:
         """Where pull requests' tests run, in every language: the sandboxed executor, built
         once for the process that built these deps (not once per job), on first use."""
-        from app.sandboxing import executor_for
+        from app.executors import executor_for
 
         return executor_for(self.settings)
 

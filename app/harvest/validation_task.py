@@ -12,9 +12,10 @@ from typing import Any
 from huey import Huey
 from sqlalchemy import Engine
 
+from app.executors import executor_for
 from app.harvest.store import HarvestStore
 from app.redaction import redacted_outcome, secret_values
-from app.sandboxing import SANDBOX_UNAVAILABLE, executor_for, live_validation_problem
+from app.sandboxing import SANDBOX_UNAVAILABLE, live_validation_problem
 from app.settings import Settings
 from app.store.engine import database_url, make_engine, session_factory
 from app.store.retention import VALIDATION_LOGS

@@ -12,7 +12,8 @@ from pydantic import ValidationError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.metrics import ServiceMetrics
-from app.queue.handler import DeliveryFailed, DeliveryHandler, JobDeferred, ReportsAssessments
+from app.queue.errors import DeliveryFailed, JobDeferred
+from app.queue.handler import DeliveryHandler, ReportsAssessments
 from app.redaction import redact
 from app.routing import Route, UnknownKind
 from app.settings import Settings

@@ -5,18 +5,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from huey import Huey, crontab
 from huey.api import Task
 from huey.exceptions import RetryTask
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.queue.errors import JobDeferred
 from app.queue.factory import make_huey
-from app.queue.handler import JobDeferred
-from app.queue.runner import JobRunner
 from app.settings import Settings
 from app.store.jobs import recover_stale
 from app.store.retention import VALIDATION_LOGS, prune_folders, prune_payloads
+
+if TYPE_CHECKING:  # the web process enqueues only: it never loads the runner
+    from app.queue.runner import JobRunner
 
 log = logging.getLogger(__name__)
 
