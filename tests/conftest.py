@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import stat
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from spice_engine.langs.seeds import SEEDS_DIR
 from tests import network_guard
 from tests.fakes.openai_server import FakeOpenAI
 
@@ -18,6 +21,18 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 def pytest_configure(config: pytest.Config) -> None:
     network_guard.install()
+    _share_seeds()
+
+
+def _share_seeds() -> None:
+    """Every test's data folder is new; the toolchains' seeds (Go's compiled standard library,
+    spice_engine.langs.seeds) are made by no tree and may serve them all: one folder for the
+    machine's runs, this user's alone (else each test makes its own)."""
+    folder = Path(tempfile.gettempdir()) / f"spice-test-seeds-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    found = folder.lstat()
+    if stat.S_ISDIR(found.st_mode) and found.st_uid == os.getuid() and not found.st_mode & 0o077:
+        os.environ.setdefault(SEEDS_DIR, str(folder))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

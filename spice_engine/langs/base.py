@@ -79,6 +79,21 @@ class Phase(BaseModel):
     """Its standard output is the results channel; its log is standard error alone."""
 
 
+class Seed(BaseModel):
+    """Output a toolchain makes alike for every tree (Go's compiled standard library): made
+    once, in the sandbox, from the language's own small project and no tree's, then copied
+    into each job. A tree's code may write to its job's copy, never to the seed or another
+    job's copy."""
+
+    model_config = ConfigDict(frozen=True)
+
+    folder: str
+    """Where the job's copy goes, under `/spice/job` (where the plan's env points the tool)."""
+    files: dict[str, str]
+    """The project it is made from, path -> text, at `/testbed` in an otherwise empty folder."""
+    phase: Phase
+
+
 class Plan(BaseModel):
     """What a language makes of one tree: the environment its tests need."""
 
@@ -109,6 +124,8 @@ class Plan(BaseModel):
     settings: dict[str, str] = Field(default_factory=dict)
     """What the language's own test command and reports need of the environment (Python:
     its runner and the log parser the harness reads its logs with)."""
+    seed: Seed | None = None
+    """What every job of this toolchain starts from (spice_engine.langs.seeds)."""
     base_inputs: bool = False
     """The install also sees the same files as the tree's commit has them (no patch applied)
     under `BASE_INPUTS`: what the run before the fix needs, fetched while there is a network."""

@@ -16,6 +16,7 @@ import os
 import shutil
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 from spice_engine.langs.base import (
@@ -31,6 +32,7 @@ from spice_engine.langs.base import (
 )
 from spice_engine.langs.commit_files import CommitFiles
 from spice_engine.langs.prepared import EnvRequest, Prepared
+from spice_engine.langs.seeds import SEED_TIMEOUT_S, plant
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.validate import door
 from spice_engine.validate.env_once import built_once
@@ -82,10 +84,27 @@ class PlanEnvironments:
         self.sandbox.prepare_writable(tree.path)
         self.envs_dir.mkdir(parents=True, exist_ok=True)
         if setup_tree is None:
-            return self._ready(repo, tree, tree, job, started)
-        with setup_tree() as own:
-            self.sandbox.prepare_writable(own.path)
-            return self._ready(repo, own, tree, job, started)
+            prepared = self._ready(repo, tree, tree, job, started)
+        else:
+            with setup_tree() as own:
+                self.sandbox.prepare_writable(own.path)
+                prepared = self._ready(repo, own, tree, job, started)
+        if plant(prepared.plan, job, self.envs_dir, partial(self._seed_run, tree)):
+            prepared = prepared.model_copy(update={"seconds": round(time.monotonic() - started, 3)})
+        return prepared
+
+    def _seed_run(
+        self, tree: Tree, phase: Phase, plan: Plan, job: Path, project: Path
+    ) -> RunResult:
+        """The seed's phase with `project` as its tree: no tree's files, no git directory, an
+        empty environment."""
+        if plan.caches or plan.tree_binds:
+            raise ValueError("a seed is made with a plan that shows it nothing of a tree")
+        empty = job.parent / "env"
+        empty.mkdir(exist_ok=True)
+        for folder in (job, project):
+            self.sandbox.prepare_writable(folder)
+        return self._run(phase, plan, tree, job, empty, False, SEED_TIMEOUT_S, testbed=project)
 
     def _ready(self, repo: str, source: Tree, tree: Tree, job: Path, started: float) -> Prepared:
         """The environment `source` asks for, built unless it is; `tree` given what it needs."""
