@@ -66,6 +66,9 @@ class DictFiles:
     def text(self, path: str) -> str | None:
         return self.files.get(path)
 
+    def changed(self) -> list[str]:
+        return []
+
 
 def lang_job(row: dict[str, Any], git_dir: Path, language: str, **extra: Any) -> Any:
     """The `Job` of `row` in `language` (no Python recipe: another executor builds it)."""

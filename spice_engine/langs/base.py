@@ -51,6 +51,11 @@ class Files(Protocol):
         """The file's text, None when it is not tracked (or not text)."""
         ...
 
+    def changed(self) -> list[str]:
+        """Paths the host's patches changed from the tree's commit (none for a commit's own
+        files): what a plan may build for, when it builds less than the whole project."""
+        ...
+
 
 class Toolchain(BaseModel):
     """A compiler or runtime of this machine's, shown read-only in the sandbox."""
@@ -126,6 +131,9 @@ class Plan(BaseModel):
     its runner and the log parser the harness reads its logs with)."""
     seed: Seed | None = None
     """What every job of this toolchain starts from (spice_engine.langs.seeds)."""
+    left_out: dict[str, str] = Field(default_factory=dict)
+    """Parts of the project (a Maven module) the install could not build here, each with why,
+    found after it ran: the tests run without them, and the row's detail names them."""
     base_inputs: bool = False
     """The install also sees the same files as the tree's commit has them (no patch applied)
     under `BASE_INPUTS`: what the run before the fix needs, fetched while there is a network."""

@@ -9,6 +9,9 @@ language's name.
 - `LoadsPlugins`: its runner loads our pytest plugins in the test process, so reruns happen
   inside the session, a mutant is switched on in-process and the differential run can watch
   calls (Python under pytest). Without it each run is a whole new run of the test command.
+- `PartialInstalls`: an install that failed may still have built what the tests need (a Maven
+  reactor with one module that cannot be built here); the language reads the install's log and
+  says what it left out (`Plan.left_out`). Without it a failed install fails the environment.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from spice_engine.langs.base import Language, Plan
+from spice_engine.langs.base import Files, Language, Plan
 from spice_engine.langs.prepared import EnvRequest, Prepared
 from spice_engine.langs.python_versions import Group
 from spice_engine.validate.executor import RunResult, SetupTree
@@ -61,6 +64,15 @@ class VersionGroups(Protocol):
     ) -> dict[str, Group]: ...
 
 
+@runtime_checkable
+class PartialInstalls(Protocol):
+    def partly_installed(self, plan: Plan, files: Files, log: str) -> Plan | None:
+        """`plan` with what its failed install left out, when the tests of `files`' changes
+        can do without it; None when they cannot (the environment failed). `log` is the
+        install's: the sandboxed build wrote it, so it is read as untrusted text."""
+        ...
+
+
 def version_groups(language: Language) -> VersionGroups | None:
     return language if isinstance(language, VersionGroups) else None
 
@@ -72,3 +84,10 @@ def own_environments(language: Language) -> OwnEnvironments | None:
 def takes_plugins(language: Language, plan: Plan) -> bool:
     """Whether runs in `plan`'s environment load our pytest plugins."""
     return isinstance(language, LoadsPlugins) and language.loads_plugins(plan)
+
+
+def partly_installed(language: Language, plan: Plan, files: Files, log: str) -> Plan | None:
+    """What a failed install of `plan` left usable (None: nothing, or a language that cannot tell)."""
+    if not isinstance(language, PartialInstalls):
+        return None
+    return language.partly_installed(plan, files, log)

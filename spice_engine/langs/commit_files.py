@@ -27,3 +27,6 @@ class CommitFiles:
             return git(self.git_dir, "cat-file", "-p", f"{self.commit}:{path}")
         except GitError:
             return None
+
+    def changed(self) -> list[str]:
+        return []

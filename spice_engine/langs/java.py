@@ -20,9 +20,10 @@ from spice_engine.langs.base import (
     ToolchainMissing,
     with_fix_files,
 )
+from spice_engine.langs.java_reactor import left_out, reactor_part
 from spice_engine.langs.java_reports import read_reports
 from spice_engine.langs.java_snapshots import stand_ins
-from spice_engine.langs.manifests import digests, named, owner
+from spice_engine.langs.manifests import digests, named
 from spice_engine.validate.outcomes import Outcomes
 
 JDKS = {
@@ -126,9 +127,13 @@ cat > {JOB}/settings.xml <<SPICE_SETTINGS
 </proxies></settings>
 SPICE_SETTINGS
 """
-# Resolves every plugin and dependency of the build up to the test phase, Surefire's provider
-# too (it is resolved only when a test class is found): each class runs with no method.
-RESOLVE = f"""mvn -s {JOB}/settings.xml test -fae -Dmaven.test.failure.ignore=true \\
+
+
+def resolve(reactor: str) -> str:
+    """Resolves every plugin and dependency of the build up to the test phase, Surefire's
+    provider too (it is resolved only when a test class is found): each class runs with no
+    method. `-fae`: a module that cannot be built here stops only what depends on it."""
+    return f"""mvn -s {JOB}/settings.xml test -fae -Dmaven.test.failure.ignore=true {reactor}\\
   -Dtest='*#spiceResolvesOnly' -DfailIfNoTests=false -Dsurefire.failIfNoSpecifiedTests=false
 """
 
@@ -155,17 +160,6 @@ def test_classes(files: Files, test_files: list[str]) -> dict[str, str]:
             continue
         found[rest[: -len(".java")].replace("/", ".")] = head.strip("/")
     return found
-
-
-def _reactor_part(files: Files, changed: list[str]) -> str:
-    """`-pl` the modules owning the changed files (the test patch's and the fix's), `-am` what
-    they need built, `-amd` what depends on them: a multi-module build's other modules' tests
-    are neither the fix's nor its tests'. The whole reactor when a change is the top's own."""
-    poms = sorted({posixpath.dirname(p) for p in named(files, "pom.xml")})
-    owners = {owner(path, poms) for path in changed}
-    if not owners or None in owners or "" in owners:
-        return ""
-    return f"-pl {shlex.quote(','.join(sorted(str(o) for o in owners)))} -am -amd "
 
 
 class Java:
@@ -206,7 +200,10 @@ class Java:
         jdk = next((v for v in sorted(JDKS) if v >= level), None)
         if jdk is None:
             raise ToolchainMissing(f"the poms ask for Java {level}; this machine has JDK 17 and 25")
-        install = PRELUDE + SETTINGS + stand_ins(files, REPO, f"{JOB}/settings.xml") + RESOLVE
+        # The modules the changes need and what depends on them, as the tests will run them.
+        reactor = reactor_part(files, files.changed(), [])
+        install = PRELUDE + SETTINGS + stand_ins(files, REPO, f"{JOB}/settings.xml")
+        install += resolve(reactor)
         config = [p for p in files.paths() if p.startswith(".mvn/") and not p.endswith(".jar")]
         return Plan(
             language=self.name,
@@ -221,14 +218,21 @@ class Java:
             registries=("repo.maven.apache.org:443", "repo1.maven.org:443"),
         )
 
+    def partly_installed(self, plan: Plan, files: Files, log: str) -> Plan | None:
+        """The plan without the modules the install could not build, when the changes' own
+        modules and what they need were built (spice_engine.langs.java_reactor)."""
+        found = left_out(files, files.changed(), log)
+        return None if found is None else plan.model_copy(update={"left_out": found})
+
     def targets(self, test_files: list[str], fix_files: list[str]) -> list[str]:
         return with_fix_files(test_files, fix_files)
 
     def test_command(self, files: Files, test_files: list[str], plan: Plan) -> Phase:
         """The tests of the modules the changes touch and of what depends on them (the whole
         reactor when the top's own files change; published lists name every class of a module
-        whose tests did not compile before the fix), then the patch's classes the pom's own includes left
-        out (a `failing/` folder it excludes, a name no pattern matches), by name.
+        whose tests did not compile before the fix), never a module the install left out, then
+        the patch's classes the pom's own includes left out (a `failing/` folder it excludes, a
+        name no pattern matches), by name.
 
         The results are Surefire's XML reports, printed to the channel after Maven ends, Maven's
         console going to the log. The reports are files the tests could overwrite, as they could
@@ -240,8 +244,8 @@ class Java:
             f'|| missing="$missing,{fq.rsplit(".", 1)[-1]}"\n'
             for fq, module in sorted(classes.items())
         )
-        reactor = _reactor_part(files, test_files)
-        modules = sorted({m for m in classes.values() if m})
+        reactor = reactor_part(files, test_files, list(plan.left_out))
+        modules = sorted({m for m in classes.values() if m and m not in plan.left_out})
         select = (
             f"-pl {shlex.quote(','.join(modules))} -am "
             if modules and "" not in classes.values()

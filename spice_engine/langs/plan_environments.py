@@ -30,6 +30,7 @@ from spice_engine.langs.base import (
     Plan,
     ToolchainMissing,
 )
+from spice_engine.langs.capabilities import partly_installed
 from spice_engine.langs.commit_files import CommitFiles
 from spice_engine.langs.prepared import EnvRequest, Prepared
 from spice_engine.langs.seeds import SEED_TIMEOUT_S, plant
@@ -49,9 +50,19 @@ PLAN = "spice-plan.json"
 def plan_key(repo: str, plan: Plan) -> str:
     """The shared environment's folder name: readable, and unique for what it depends on."""
     # The whole plan counts, not only the manifests: an environment built by another install
-    # (or for other cache locations) is not this one.
-    digest = hashlib.sha256("\0".join([repo, plan.model_dump_json()]).encode())
+    # (or for other cache locations) is not this one. What the install left out is found by
+    # building it, so it is no part of what the environment is asked to be.
+    asked = plan.model_dump_json(exclude={"left_out"})
+    digest = hashlib.sha256("\0".join([repo, asked]).encode())
     return f"{repo.replace('/', '__')}-{plan.language}-{digest.hexdigest()[:12]}"
+
+
+def _left_out(shared: Path) -> dict[str, str]:
+    """What the environment's install left out, as the host wrote it down after the install's
+    sandbox ended (before any test saw the folder, read-only)."""
+    if not door.is_file(shared, PLAN):
+        return {}  # built before the plan was kept
+    return Plan.model_validate_json(door.read_text(shared, PLAN)).left_out
 
 
 class PlanEnvironments:
@@ -113,8 +124,8 @@ class PlanEnvironments:
 
         def build(folder: Path) -> None:
             folder.mkdir(mode=0o755)
-            self._build(plan, source, job, folder)
-            door.write_text(folder, PLAN, plan.model_dump_json())
+            done = self._build(plan, source, job, folder)
+            door.write_text(folder, PLAN, done.model_dump_json())
 
         built = built_once(self.envs_dir, key, build)
         return Prepared(
@@ -122,7 +133,7 @@ class PlanEnvironments:
             job=job,
             built=built,
             seconds=round(time.monotonic() - started, 3),
-            plan=plan,
+            plan=plan.model_copy(update={"left_out": _left_out(self.envs_dir / key)}),
         )
 
     def install_plan(self, source: Tree) -> Plan:
@@ -145,7 +156,8 @@ class PlanEnvironments:
         more = {f"{BASE_INPUTS}/{path}": text for path, text in (base or {}).items()}
         return plan.model_copy(update={"inputs": {**plan.inputs, **more}})
 
-    def _build(self, plan: Plan, tree: Tree, job: Path, shared: Path) -> None:
+    def _build(self, plan: Plan, tree: Tree, job: Path, shared: Path) -> Plan:
+        """`plan`'s install run into `shared`; the plan as built (what it left out)."""
         self.sandbox.prepare_writable(shared)
         own = (
             None
@@ -162,6 +174,11 @@ class PlanEnvironments:
                 done = self._run(
                     phase, plan, tree, job, shared, True, self.install_timeout_s, testbed=own
                 )
+                if done.returncode != 0 and not done.killed:
+                    reduced = partly_installed(self.language, plan, tree, done.log)
+                    if reduced is not None:
+                        plan = reduced
+                        continue
                 if done.killed or done.returncode != 0:
                     why = done.killed or f"exit status {done.returncode}"
                     raise EnvBuildError(
@@ -172,6 +189,7 @@ class PlanEnvironments:
         finally:
             if own is not None:
                 shutil.rmtree(own, ignore_errors=True)
+        return plan
 
     def run(
         self,

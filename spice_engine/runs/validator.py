@@ -24,6 +24,7 @@ from spice_engine.runs.validator_support import (
     Validated,
     Validation,
     ended,
+    left_out_line,
     run_targets,
     test_files,
 )
@@ -73,11 +74,13 @@ def validate(
                 record.logs = str(job.logs_dir) if job.logs_dir is not None else None
         if record.status != Status.VALID:
             record.detail = _with_submodules(job, record.status, record.detail)
+        record.detail = _with_left_out(record, record.detail)
         return done
     except Exception as exc:
         if (stop := stopped_by(exc)) is None:
             raise
-        record.status, record.detail = stop.status, _with_submodules(job, stop.status, stop.detail)
+        detail = _with_submodules(job, stop.status, stop.detail)
+        record.status, record.detail = stop.status, _with_left_out(record, detail)
         return Validated(validation=record)
     finally:
         record.durations["total"] = round(time.monotonic() - started, 3)
@@ -101,6 +104,11 @@ def _with_submodules(job: Job, status: Status, detail: str) -> str:
     return "\n".join([*lines, detail]).strip() if lines else detail
 
 
+def _with_left_out(record: Validation, detail: str) -> str:
+    """`detail` after the line naming what the environment left out, if it left out any."""
+    return "\n".join(line for line in (left_out_line(record.left_out), detail) if line)
+
+
 def _before_and_after(session: Session, record: Validation, said: Progress) -> Validated:
     job = session.job
     record.environment = session.prepared.key if session.prepared else None
@@ -110,6 +118,7 @@ def _before_and_after(session: Session, record: Validation, said: Progress) -> V
         plan = session.prepared.plan
         record.toolchain = plan.toolchain.name
         record.plan = plan.model_dump(mode="json")
+        record.left_out = dict(plan.left_out)
         session.tree.apply(job.test_patch)
         phase = session.language.test_command(session.tree, files, plan)
         session.tree.apply(job.test_patch, reverse=True)

@@ -29,6 +29,9 @@ class Validation(BaseModel):
     plan: dict[str, object] | None = None
     """The environment as values (spice_engine.langs.base.Plan: toolchain, install, key,
     settings): what rebuilds it without reading the tree again."""
+    left_out: dict[str, str] = Field(default_factory=dict)
+    """Parts of the project the environment could not build here, each with why (a Maven
+    module whose plugin cannot run here): the tests ran without them."""
     python: str | None = None
     recipe: dict[str, object] | None = None
     environment: str | None = None
@@ -51,6 +54,13 @@ class Validated(BaseModel):
     fail_to_pass: list[str] = Field(default_factory=list)
     pass_to_pass: list[str] = Field(default_factory=list)
     validation: Validation
+
+
+def left_out_line(left_out: dict[str, str]) -> str:
+    """The detail's line naming what the environment left out ("" when nothing)."""
+    if not left_out:
+        return ""
+    return "left out: " + ", ".join(f"{part} ({why})" for part, why in sorted(left_out.items()))
 
 
 def test_files(test_patch: str) -> list[str]:

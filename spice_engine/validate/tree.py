@@ -127,6 +127,13 @@ class Tree:
         except GitError:
             return None
 
+    def changed(self) -> list[str]:
+        """Paths the patches applied so far changed from the commit (the host's record)."""
+        if not self.commit:
+            return []
+        out = self._git("diff-index", "--cached", "--name-only", "-z", self.commit)
+        return sorted(p for p in out.split("\0") if p)
+
     def digest(self) -> str:
         """Every path, mode and blob of the host's record, hashed: what the tree is."""
         return hashlib.sha256(self._git("ls-files", "-s", "-z").encode()).hexdigest()[:16]

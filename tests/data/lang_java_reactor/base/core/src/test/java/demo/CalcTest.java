@@ -1,0 +1,12 @@
+package demo;
+
+import static org.junit.Assert.assertEquals;
+
+import org.junit.Test;
+
+public class CalcTest {
+    @Test
+    public void absOfPositive() {
+        assertEquals(3, Calc.abs(3));
+    }
+}
