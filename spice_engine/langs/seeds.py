@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from spice_engine.langs.base import Phase, Plan, Seed
+from spice_engine.redaction import redacted_excerpt
 from spice_engine.validate import door
 from spice_engine.validate.env_once import built_once
 from spice_engine.validate.executor import RunResult
@@ -79,7 +80,8 @@ def plant(plan: Plan, job: Path, envs_dir: Path, run: RunSeed) -> bool:
             done = run(seed.phase, alone, scratch / "job", project)
             made = scratch / "job" / seed.folder
             if done.killed or done.returncode != 0 or not made.is_dir() or made.is_symlink():
-                raise SeedFailed(f"exit {done.returncode} {done.killed or ''}: {done.log[-300:]}")
+                why = done.killed or f"exit {done.returncode}"
+                raise SeedFailed(f"{why}: {redacted_excerpt(done.log, tail=300)}")
             shutil.copytree(made, folder / seed.folder, symlinks=True)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
