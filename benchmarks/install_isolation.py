@@ -32,8 +32,8 @@ DATA = ROOT / "tests" / "data"
 
 
 def _instances(where: Path) -> dict[str, tuple[dict[str, Any], Path]]:
+    from tests.install_attack_support import TALLY_DEPENDENCY
     from tests.lang_projects import patched_project, project_instance
-    from tests.test_install_attacks import TALLY_DEPENDENCY
 
     js = project_instance(DATA / "lang_js" / "calc", where / "js")
     rust = where / "rust"

@@ -102,3 +102,14 @@ def wait_idle(*pools: QueueWorkers, timeout_s: float = 60) -> None:
             raise TimeoutError("queue workers did not finish")
         calm = calm + 1 if all(p.idle() for p in pools) else 0
         time.sleep(0.05)
+
+
+def harvest_env(gh: FakeGitHub, tmp_path: Path, **extra: str) -> dict[str, str]:
+    """What `spice harvest` and `spice export` read: the fake GitHub, a data dir, JSON mode."""
+    return {
+        "SPICE_GITHUB_API_URL": gh.base_url,
+        "SPICE_GITHUB_TOKEN": gh.bot_token,
+        "SPICE_DATA_DIR": str(tmp_path / "data"),
+        "SPICE_OUTPUT_MODE": "json_object",
+        **extra,
+    }

@@ -18,9 +18,8 @@ from app.settings import Settings
 from app.store.engine import database_url
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.harvest_history import History, seed_history
-from tests.harvest_support import store_at
+from tests.harvest_support import harvest_env, store_at
 from tests.test_github_auth import _pem_pair
-from tests.test_harvest_export import harvest_env
 
 N_PRS = 8
 

@@ -1,12 +1,12 @@
 """A hostile tree's install decides nothing for its siblings (issue 46).
 
 Each language gets a tree whose tool settings name a program of its own (`.npmrc`'s `git=`,
-`.yarnrc`'s `yarn-path`, `.pnpmfile.cjs`, `.cargo/config.toml`'s `rustc-wrapper`). The
-program, if it ever runs, leaves a mark and wrecks what it can reach: it makes the shared
-caches unreadable and plants a wrapper in the environment. The tree is validated first; then a
-clean sibling of the same repository, in the same environments folder, must get the verdict
-it gets alone, and no mark may be anywhere in that folder. Maven, whose install compiles the
-tree, gets the tree's own environment: two trees differing in one source do not share it.
+`.yarnrc`'s `yarn-path`, `.pnpmfile.cjs`, `.cargo/config.toml`'s `rustc-wrapper`), or test or
+build code that runs it (Go's `TestMain`, Python's `setup.py`). The program, if it ever runs,
+leaves a mark and wrecks what it can reach: it makes the shared caches unreadable and plants a
+wrapper in the environment. The tree is validated first; then a clean sibling of the same
+repository, in the same environments folder, must get the verdict it gets alone, and no mark
+may be anywhere in that folder.
 """
 
 from __future__ import annotations
@@ -21,95 +21,23 @@ from typing import Any
 
 import pytest
 
-from spice_engine.langs.base import ToolchainMissing
 from spice_engine.langs.executor import Executor
-from spice_engine.langs.go import Go
-from spice_engine.langs.java import Java
-from spice_engine.langs.javascript import JavaScript
-from spice_engine.langs.plan_environments import PlanEnvironments, plan_key
-from spice_engine.langs.rust import RUSTUP, Rust, machine_rust
-from spice_engine.runs.validator import validate
-from spice_engine.validate.bubblewrap import Bubblewrap
-from spice_engine.validate.tree import checkout
-from tests.fakes.sample_project import git
-from tests.lang_projects import lang_job, patched_project, project_instance, registry_problem
+from spice_engine.langs.rust import RUSTUP, machine_rust
+from tests.install_attack_support import (
+    EVIL,
+    EVIL_JS,
+    MARK,
+    TALLY_DEPENDENCY,
+    _after_a_hostile_sibling,
+    _marks,
+    _sandbox,
+    _verdict,
+    _with_hostile,
+    every_attack,
+)
+from tests.lang_projects import patched_project, project_instance, registry_problem
 
 DATA = Path(__file__).parent / "data"
-MARK = "SPICE-PWNED"
-TALLY_DEPENDENCY = "[target.'cfg(unix)'.dependencies]\nitoa = \"1\"\n"
-# Run by whatever tool setting names it: marks every place it can write, makes the shared
-# caches unusable, and plants itself as cargo's wrapper in the environment.
-EVIL = f"""#!/bin/sh
-for d in /spice/env /spice/cache/* /spice/job; do touch "$d/{MARK}" 2>/dev/null; done
-mkdir -p /spice/env/cargo 2>/dev/null && cp "$0" /spice/env/evil.sh 2>/dev/null \\
-  && printf '[build]\\nrustc-wrapper = "/spice/env/evil.sh"\\n' > /spice/env/cargo/config.toml
-for d in /spice/cache/*; do chmod -R 000 "$d" 2>/dev/null; done
-case "$*" in *"--crate-name tally"*) echo "{MARK}: no build for you" >&2; exit 1;; esac
-[ -x "$1" ] && exec "$@"
-exit 1
-"""
-EVIL_JS = f"""const fs = require("fs"), {{ execSync }} = require("child_process");
-fs.writeFileSync("/testbed/evil.sh", {json.dumps(EVIL)}, {{ mode: 0o755 }});
-try {{ execSync("/testbed/evil.sh"); }} catch (e) {{}}
-"""
-
-
-def every_attack() -> None:
-    """The attacks that install from the registries several times over run in `.ci/run`'s
-    own step (SPICE_ATTACKS=all), not in the default suite."""
-    if os.environ.get("SPICE_ATTACKS") != "all":
-        pytest.skip("SPICE_ATTACKS=all runs it (a few minutes of registry installs; .ci/run does)")
-
-
-def _sandbox(tmp_path: Path) -> Bubblewrap:
-    box = Bubblewrap()
-    if why := box.problem(tmp_path):
-        pytest.skip(f"bubblewrap cannot run here: {why}")
-    return box
-
-
-def _with_hostile(
-    row: dict[str, Any], repo: Path, files: dict[str, str], branch: str = "hostile"
-) -> dict[str, Any]:
-    """A second instance of `row`'s repository: its base with `files` added."""
-    git(repo, "checkout", "-q", "-b", branch, row["base_commit"])
-    for path, text in files.items():
-        (repo / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo / path).write_text(text)
-        (repo / path).chmod(0o755)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "tooling")
-    base = git(repo, "rev-parse", "HEAD").strip()
-    git(repo, "checkout", "-q", "-")
-    return row | {"instance_id": row["instance_id"] + "-hostile", "base_commit": base}
-
-
-def _verdict(done: Any) -> tuple[str, list[str], list[str]]:
-    return (str(done.validation.status), done.fail_to_pass, done.pass_to_pass)
-
-
-def _marks(folder: Path) -> list[str]:
-    found = []
-    for path in folder.rglob("*"):
-        if path.name == MARK or path.name == "evil.sh":
-            found.append(str(path.relative_to(folder)))
-    return found
-
-
-def _after_a_hostile_sibling(
-    tmp_path: Path, executor_of: Any, row: dict[str, Any], hostile: list[dict[str, Any]], lang: str
-) -> None:
-    """`row` alone, then each of `hostile` and `row` again in one environments folder."""
-    repo = tmp_path / "repo"
-    alone = validate(lang_job(row, repo, lang), executor_of(tmp_path / "alone"), tmp_path / "s1")
-    assert alone.validation.status == "valid", alone.validation.detail
-    shared = tmp_path / "shared"
-    for sibling in hostile:
-        validate(lang_job(sibling, repo, lang), executor_of(shared), tmp_path / "s2")
-        # The tree's program never ran where another instance looks.
-        assert _marks(shared) == [], sibling["instance_id"]
-    after = validate(lang_job(row, repo, lang), executor_of(shared), tmp_path / "s3")
-    assert _verdict(after) == _verdict(alone), after.validation.detail
 
 
 def _rust_pair(tmp_path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -243,86 +171,6 @@ def test_a_go_trees_tests_cannot_write_the_module_cache_or_the_environment(
         row, tmp_path / "repo", {"go.work": "go 1.21\n\nuse .\n", "mathx/main_test.go": probe}
     )
     _after_a_hostile_sibling(tmp_path, lambda envs: Executor(envs, box), row, [hostile], "go")
-
-
-def test_a_maven_environment_is_its_trees_own(tmp_path: Path) -> None:
-    """Maven's install compiles the tree (plugins, annotation processors, test classes): two
-    trees with the same poms but one changed source get two environments."""
-    repo = tmp_path / "repo"
-    (repo / "src/main/java/a").mkdir(parents=True)
-    (repo / "pom.xml").write_text("<project><modelVersion>4.0.0</modelVersion></project>\n")
-    (repo / "src/main/java/a/A.java").write_text("package a; class A {}\n")
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base")
-    first = git(repo, "rev-parse", "HEAD").strip()
-    (repo / "src/main/java/a/A.java").write_text("package a; class A { static { } }\n")
-    git(repo, "commit", "-qam", "a source changed")
-    second = git(repo, "rev-parse", "HEAD").strip()
-    environments = PlanEnvironments(Java(), tmp_path / "envs", Bubblewrap())
-    keys = []
-    for commit in (first, second, first):
-        with checkout(repo, commit, tmp_path, "t") as tree:
-            plan = environments.install_plan(tree)
-            assert plan.inputs is None and plan.caches == ()
-            keys.append(plan_key("a/b", plan))
-    assert keys[0] != keys[1] and keys[0] == keys[2]
-
-
-@pytest.mark.parametrize(
-    "lang,files,unseen",
-    [
-        (
-            JavaScript(),
-            {
-                "package.json": '{"dependencies": {"x": "1"}}',
-                ".npmrc": "git=/testbed/evil.sh\nlegacy-peer-deps=true\nnoproxy=*\n",
-                ".yarnrc": 'yarn-path "./evil.js"\n',
-                ".yarnrc.yml": "yarnPath: evil.cjs\nplugins: [evil.cjs]\nnmHoistingLimits: workspaces\n",
-                ".pnpmfile.cjs": "evil",
-                "evil.sh": "evil",
-            },
-            ("git=", "noproxy", "yarnPath", "plugins", '".yarnrc"', ".pnpmfile.cjs", "evil.sh"),
-        ),
-        (
-            Rust(),
-            {
-                "Cargo.toml": '[package]\nname = "a"\nversion = "0.1.0"\n',
-                "src/lib.rs": "pub fn f() {}",
-                ".cargo/config.toml": '[build]\nrustc-wrapper = "evil.sh"\n',
-                "rust-toolchain.toml": '[toolchain]\nchannel = "nightly"\n',
-                "evil.sh": "evil",
-            },
-            (".cargo/config.toml", "rust-toolchain.toml", "evil.sh", "pub fn"),
-        ),
-        (
-            Go(),
-            {
-                "go.mod": "module m\n\ngo 1.21\n",
-                "go.env": "GOFLAGS=-toolexec=./evil.sh",
-                "a.go": "x",
-            },
-            ("go.env", "a.go", "toolexec"),
-        ),
-    ],
-)
-def test_an_install_sees_manifests_and_vetted_settings_only(
-    lang: Any, files: dict[str, str], unseen: tuple[str, ...]
-) -> None:
-    from tests.lang_projects import DictFiles
-
-    try:
-        plan = lang.plan(DictFiles(files), None)
-    except ToolchainMissing as exc:
-        pytest.skip(str(exc))
-    assert plan.inputs is not None
-    seen = json.dumps(plan.inputs)
-    for word in unseen:
-        assert word not in seen
-    assert plan.input_digests is not None and set(plan.input_digests) == set(plan.inputs)
-    if isinstance(lang, JavaScript):
-        assert plan.inputs[".npmrc"] == "legacy-peer-deps=true\n"
-        assert plan.inputs[".yarnrc.yml"] == "nmHoistingLimits: workspaces\n"
 
 
 # Run by setuptools whenever the project's metadata is built (the environment's resolution,

@@ -28,8 +28,8 @@ from tests.fakes.github_fixtures import (
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.sample_project import pull_files
+from tests.install_attack_support import EVIL_JS, MARK, every_attack
 from tests.lang_projects import project_instance, registry_problem
-from tests.test_install_attacks import EVIL_JS, MARK, every_attack
 from tests.validation_support import sandbox_fixture  # noqa: F401
 
 DATA = Path(__file__).parent / "data"

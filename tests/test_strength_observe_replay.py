@@ -1,0 +1,138 @@
+"""The differential run (issue 37, item 2) measured and replayed: a survivor whose function, on
+the inputs the tests give it, returns and leaves behind exactly what the fix's does is
+`equivalent`, one that leaves a value a test could have checked stays a wrong fix the tests
+accept; the inputs' neighbours tell the weak tests' survivors apart."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from spice_engine.langs.executor import Executor
+from spice_engine.langs.python_recipe import Recipe
+from spice_engine.runs.session import Job
+from spice_engine.strength import compare_support, observe_support, replay_support
+from spice_engine.strength.measure import measure
+from spice_engine.strength.observe_support import Observer
+from spice_engine.strength.replay_support import nearby_differs, neighbours
+from spice_engine.strength.result import StrengthConfig, Verdict
+from spice_engine.validate.bubblewrap import Bubblewrap
+from tests.fakes.sample_project import calc_project, instance_of
+from tests.strength_observe_support import Box
+from tests.validation_support import sandbox_fixture  # noqa: F401
+
+FIX = textwrap.dedent(
+    """
+    def split_into(n, kind, value):
+        assert isinstance(kind, str)
+        parts = value.split(";")
+        if len(parts) > n:
+            raise ValueError("invalid %s entry: %r" % (kind, value))
+        return parts + [""] * (n - len(parts))
+
+
+    def entries(values):
+        found = []
+        for value in values:
+            found.append(tuple(split_into(2, "pair", value)))
+        return found
+    """
+).lstrip()
+BUG = "def entries(values):\n    return [(value,) for value in values]\n"
+TEST = textwrap.dedent(
+    """
+
+
+    def test_entries():
+        from pairs import entries
+
+        assert [e[0] for e in entries(["a;b", "c"])] == ["a", "c"]
+    """
+)
+
+
+def test_a_survivor_the_tests_inputs_cannot_tell_apart_is_equivalent_others_stay(
+    tmp_path: Path, sandbox: Bubblewrap
+) -> None:
+    repo = tmp_path / "pairs"
+    calc_project(repo, ("calc", "pairs"), calc="def mul(a, b):\n    return a * b\n", pairs=BUG)
+    row = instance_of(repo, "octo/pairs", {"pairs.py": FIX}, ("tests/test_calc.py", TEST), "pairs")
+    row["FAIL_TO_PASS"] = json.dumps(["tests/test_calc.py::test_entries"])
+    row["PASS_TO_PASS"] = json.dumps(["tests/test_calc.py::test_mul"])
+    recipe = Recipe(python="3.11", extra_packages=["pytest"])
+    job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=recipe, timeout_s=120)
+    executor = Executor(tmp_path / "envs", sandbox)
+    got = measure(job, executor, tmp_path / "scratch", StrengthConfig(budget_s=300))
+    assert got.status == "measured", got.detail
+    by_change = {m.change: m for m in got.mutants}
+    # The kind's name reaches an error no input of the tests raises and a type check (so no
+    # static proof holds): `entries` returns and leaves what the fix's does, call for call.
+    named = by_change['`"pair"` → `"XXpairXX"`']
+    assert named.verdict == Verdict.EQUIVALENT, named
+    assert named.reason.startswith("no difference observed") and named.run == "session"
+    # Three parts instead of two: the tests check only the first, `entries` returns more.
+    more = by_change["`2` → `3`"]
+    assert more.verdict == Verdict.SURVIVED and more in got.survivors, more
+    assert more.difference == "tests"  # on the tests' own input: ("a", "b", "") is returned
+    assert more.difference_in == "returned"
+    assert Verdict.EQUIVALENT not in {m.verdict for m in got.survivors}
+
+
+def _guard(n: int) -> bool:
+    """As the schema's switch: records that the mutant's code ran, on while `SPICE_MUTANT`."""
+    reached = getattr(sys, "_spice_reached", None)
+    if reached is not None:
+        reached.add(n)
+    return os.environ.get("SPICE_MUTANT") == str(n)
+
+
+def add(a: int, b: int) -> int:
+    return (a - b) if _guard(1) else (a + b)
+
+
+def describe(kind: str, value: int) -> int:
+    if value < 0:
+        raise ValueError(f"bad {('XX' + kind) if _guard(2) else kind}")
+    return value * 2
+
+
+def size(box: Box, extra: int) -> int:
+    """`len(box.items) > 0` → `>= 0` only differs for an empty box: moving `extra` never
+    empties it, and the box itself cannot be moved."""
+    if (len(box.items) >= 0) if _guard(3) else (len(box.items) > 0):
+        return len(box.items) + extra
+    return extra
+
+
+def _neighbours_tell(function: Callable[..., int], mutant: int, *args: object) -> object:
+    with Observer(Path(__file__).name, function.__name__, replay_support.kept, capture=5) as seen:
+        returned = [function(*args)]  # kept: a test that checks it
+    assert returned
+
+    def switch(on: bool) -> None:
+        os.environ.pop("SPICE_MUTANT", None)
+        if on:
+            os.environ["SPICE_MUTANT"] = str(mutant)
+
+    judge = (observe_support.outcome, compare_support.changed)
+    return nearby_differs(seen.captured, mutant, switch, judge, time.time() + 30)
+
+
+def test_the_neighbours_of_the_tests_inputs_tell_the_weak_tests_survivor_apart() -> None:
+    assert neighbours(2) == [3, 1, 0, 5] and neighbours(True) == [False]
+    assert neighbours("ab") == ["", "ab_", "a", "AB"] and neighbours(object()) == []
+    # add(2, 0) is 2 with `a - b` too; add(2, 1) is not.
+    assert _neighbours_tell(add, 1, 2, 0) == "returned"
+    # A name only an error message reads: the neighbours reach it (a negative value raises)
+    # and the caller sees the same ValueError.
+    assert _neighbours_tell(describe, 2, "pair", 0) is False
+    # An argument that cannot be moved could be the one that tells them apart: no claim.
+    full = Box()
+    full.items.append(1)
+    assert _neighbours_tell(size, 3, full, 1) is None
+    assert "SPICE_MUTANT" not in os.environ
