@@ -15,7 +15,7 @@ from functools import cache
 
 from spice_engine.langs.base import Files, Phase, Plan, Toolchain, ToolchainMissing, with_fix_files
 from spice_engine.langs.c_build import build_for, builds, script, top_build
-from spice_engine.langs.c_debian import CACHE_NAME, install
+from spice_engine.langs.c_debian import CACHE_NAME, DEBIAN, install
 from spice_engine.langs.c_libraries import SOURCES, needed
 from spice_engine.langs.c_reports import read_channel
 from spice_engine.validate.outcomes import Outcomes
@@ -135,6 +135,7 @@ class CFamily:
             toolchain=Toolchain(name=f"{toolchain}, Debian {suite}"),
             key=tuple(packages),
             install=(phase,),
+            registries=(DEBIAN,),
             inputs=inputs,
             caches=(CACHE_NAME,),
             settings=settings,

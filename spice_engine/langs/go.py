@@ -81,6 +81,7 @@ class Go:
             key=(),
             inputs={} if vendored else texts(files, read),
             install=install,
+            registries=("proxy.golang.org:443", "sum.golang.org:443"),
             caches=("gomod",),
             env={
                 "GOTOOLCHAIN": "local",

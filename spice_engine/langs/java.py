@@ -41,6 +41,9 @@ JDKS = {
 }
 MAVEN = "/usr/share/maven/bin/mvn"
 REPO = f"{ENV}/m2"
+MAVEN_CENTRAL = ("repo.maven.apache.org:443", "repo1.maven.org:443")
+"""Maven Central under both its names: what the install may reach (a pom's own repositories
+elsewhere are refused)."""
 REPORT = "@@spice-report "
 """Starts the channel line naming the Surefire report that follows it."""
 # A pom's Java level: `<maven.compiler.release>21</...>`, `<source>1.8</source>`, `<java.version>`.
@@ -218,7 +221,7 @@ class Java:
                 "SPICE_MAVEN_FLAGS": " ".join(FLAGS),
                 "SPICE_JAVAC": JAVAC,
             },
-            registries=("repo.maven.apache.org:443", "repo1.maven.org:443"),
+            registries=MAVEN_CENTRAL,
         )
 
     def targets(self, test_files: list[str], fix_files: list[str]) -> list[str]:

@@ -48,7 +48,10 @@ def plan_key(repo: str, plan: Plan) -> str:
     """The shared environment's folder name: readable, and unique for what it depends on."""
     # The whole plan counts, not only the manifests: an environment built by another install
     # (or for other cache locations) is not this one.
-    digest = hashlib.sha256("\0".join([repo, plan.model_dump_json()]).encode())
+    # What the install may reach is left out: it changes what fails, not what an install that
+    # succeeded built (environments from before plans named their registries stay valid).
+    seen = plan.model_dump_json(exclude={"registries"})
+    digest = hashlib.sha256("\0".join([repo, seen]).encode())
     return f"{repo.replace('/', '__')}-{plan.language}-{digest.hexdigest()[:12]}"
 
 
@@ -216,6 +219,7 @@ class PlanEnvironments:
             timeout_s=timeout_s,
             network=phase.network,
             network_python=Path("/usr/bin/python3") if phase.network else None,
+            registries=plan.registries,
             channel=phase.channel,
             # A fetch from inputs compiles nothing: silence with no bytes from the registry is
             # a stall (a dependency's host that never answers). A build that compiles the

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 import tenacity
@@ -121,6 +121,7 @@ class Bubblewrap:
         timeout_s: float,
         network: bool = False,
         network_python: Path | None = None,
+        registries: Collection[str] = (),
         channel: bool = False,
         idle_s: float | None = None,
         progress: Progress | None = None,
@@ -130,6 +131,7 @@ class Bubblewrap:
                 self,
                 self.index,
                 cmd,
+                registries=registries,
                 binds=binds,
                 cwd=cwd,
                 env=env,
