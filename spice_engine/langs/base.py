@@ -77,6 +77,9 @@ class Phase(BaseModel):
     """Reaches the plan's registries (and only them) through the index proxy."""
     channel: bool = False
     """Its standard output is the results channel; its log is standard error alone."""
+    lookups: bool = False
+    """Each host name its processes look up and cannot have is noted in its log as it happens:
+    where the runner's own report of a failure cannot show that a test needed the network."""
 
 
 class Plan(BaseModel):

@@ -221,6 +221,7 @@ class PlanEnvironments:
             network_python=Path("/usr/bin/python3") if phase.network else None,
             registries=plan.registries,
             channel=phase.channel,
+            lookups=phase.lookups,
             # A fetch from inputs compiles nothing: silence with no bytes from the registry is
             # a stall (a dependency's host that never answers). A build that compiles the
             # tree (Maven's) may be quiet for long, and has its timeout only.

@@ -89,6 +89,7 @@ class DockerSandbox:
         network_python: Path | None = None,
         registries: Collection[str] = (),
         channel: bool = False,
+        lookups: bool = False,
         idle_s: float | None = None,
         progress: Progress | None = None,
     ) -> RunResult:

@@ -98,6 +98,7 @@ class Sandbox(Protocol):
         network_python: Path | None = None,
         registries: Collection[str] = (),
         channel: bool = False,
+        lookups: bool = False,
         idle_s: float | None = None,
         progress: Progress | None = None,
     ) -> RunResult:
@@ -107,7 +108,9 @@ class Sandbox(Protocol):
         sandbox shows; default its `python3`) runs. With
         `channel`, what the command writes to its standard output comes back apart from its
         log (`RunResult.channel`): the executor makes that a descriptor only our plugin holds
-        (`channel_command`). With `idle_s`, it is stopped once neither its output nor
+        (`channel_command`). With `lookups` (and no `network`), each host name a process of
+        it looks up and cannot have is noted in its log as it happens
+        (spice_engine.validate.lookup_witness; a sandbox that cannot runs it as it is). With `idle_s`, it is stopped once neither its output nor
         `progress` (another sign of life; with `network`, the bytes the index proxy relays
         count too) has moved for that long."""
         ...
@@ -227,6 +230,7 @@ class Unsandboxed:
         network_python: Path | None = None,
         registries: Collection[str] = (),
         channel: bool = False,
+        lookups: bool = False,
         idle_s: float | None = None,
         progress: Progress | None = None,
     ) -> RunResult:
