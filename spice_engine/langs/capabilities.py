@@ -9,6 +9,9 @@ language's name.
 - `LoadsPlugins`: its runner loads our pytest plugins in the test process, so reruns happen
   inside the session, a mutant is switched on in-process and the differential run can watch
   calls (Python under pytest). Without it each run is a whole new run of the test command.
+- `FailureTexts`: the language reads each failed test's own failure text from its runner's
+  report (its message, its output), so a test that failed for want of the network can be told
+  apart (spice_engine.validate.offline). Without it such tests are only "failing both".
 """
 
 from __future__ import annotations
@@ -59,6 +62,21 @@ class VersionGroups(Protocol):
     def version_groups(
         self, rows: list[dict[str, Any]], git_dirs: dict[str, Path]
     ) -> dict[str, Group]: ...
+
+
+@runtime_checkable
+class FailureTexts(Protocol):
+    def failure_texts(self, channel: str, log: str, plan: Plan | None = None) -> dict[str, str]:
+        """Failed test id -> what its runner reported of its failure, from one run of the
+        test command (as `Language.outcomes` reads it)."""
+        ...
+
+
+def failure_texts(language: Language, channel: str, log: str, plan: Plan | None) -> dict[str, str]:
+    """Each failed test's failure text from one run ({}: the language cannot say)."""
+    if not isinstance(language, FailureTexts):
+        return {}
+    return language.failure_texts(channel, log, plan)
 
 
 def version_groups(language: Language) -> VersionGroups | None:

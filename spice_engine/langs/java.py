@@ -10,6 +10,7 @@ import re
 import shlex
 from pathlib import Path
 
+from spice_engine.langs import java_reports
 from spice_engine.langs.base import (
     ENV,
     JOB,
@@ -270,3 +271,6 @@ done
     def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         """`<module>/src/test/java/<Outer>.java::<class>#<method>` for each test reported."""
         return read_reports(channel, REPORT)
+
+    def failure_texts(self, channel: str, log: str, plan: Plan | None = None) -> dict[str, str]:
+        return java_reports.failure_texts(channel, REPORT)
