@@ -66,12 +66,14 @@ def test_every_language_names_its_version_setup_commit_and_recipe(
     assert recipe.test_command == record["test_command"]
     assert recipe.install_sees == ["go.mod"] and recipe.setup_patches == ["test_patch", "patch"]
     assert recipe.install and all(step.argv for step in recipe.install)
+    assert recipe.registries == ["proxy.golang.org:443", "sum.golang.org:443"]
     assert any(GO_PKG in t for t in record["test_runs"]["after"]["PASSED"])
     python = EnvironmentRecipe.model_validate_json(py["environment_recipe"])
     assert py["version"] and py["environment_setup_commit"] == python.setup_commit
     assert python.toolchain == f"python{py['spice']['validation']['python']}"
     assert python.test_command[-1] == "tests/test_calc.py" and python.install
     assert python.python and python.python["test_runner"] == "pytest"
+    assert python.registries == ["pypi.org:443", "files.pythonhosted.org:443"]
 
 
 @pytest.mark.timeout(1800)

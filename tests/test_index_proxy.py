@@ -16,7 +16,6 @@ import pytest
 
 from spice_engine.validate.executor import RunResult
 from spice_engine.validate.index_access import (
-    PUBLIC_INDEX,
     IndexAccess,
     IndexSettingError,
     refused_address,
@@ -37,7 +36,7 @@ def ask(sock: Path, request: bytes) -> bytes:
         return answer
 
 
-def test_the_workers_settings_add_their_hosts_to_pypi() -> None:
+def test_the_workers_settings_name_hosts_every_install_reaches() -> None:
     access = IndexAccess.from_environ(
         {
             "UV_INDEX_URL": "https://user:secret@Mirror.Corp.example:8443/simple",
@@ -47,18 +46,24 @@ def test_the_workers_settings_add_their_hosts_to_pypi() -> None:
             "no_proxy": ".corp.example,10.0.0.0/8",
         }
     )
-    assert access.https == {f"{host}:443" for host in PUBLIC_INDEX} | {
-        "mirror.corp.example:8443",
-        "other.example:443",
-        "extra.example:443",
-    }
+    assert access.https == {"mirror.corp.example:8443", "other.example:443", "extra.example:443"}
     assert access.http == {"10.0.0.5:3141"}
-    assert "pypi.org" not in access.named and "mirror.corp.example" in access.named
-    assert access.allows("https", "PyPI.org.", 443) and not access.allows("https", "pypi.org", 80)
-    assert not access.allows("http", "pypi.org", 443)
+    assert "mirror.corp.example" in access.named
+    assert not access.allows("https", "pypi.org", 443)  # no language's registry of itself
+    python = access.reaching(["pypi.org:443", "files.pythonhosted.org:443"])
+    assert python.https == access.https | {"pypi.org:443", "files.pythonhosted.org:443"}
+    assert "pypi.org" not in python.named  # a public registry: never at a private address
+    assert python.allows("https", "PyPI.org.", 443) and not python.allows("https", "pypi.org", 80)
+    assert not python.allows("http", "pypi.org", 443)
+    assert not python.allows("https", "registry.npmjs.org", 443)
     assert access.upstream("https", "pypi.org") == "http://proxy.corp.example:3128"
     assert access.upstream("https", "mirror.corp.example") is None  # NO_PROXY: a domain
     assert access.upstream("http", "10.0.0.5") is None  # no http proxy set
+
+
+def test_a_registry_without_its_port_is_refused_as_a_mistake() -> None:
+    with pytest.raises(ValueError, match=r"not 'pypi\.org'"):
+        IndexAccess().reaching(["pypi.org"])
 
 
 def test_a_proxy_it_cannot_chain_through_is_said() -> None:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from spice_engine.validate.bubblewrap import Bubblewrap, own_cgroups
+from spice_engine.validate.bubblewrap import Bubblewrap
+from spice_engine.validate.sandbox_root import own_cgroups
 
 
 def test_the_sandbox_sees_itsown_cgroups_and_cannot_change_them(tmp_path: Path) -> None:

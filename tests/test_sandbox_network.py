@@ -31,6 +31,8 @@ from tests.sandbox_attack import Listener, host_addresses
 PROBE = Path(__file__).parent / "data" / "sandbox_net_probe.py"
 SEEN_PROBE = Path("/probe/sandbox_net_probe.py")
 SIX = "https://pypi.org/simple/six/"
+PYPI = ("pypi.org:443",)
+"""The registry each probe's install may reach (a Python install's, as its plan names it)."""
 METADATA = ("169.254.169.254", 80)
 
 
@@ -51,6 +53,7 @@ class Subject:
             timeout_s=120,
             network=True,
             network_python=self.python,
+            registries=PYPI,
         )
         assert done.returncode == 0, done.log
         line = next(ln for ln in done.log.splitlines() if ln.startswith("PROBE "))
@@ -211,7 +214,8 @@ for _ in range(runs):
 checks = json.loads(sys.argv[4])
 fetched = box.run([str(python), "/probe/p.py", json.dumps(checks)],
                   binds=[Bind(source=probe, target="/probe/p.py")], cwd=Path("/"), env={},
-                  timeout_s=120, network=True, network_python=python)
+                  timeout_s=120, network=True, network_python=python,
+                  registries=["pypi.org:443"])
 print("DRIVER " + json.dumps({"privileged": box.privileged, "failed": failed,
                               "fetched": fetched.log}))
 """

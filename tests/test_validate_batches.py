@@ -11,6 +11,7 @@ from pathlib import Path
 
 from app.cli.validate import outcome_line
 from spice_engine.validate.bubblewrap import Bubblewrap
+from spice_engine.validate.offline import offline_line
 from tests.sandbox_attack import SPICE
 from tests.validation_support import calc_repo_fixture, sandbox_fixture  # noqa: F401
 
@@ -71,3 +72,8 @@ def test_a_failed_validation_says_why_on_its_line() -> None:
     valid = {"status": "valid", "detail": "", "durations": {"total": 12.4}}
     row = {"instance_id": "octo__calc-1", "spice": {"validation": valid}}
     assert outcome_line(row, 2, 2) == "validate: [2/2] octo__calc-1 valid (12 s)"
+    offline = valid | {"detail": offline_line(2)}
+    row = {"instance_id": "octo__calc-1", "spice": {"validation": offline}}
+    assert outcome_line(row, 2, 2).startswith(
+        "validate: [2/2] octo__calc-1 valid (12 s): 2 tests need the network"
+    )

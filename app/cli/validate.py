@@ -209,12 +209,13 @@ def _above(bar: Any) -> Callable[[str], None]:
 
 
 def outcome_line(row: dict[str, Any], n: int, total: int) -> str:
-    """`validate: [n/total] id status (s)`, and a failure's reason (its detail's first line)."""
+    """`validate: [n/total] id status (s)`, and its detail's first line: a failure's reason, or
+    what a valid row says of its tests (how many need the network)."""
     validation = row["spice"]["validation"]
     seconds = validation.get("durations", {}).get("total", 0.0)
     line = f"validate: [{n}/{total}] {row['instance_id']} {validation['status']} ({seconds:.0f} s)"
     reason = next(iter(str(validation.get("detail") or "").strip().splitlines()), "")
-    if validation["status"] != "valid" and reason:
+    if reason:
         line += f": {reason[:300]}"
     return line
 

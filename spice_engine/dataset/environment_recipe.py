@@ -58,6 +58,9 @@ class EnvironmentRecipe(BaseModel):
     install_sees: list[str] | None = None
     """The only files of the tree the install is given (None: the whole tree)."""
     install: list[Step] = Field(default_factory=list)
+    registries: list[str] = Field(default_factory=list)
+    """The hosts (`host:port`) the install's networked steps could reach, besides the
+    operator's own index."""
     env: dict[str, str] = Field(default_factory=dict)
     """Every command's environment, besides HOME, TMPDIR and PATH."""
     path: list[str] = Field(default_factory=list)
@@ -101,6 +104,7 @@ def recipe_of(row: Mapping[str, Any], envs_dir: Path) -> EnvironmentRecipe:
             Step(argv=list(p["argv"]), env=p.get("env") or {}, network=bool(p.get("network")))
             for p in plan.get("install") or []
         ],
+        registries=list(plan.get("registries") or []),
         env=dict(toolchain.get("env") or {}) | dict(plan.get("env") or {}),
         path=list(toolchain.get("path") or []),
         tree_binds=dict(plan.get("tree_binds") or {}),
@@ -124,6 +128,7 @@ def _python(
             Step(argv=["sh", "-c", str(cmd)], network=True)
             for cmd in recipe.get("install_cmds") or []
         ],
+        registries=list((validation.get("plan") or {}).get("registries") or []),
         env={str(k): str(v) for k, v in (recipe.get("env") or {}).items()},
         test_command=[*shlex.split(test_cmd), *files],
         test_files=files,

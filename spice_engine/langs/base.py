@@ -79,9 +79,12 @@ class Phase(BaseModel):
     argv: tuple[str, ...]
     env: dict[str, str] = Field(default_factory=dict)
     network: bool = False
-    """Reaches the registry (and only it) through the index proxy."""
+    """Reaches the plan's registries (and only them) through the index proxy."""
     channel: bool = False
     """Its standard output is the results channel; its log is standard error alone."""
+    lookups: bool = False
+    """Each host name its processes look up and cannot have is noted in its log as it happens:
+    where the runner's own report of a failure cannot show that a test needed the network."""
 
 
 class Seed(BaseModel):
@@ -111,6 +114,9 @@ class Plan(BaseModel):
     trees with the same key share one environment."""
     install: tuple[Phase, ...] = ()
     """Built once per environment, from the environment's first tree, into `/spice/env`."""
+    registries: tuple[str, ...] = ()
+    """The hosts (`host:port`) its install's networked phases may reach through the index
+    proxy, besides the operator's own index: the language's public registries, no other's."""
     env: dict[str, str] = Field(default_factory=dict)
     """Every command's environment (caches in `/spice/env` or `/spice/job`)."""
     tree_binds: dict[str, str] = Field(default_factory=dict)

@@ -13,9 +13,10 @@ import subprocess
 from fnmatch import fnmatchcase
 from functools import cache
 
+from spice_engine.langs import c_failures
 from spice_engine.langs.base import Files, Phase, Plan, Toolchain, ToolchainMissing, with_fix_files
 from spice_engine.langs.c_build import build_for, builds, script, top_build
-from spice_engine.langs.c_debian import CACHE_NAME, install
+from spice_engine.langs.c_debian import CACHE_NAME, DEBIAN, install
 from spice_engine.langs.c_libraries import SOURCES, needed
 from spice_engine.langs.c_reports import read_channel
 from spice_engine.validate.outcomes import Outcomes
@@ -135,6 +136,7 @@ class CFamily:
             toolchain=Toolchain(name=f"{toolchain}, Debian {suite}"),
             key=tuple(packages),
             install=(phase,),
+            registries=(DEBIAN,),
             inputs=inputs,
             caches=(CACHE_NAME,),
             settings=settings,
@@ -149,12 +151,18 @@ class CFamily:
         build = build_for(files, test_files)
         if build is None:
             return Phase(argv=("sh", "-c", "echo no build system found >&2; exit 1"))
-        return Phase(argv=("sh", "-c", script(build)), channel=True)
+        # A googletest failure says `Value of: res` where a client got no connection: the
+        # lookups noted between its `[ RUN ]` and `[  FAILED  ]` lines say why.
+        return Phase(argv=("sh", "-c", script(build)), channel=True, lookups=True)
 
     def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         """ctest names, `binary::Suite.Test` of googletest, automake test paths, and the
         Makefile target that reported nothing finer."""
         return read_channel(channel)
+
+    def failure_texts(self, channel: str, log: str, plan: Plan | None = None) -> dict[str, str]:
+        """The reports' failures, and each test's stretch of the log (its lookups noted)."""
+        return c_failures.failure_texts(channel, log)
 
 
 class C(CFamily):

@@ -16,6 +16,8 @@ from spice_engine.langs.base import CACHE, ENV, Phase, ToolchainMissing
 from spice_engine.langs.c_libraries import host_packages
 
 MIRROR = "https://deb.debian.org/debian"
+DEBIAN = "deb.debian.org:443"
+"""The install's one registry: `MIRROR`'s host."""
 ROOT = f"{ENV}/debian"
 """Where the packages are unpacked, with `env.sh` for the tests' shell beside them."""
 CACHE_NAME = "debian"

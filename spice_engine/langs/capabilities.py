@@ -12,6 +12,9 @@ language's name.
 - `PartialInstalls`: an install that failed may still have built what the tests need (a Maven
   reactor with one module that cannot be built here); the language reads the install's log and
   says what it left out (`Plan.left_out`). Without it a failed install fails the environment.
+- `FailureTexts`: the language reads each failed test's own failure text from its runner's
+  report (its message, its output), so a test that failed for want of the network can be told
+  apart (spice_engine.validate.offline). Without it such tests are only "failing both".
 """
 
 from __future__ import annotations
@@ -71,6 +74,21 @@ class PartialInstalls(Protocol):
         can do without it; None when they cannot (the environment failed). `log` is the
         install's: the sandboxed build wrote it, so it is read as untrusted text."""
         ...
+
+
+@runtime_checkable
+class FailureTexts(Protocol):
+    def failure_texts(self, channel: str, log: str, plan: Plan | None = None) -> dict[str, str]:
+        """Failed test id -> what its runner reported of its failure, from one run of the
+        test command (as `Language.outcomes` reads it)."""
+        ...
+
+
+def failure_texts(language: Language, channel: str, log: str, plan: Plan | None) -> dict[str, str]:
+    """Each failed test's failure text from one run ({}: the language cannot say)."""
+    if not isinstance(language, FailureTexts):
+        return {}
+    return language.failure_texts(channel, log, plan)
 
 
 def version_groups(language: Language) -> VersionGroups | None:

@@ -6,6 +6,7 @@ import json
 import posixpath
 import re
 import shlex
+from collections.abc import Iterator
 from pathlib import Path
 
 from spice_engine.langs.base import (
@@ -75,6 +76,7 @@ SEED = Seed(
         env={"GOFLAGS": "-mod=mod", "GOMODCACHE": f"{JOB}/gomod", "GOPROXY": "off"},
     ),
 )
+_TEXT_LIMIT = 20_000
 _ACTIONS = {"pass": TestStatus.PASSED, "fail": TestStatus.FAILED, "skip": TestStatus.SKIPPED}
 
 
@@ -132,6 +134,7 @@ class Go:
             key=(),
             inputs={} if vendored else texts(files, read),
             install=install,
+            registries=("proxy.golang.org:443", "sum.golang.org:443"),
             caches=("gomod",),
             seed=SEED,
             env={
@@ -183,18 +186,35 @@ class Go:
     def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         """`import/path::TestName[/subtest]` for each test that ended."""
         found: Outcomes = {}
-        for line in channel.splitlines():
-            if not line.startswith("{"):
-                continue
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(event, dict):
-                continue
-            test, action = event.get("Test"), _ACTIONS.get(str(event.get("Action")))
-            if not test or action is None:
-                continue
-            # The import path, not a folder of this machine: the same id everywhere.
-            found[f"{event.get('Package', '')}::{test}"] = action
+        for test, action, _ in _events(channel):
+            if action in _ACTIONS:
+                found[test] = _ACTIONS[action]
         return found
+
+    def failure_texts(self, channel: str, log: str, plan: Plan | None = None) -> dict[str, str]:
+        """What each failed test printed (`go test -json`'s output events: its log lines and
+        the failure's message)."""
+        printed: dict[str, list[str]] = {}
+        failed = set()
+        for test, action, output in _events(channel):
+            if action == "output":
+                printed.setdefault(test, []).append(output)
+            elif action == "fail":
+                failed.add(test)
+        return {t: "".join(printed.get(t, []))[:_TEXT_LIMIT] for t in failed}
+
+
+def _events(channel: str) -> Iterator[tuple[str, str, str]]:
+    """(test id, action, output) of each `go test -json` event naming a test."""
+    for line in channel.splitlines():
+        if not line.startswith("{"):
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(event, dict) or not event.get("Test"):
+            continue
+        # The import path, not a folder of this machine: the same id everywhere.
+        test = f"{event.get('Package', '')}::{event['Test']}"
+        yield test, str(event.get("Action")), str(event.get("Output") or "")

@@ -10,6 +10,7 @@ import re
 import shlex
 from pathlib import Path
 
+from spice_engine.langs import java_reports
 from spice_engine.langs.base import (
     ENV,
     JOB,
@@ -42,6 +43,9 @@ JDKS = {
 }
 MAVEN = "/usr/share/maven/bin/mvn"
 REPO = f"{ENV}/m2"
+MAVEN_CENTRAL = ("repo.maven.apache.org:443", "repo1.maven.org:443")
+"""Maven Central under both its names: what the install may reach (a pom's own repositories
+elsewhere are refused)."""
 REPORT = "@@spice-report "
 """Starts the channel line naming the Surefire report that follows it."""
 # A pom's Java level: `<maven.compiler.release>21</...>`, `<source>1.8</source>`, `<java.version>`.
@@ -215,7 +219,7 @@ class Java:
                 "SPICE_MAVEN_FLAGS": " ".join(FLAGS),
                 "SPICE_JAVAC": JAVAC,
             },
-            registries=("repo.maven.apache.org:443", "repo1.maven.org:443"),
+            registries=MAVEN_CENTRAL,
         )
 
     def partly_installed(self, plan: Plan, files: Files, log: str) -> Plan | None:
@@ -271,3 +275,6 @@ done
     def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         """`<module>/src/test/java/<Outer>.java::<class>#<method>` for each test reported."""
         return read_reports(channel, REPORT)
+
+    def failure_texts(self, channel: str, log: str, plan: Plan | None = None) -> dict[str, str]:
+        return java_reports.failure_texts(channel, REPORT)

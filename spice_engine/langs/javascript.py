@@ -39,6 +39,7 @@ from spice_engine.langs.javascript_script import (
 from spice_engine.langs.js_inputs import LOCKFILES, install_inputs
 from spice_engine.langs.js_install import (
     NOT_CODE,
+    NPM_HOSTS,
     NPM_OPTIONS,
     TEST_DIRS,
     install_command,
@@ -136,6 +137,7 @@ class JavaScript:
             key=(f"before={date[:10] if date and not locked else ''}", f"node={node or ''}"),
             inputs=install_inputs(files, folders),
             install=(Phase(argv=("sh", "-c", script), network=network),),
+            registries=NPM_HOSTS,
             env={
                 "npm_config_cache": f"{CACHE}/npm",
                 "YARN_CACHE_FOLDER": f"{CACHE}/yarn",

@@ -85,6 +85,8 @@ def _manager(declared: object, name: str) -> str | None:
 NPM_REGISTRY = "https://registry.npmjs.org"
 """The one npm registry the sandbox reaches (yarn's own, registry.yarnpkg.com, is a name for
 the same; the index proxy knows only this one)."""
+NPM_HOSTS = ("registry.npmjs.org:443",)
+"""`NPM_REGISTRY`'s host: what a JavaScript install reaches."""
 
 
 SYSTEM_CA = "/etc/ssl/certs/ca-certificates.crt"

@@ -51,8 +51,9 @@ def plan_key(repo: str, plan: Plan) -> str:
     """The shared environment's folder name: readable, and unique for what it depends on."""
     # The whole plan counts, not only the manifests: an environment built by another install
     # (or for other cache locations) is not this one. What the install left out is found by
-    # building it, so it is no part of what the environment is asked to be.
-    asked = plan.model_dump_json(exclude={"left_out"})
+    # building it, and what it may reach changes what fails, not what a successful install
+    # built: neither is part of what the environment is asked to be.
+    asked = plan.model_dump_json(exclude={"left_out", "registries"})
     digest = hashlib.sha256("\0".join([repo, asked]).encode())
     return f"{repo.replace('/', '__')}-{plan.language}-{digest.hexdigest()[:12]}"
 
@@ -253,7 +254,9 @@ class PlanEnvironments:
             timeout_s=timeout_s,
             network=phase.network,
             network_python=Path("/usr/bin/python3") if phase.network else None,
+            registries=plan.registries,
             channel=phase.channel,
+            lookups=phase.lookups,
             # A fetch from inputs compiles nothing: silence with no bytes from the registry is
             # a stall (a dependency's host that never answers). A build that compiles the
             # tree (Maven's) may be quiet for long, and has its timeout only.

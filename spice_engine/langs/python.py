@@ -14,14 +14,15 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
+from spice_engine.langs import python_failures
 from spice_engine.langs.base import TEST_FOLDERS, Files, Phase, Plan
 from spice_engine.langs.manifests import named
 from spice_engine.langs.python_env import LOG_PARSER, RUNNER, PythonEnvironments, plan_of
 from spice_engine.langs.python_interpreters import MissingPython, find_pythons
 from spice_engine.langs.python_recipe import infer_recipe
-from spice_engine.langs.python_runners import read_outcomes, runner_named
+from spice_engine.langs.python_runners import PYTEST, read_outcomes, runner_named
 from spice_engine.langs.python_versions import Group, metadata_file, plan_groups
-from spice_engine.validate.outcomes import Outcomes
+from spice_engine.validate.outcomes import FAILING, Outcomes
 from spice_engine.validate.sandbox import Sandbox
 
 TEST_FILES = ("test_*.py", "*_test.py", "*_tests.py", "conftest.py")
@@ -72,6 +73,13 @@ class Python:
     def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         settings = plan.settings if plan is not None else {}
         return read_outcomes(settings.get(LOG_PARSER, "parse_log_pytest"), log)
+
+    def failure_texts(self, channel: str, log: str, plan: Plan | None = None) -> dict[str, str]:
+        """pytest's message and report section of each failed test (another runner's: none)."""
+        if runner_named((plan.settings if plan else {}).get(RUNNER, PYTEST)).name != PYTEST:
+            return {}
+        failed = [t for t, s in self.outcomes(channel, log, plan).items() if s in FAILING]
+        return python_failures.failure_texts(log, failed)
 
     def loads_plugins(self, plan: Plan) -> bool:
         """pytest loads our plugins; a repository's own runner (sympy's `bin/test`) does not."""

@@ -25,7 +25,13 @@ from spice_engine.langs.python_editable import (
     replay,
     search_roots,
 )
-from spice_engine.langs.python_envbuild import EnvBuilder, env_key, site_packages, uv_binary
+from spice_engine.langs.python_envbuild import (
+    PYPI,
+    EnvBuilder,
+    env_key,
+    site_packages,
+    uv_binary,
+)
 from spice_engine.langs.python_interpreters import python_for
 from spice_engine.langs.python_job_commands import JobCommands, Where, base_env
 from spice_engine.langs.python_recipe import Recipe
@@ -56,6 +62,7 @@ def plan_of(repo: str, key: str, recipe: Recipe) -> Plan:
         toolchain=Toolchain(name=f"python{recipe.python}"),
         key=(key,),
         install=tuple(Phase(argv=("sh", "-c", c), network=True) for c in recipe.install_cmds()),
+        registries=PYPI,
         env=dict(recipe.env),
         settings={RUNNER: recipe.test_runner, LOG_PARSER: parser},
     )

@@ -31,6 +31,9 @@ RUNNER_SINCE = "2020-03-14T00:00:00Z"
 """pytest 5.4: every test named in the `-rA` summary, as SWE-bench's parser reads it."""
 EDITABLE_TOOLS_SINCE = "2022-09-01T00:00:00Z"
 """setuptools 64 (August 2022) was the first to install editable by PEP 660, which uv needs."""
+PYPI = ("pypi.org:443", "files.pythonhosted.org:443")
+"""The registries a Python install reaches (besides the operator's index): PyPI's index and
+the host it serves files from."""
 NETWORK_ENV = (
     "SSL_CERT_FILE",
     "SSL_CERT_DIR",
@@ -93,7 +96,10 @@ class EnvBuilder:
             full |= {k: v for k, v in os.environ.items() if k in NETWORK_ENV}
         # --no-config: a repository's `[tool.uv]` must not choose the index or the cache.
         cmd = [self.commands.uv, *args, "--no-config"]
-        done = self.commands.run(cmd, where, full | env, writable, network=cache is not None)
+        network = cache is not None
+        done = self.commands.run(
+            cmd, where, full | env, writable, network=network, registries=PYPI if network else ()
+        )
         if done.returncode != 0:
             why = done.killed or f"exit {done.returncode}"
             message = f"uv {args[0]} {args[1]} failed ({why}): {excerpt(done.log)}"

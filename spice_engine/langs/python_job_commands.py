@@ -109,11 +109,13 @@ class JobCommands:
         network: bool = False,
         plugin: Plugin | None = None,
         idle_s: float | None = None,
+        registries: tuple[str, ...] = (),
     ) -> RunResult:
         """`cmd` in the sandbox with this job's binds, in its worktree, every path in its
         arguments and environment as the sandbox shows it. With a `plugin`, the plugin's
-        folder is given and its results come back through the run's channel. With `idle_s`,
-        stopped once it shows no sign of life (`Sandbox.run`) for that long."""
+        folder is given and its results come back through the run's channel. With `network`,
+        it reaches `registries` and the operator's index. With `idle_s`, stopped once it shows
+        no sign of life (`Sandbox.run`) for that long."""
         at = self.inside(where, plugin)
         full = dict(env)
         if plugin is not None:
@@ -132,6 +134,7 @@ class JobCommands:
             timeout_s=self.install_timeout_s if timeout_s is None else timeout_s,
             network=network,
             network_python=where.python.resolve() if network else None,
+            registries=registries,
             channel=plugin is not None,
             idle_s=idle_s,
         )

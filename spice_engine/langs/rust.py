@@ -30,6 +30,8 @@ from spice_engine.langs.rust_manifests import toml as _toml
 from spice_engine.validate.outcomes import Outcomes, TestStatus
 
 RUSTUP = Path("/root/.cargo/bin/rustup")
+CRATES_IO = ("index.crates.io:443", "static.crates.io:443", "crates.io:443")
+"""crates.io's sparse index, its downloads and its API: what a Rust install reaches."""
 EDITIONS = {"2015": (1, 0), "2018": (1, 31), "2021": (1, 56), "2024": (1, 85)}
 _RUNNING = re.compile(r"^\s*Running (?:unittests )?(.+?) \((.+)\)\s*$")
 _RESULT = re.compile(r"^test (.+?)(?: - should panic)? \.\.\. (ok|FAILED|ignored)\b")
@@ -170,6 +172,7 @@ class Rust:
                     env={"RUSTC_WRAPPER": "", "RUSTC_WORKSPACE_WRAPPER": ""},
                 ),
             ),
+            registries=CRATES_IO,
             env={
                 "CARGO_HOME": f"{ENV}/cargo",
                 "CARGO_TARGET_DIR": f"{JOB}/target",

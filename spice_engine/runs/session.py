@@ -141,6 +141,8 @@ class Run(BaseModel):
     log: str
     seconds: float
     killed: str | None = None
+    channel: str = Field(default="", repr=False)
+    """The run's results channel as it came (what `outcomes` were read from)."""
 
     @property
     def timed_out(self) -> bool:
@@ -225,6 +227,7 @@ class Session:
             log=done.log,
             seconds=done.seconds,
             killed=done.killed,
+            channel=done.channel,
         )
 
     @contextmanager

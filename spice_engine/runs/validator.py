@@ -7,11 +7,13 @@ import time
 from pathlib import Path
 
 from spice_engine.langs import languages
+from spice_engine.langs.capabilities import failure_texts
 from spice_engine.langs.executor import Executor
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.runs.second_runs import second_outcomes
 from spice_engine.runs.session import (
     Job,
+    Run,
     Session,
     Status,
     Stopped,
@@ -29,6 +31,7 @@ from spice_engine.runs.validator_support import (
     test_files,
 )
 from spice_engine.validate import gitwork, reruns, submodules
+from spice_engine.validate.offline import needing_network, offline_line
 from spice_engine.validate.outcomes import (
     TestStatus,
     account,
@@ -84,6 +87,15 @@ def validate(
         return Validated(validation=record)
     finally:
         record.durations["total"] = round(time.monotonic() - started, 3)
+
+
+def _offline(session: Session, runs: tuple[Run, Run]) -> set[str]:
+    """The tests whose failure in either run showed a network attempt."""
+    plan = session.prepared.plan if session.prepared else None
+    found: set[str] = set()
+    for run in runs:
+        found |= needing_network(failure_texts(session.language, run.channel, run.log, plan))
+    return found
 
 
 def _with_submodules(job: Job, status: Status, detail: str) -> str:
@@ -152,8 +164,10 @@ def _before_and_after(session: Session, record: Validation, said: Progress) -> V
         )
         lists = compute_lists(before, after, *again)
     record.flaky = lists.flaky
-    record.tests = account(before, after, lists)
+    record.tests = account(before, after, lists, _offline(session, (run_before, run_after)))
     record.status = Status.VALID if lists.fail_to_pass else Status.NO_FAIL_TO_PASS
+    if record.tests.needs_network:
+        record.detail = offline_line(len(record.tests.needs_network))
     return Validated(
         fail_to_pass=lists.fail_to_pass, pass_to_pass=lists.pass_to_pass, validation=record
     )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 import tenacity
@@ -35,6 +35,7 @@ from spice_engine.validate.sandbox import (
     which,
 )
 from spice_engine.validate.sandbox_files import etc_files, hand_over
+from spice_engine.validate.sandbox_root import own_cgroups, system_root, witnessed
 
 SANDBOX_UID = 65534
 ETC_FILES = (
@@ -121,7 +122,9 @@ class Bubblewrap:
         timeout_s: float,
         network: bool = False,
         network_python: Path | None = None,
+        registries: Collection[str] = (),
         channel: bool = False,
+        lookups: bool = False,
         idle_s: float | None = None,
         progress: Progress | None = None,
     ) -> RunResult:
@@ -130,6 +133,7 @@ class Bubblewrap:
                 self,
                 self.index,
                 cmd,
+                registries=registries,
                 binds=binds,
                 cwd=cwd,
                 env=env,
@@ -144,7 +148,12 @@ class Bubblewrap:
             if self.own_userns:
                 userns = held.enter_context(namespaces.identity_user_namespace())
             files = etc_files(etc, self.inside_uid, None)
-            argv = [*self._prlimit(), *self._bwrap_argv(binds, files, cwd, userns), *cmd]
+            folders: list[str] = []
+            if lookups:
+                cmd, shown, folders = witnessed(cmd)
+                binds = [*binds, *shown]
+            bwrap = self._bwrap_argv(binds, files, cwd, userns, folders)
+            argv = [*self._prlimit(), *bwrap, *cmd]
             full_env = {"PATH": FIXED_PATH, "LANG": "C.UTF-8", **env}
             watch = [b.source for b in binds if b.writable]
             fds = [userns] if userns is not None else []
@@ -189,14 +198,19 @@ class Bubblewrap:
         ]
 
     def _bwrap_argv(
-        self, binds: Sequence[Bind], files: dict[str, Path], cwd: Path, userns: int | None
+        self,
+        binds: Sequence[Bind],
+        files: dict[str, Path],
+        cwd: Path,
+        userns: int | None,
+        folders: Sequence[str] = (),
     ) -> list[str]:
         argv = [which(self.bwrap) or self.bwrap, "--die-with-parent", "--new-session"]
         if userns is not None:
             argv += ["--userns", str(userns)]
         argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
         argv += ["--unshare-net", "--hostname", "sandbox"]
-        argv += [*_system_root(), "--perms", "0755", "--dir", "/etc"]
+        argv += [*system_root(), "--perms", "0755", "--dir", "/etc"]
         for path in ETC_FILES:
             argv += ["--ro-bind-try", path, path]
         for target, source in files.items():
@@ -213,7 +227,9 @@ class Bubblewrap:
             for own, seen in cgroups:
                 argv += ["--ro-bind", str(own), seen]
         argv += ["--perms", "1777", "--size", str(self.limits.tmp_bytes), "--tmpfs", "/tmp"]
+        argv += folders
         made: set[Path] = {Path("/"), Path("/tmp"), Path("/usr"), Path("/etc")}
+        made |= {Path(f) for f in folders if f.startswith("/")}
         for bind in binds:
             for parent in reversed(bind.target.parents):
                 if parent not in made:
@@ -232,42 +248,6 @@ class Bubblewrap:
             argv += ["--unshare-user", "--disable-userns", "--uid", str(os.getuid())]
             argv += ["--gid", str(os.getgid()), "--"]
         return argv
-
-
-def own_cgroups(root: Path = Path("/sys/fs/cgroup")) -> list[tuple[Path, str]]:
-    """This process's cgroup folders (where its sandboxes run too) and where a container sees
-    them: v2's one folder as the whole of `/sys/fs/cgroup`, v1's each as its controller's."""
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return []
-    found: list[tuple[Path, str]] = []
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
-        if not path.startswith("/"):
-            continue
-        name = controllers.removeprefix("name=")
-        own = root / name / path[1:] if name else root / path[1:]
-        if (own / "cgroup.procs").is_file():
-            found.append((own, f"/sys/fs/cgroup/{name}" if name else "/sys/fs/cgroup"))
-    unified = [f for f in found if f[1] == "/sys/fs/cgroup"]
-    return (
-        unified
-        if unified and (root / "cgroup.controllers").is_file()
-        else [f for f in found if f[1] != "/sys/fs/cgroup"]
-    )
-
-
-def _system_root() -> list[str]:
-    """`/usr` read-only, and the top-level directories Debian links into it."""
-    argv = ["--ro-bind", "/usr", "/usr"]
-    for top in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
-        path = Path("/") / top
-        if path.is_symlink():
-            argv += ["--symlink", os.readlink(path), str(path)]
-        elif path.is_dir():
-            argv += ["--ro-bind", str(path), str(path)]
-    return argv
 
 
 def _last_result(state: tenacity.RetryCallState) -> RunResult:

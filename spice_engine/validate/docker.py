@@ -20,7 +20,7 @@ import os
 import subprocess
 import tempfile
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from spice_engine.validate.command_progress import Progress
@@ -87,7 +87,9 @@ class DockerSandbox:
         timeout_s: float,
         network: bool = False,
         network_python: Path | None = None,
+        registries: Collection[str] = (),
         channel: bool = False,
+        lookups: bool = False,
         idle_s: float | None = None,
         progress: Progress | None = None,
     ) -> RunResult:
@@ -96,6 +98,7 @@ class DockerSandbox:
                 self,
                 self.index,
                 cmd,
+                registries=registries,
                 binds=binds,
                 cwd=cwd,
                 env=env,

@@ -1,34 +1,21 @@
-"""Where an install may go: the package index's hosts, at public addresses only.
+"""Where an install may go: its language's registries and the operator's index, at public
+addresses only.
 
-The index proxy (spice_engine.validate.index_proxy) asks this for every request. The default is
-PyPI; the operator's own index settings add their hosts, and only a host the operator named may
-be at a private address (a mirror on the LAN). The name is resolved where the proxy runs, on the
-host, so a sandbox cannot point an allowed name elsewhere.
+The index proxy (spice_engine.validate.index_proxy) asks this for every request. The operator's
+own index settings name hosts every install may reach; each install adds the registries its
+language's plan names (`reaching`), so an install of one language cannot reach another's. Only
+a host the operator named may be at a private address (a mirror on the LAN). The name is
+resolved where the proxy runs, on the host, so a sandbox cannot point an allowed name elsewhere.
 """
 
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict
 
-PUBLIC_INDEX = (
-    "pypi.org",
-    "files.pythonhosted.org",
-    "registry.npmjs.org",
-    "proxy.golang.org",
-    "sum.golang.org",
-    "index.crates.io",
-    "static.crates.io",
-    "crates.io",
-    "repo.maven.apache.org",
-    "repo1.maven.org",
-    "deb.debian.org",
-)
-"""The public registries of the ecosystems spice_engine.langs builds environments for (Debian's
-for C and C++: the packages a build needs that the machine lacks)."""
 INDEX_SETTINGS = ("UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_EXTRA_INDEX_URL", "UV_INDEX")
 """The worker's settings that name an index (each a URL, or several separated by spaces)."""
 _DEFAULT_PORT = {"https": 443, "http": 80}
@@ -67,7 +54,7 @@ class IndexAccess(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    https: frozenset[str] = frozenset(f"{host}:443" for host in PUBLIC_INDEX)
+    https: frozenset[str] = frozenset()
     """`host:port` a tunnel (CONNECT) may be opened to."""
     http: frozenset[str] = frozenset()
     """`host:port` a plain GET may be sent to: an operator's index served over http."""
@@ -82,8 +69,8 @@ class IndexAccess(BaseModel):
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> IndexAccess:
-        """PyPI, the indexes the worker's uv settings name, and the worker's own proxies."""
-        https, http, named = {f"{h}:443" for h in PUBLIC_INDEX}, set[str](), set[str]()
+        """The indexes the worker's uv settings name, and the worker's own proxies."""
+        https, http, named = set[str](), set[str](), set[str]()
         for setting in INDEX_SETTINGS:
             for word in environ.get(setting, "").split():
                 name, _, url = word.partition("=")  # UV_INDEX takes `name=url` too
@@ -102,6 +89,12 @@ class IndexAccess(BaseModel):
             http_proxy=_proxy_url(environ, "HTTP_PROXY"),
             no_proxy=environ.get("NO_PROXY") or environ.get("no_proxy") or "",
         )
+
+    def reaching(self, registries: Iterable[str]) -> IndexAccess:
+        """This, and tunnels to `registries` (`host:port`, an install's plan's): public
+        registries, so none of them is `named`."""
+        more = {_host_port(r) for r in registries}
+        return self.model_copy(update={"https": self.https | more}) if more else self
 
     def allows(self, scheme: str, host: str, port: int) -> bool:
         return f"{_normal(host)}:{port}" in (self.https if scheme == "https" else self.http)
@@ -130,6 +123,13 @@ def refused_address(address: str) -> str | None:
 
 def _normal(host: str) -> str:
     return host.strip("[]").rstrip(".").lower()
+
+
+def _host_port(registry: str) -> str:
+    host, sep, port = registry.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ValueError(f"a registry is `host:port`, not {registry!r}")
+    return f"{_normal(host)}:{int(port)}"
 
 
 def _proxy_url(environ: Mapping[str, str], name: str) -> str | None:

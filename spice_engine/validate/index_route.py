@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -157,6 +157,7 @@ def run_via_index(
     index: IndexAccess | None,
     cmd: Sequence[str],
     *,
+    registries: Collection[str],
     binds: Sequence[Bind],
     cwd: Path,
     env: Mapping[str, str],
@@ -165,9 +166,10 @@ def run_via_index(
     idle_s: float | None = None,
     progress: Progress | None = None,
 ) -> RunResult:
-    """`cmd` in `sandbox` with only its loopback, under the forwarder to the index proxy; with
-    `idle_s`, stopped once neither its output nor the proxy's bytes have moved for that long."""
-    with index_route(worker_access(index), progress) as route:
+    """`cmd` in `sandbox` with only its loopback, under the forwarder to the index proxy, which
+    lets it reach `index` (None: the worker's settings) and `registries`; with `idle_s`,
+    stopped once neither its output nor the proxy's bytes have moved for that long."""
+    with index_route(worker_access(index).reaching(registries), progress) as route:
         done = sandbox.run(
             route.command(cmd, python),
             binds=[*binds, *route.binds],

@@ -8,6 +8,7 @@ harness will look up when it grades a log.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from enum import StrEnum
 
 from pydantic import BaseModel, Field
@@ -130,6 +131,9 @@ class Accounting(BaseModel):
     counts: dict[str, int] = Field(default_factory=dict)
     failing_both: list[str] = Field(default_factory=list)
     """Failed (or errored) with the fix as without it: in neither list."""
+    needs_network: list[str] = Field(default_factory=list)
+    """Failed (or errored) with the fix as without it, a failure of theirs showing a network
+    attempt (spice_engine.validate.offline): the sandbox has none. In neither list."""
     broken: list[str] = Field(default_factory=list)
     """Passed without the fix and fails with it."""
     skipped: list[str] = Field(default_factory=list)
@@ -140,13 +144,17 @@ class Accounting(BaseModel):
     """Passed with the fix after being skipped without it."""
 
 
-def account(before: Outcomes, after: Outcomes, lists: Lists) -> Accounting:
-    """Every test of either log in exactly one of the lists, flaky, or the groups above."""
+def account(
+    before: Outcomes, after: Outcomes, lists: Lists, offline: Collection[str] = ()
+) -> Accounting:
+    """Every test of either log in exactly one of the lists, flaky, or the groups above;
+    `offline`: the tests whose failures showed a network attempt."""
     placed = {t: "fail_to_pass" for t in lists.fail_to_pass}
     placed |= {t: "pass_to_pass" for t in lists.pass_to_pass}
     placed |= {t: "flaky" for t in lists.flaky}
     groups: dict[str, list[str]] = {
         "failing_both": [],
+        "needs_network": [],
         "broken": [],
         "skipped": [],
         "only_before": [],
@@ -159,7 +167,10 @@ def account(before: Outcomes, after: Outcomes, lists: Lists) -> Accounting:
         if now is None:
             group = "only_before"
         elif now in FAILING:
-            group = "broken" if then == TestStatus.PASSED else "failing_both"
+            if then == TestStatus.PASSED:
+                group = "broken"
+            else:
+                group = "needs_network" if test in offline else "failing_both"
         elif now in (TestStatus.SKIPPED, TestStatus.XFAIL):
             group = "skipped"
         else:

@@ -16,7 +16,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -96,16 +96,21 @@ class Sandbox(Protocol):
         timeout_s: float,
         network: bool = False,
         network_python: Path | None = None,
+        registries: Collection[str] = (),
         channel: bool = False,
+        lookups: bool = False,
         idle_s: float | None = None,
         progress: Progress | None = None,
     ) -> RunResult:
         """Run `cmd`; on return no process of it is left. With `network`, it reaches the
-        package index (and nothing else) through the host's index proxy, by a forwarder that
-        `network_python` (a path the sandbox shows; default its `python3`) runs. With
+        operator's package index and `registries` (`host:port`: its language's), and nothing
+        else, through the host's index proxy, by a forwarder that `network_python` (a path the
+        sandbox shows; default its `python3`) runs. With
         `channel`, what the command writes to its standard output comes back apart from its
         log (`RunResult.channel`): the executor makes that a descriptor only our plugin holds
-        (`channel_command`). With `idle_s`, it is stopped once neither its output nor
+        (`channel_command`). With `lookups` (and no `network`), each host name a process of
+        it looks up and cannot have is noted in its log as it happens
+        (spice_engine.validate.lookup_witness; a sandbox that cannot runs it as it is). With `idle_s`, it is stopped once neither its output nor
         `progress` (another sign of life; with `network`, the bytes the index proxy relays
         count too) has moved for that long."""
         ...
@@ -223,11 +228,15 @@ class Unsandboxed:
         timeout_s: float,
         network: bool = False,
         network_python: Path | None = None,
+        registries: Collection[str] = (),
         channel: bool = False,
+        lookups: bool = False,
         idle_s: float | None = None,
         progress: Progress | None = None,
     ) -> RunResult:
-        if network:  # this process's own network: with the worker's own proxy
+        # This process's own network, with the worker's own proxy: it reaches what the
+        # worker does, `registries` or not.
+        if network:
             env = {**{k: v for k, v in os.environ.items() if k.upper() in _PROXY_ENV}, **env}
         # Without a mount namespace a path is where it is: commands name the targets, so each
         # bind's target must be its source (the executor makes them so for this sandbox).
