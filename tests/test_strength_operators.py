@@ -171,3 +171,11 @@ def test_other_languages_lose_a_method_call_too_never_a_statement_or_selfs() -> 
         written = [syntax_mutants.mutant_source(source, s, grammar) or "" for s in removed]
         assert len(written) == len(kept), (grammar, written)
         assert all(k in w for k, w in zip(kept, written, strict=True)), (grammar, written)
+
+
+def test_a_negative_constant_is_said_with_its_sign_so_two_on_a_line_are_told_apart() -> None:
+    # dayjs-1023's `(c ? -1 : 1)`: both were "`1` → `2`", one judgement for two wrong fixes.
+    source = "const k = f(c ? -1 : 1)\n"
+    sites = syntax_mutants.find_sites(source, {1}, "javascript")
+    assert [s.change for s in sites] == ["`-1` → `-2`", "`1` → `2`"]
+    assert "f(c ? -2 : 1)" in (syntax_mutants.mutant_source(source, sites[0], "javascript") or "")

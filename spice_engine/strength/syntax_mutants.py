@@ -109,6 +109,12 @@ def _receiver(node: Any) -> Any:
     return receiver
 
 
+def _negated(node: Any) -> bool:
+    """Whether `node` is the operand of a unary minus (`-1`)."""
+    parent = node.parent
+    return getattr(parent, "type", "") == "unary_expression" and parent.text.startswith(b"-")
+
+
 def _site(node: Any) -> tuple[str, int, int, bytes, str] | None:
     """(operator, start, end, replacement, change) for a node that is a mutation site."""
     text = node.text.decode("utf-8", "replace")
@@ -142,7 +148,10 @@ def _site(node: Any) -> tuple[str, int, int, bytes, str] | None:
             return "boolean", node.start_byte, node.end_byte, flip.encode(), f"`{text}` → `{flip}`"
     if node.type in _INTEGERS and re.fullmatch(r"\d{1,9}", text):
         more = str(int(text) + 1)
-        return "constant", node.start_byte, node.end_byte, more.encode(), f"`{text}` → `{more}`"
+        # `-1` is a negation of `1`: said with its sign, it is told from a `1` beside it.
+        sign = "-" if _negated(node) else ""
+        change = f"`{sign}{text}` → `{sign}{more}`"
+        return "constant", node.start_byte, node.end_byte, more.encode(), change
     return None
 
 
