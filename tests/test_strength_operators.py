@@ -179,3 +179,27 @@ def test_a_negative_constant_is_said_with_its_sign_so_two_on_a_line_are_told_apa
     sites = syntax_mutants.find_sites(source, {1}, "javascript")
     assert [s.change for s in sites] == ["`-1` → `-2`", "`1` → `2`"]
     assert "f(c ? -2 : 1)" in (syntax_mutants.mutant_source(source, sites[0], "javascript") or "")
+
+
+REWRAPPED = (
+    "function week(d) {\n  if (d.day() !== 6 && d.month() === 11) {\n    return 1\n  }\n}\n",
+    "function week(d, weekStart) {\n  if (\n    weekStart === 0 &&\n    d.day() !== 6 &&\n"
+    "    d.month() === 11\n  ) {\n    return 1\n  }\n}\n",
+)
+"""dayjs-658, cut down: one conjunct added, the old ones moved onto lines of their own."""
+
+
+def test_other_languages_mutate_only_what_the_fix_writes_not_what_it_moves() -> None:
+    before, after = REWRAPPED
+    patch, every = _patch("w.js", before, after), lambda path: True
+    lines = changed_lines(patch, every)["w.js"]
+    assert {4, 5} <= lines  # the moved conjuncts' lines count as changed
+    moved = syntax_mutants.find_sites(after, lines, "javascript")
+    assert "`6` → `7`" in [s.change for s in moved]
+    written = new_tokens(patch, every)["w.js"]
+    sites = syntax_mutants.find_sites(after, lines, "javascript", written)
+    assert [s.change for s in sites] == [
+        "`=== 0` → `!== 0`",
+        "`0` → `1`",
+        "`&& d.day() !== 6` → `|| d.day() !== 6`",  # the `&&` written after the new conjunct
+    ]

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spice_engine.langs import languages
+from spice_engine.strength.new_tokens import Span, touches
 
 _SWAPS = {
     "<": "<=",
@@ -155,8 +156,12 @@ def _site(node: Any) -> tuple[str, int, int, bytes, str] | None:
     return None
 
 
-def find_sites(source: str, lines: set[int], grammar: str) -> list[SyntaxSite]:
-    """Every mutation site starting on one of `lines` (1-based), in source order."""
+def find_sites(
+    source: str, lines: set[int], grammar: str, written: list[Span] | None = None
+) -> list[SyntaxSite]:
+    """Every mutation site starting on one of `lines` (1-based), in source order; with
+    `written` (spice_engine.strength.new_tokens), only those whose change touches a token the
+    fix writes, not one it only moves."""
     data = source.encode("utf-8")
     tree = _parser(grammar).parse(data)
     found: list[SyntaxSite] = []
@@ -169,11 +174,17 @@ def find_sites(source: str, lines: set[int], grammar: str) -> list[SyntaxSite]:
             continue
         if node.start_point[0] + 1 in lines and (hit := _site(node)) is not None:
             kind, start, end, repl, change = hit
-            found.append(
-                SyntaxSite(node.start_point[0] + 1, kind, change, _function(node), start, end, repl)
-            )
+            if written is None or touches(written, _at(data, start), _at(data, end)):
+                line, fn = node.start_point[0] + 1, _function(node)
+                found.append(SyntaxSite(line, kind, change, fn, start, end, repl))
         stack.extend(reversed(node.children))
     return sorted(found, key=lambda s: (s.start, s.end))
+
+
+def _at(data: bytes, offset: int) -> tuple[int, int]:
+    """(line, column) of a byte offset, the column in characters as new_tokens counts them."""
+    before = data[:offset].decode("utf-8", "replace")
+    return before.count("\n") + 1, len(before) - before.rfind("\n") - 1
 
 
 def mutant_source(source: str, site: SyntaxSite, grammar: str) -> str | None:
