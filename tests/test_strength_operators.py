@@ -9,6 +9,8 @@ import difflib
 import os
 from typing import Any
 
+from spice_engine.langs import languages
+from spice_engine.langs.capabilities import copying_calls
 from spice_engine.strength import mutants, sources, syntax_mutants
 from spice_engine.strength.choose import choose
 from spice_engine.strength.new_tokens import new_tokens
@@ -203,3 +205,12 @@ def test_other_languages_mutate_only_what_the_fix_writes_not_what_it_moves() -> 
         "`0` → `1`",
         "`&& d.day() !== 6` → `|| d.day() !== 6`",  # the `&&` written after the new conjunct
     ]
+
+
+def test_a_language_says_which_calls_only_copy_and_makes_no_mutant_without_them() -> None:
+    # ripgrep-2209's `range.clone()` → `range`: it builds only where `range` is not used again.
+    source = "fn f(r: Range<usize>) { g(r.clone()); let n = v.len(); }\n"
+    copying = copying_calls(languages()["rust"])
+    sites = syntax_mutants.find_sites(source, {1}, "rust", copying=copying)
+    assert [s.change for s in sites] == ["`v.len()` → `v`"]
+    assert copying_calls(languages()["javascript"]) == frozenset()  # dayjs-1023's clone() is not

@@ -12,6 +12,8 @@ language's name.
 - `PartialInstalls`: an install that failed may still have built what the tests need (a Maven
   reactor with one module that cannot be built here); the language reads the install's log and
   says what it left out (`Plan.left_out`). Without it a failed install fails the environment.
+- `CopyingCalls`: methods that only copy their receiver (Rust's `clone`): a mutant without one
+  that still builds moves the same value instead, never a wrong fix, so none is made.
 """
 
 from __future__ import annotations
@@ -73,6 +75,11 @@ class PartialInstalls(Protocol):
         ...
 
 
+@runtime_checkable
+class CopyingCalls(Protocol):
+    copying_calls: frozenset[str]
+
+
 def version_groups(language: Language) -> VersionGroups | None:
     return language if isinstance(language, VersionGroups) else None
 
@@ -91,3 +98,8 @@ def partly_installed(language: Language, plan: Plan, files: Files, log: str) -> 
     if not isinstance(language, PartialInstalls):
         return None
     return language.partly_installed(plan, files, log)
+
+
+def copying_calls(language: Language) -> frozenset[str]:
+    """Methods whose removal (`x.clone()` → `x`) makes no mutant in `language`."""
+    return language.copying_calls if isinstance(language, CopyingCalls) else frozenset()

@@ -4,6 +4,8 @@ mutant one run). Which files may be mutated is the language's to say (`Language.
 
 from __future__ import annotations
 
+from spice_engine.langs import languages
+from spice_engine.langs.capabilities import copying_calls
 from spice_engine.runs.session import Session
 from spice_engine.strength.callee_messages import repository_sources, set_aside
 from spice_engine.strength.choose import ID_STRIDE, Choice, Chosen, choose, spread
@@ -51,13 +53,14 @@ def _add_syntax(
     past those of its files); `changed`: each file's changed lines and the tokens the fix
     writes there (a mutant of a token it only moves is none of the fix's)."""
     lines, written = changed
+    copying = copying_calls(languages()[language])
     sites: list[tuple[str, SyntaxSite, str]] = []
     for path in sorted(fixed):
         grammar = grammar_for(language, path)
         if grammar is None:
             choice.unreadable.append(path)
             continue
-        found = find_sites(fixed[path], lines[path], grammar, written.get(path, []))
+        found = find_sites(fixed[path], lines[path], grammar, written.get(path, []), copying)
         sites += [(path, s, grammar) for s in found]
     seen: set[str] = set()
     base = first_file * ID_STRIDE

@@ -89,13 +89,17 @@ def _function(node: Any) -> str | None:
     return None
 
 
-def _receiver(node: Any) -> Any:
+def _receiver(node: Any, copying: frozenset[str]) -> Any:
     """The receiver of a method call without arguments that is not a statement of its own
-    (`x.copy()`, `s.trim()`, `v.clone()`), else None. C's `s->f()` calls a pointer, no method."""
+    (`x.copy()`, `s.trim()`, `v.clone()`) nor one of `copying`, else None. C's `s->f()` calls a
+    pointer, no method."""
     if node.type not in _CALLS or getattr(node.parent, "type", "") == "expression_statement":
         return None
     arguments = node.child_by_field_name("arguments")
     if arguments is None or arguments.named_child_count:
+        return None
+    callee = node.text[: arguments.start_byte - node.start_byte].decode("utf-8", "replace")
+    if callee.rsplit(".", 1)[-1].strip() in copying:
         return None
     if node.type == "method_invocation":  # Java: the receiver is the call's own field
         receiver = node.child_by_field_name("object")
@@ -116,10 +120,10 @@ def _negated(node: Any) -> bool:
     return getattr(parent, "type", "") == "unary_expression" and parent.text.startswith(b"-")
 
 
-def _site(node: Any) -> tuple[str, int, int, bytes, str] | None:
+def _site(node: Any, copying: frozenset[str]) -> tuple[str, int, int, bytes, str] | None:
     """(operator, start, end, replacement, change) for a node that is a mutation site."""
     text = node.text.decode("utf-8", "replace")
-    if (receiver := _receiver(node)) is not None:
+    if (receiver := _receiver(node, copying)) is not None:
         kept = receiver.text
         change = f"`{text[:30]}` → `{kept.decode('utf-8', 'replace')[:30]}`"
         return "method call removed", node.start_byte, node.end_byte, kept, change
@@ -157,11 +161,15 @@ def _site(node: Any) -> tuple[str, int, int, bytes, str] | None:
 
 
 def find_sites(
-    source: str, lines: set[int], grammar: str, written: list[Span] | None = None
+    source: str,
+    lines: set[int],
+    grammar: str,
+    written: list[Span] | None = None,
+    copying: frozenset[str] = frozenset(),
 ) -> list[SyntaxSite]:
     """Every mutation site starting on one of `lines` (1-based), in source order; with
     `written` (spice_engine.strength.new_tokens), only those whose change touches a token the
-    fix writes, not one it only moves."""
+    fix writes, not one it only moves; no call of `copying` removed."""
     data = source.encode("utf-8")
     tree = _parser(grammar).parse(data)
     found: list[SyntaxSite] = []
@@ -172,7 +180,7 @@ def find_sites(
             lines, default=1
         ):
             continue
-        if node.start_point[0] + 1 in lines and (hit := _site(node)) is not None:
+        if node.start_point[0] + 1 in lines and (hit := _site(node, copying)) is not None:
             kind, start, end, repl, change = hit
             if written is None or touches(written, _at(data, start), _at(data, end)):
                 line, fn = node.start_point[0] + 1, _function(node)
