@@ -1,17 +1,23 @@
 """Survivors judged by hand (`judged_survivors.jsonl`), held against what a run shows: the
-precision of what is shown as a wrong fix, whether each comment's example is genuine, and
-which shown survivors nobody has judged yet (to judge, then add to the file).
+precision of what is shown as a wrong fix, overall and per language, whether each comment's
+example (the headline) is genuine, and which shown survivors nobody has judged yet (to judge,
+then add to the file).
 
 A judgement names its survivor by instance, path, line and change, so it holds for any run
 that makes the same mutant. *genuine*: wrong on input the issue is about; *edge*: wrong only
 on other input, or only as a spurious warning; *irrelevant*: no behaviour a user could see.
+A row names its `language` (none: python); `shown: false` marks one judged while held back.
+
+    .venv/bin/python benchmarks/judged.py OUT.jsonl ...   (rows `spice test-strength` wrote)
 """
 
 from __future__ import annotations
 
 import json
-from collections import Counter
+import sys
+from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 from spice_engine.strength.result import MutantOutcome, TestStrength
 
@@ -19,9 +25,17 @@ JUDGED = Path(__file__).with_name("judged_survivors.jsonl")
 Key = tuple[str, str, int, str]
 
 
+def _rows(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
 def judgements(path: Path = JUDGED) -> dict[Key, str]:
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return {(r["id"], r["path"], r["line"], r["change"]): r["judged"] for r in rows}
+    return {(r["id"], r["path"], r["line"], r["change"]): r["judged"] for r in _rows(path)}
+
+
+def languages(path: Path = JUDGED) -> dict[str, str]:
+    """Instance id -> the language its judgements name (python when they name none)."""
+    return {str(r["id"]): str(r.get("language", "python")) for r in _rows(path)}
 
 
 def _key(iid: str, m: MutantOutcome) -> Key:
@@ -40,26 +54,51 @@ def _precision(counts: Counter[str]) -> str:
     )
 
 
+def _headlines(counts: Counter[str]) -> str:
+    judged = sum(counts.values())
+    return f"headline genuine on {counts['genuine']} of {judged} instances that show one"
+
+
 def report(results: dict[str, TestStrength], path: Path = JUDGED) -> None:
     """Prints, for the instances of `results`, what the hand judgements say of its shown
-    survivors and examples, and lists the shown ones not judged yet."""
-    known = judgements(path)
-    shown, examples, held = Counter[str](), Counter[str](), Counter[str]()
+    survivors and headlines, per language and in all, and lists the shown ones not judged
+    yet."""
+    known, language = judgements(path), languages(path)
+    shown: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    examples: defaultdict[str, Counter[str]] = defaultdict(Counter)
+    held = Counter[str]()
     unjudged: list[str] = []
     for iid, strength in results.items():
-        top = strength.headline
+        lang, top = language.get(iid, "python"), strength.headline
         for m in strength.survivors:
             judged = known.get(_key(iid, m))
             if judged is None:
                 if m.shown:
                     unjudged.append(f"{iid} {m.path}:{m.line} {m.change}")
                 continue
-            (shown if m.shown else held)[judged] += 1
+            (shown[lang] if m.shown else held)[judged] += 1
             if m is top:
-                examples[judged] += 1
-    print(f"\nshown as a wrong fix: {_precision(shown)}")
-    print(f"the examples the comments show: {_precision(examples)}")
+                examples[lang][judged] += 1
+    every, tops = sum(shown.values(), Counter[str]()), sum(examples.values(), Counter[str]())
+    print(f"\nshown as a wrong fix: {_precision(every)}; {_headlines(tops)}")
+    for lang in sorted(shown):
+        print(f"  {lang}: {_precision(shown[lang])}; {_headlines(examples[lang])}")
     lost = ", ".join(f"{kind} {held[kind]}" for kind in ("genuine", "edge", "irrelevant"))
     print(f"held back (not shown), judged: {sum(held.values())}: {lost}")
     for line in unjudged:
         print(f"  shown, not judged yet: {line}")
+
+
+def main(outputs: list[str]) -> None:
+    """The report for the rows of `spice test-strength` outputs."""
+    results: dict[str, TestStrength] = {}
+    for out in outputs:
+        for row in _rows(Path(out)):
+            strength = (row.get("spice") or {}).get("test_strength")
+            if strength:
+                results[str(row["instance_id"])] = TestStrength.model_validate(strength)
+    report(results)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

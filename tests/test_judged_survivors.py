@@ -1,6 +1,7 @@
 """The hand judgements the strength benchmark holds its runs against
 (`benchmarks/judged_survivors.jsonl`): one judgement per survivor, each one of the three kinds,
-each naming a survivor a run can make (a change as the engine writes it, a line in a fix)."""
+each naming a survivor a run can make (a change as the engine writes it, a line in a fix), in
+Python or another language the row names."""
 
 from __future__ import annotations
 
@@ -9,7 +10,12 @@ import json
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
+from spice_engine.strength.result import MutantOutcome, TestStrength
+
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+LANGUAGES = {"python", "go", "rust", "java", "javascript", "cpp", "c"}
 
 
 def _judged_module() -> ModuleType:
@@ -26,7 +32,42 @@ def test_each_survivor_is_judged_once_as_one_of_the_three_kinds() -> None:
     assert len(rows) >= 30 and len(set(keys)) == len(keys)
     assert {r["judged"] for r in rows} == {"genuine", "edge", "irrelevant"}
     assert all((r["why"].strip() and "→" in r["change"]) or r["change"] for r in rows)
-    assert all(r["line"] > 0 and r["path"].endswith(".py") for r in rows)
-    assert _judged_module().judgements() == {
-        k: r["judged"] for k, r in zip(keys, rows, strict=True)
+    assert all(r["line"] > 0 for r in rows)
+    # A row without a language is Python's; the others name theirs.
+    assert all(r["path"].endswith(".py") for r in rows if "language" not in r)
+    assert {r.get("language", "python") for r in rows} <= LANGUAGES
+    module = _judged_module()
+    assert module.judgements() == {k: r["judged"] for k, r in zip(keys, rows, strict=True)}
+    assert set(module.languages().values()) <= LANGUAGES
+
+
+def _row(iid: str, line: int, judged: str, language: str | None) -> dict[str, object]:
+    row = {"id": iid, "path": "a.js", "line": line, "change": "`1` → `2`", "judged": judged}
+    return row | ({"language": language} if language else {}) | {"why": "x"}
+
+
+def test_the_report_gives_precision_per_language_and_the_headline_rate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def survivor(line: int) -> MutantOutcome:
+        change = "`1` → `2`"
+        return MutantOutcome(path="a.js", line=line, operator="constant", change=change, diff="")
+
+    rows = [
+        _row("a-1", 1, "genuine", "javascript"),
+        _row("a-1", 2, "edge", "javascript"),
+        _row("p-1", 1, "irrelevant", None),  # no language: Python's
+    ]
+    judged = tmp_path / "judged.jsonl"
+    judged.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    runs = {
+        "a-1": TestStrength(status="measured", mutants=[survivor(1), survivor(2), survivor(3)]),
+        "p-1": TestStrength(status="measured", mutants=[survivor(1)]),
     }
+    _judged_module().report(runs, judged)
+    out = capsys.readouterr().out
+    assert "headline genuine on 1 of 2 instances that show one" in out
+    assert "javascript: 2 judged: genuine 1, edge 1, irrelevant 0" in out
+    assert "0.50 genuine only; headline genuine on 1 of 1 instances" in out
+    assert "python: 1 judged: genuine 0, edge 0, irrelevant 1" in out
+    assert "shown, not judged yet: a-1 a.js:3" in out

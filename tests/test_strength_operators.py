@@ -9,6 +9,8 @@ import difflib
 import os
 from typing import Any
 
+from spice_engine.langs import languages
+from spice_engine.langs.capabilities import copying_calls
 from spice_engine.strength import mutants, sources, syntax_mutants
 from spice_engine.strength.choose import choose
 from spice_engine.strength.new_tokens import new_tokens
@@ -171,3 +173,44 @@ def test_other_languages_lose_a_method_call_too_never_a_statement_or_selfs() -> 
         written = [syntax_mutants.mutant_source(source, s, grammar) or "" for s in removed]
         assert len(written) == len(kept), (grammar, written)
         assert all(k in w for k, w in zip(kept, written, strict=True)), (grammar, written)
+
+
+def test_a_negative_constant_is_said_with_its_sign_so_two_on_a_line_are_told_apart() -> None:
+    # dayjs-1023's `(c ? -1 : 1)`: both were "`1` → `2`", one judgement for two wrong fixes.
+    source = "const k = f(c ? -1 : 1)\n"
+    sites = syntax_mutants.find_sites(source, {1}, "javascript")
+    assert [s.change for s in sites] == ["`-1` → `-2`", "`1` → `2`"]
+    assert "f(c ? -2 : 1)" in (syntax_mutants.mutant_source(source, sites[0], "javascript") or "")
+
+
+REWRAPPED = (
+    "function week(d) {\n  if (d.day() !== 6 && d.month() === 11) {\n    return 1\n  }\n}\n",
+    "function week(d, weekStart) {\n  if (\n    weekStart === 0 &&\n    d.day() !== 6 &&\n"
+    "    d.month() === 11\n  ) {\n    return 1\n  }\n}\n",
+)
+"""dayjs-658, cut down: one conjunct added, the old ones moved onto lines of their own."""
+
+
+def test_other_languages_mutate_only_what_the_fix_writes_not_what_it_moves() -> None:
+    before, after = REWRAPPED
+    patch, every = _patch("w.js", before, after), lambda path: True
+    lines = changed_lines(patch, every)["w.js"]
+    assert {4, 5} <= lines  # the moved conjuncts' lines count as changed
+    moved = syntax_mutants.find_sites(after, lines, "javascript")
+    assert "`6` → `7`" in [s.change for s in moved]
+    written = new_tokens(patch, every)["w.js"]
+    sites = syntax_mutants.find_sites(after, lines, "javascript", written)
+    assert [s.change for s in sites] == [
+        "`=== 0` → `!== 0`",
+        "`0` → `1`",
+        "`&& d.day() !== 6` → `|| d.day() !== 6`",  # the `&&` written after the new conjunct
+    ]
+
+
+def test_a_language_says_which_calls_only_copy_and_makes_no_mutant_without_them() -> None:
+    # ripgrep-2209's `range.clone()` → `range`: it builds only where `range` is not used again.
+    source = "fn f(r: Range<usize>) { g(r.clone()); let n = v.len(); }\n"
+    copying = copying_calls(languages()["rust"])
+    sites = syntax_mutants.find_sites(source, {1}, "rust", copying=copying)
+    assert [s.change for s in sites] == ["`v.len()` → `v`"]
+    assert copying_calls(languages()["javascript"]) == frozenset()  # dayjs-1023's clone() is not

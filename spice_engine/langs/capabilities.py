@@ -15,6 +15,8 @@ language's name.
 - `FailureTexts`: the language reads each failed test's own failure text from its runner's
   report (its message, its output), so a test that failed for want of the network can be told
   apart (spice_engine.validate.offline). Without it such tests are only "failing both".
+- `CopyingCalls`: methods that only copy their receiver (Rust's `clone`): a mutant without one
+  that still builds moves the same value instead, never a wrong fix, so none is made.
 """
 
 from __future__ import annotations
@@ -91,6 +93,11 @@ def failure_texts(language: Language, channel: str, log: str, plan: Plan | None)
     return language.failure_texts(channel, log, plan)
 
 
+@runtime_checkable
+class CopyingCalls(Protocol):
+    copying_calls: frozenset[str]
+
+
 def version_groups(language: Language) -> VersionGroups | None:
     return language if isinstance(language, VersionGroups) else None
 
@@ -109,3 +116,8 @@ def partly_installed(language: Language, plan: Plan, files: Files, log: str) -> 
     if not isinstance(language, PartialInstalls):
         return None
     return language.partly_installed(plan, files, log)
+
+
+def copying_calls(language: Language) -> frozenset[str]:
+    """Methods whose removal (`x.clone()` → `x`) makes no mutant in `language`."""
+    return language.copying_calls if isinstance(language, CopyingCalls) else frozenset()

@@ -83,6 +83,9 @@ def _at(root: str, name: str) -> str:
 
 class Rust:
     name = "rust"
+    copying_calls = frozenset({"clone"})
+    """`x.clone()` → `x` builds only where `x` is not used again: the same value, moved (a
+    reference count aside), so never a wrong fix (ripgrep-2209's `range.clone()`)."""
 
     def __init__(self, rustup: Path = RUSTUP) -> None:
         self.rustup = rustup

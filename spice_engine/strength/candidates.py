@@ -4,10 +4,12 @@ mutant one run). Which files may be mutated is the language's to say (`Language.
 
 from __future__ import annotations
 
+from spice_engine.langs import languages
+from spice_engine.langs.capabilities import copying_calls
 from spice_engine.runs.session import Session
 from spice_engine.strength.callee_messages import repository_sources, set_aside
 from spice_engine.strength.choose import ID_STRIDE, Choice, Chosen, choose, spread
-from spice_engine.strength.new_tokens import new_tokens
+from spice_engine.strength.new_tokens import Span, new_tokens
 from spice_engine.strength.parts import changed_lines
 from spice_engine.strength.private_renames import set_aside_renames
 from spice_engine.strength.sites import Site
@@ -33,27 +35,33 @@ def candidates(session: Session, limit: int) -> Choice:
         set_aside_renames(choice, job.git_dir, base, choice.originals, job.test_patch)
     others = {p: fixed[p] for p in lines if p not in ours}
     if others:
-        _add_syntax(choice, others, lines, job.language, limit - len(choice.chosen), len(ours))
+        written = new_tokens(job.patch, session.language.mutable)
+        left = limit - len(choice.chosen)
+        _add_syntax(choice, others, (lines, written), job.language, left, len(ours))
     return choice
 
 
 def _add_syntax(
     choice: Choice,
     fixed: dict[str, str],
-    lines: dict[str, set[int]],
+    changed: tuple[dict[str, set[int]], dict[str, list[Span]]],
     language: str,
     limit: int,
     first_file: int,
 ) -> None:
     """Tree-sitter's mutants of `fixed`, spread over their sites, after `choice`'s own (keys
-    past those of its files)."""
+    past those of its files); `changed`: each file's changed lines and the tokens the fix
+    writes there (a mutant of a token it only moves is none of the fix's)."""
+    lines, written = changed
+    copying = copying_calls(languages()[language])
     sites: list[tuple[str, SyntaxSite, str]] = []
     for path in sorted(fixed):
         grammar = grammar_for(language, path)
         if grammar is None:
             choice.unreadable.append(path)
             continue
-        sites += [(path, s, grammar) for s in find_sites(fixed[path], lines[path], grammar)]
+        found = find_sites(fixed[path], lines[path], grammar, written.get(path, []), copying)
+        sites += [(path, s, grammar) for s in found]
     seen: set[str] = set()
     base = first_file * ID_STRIDE
     for i in spread(len(sites)):

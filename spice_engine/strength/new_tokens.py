@@ -1,12 +1,15 @@
 """The tokens a fix writes, as opposed to those it only moves: a line the fix reformats or
 extends keeps most of its old tokens, and a mutant of an old token tests the code before the
 fix, not the fix (sphinx-7268 rewraps `add_config_value(..., "signature", True, ENUM(...))`
-to add one candidate; its default and rebuild flag are not the fix)."""
+to add one candidate; its default and rebuild flag are not the fix). The same holds in every
+language: dayjs-658 splits a condition over four lines to add one conjunct, and the old ones,
+moved, are not the fix either."""
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 
 from unidiff import PatchSet
 
@@ -24,13 +27,14 @@ def _tokens(lines: list[tuple[int, str]]) -> list[tuple[str, Span]]:
     ]
 
 
-def new_tokens(patch: str) -> dict[str, list[Span]]:
-    """Python file -> where the tokens are that the fix adds (those of lines it only adds, and
-    in lines it changes, the ones not already in the lines they replace; every token of a
-    hunk's added lines when the hunk adds none)."""
+def new_tokens(patch: str, keep: Callable[[str], bool] | None = None) -> dict[str, list[Span]]:
+    """File (Python's, or those `keep` accepts) -> where the tokens are that the fix adds (those
+    of lines it only adds, and in lines it changes, the ones not already in the lines they
+    replace; every token of a hunk's added lines when the hunk adds none)."""
     out: dict[str, list[Span]] = {}
     for pf in PatchSet(patch):
-        if pf.is_removed_file or not pf.path.endswith(".py") or not can_matter(pf.path):
+        wanted = keep(pf.path) if keep is not None else pf.path.endswith(".py")
+        if pf.is_removed_file or not wanted or not can_matter(pf.path):
             continue
         spans: list[Span] = []
         for hunk in pf:

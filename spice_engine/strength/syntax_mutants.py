@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spice_engine.langs import languages
+from spice_engine.strength.new_tokens import Span, touches
 
 _SWAPS = {
     "<": "<=",
@@ -88,13 +89,17 @@ def _function(node: Any) -> str | None:
     return None
 
 
-def _receiver(node: Any) -> Any:
+def _receiver(node: Any, copying: frozenset[str]) -> Any:
     """The receiver of a method call without arguments that is not a statement of its own
-    (`x.copy()`, `s.trim()`, `v.clone()`), else None. C's `s->f()` calls a pointer, no method."""
+    (`x.copy()`, `s.trim()`, `v.clone()`) nor one of `copying`, else None. C's `s->f()` calls a
+    pointer, no method."""
     if node.type not in _CALLS or getattr(node.parent, "type", "") == "expression_statement":
         return None
     arguments = node.child_by_field_name("arguments")
     if arguments is None or arguments.named_child_count:
+        return None
+    callee = node.text[: arguments.start_byte - node.start_byte].decode("utf-8", "replace")
+    if callee.rsplit(".", 1)[-1].strip() in copying:
         return None
     if node.type == "method_invocation":  # Java: the receiver is the call's own field
         receiver = node.child_by_field_name("object")
@@ -109,10 +114,16 @@ def _receiver(node: Any) -> Any:
     return receiver
 
 
-def _site(node: Any) -> tuple[str, int, int, bytes, str] | None:
+def _negated(node: Any) -> bool:
+    """Whether `node` is the operand of a unary minus (`-1`)."""
+    parent = node.parent
+    return getattr(parent, "type", "") == "unary_expression" and parent.text.startswith(b"-")
+
+
+def _site(node: Any, copying: frozenset[str]) -> tuple[str, int, int, bytes, str] | None:
     """(operator, start, end, replacement, change) for a node that is a mutation site."""
     text = node.text.decode("utf-8", "replace")
-    if (receiver := _receiver(node)) is not None:
+    if (receiver := _receiver(node, copying)) is not None:
         kept = receiver.text
         change = f"`{text[:30]}` → `{kept.decode('utf-8', 'replace')[:30]}`"
         return "method call removed", node.start_byte, node.end_byte, kept, change
@@ -142,12 +153,23 @@ def _site(node: Any) -> tuple[str, int, int, bytes, str] | None:
             return "boolean", node.start_byte, node.end_byte, flip.encode(), f"`{text}` → `{flip}`"
     if node.type in _INTEGERS and re.fullmatch(r"\d{1,9}", text):
         more = str(int(text) + 1)
-        return "constant", node.start_byte, node.end_byte, more.encode(), f"`{text}` → `{more}`"
+        # `-1` is a negation of `1`: said with its sign, it is told from a `1` beside it.
+        sign = "-" if _negated(node) else ""
+        change = f"`{sign}{text}` → `{sign}{more}`"
+        return "constant", node.start_byte, node.end_byte, more.encode(), change
     return None
 
 
-def find_sites(source: str, lines: set[int], grammar: str) -> list[SyntaxSite]:
-    """Every mutation site starting on one of `lines` (1-based), in source order."""
+def find_sites(
+    source: str,
+    lines: set[int],
+    grammar: str,
+    written: list[Span] | None = None,
+    copying: frozenset[str] = frozenset(),
+) -> list[SyntaxSite]:
+    """Every mutation site starting on one of `lines` (1-based), in source order; with
+    `written` (spice_engine.strength.new_tokens), only those whose change touches a token the
+    fix writes, not one it only moves; no call of `copying` removed."""
     data = source.encode("utf-8")
     tree = _parser(grammar).parse(data)
     found: list[SyntaxSite] = []
@@ -158,13 +180,19 @@ def find_sites(source: str, lines: set[int], grammar: str) -> list[SyntaxSite]:
             lines, default=1
         ):
             continue
-        if node.start_point[0] + 1 in lines and (hit := _site(node)) is not None:
+        if node.start_point[0] + 1 in lines and (hit := _site(node, copying)) is not None:
             kind, start, end, repl, change = hit
-            found.append(
-                SyntaxSite(node.start_point[0] + 1, kind, change, _function(node), start, end, repl)
-            )
+            if written is None or touches(written, _at(data, start), _at(data, end)):
+                line, fn = node.start_point[0] + 1, _function(node)
+                found.append(SyntaxSite(line, kind, change, fn, start, end, repl))
         stack.extend(reversed(node.children))
     return sorted(found, key=lambda s: (s.start, s.end))
+
+
+def _at(data: bytes, offset: int) -> tuple[int, int]:
+    """(line, column) of a byte offset, the column in characters as new_tokens counts them."""
+    before = data[:offset].decode("utf-8", "replace")
+    return before.count("\n") + 1, len(before) - before.rfind("\n") - 1
 
 
 def mutant_source(source: str, site: SyntaxSite, grammar: str) -> str | None:
