@@ -106,48 +106,32 @@ def _validate(
     return validate(job, executor, scratch)
 
 
-def _bare(
+def _timed(
     row: dict[str, Any],
     git_dir: Path,
     language: str,
     envs: Path,
     scratch: Path,
     given: dict[str, Path],
+    by_hand: bool,
 ) -> float:
-    """One run of the test command in the warm environment, both patches applied."""
+    """Seconds of the bare test command in the warm environment: one run with both patches,
+    or (`by_hand`) validating by hand: a run with the test patch alone, then again once the
+    fix is applied, in one tree (the second build reuses the first's, as validation's does).
+    No validation does less than these two runs."""
     from spice_engine.runs.session import open_session
     from spice_engine.runs.validator import run_targets
 
     job, executor = _job(row, git_dir, language, envs, given)
     with open_session(job, executor, scratch) as session:
         session.tree.apply(job.test_patch)
-        session.tree.apply(job.patch)
+        if not by_hand:
+            session.tree.apply(job.patch)
         started = time.monotonic()
-        session.run("bare", run_targets(job), 1800)
-        return time.monotonic() - started
-
-
-def _by_hand(
-    row: dict[str, Any],
-    git_dir: Path,
-    language: str,
-    envs: Path,
-    scratch: Path,
-    given: dict[str, Path],
-) -> float:
-    """What validating by hand takes in the warm environment: the test command with the test
-    patch alone, then again once the fix is applied, in one tree (the second build reuses the
-    first's, as validation's does). No validation does less than these two runs."""
-    from spice_engine.runs.session import open_session
-    from spice_engine.runs.validator import run_targets
-
-    job, executor = _job(row, git_dir, language, envs, given)
-    with open_session(job, executor, scratch) as session:
-        session.tree.apply(job.test_patch)
-        started = time.monotonic()
-        session.run("before", run_targets(job), 1800)
-        session.tree.apply(job.patch)
-        session.run("after", run_targets(job), 1800)
+        session.run("before" if by_hand else "bare", run_targets(job), 1800)
+        if by_hand:
+            session.tree.apply(job.patch)
+            session.run("after", run_targets(job), 1800)
         return time.monotonic() - started
 
 
@@ -195,8 +179,9 @@ def main() -> None:
             t0 = time.monotonic()
             _validate(row, git_dir, language, cold_envs, work / "tmp", git_dirs)
             warm_s = time.monotonic() - t0
-            bare_s = _bare(row, git_dir, language, cold_envs, work / "tmp", git_dirs)
-            hand_s = _by_hand(row, git_dir, language, cold_envs, work / "tmp", git_dirs)
+            where = (row, git_dir, language, cold_envs, work / "tmp", git_dirs)
+            bare_s = _timed(*where, by_hand=False)
+            hand_s = _timed(*where, by_hand=True)
         shutil.rmtree(cold_envs, ignore_errors=True)
         pub_f2p, pub_p2p = (json.loads(published[k]) for k in ("FAIL_TO_PASS", "PASS_TO_PASS"))
         agree = published_agrees(cold.fail_to_pass, pub_f2p, pub_p2p)

@@ -13,14 +13,13 @@ import re
 from xml.etree import ElementTree
 
 from spice_engine.langs.c_reports import MARK, read_channel
+from spice_engine.validate.offline import sole_holders
 from spice_engine.validate.outcomes import FAILING
 
 _GTEST_START = re.compile(r"^\[ RUN      \] (\S+)")
 _GTEST_END = re.compile(r"^\[ +(?:FAILED|OK|SKIPPED) +\] (\S+)")
 _CTEST_START = re.compile(r"^\s*Start\s+(\d+): (.+?)\s*$")
 _CTEST_END = re.compile(r"^\s*\d+/\d+ Test\s+#(\d+): ")
-_TEXT_LIMIT = 20_000
-"""Kept of one test's text (a test printing megabytes tells no more)."""
 
 
 def _cases(xml: str) -> list[ElementTree.Element]:
@@ -90,13 +89,11 @@ def failure_texts(channel: str, log: str) -> dict[str, str]:
     failed = [t for t, s in read_channel(channel).items() if s in FAILING]
     reports = _reports(channel)
     gtest, ctest = _sections(log)
-    owners: dict[str, list[str]] = {}
-    for test in failed:
-        owners.setdefault(test.rpartition("::")[2], []).append(test)
+    sole = sole_holders(failed, lambda test: test.rpartition("::")[2])
     texts = {}
     for test in failed:
         short = test.rpartition("::")[2]
-        stretch = gtest.get(short, "") if owners[short] == [test] else ""
+        stretch = gtest.get(short, "") if sole.get(short) == test else ""
         stretch = stretch or ctest.get(test, "")
-        texts[test] = "\n".join(t for t in (reports.get(test, ""), stretch) if t)[:_TEXT_LIMIT]
+        texts[test] = "\n".join(t for t in (reports.get(test, ""), stretch) if t)
     return texts

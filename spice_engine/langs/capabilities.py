@@ -87,10 +87,15 @@ class FailureTexts(Protocol):
 
 
 def failure_texts(language: Language, channel: str, log: str, plan: Plan | None) -> dict[str, str]:
-    """Each failed test's failure text from one run ({}: the language cannot say)."""
+    """Each failed test's failure text from one run ({}: the language cannot say), each
+    cut to `TEXT_LIMIT` (a test printing megabytes tells no more)."""
     if not isinstance(language, FailureTexts):
         return {}
-    return language.failure_texts(channel, log, plan)
+    return {t: text[:TEXT_LIMIT] for t, text in language.failure_texts(channel, log, plan).items()}
+
+
+TEXT_LIMIT = 20_000
+"""Kept of one failed test's text."""
 
 
 @runtime_checkable

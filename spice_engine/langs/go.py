@@ -76,7 +76,6 @@ SEED = Seed(
         env={"GOFLAGS": "-mod=mod", "GOMODCACHE": f"{JOB}/gomod", "GOPROXY": "off"},
     ),
 )
-_TEXT_LIMIT = 20_000
 _ACTIONS = {"pass": TestStatus.PASSED, "fail": TestStatus.FAILED, "skip": TestStatus.SKIPPED}
 
 
@@ -201,7 +200,7 @@ class Go:
                 printed.setdefault(test, []).append(output)
             elif action == "fail":
                 failed.add(test)
-        return {t: "".join(printed.get(t, []))[:_TEXT_LIMIT] for t in failed}
+        return {t: "".join(printed.get(t, [])) for t in failed}
 
 
 def _events(channel: str) -> Iterator[tuple[str, str, str]]:

@@ -8,7 +8,6 @@ from xml.etree import ElementTree
 
 from spice_engine.validate.outcomes import Outcomes, TestStatus
 
-_TEXT_LIMIT = 20_000
 _VERDICTS = {"failure": TestStatus.FAILED, "error": TestStatus.ERROR, "skipped": TestStatus.SKIPPED}
 
 
@@ -79,5 +78,5 @@ def failure_texts(channel: str, marker: str) -> dict[str, str]:
                 f"{c.get('type') or ''}: {c.get('message') or ''}\n{c.text or ''}" for c in failed
             ]
             said += [c.text or "" for c in case if c.tag in ("system-out", "system-err")]
-            texts[test] = "\n".join(said)[:_TEXT_LIMIT]
+            texts[test] = "\n".join(said)
     return texts

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 
+from spice_engine.validate.offline import sole_holders
+
 _SUMMARY = re.compile(r"^(?:FAILED|ERROR) (\S+)(?: - (.*))?$")
 _HEADLINE = re.compile(r"^_{3,} (.+?) _{3,}$")
 _BANNER = re.compile(r"^={3,} .* ={3,}$")
 _PHASE = re.compile(r"^ERROR at (?:setup|teardown|call) of ")
-_TEXT_LIMIT = 20_000
 
 
 def _headline(test: str) -> str:
@@ -43,14 +44,12 @@ def failure_texts(log: str, failed: list[str]) -> dict[str, str]:
         if (found := _SUMMARY.match(line)) and found.group(2):
             messages.setdefault(found.group(1), []).append(found.group(2))
     sections = _sections(log)
-    owners: dict[str, list[str]] = {}
-    for test in failed:
-        owners.setdefault(_headline(test), []).append(test)
+    sole = sole_holders(failed, _headline)
     texts = {}
     for test in failed:
         said = list(messages.get(test, []))
         head = _headline(test)
-        if owners[head] == [test]:
+        if sole.get(head) == test:
             said += sections.get(head, [])
-        texts[test] = "\n".join(said)[:_TEXT_LIMIT]
+        texts[test] = "\n".join(said)
     return texts

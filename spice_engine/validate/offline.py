@@ -11,7 +11,7 @@ server that did not start says the same.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from spice_engine.validate.lookup_witness import NOTE
 
@@ -52,6 +52,15 @@ def needing_network(texts: Mapping[str, str]) -> set[str]:
     """The tests (of `texts`, test id -> its failure text) whose failure shows a network
     attempt."""
     return {test for test, text in texts.items() if tried_the_network(text)}
+
+
+def sole_holders(tests: Iterable[str], name: Callable[[str], str]) -> dict[str, str]:
+    """`name(test)` -> the test, for each name only one of `tests` has: a log section headed
+    by a short name belongs to a test only when no other test shares that name."""
+    holders: dict[str, list[str]] = {}
+    for test in tests:
+        holders.setdefault(name(test), []).append(test)
+    return {short: found[0] for short, found in holders.items() if len(found) == 1}
 
 
 def offline_line(count: int) -> str:
