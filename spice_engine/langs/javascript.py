@@ -19,6 +19,7 @@ import re
 import shlex
 from typing import Any
 
+from spice_engine.langs import js_reports
 from spice_engine.langs.base import (
     CACHE,
     ENV,
@@ -214,6 +215,9 @@ class JavaScript:
 
     def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         return read_reports(channel)
+
+    def failure_texts(self, channel: str, log: str, plan: Plan | None = None) -> dict[str, str]:
+        return js_reports.failure_texts(channel)
 
 
 def _testing(files: Files) -> list[str]:

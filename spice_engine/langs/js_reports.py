@@ -38,10 +38,10 @@ _RANK = {
 }
 
 
-def read_reports(channel: str) -> Outcomes:
-    """Each test's status, named `file::full name` (a jest or vitest file's own by the file)."""
-    # The last report of each run counts: a test can print a look-alike document
-    # while it runs, not after its runner's own report.
+def _last_reports(channel: str) -> dict[tuple[object, str], dict[str, Any]]:
+    """The last report of each run (and file, for mocha's; our `node --test` reporter's lines
+    gathered under `NODE_MARK`): a test can print a look-alike document while it runs, not
+    after its runner's own report."""
     reports: dict[tuple[object, str], dict[str, Any]] = {}
     current: tuple[object, str] = (None, "")
     for report in _json_documents(channel):
@@ -52,8 +52,13 @@ def read_reports(channel: str) -> Outcomes:
             node["tests"].append(report[NODE_MARK])
         elif isinstance(report.get("testResults"), list) or isinstance(report.get("tests"), list):
             reports[current] = report
+    return reports
+
+
+def read_reports(channel: str) -> Outcomes:
+    """Each test's status, named `file::full name` (a jest or vitest file's own by the file)."""
     found: Outcomes = {}
-    for (_, file), report in reports.items():
+    for (_, file), report in _last_reports(channel).items():
         if file == NODE_MARK:
             one = _node(report["tests"])
         elif isinstance(report.get("testResults"), list):  # jest and vitest
@@ -66,6 +71,36 @@ def read_reports(channel: str) -> Outcomes:
             if test not in found or _RANK[status] > _RANK[found[test]]:
                 found[test] = status
     return found
+
+
+def failure_texts(channel: str) -> dict[str, str]:
+    """What each failed test's runner says of its failure, by the ids `read_reports` gives:
+    jest's and vitest's `failureMessages` (a file's own `message` when it failed as a whole),
+    mocha's error message and stack, our `node --test` reporter's error."""
+    texts: dict[str, list[str]] = {}
+    for (_, file), report in _last_reports(channel).items():
+        if file == NODE_MARK:
+            for test in report["tests"]:
+                if test.get("status") == "failed" and test.get("error"):
+                    test_id = f"{_relative(str(test.get('file') or ''))}::{test.get('name')}"
+                    texts.setdefault(test_id, []).append(str(test["error"]))
+        elif isinstance(report.get("testResults"), list):
+            for suite in report["testResults"]:
+                name = _relative(str(suite.get("name") or suite.get("testFilePath") or ""))
+                if suite.get("status") == "failed" and suite.get("message"):
+                    texts.setdefault(name, []).append(str(suite["message"]))
+                for case in suite.get("assertionResults") or []:
+                    title = case.get("fullName") or " ".join(
+                        [*case.get("ancestorTitles", []), str(case.get("title", ""))]
+                    )
+                    for message in case.get("failureMessages") or []:
+                        texts.setdefault(f"{name}::{title}", []).append(str(message))
+        else:
+            for test in report.get("failures") or []:
+                err = test.get("err") if isinstance(test.get("err"), dict) else {}
+                said = [str(err.get(k)) for k in ("message", "stack") if err.get(k)]
+                texts.setdefault(_mocha_id(test, file), []).extend(said)
+    return {t: "\n".join(parts) for t, parts in texts.items() if parts}
 
 
 def _jest(report: dict[str, Any]) -> Outcomes:
@@ -159,7 +194,11 @@ _NODE_REPORTER = (
     ' const status = event.type === "test:fail" ? "failed" : data.skip || data.todo'
     ' ? "skipped" : "passed";'
     ' const name = [...names.slice(0, data.nesting), data.name].join(" ");'
-    f' yield "\\n" + JSON.stringify({{{NODE_MARK}: {{file: data.file, name, status}}}}) + "\\n";'
+    " const failure = data.details && data.details.error; const cause = failure"
+    " && failure.cause; const error = failure ? String((cause && (cause.stack || cause))"
+    " || failure.message || failure) : undefined;"
+    f' yield "\\n" + JSON.stringify({{{NODE_MARK}: {{file: data.file, name, status, error}}}})'
+    ' + "\\n";'
     " } }"
 )
 NODE_REPORTER = "data:text/javascript," + quote(_NODE_REPORTER)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 import shlex
@@ -11,11 +10,11 @@ from fnmatch import fnmatch
 from functools import cache
 from pathlib import Path
 
+from spice_engine.langs import rust_reports
 from spice_engine.langs.base import (
     BASE_INPUTS,
     ENV,
     JOB,
-    TESTBED,
     Files,
     Phase,
     Plan,
@@ -27,15 +26,12 @@ from spice_engine.langs.manifests import named, owner, texts
 from spice_engine.langs.rust_manifests import table as _table
 from spice_engine.langs.rust_manifests import target_files
 from spice_engine.langs.rust_manifests import toml as _toml
-from spice_engine.validate.outcomes import Outcomes, TestStatus
+from spice_engine.validate.outcomes import Outcomes
 
 RUSTUP = Path("/root/.cargo/bin/rustup")
 CRATES_IO = ("index.crates.io:443", "static.crates.io:443", "crates.io:443")
 """crates.io's sparse index, its downloads and its API: what a Rust install reaches."""
 EDITIONS = {"2015": (1, 0), "2018": (1, 31), "2021": (1, 56), "2024": (1, 85)}
-_RUNNING = re.compile(r"^\s*Running (?:unittests )?(.+?) \((.+)\)\s*$")
-_RESULT = re.compile(r"^test (.+?)(?: - should panic)? \.\.\. (ok|FAILED|ignored)\b")
-_STATUS = {"ok": TestStatus.PASSED, "FAILED": TestStatus.FAILED, "ignored": TestStatus.SKIPPED}
 _TEST_DIRS = {"tests", "testdata", "test-data", "test_data"}
 _TEST_FILES = {"tests.rs", "test.rs"}
 # How far past the commit's date the lockfile's cut-off moves, in months, when the registry
@@ -265,28 +261,8 @@ class Rust:
 
     def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         """`<target's source file>::<libtest name>` for each test that ended."""
-        sources: dict[str, str] = {}
-        found: Outcomes = {}
-        target = ""
-        for line in channel.splitlines():
-            if line.startswith("{"):
-                sources.update(_artifact(line))
-            elif running := _RUNNING.match(line):
-                binary = posixpath.basename(running.group(2))
-                target = sources.get(binary, running.group(1))
-            elif result := _RESULT.match(line):
-                found[f"{target}::{result.group(1)}"] = _STATUS[result.group(2)]
-        return found
+        return rust_reports.outcomes(channel)
 
-
-def _artifact(line: str) -> dict[str, str]:
-    """A test binary's file name -> its target's source file (relative to the tree)."""
-    try:
-        message = json.loads(line)
-    except ValueError:
-        return {}
-    if not isinstance(message, dict) or not message.get("executable"):
-        return {}
-    source = str((message.get("target") or {}).get("src_path", ""))
-    source = source.removeprefix(TESTBED + "/")
-    return {posixpath.basename(str(message["executable"])): source}
+    def failure_texts(self, channel: str, log: str, plan: Plan | None = None) -> dict[str, str]:
+        """What each failed test printed (libtest's section for it: its panic message)."""
+        return rust_reports.failure_texts(channel)
