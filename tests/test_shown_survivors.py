@@ -107,3 +107,12 @@ def test_a_measurement_that_did_not_run_says_why() -> None:
     output = check_output(s, shown_survivors(s), ())
     assert output.title == "Not measured: error"
     assert "no environment: pip failed" in output.summary
+
+
+def test_tests_needing_the_network_are_counted_where_the_reviewer_looks() -> None:
+    s = measured(mutant(2))
+    assert "the network" not in strength_line(s)
+    s.needs_network = 37
+    line = strength_line(s)
+    assert "37 tests need the network, which the sandbox does not give" in line
+    assert "37 tests need the network" in check_output(s, shown_survivors(s), ()).summary

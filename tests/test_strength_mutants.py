@@ -288,7 +288,7 @@ def test_with_no_telling_survivor_the_comment_shows_none_and_says_why() -> None:
     assert got.headline is None and survivor_block(got, ()) == ""
     assert (
         "3 of 3 mutants of the fix survive, none a telling example: 1 on lines no test "
-        "executes, 1 only removing a line or returning None, 1 possibly equivalent"
+        "executes, 1 only removing a line or returning None, 1 not confirmed either way"
     ) in strength_line(got)
     # A written test that catches a removed line makes it the example.
     caught = CatchingTest(path="tests/test_x.py", code="def test_x(): ...", failure="assert")

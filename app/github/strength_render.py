@@ -32,7 +32,7 @@ def _unshown(survivors: list[MutantOutcome]) -> list[str]:
         "renaming or reordering only what is stored": sum(
             m.shown and evidence(m.operator) < 2 for m in survivors
         ),
-        "possibly equivalent (no differential run or written test could tell it from the fix)": (
+        "not confirmed either way (no differential run or written test told it from the fix)": (
             sum(not m.shown and not m.untested_line for m in survivors)
         ),
     }
@@ -73,6 +73,9 @@ def strength_line(s: TestStrength | None, shown: ShownSurvivors | None = None) -
     if s.untested:
         paths = ", ".join(dict.fromkeys(code_span(u.path) for u in s.untested))
         parts.append(f"{len(s.untested)} part(s) of the fix no failing test needs ({paths})")
+    if s.needs_network:
+        tests = "1 test needs" if s.needs_network == 1 else f"{s.needs_network} tests need"
+        parts.append(f"{tests} the network, which the sandbox does not give (judged by neither)")
     if s.skipped:
         parts.append("not measured in full: " + "; ".join(s.skipped[:3]))
     return "; ".join(parts) + REPORTED + "."

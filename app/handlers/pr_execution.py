@@ -134,4 +134,6 @@ def _measured(
     config = StrengthConfig(
         max_mutants=20, budget_s=left, validation_s=run_seconds(runs) if "total" in runs else None
     )
-    return measure(job, executor, scratch, config, writer=writer)
+    measured = measure(job, executor, scratch, config, writer=writer)
+    offline = validated.validation.tests.needs_network if validated.validation.tests else []
+    return measured.model_copy(update={"needs_network": len(offline)})

@@ -216,6 +216,9 @@ class TestStrength(BaseModel):
     parts_total: int = 0
     """Parts of the fix that could be left out (`parts_checked` < this: the budget cut the
     hunk check)."""
+    needs_network: int = 0
+    """Tests failing before and after the fix for want of the network (the validation's count):
+    in neither list, so no mutant is judged by them."""
     untested: list[UntestedPart] = Field(default_factory=list)
     """Parts of the fix no fail-to-pass test needs (they pass without it)."""
     skipped: list[str] = Field(default_factory=list)
