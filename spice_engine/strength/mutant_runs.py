@@ -22,6 +22,8 @@ NOT_REACHED = "time budget: not reached"
 def _one_run(runner: Runner, tests: list[str]) -> InSessions:
     """Without the plugin: one whole run of the fix says which of `tests` pass with it."""
     done = runner.outcomes(tests, whole_files=True)
+    if done.outcomes and not set(tests) & set(done.outcomes):
+        raise NoVerdicts(foreign_ids(tests, list(done.outcomes)), done.log)
     judged = [t for t in tests if passed(done.outcomes, t)]
     runner.controls[tuple(judged)] = done.outcomes  # what each mutant's run is read against
     return InSessions(judged, {}, [], {}, [], 0.0, done.log)
@@ -62,6 +64,16 @@ def mutate(
         unstable=tuple(found.unstable),
         differential_s=found.differential_s,
         log=found.log,
+    )
+
+
+def foreign_ids(tests: Sequence[str], reported: Sequence[str]) -> str:
+    """Why no judged test could be read: the row names its tests as another harness does."""
+    return (
+        f"none of the row's {len(tests)} FAIL_TO_PASS/PASS_TO_PASS ids is a test this run "
+        f"reports (the row names {redacted_excerpt(tests[0], head=120)!r}, the run "
+        f"{redacted_excerpt(sorted(reported)[0], head=120)!r}): lists from "
+        "another harness? `spice validate` the row first, then measure what it wrote"
     )
 
 
