@@ -1,0 +1,56 @@
+"""A session holding an instance's fix, for checks of a language's compiled code
+(spice_engine.strength.same_code) without a whole measurement."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from spice_engine.langs.capabilities import compiled_code
+from spice_engine.strength.choose import Chosen
+from spice_engine.strength.runs import Runner
+from spice_engine.strength.same_code import SameCode
+from spice_engine.strength.sites import Site
+from tests.lang_projects import lang_job
+
+
+@contextmanager
+def fixed_session(tmp_path: Path, row: dict[str, Any], language: str) -> Iterator[SameCode]:
+    """The check over a session of `row` whose tree holds the test patch and the fix, its
+    environment ready (skipped, saying why, where the sandbox cannot run)."""
+    from spice_engine.langs.executor import Executor
+    from spice_engine.runs.session import open_session
+    from spice_engine.validate.bubblewrap import Bubblewrap
+
+    box = Bubblewrap()
+    if why := box.problem(tmp_path):
+        pytest.skip(f"bubblewrap cannot run here: {why}")
+    job = lang_job(row, tmp_path / "repo", language)
+    with open_session(job, Executor(tmp_path / "envs", box), tmp_path / "scratch") as session:
+        session.tree.apply(job.test_patch)
+        session.tree.apply(job.patch)
+        language_code = compiled_code(session.language)
+        assert language_code is not None
+        yield SameCode(Runner(session, time.monotonic() + 900, 600), language_code)
+
+
+def mutant(check: SameCode, path: str, old: str, new: str) -> Chosen:
+    """The fixed file `path` with its one `old` written `new`."""
+    fixed = check.runner.session.tree.source(path)
+    assert fixed.count(old) == 1, old
+    line = fixed[: fixed.index(old)].count("\n") + 1
+    site = Site(1, line, "operator", f"`{old}` → `{new}`", None, switchable=False)
+    return Chosen(1, path, site, fixed.replace(old, new))
+
+
+def timed(check: SameCode, c: Chosen) -> tuple[bool, float]:
+    """Whether `c` compiles to the fix's code, and the seconds its check took (the fix's own
+    compilation included the first time)."""
+    t0 = time.monotonic()
+    same = check.same(c)
+    return same, round(time.monotonic() - t0, 2)

@@ -1,0 +1,28 @@
+"""Survivors whose compiled code is the fix's (spice_engine.strength.same_code): each
+language's own command, run in the real sandbox with this machine's compilers, says equal for a
+mutant its optimiser makes the fix's code and different for one that changes it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.compiled_code_support import fixed_session, mutant, timed
+from tests.lang_projects import project_instance
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_go_a_mutant_the_compiler_folds_is_the_fixs_code(tmp_path: Path) -> None:
+    if not Path("/usr/local/go/bin/go").exists():
+        pytest.skip("no Go toolchain in /usr/local/go on this machine")
+    row = project_instance(DATA / "lang_go" / "calc", tmp_path / "repo")
+    with fixed_session(tmp_path, row, "go") as check:
+        path = "mathx/mathx.go"
+        same, first = timed(check, mutant(check, path, "return a + b }", "return a + b + 0 }"))
+        assert same
+        other, second = timed(check, mutant(check, path, "return a - b }", "return a + b }"))
+        assert not other
+        print(f"go: {first} s (the fix's compilation included), {second} s a survivor")
