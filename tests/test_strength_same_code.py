@@ -4,7 +4,6 @@ mutant its optimiser makes the fix's code and different for one that changes it.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest

@@ -9,6 +9,7 @@ import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
+from spice_engine.langs import go_code
 from spice_engine.langs.base import (
     CACHE,
     JOB,
@@ -20,7 +21,6 @@ from spice_engine.langs.base import (
     ToolchainMissing,
     with_fix_files,
 )
-from spice_engine.langs import go_code
 from spice_engine.langs.manifests import named, owner, texts
 from spice_engine.validate.outcomes import Outcomes, TestStatus
 
