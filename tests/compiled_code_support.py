@@ -20,9 +20,12 @@ from tests.lang_projects import lang_job
 
 
 @contextmanager
-def fixed_session(tmp_path: Path, row: dict[str, Any], language: str) -> Iterator[SameCode]:
+def fixed_session(
+    tmp_path: Path, row: dict[str, Any], language: str, built: bool = False
+) -> Iterator[SameCode]:
     """The check over a session of `row` whose tree holds the test patch and the fix, its
-    environment ready (skipped, saying why, where the sandbox cannot run)."""
+    environment ready (skipped, saying why, where the sandbox cannot run); `built`: after one
+    run of its tests (a C build's folder is the tests')."""
     from spice_engine.langs.executor import Executor
     from spice_engine.runs.session import open_session
     from spice_engine.validate.bubblewrap import Bubblewrap
@@ -36,7 +39,10 @@ def fixed_session(tmp_path: Path, row: dict[str, Any], language: str) -> Iterato
         session.tree.apply(job.patch)
         language_code = compiled_code(session.language)
         assert language_code is not None
-        yield SameCode(Runner(session, time.monotonic() + 900, 600), language_code)
+        runner = Runner(session, time.monotonic() + 900, 600)
+        if built:
+            runner.outcomes(runner.targets, whole_files=True)
+        yield SameCode(runner, language_code)
 
 
 def mutant(check: SameCode, path: str, old: str, new: str) -> Chosen:
@@ -50,7 +56,11 @@ def mutant(check: SameCode, path: str, old: str, new: str) -> Chosen:
 
 def timed(check: SameCode, c: Chosen) -> tuple[bool, float]:
     """Whether `c` compiles to the fix's code, and the seconds its check took (the fix's own
-    compilation included the first time)."""
+    compilation included the first time); a different code is a digest the mutant's unit
+    compiled to, never a failed command."""
     t0 = time.monotonic()
     same = check.same(c)
-    return same, round(time.monotonic() - t0, 2)
+    seconds = round(time.monotonic() - t0, 2)
+    if not same:
+        assert check.fixed[c.path] is not None and check.mutant_digest(c) is not None
+    return same, seconds

@@ -4,6 +4,7 @@ mutant its optimiser makes the fix's code and different for one that changes it.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -25,3 +26,20 @@ def test_go_a_mutant_the_compiler_folds_is_the_fixs_code(tmp_path: Path) -> None
         other, second = timed(check, mutant(check, path, "return a - b }", "return a + b }"))
         assert not other
         print(f"go: {first} s (the fix's compilation included), {second} s a survivor")
+
+
+@pytest.mark.parametrize("project", ["cmake_calc", "make_calc"])
+def test_c_a_mutant_the_compiler_folds_is_the_fixs_object_code(
+    tmp_path: Path, project: str
+) -> None:
+    if shutil.which("gcc") is None or shutil.which("objcopy") is None:
+        pytest.skip("no gcc or objcopy on this machine")
+    if project == "cmake_calc" and shutil.which("cmake") is None:
+        pytest.skip("no cmake on this machine")
+    row = project_instance(DATA / "lang_c" / project, tmp_path / "repo")
+    with fixed_session(tmp_path, row, "c", built=True) as check:
+        same, first = timed(check, mutant(check, "calc.c", "return a + b;", "return a + b + 0;"))
+        assert same
+        other, second = timed(check, mutant(check, "calc.c", "return a * b;", "return a / b;"))
+        assert not other
+        print(f"c ({project}): {first} s (the fix's compilation included), {second} s a survivor")

@@ -53,15 +53,16 @@ class SameCode:
         if c.path not in self.fixed:  # the tree holds the fix between mutants
             self.fixed[c.path] = self.digest(c.path)
         fixed = self.fixed[c.path]
-        if fixed is None:
-            return False
+        return fixed is not None and self.mutant_digest(c) == fixed
+
+    def mutant_digest(self, c: Chosen) -> str | None:
+        """The digest of `c`'s unit with the mutant in its file (the fix's back after)."""
         tree = self.runner.session.tree
         tree.put(c.path, c.source)
         try:
-            mutant = self.digest(c.path)
+            return self.digest(c.path)
         finally:
             tree.restore(c.path)
-        return mutant == fixed
 
 
 def same_code(
