@@ -64,3 +64,18 @@ def timed(check: SameCode, c: Chosen) -> tuple[bool, float]:
     if not same:
         assert check.fixed[c.path] is not None and check.mutant_digest(c) is not None
     return same, seconds
+
+
+def small_project(
+    tmp_path: Path, base: dict[str, str], fix: dict[str, str], test: dict[str, str]
+) -> dict[str, Any]:
+    """An instance of a project written here: `base` committed, `test` and `fix` (files laid
+    over it) its test patch and gold patch."""
+    from tests.lang_projects import project_instance
+
+    data = tmp_path / "data"
+    for part, files in (("base", base), ("fix", fix), ("test", test)):
+        for name, text in files.items():
+            (data / part / name).parent.mkdir(parents=True, exist_ok=True)
+            (data / part / name).write_text(text)
+    return project_instance(data, tmp_path / "repo")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.compiled_code_support import fixed_session, mutant, timed
+from tests.compiled_code_support import fixed_session, mutant, small_project, timed
 from tests.lang_projects import project_instance
 
 DATA = Path(__file__).parent / "data"
@@ -43,3 +43,23 @@ def test_c_a_mutant_the_compiler_folds_is_the_fixs_object_code(
         other, second = timed(check, mutant(check, "calc.c", "return a * b;", "return a / b;"))
         assert not other
         print(f"c ({project}): {first} s (the fix's compilation included), {second} s a survivor")
+
+
+C_BASE = "int positive(long x) { return x > 5; }\n"
+C_FIX = "int positive(long x) { return x >= 1; }\n"
+C_TEST = "int positive(long x);\nint main(void) { return !positive(3); }\n"
+
+
+def test_c_a_bound_the_optimiser_makes_the_fixs_is_the_fixs_object_code(tmp_path: Path) -> None:
+    if shutil.which("gcc") is None or shutil.which("objcopy") is None:
+        pytest.skip("no gcc or objcopy on this machine")
+    makefile = "check: t\n\t./t\n\nt: t.c sign.c\n\t$(CC) -O0 -Wall -o t t.c sign.c\n"
+    row = small_project(
+        tmp_path,
+        {"Makefile": makefile, "sign.c": C_BASE, "tests/t.c": C_TEST},
+        {"sign.c": C_FIX},
+        {"t.c": C_TEST},
+    )
+    with fixed_session(tmp_path, row, "c", built=True) as check:
+        assert timed(check, mutant(check, "sign.c", "x >= 1", "x > 0"))[0]
+        assert not timed(check, mutant(check, "sign.c", "x >= 1", "x >= 2"))[0]
