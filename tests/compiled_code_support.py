@@ -62,7 +62,8 @@ def timed(check: SameCode, c: Chosen) -> tuple[bool, float]:
     same = check.same(c)
     seconds = round(time.monotonic() - t0, 2)
     if not same:
-        assert check.fixed[c.path] is not None and check.mutant_digest(c) is not None
+        assert check.fixed[c.path] is not None, check.failed
+        assert check.mutant_digest(c) is not None, check.failed
     return same, seconds
 
 

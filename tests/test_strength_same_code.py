@@ -63,3 +63,65 @@ def test_c_a_bound_the_optimiser_makes_the_fixs_is_the_fixs_object_code(tmp_path
     with fixed_session(tmp_path, row, "c", built=True) as check:
         assert timed(check, mutant(check, "sign.c", "x >= 1", "x > 0"))[0]
         assert not timed(check, mutant(check, "sign.c", "x >= 1", "x >= 2"))[0]
+
+
+RUST_MANIFEST = '[package]\nname = "spans"\nversion = "0.1.0"\nedition = "2021"\n'
+RUST_BASE = """use std::ops::Range;
+
+/// How many bytes of `hay` fall in `range`.
+pub fn span(hay: &[u8], range: Range<usize>) -> usize {
+    hay[range].len()
+}
+
+/// Whether `x` counts.
+pub fn positive(x: i64) -> bool {
+    x > 5
+}
+"""
+RUST_FIX = RUST_BASE.replace("hay[range]", "let inside = range.clone();\n    hay[inside]").replace(
+    "x > 5", "x >= 1"
+)
+
+
+def test_rust_a_clone_of_a_range_not_used_again_is_the_fixs_machine_code(tmp_path: Path) -> None:
+    from spice_engine.langs.rust import RUSTUP
+    from spice_engine.validate.bubblewrap import Bubblewrap
+
+    if not RUSTUP.exists():
+        pytest.skip(f"no rustup at {RUSTUP}")
+    if why := Bubblewrap().network_problem():
+        pytest.skip(f"the install's sandbox reaches no registry: {why}")
+    test = "#[test]\nfn one() { assert!(spans::positive(1)); }\n"
+    row = small_project(
+        tmp_path,
+        {"Cargo.toml": RUST_MANIFEST, "src/lib.rs": RUST_BASE},
+        {"src/lib.rs": RUST_FIX},
+        {"tests/one.rs": test},
+    )
+    with fixed_session(tmp_path, row, "rust") as check:
+        path = "src/lib.rs"
+        same, first = timed(check, mutant(check, path, "range.clone()", "range"))
+        assert same
+        assert timed(check, mutant(check, path, "x >= 1", "x > 0"))[0]
+        other, second = timed(check, mutant(check, path, "x >= 1", "x >= 2"))
+        assert not other
+        print(f"rust: {first} s (the fix's compilation included), {second} s a survivor")
+
+
+def test_java_a_constant_javac_folds_is_the_fixs_bytecode(tmp_path: Path) -> None:
+    from spice_engine.langs.java import JDKS, MAVEN
+    from spice_engine.validate.bubblewrap import Bubblewrap
+    from tests.lang_projects import patched_project
+
+    if not (Path(JDKS[17].env["JAVA_HOME"]) / "bin" / "javac").exists() or not Path(MAVEN).exists():
+        pytest.skip("no JDK 17 or no Maven on this machine")
+    if why := Bubblewrap().network_problem():
+        pytest.skip(f"the install's sandbox reaches no registry: {why}")
+    row = patched_project(DATA / "lang_java", tmp_path / "repo", "demo/calc")
+    with fixed_session(tmp_path, row, "java") as check:
+        path = "src/main/java/demo/Calc.java"
+        same, first = timed(check, mutant(check, path, "x < 0 ?", "x < (1 - 1) ?"))
+        assert same
+        other, second = timed(check, mutant(check, path, "? -x : x", "? x : x"))
+        assert not other
+        print(f"java: {first} s (the fix's compilation included), {second} s a survivor")

@@ -53,6 +53,7 @@ def code_command(files: Files, path: str, plan: Plan, roots: list[str]) -> Phase
     if not name:
         return None
     crate = str(table(data, "lib").get("name") or name.replace("-", "_"))
+    relative = posixpath.relpath(path, root or ".")
     lock = shlex.quote(_at(f"{ENV}/lock", _at(root, "Cargo.lock")))
     deps = '"$CARGO_TARGET_DIR"/release/deps'
     script = START + (
@@ -68,7 +69,10 @@ def code_command(files: Files, path: str, plan: Plan, roots: list[str]) -> Phase
         f"-- {FLAGS} >&2 || exit 1\n"
         f"set -- {deps}/{crate}-*.s\n"
         '[ "$#" = 1 ] && [ -f "$1" ] || { echo "no assembly written" >&2; exit 1; }\n'
-        f'grep -qF {shlex.quote(f"{TESTBED}/{path}:")} "${{1%.s}}.d" || '
+        # The dependency information's own line for each source (relative to the workspace
+        # when cargo gave rustc a relative path).
+        f"grep -qxF -e {shlex.quote(f'{TESTBED}/{path}:')} -e {shlex.quote(f'{relative}:')} "
+        '"${1%.s}.d" || '
         "{ echo 'the library compiles none of the file' >&2; exit 1; }\n"
         f'sed -E {shlex.quote(NORMALISE)} "$1" > {DUMP} || exit 1\n' + digest_lines()
     )

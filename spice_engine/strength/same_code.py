@@ -14,6 +14,7 @@ import time
 
 from spice_engine.langs.capabilities import CompiledCode, compiled_code
 from spice_engine.langs.compiled_code import read_digest
+from spice_engine.redaction import redacted_excerpt
 from spice_engine.strength.choose import Choice, Chosen
 from spice_engine.strength.result import MutantOutcome, Verdict
 from spice_engine.strength.runs import Runner
@@ -29,6 +30,8 @@ class SameCode:
     def __init__(self, runner: Runner, language: CompiledCode) -> None:
         self.runner, self.language = runner, language
         self.fixed: dict[str, str | None] = {}
+        self.failed = ""
+        """What the last command that gave no digest said (its log's end)."""
         self.seconds: list[float] = []
         """Each compilation's seconds (what a survivor's check costs, the fix's included)."""
 
@@ -42,9 +45,14 @@ class SameCode:
         t0 = time.monotonic()
         done = self.runner.run_phase("code", phase)
         self.seconds.append(round(time.monotonic() - t0, 3))
-        if done is None or done.killed or done.returncode != 0:
+        if done is None:
             return None
-        return read_digest(done.channel)
+        digest = read_digest(done.channel)
+        if done.killed or done.returncode != 0 or digest is None:
+            why = done.killed or f"exit status {done.returncode}"
+            self.failed = f"{why}: {redacted_excerpt(done.log, tail=1500)}"
+            return None
+        return digest
 
     def same(self, c: Chosen) -> bool:
         """Whether the mutant `c` compiles to the code the fix compiles to."""
