@@ -125,3 +125,42 @@ def test_java_a_constant_javac_folds_is_the_fixs_bytecode(tmp_path: Path) -> Non
         other, second = timed(check, mutant(check, path, "? -x : x", "? x : x"))
         assert not other
         print(f"java: {first} s (the fix's compilation included), {second} s a survivor")
+
+
+def test_a_measurement_marks_a_survivor_with_the_fixs_code_equivalent(tmp_path: Path) -> None:
+    """End to end in Go: `* 1` → `/ 1` survives the tests and compiles to the fix's code;
+    the other mutants are killed, and none is shown as a survivor."""
+    if not Path("/usr/local/go/bin/go").exists():
+        pytest.skip("no Go toolchain in /usr/local/go on this machine")
+    from spice_engine.langs.executor import Executor
+    from spice_engine.strength.measure import measure
+    from spice_engine.strength.result import StrengthConfig, Verdict
+    from spice_engine.validate.bubblewrap import Bubblewrap
+    from tests.lang_projects import lang_job
+
+    box = Bubblewrap()
+    if why := box.problem(tmp_path):
+        pytest.skip(f"bubblewrap cannot run here: {why}")
+    scale = "package calc\n\n// Scale sums a and b.\nfunc Scale(a, b int) int { return %s }\n"
+    test = (
+        'package calc\n\nimport "testing"\n\n'
+        'func TestScale(t *testing.T) {\n\tif Scale(2, 3) != 5 {\n\t\tt.Fatal("no")\n\t}\n}\n'
+    )
+    row = small_project(
+        tmp_path,
+        {"go.mod": "module example.com/calc\n\ngo 1.21\n", "calc/calc.go": scale % "a"},
+        {"calc/calc.go": scale % "(a + b) * 1"},
+        {"calc/calc_test.go": test},
+    )
+    row["FAIL_TO_PASS"] = '["example.com/calc/calc::TestScale"]'
+    row["PASS_TO_PASS"] = "[]"
+    job = lang_job(row, tmp_path / "repo", "go")
+    got = measure(job, Executor(tmp_path / "envs", box), tmp_path / "scratch", StrengthConfig())
+    verdicts = {m.change: (m.verdict, m.reason) for m in got.mutants}
+    assert verdicts["`* 1` → `/ 1`"] == (
+        Verdict.EQUIVALENT,
+        "compiles to the same machine code as the fix",
+    )
+    assert verdicts["`+ b` → `- b`"][0] == Verdict.KILLED
+    assert got.survivors == [] and got.score == 1.0
+    assert "same_code" in got.durations
