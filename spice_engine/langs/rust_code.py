@@ -8,7 +8,8 @@ rustc would otherwise inline into other crates only (1.75's cross-crate inlining
 their crate (`-Zcross-crate-inline-threshold=never`), and panics' source locations left out
 (`-Zlocation-detail=none`: a mutant shorter by a `.clone()` moves the columns after it), both
 allowed for that crate alone (`RUSTC_BOOTSTRAP=<crate>`: its dependencies' build scripts see
-a stable compiler, as in the tests' builds). The dependency information must name the file: a
+a stable compiler, as in the tests' builds). Overflow checks and debug assertions stay on, as
+in the tests' builds. The dependency information must name the file: a
 file of a binary target only is no part of the library.
 
 Cost: the first check of an instance builds every dependency optimised (once, in the job's
@@ -78,7 +79,14 @@ def code_command(files: Files, path: str, plan: Plan, roots: list[str]) -> Phase
     )
     return Phase(
         argv=("sh", "-c", script),
-        env={"CARGO_NET_OFFLINE": "true", "CARGO_PROFILE_RELEASE_DEBUG": "0"},
+        # Optimised, but with the checks the tests' (dev) profile compiles in: an overflow or
+        # a `debug_assert!` a mutant changes is a difference there, not optimised away.
+        env={
+            "CARGO_NET_OFFLINE": "true",
+            "CARGO_PROFILE_RELEASE_DEBUG": "0",
+            "CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS": "true",
+            "CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS": "true",
+        },
         channel=True,
     )
 
