@@ -133,3 +133,35 @@ def test_headers_and_test_files_are_no_unit() -> None:
     assert c.code_command(files, "calc.h", empty) is None
     assert c.code_command(files, "calc.c", empty) is not None
     assert go.code_command(files, "x_test.go", empty) is None
+
+
+class _OutOfTime:
+    """A runner with no time left (only what `same_code` asks of one before compiling)."""
+
+    def __init__(self, language: str) -> None:
+        from types import SimpleNamespace
+
+        self.session = SimpleNamespace(language=languages()[language])
+
+    def left(self) -> float:
+        return 0.0
+
+
+def test_a_survivor_the_budget_leaves_unchecked_stays_a_survivor() -> None:
+    from typing import cast
+
+    from spice_engine.strength.choose import Choice, Chosen
+    from spice_engine.strength.result import MutantOutcome, Verdict
+    from spice_engine.strength.runs import Runner
+    from spice_engine.strength.same_code import same_code
+    from spice_engine.strength.sites import Site
+    from spice_engine.strength.verdicts import Verdicts
+
+    survivor = MutantOutcome(path="a.go", line=5, operator="o", change="c", diff="", run="process")
+    verdicts = Verdicts(judged=("t",), done={1: survivor})
+    site = Site(1, 5, "o", "c", "Add", switchable=False)
+    choice = Choice([Chosen(1, "a.go", site, GO)], 0, [], {"a.go": GO}, {"a.go": {5}})
+    after, check, unchecked = same_code(cast(Runner, _OutOfTime("go")), verdicts, choice)
+    assert after.done[1].verdict == Verdict.SURVIVED and check is not None and unchecked == 1
+    after, check, unchecked = same_code(cast(Runner, _OutOfTime("javascript")), verdicts, choice)
+    assert after == verdicts and check is None and unchecked == 0

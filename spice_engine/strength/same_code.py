@@ -21,7 +21,10 @@ from spice_engine.strength.runs import Runner
 from spice_engine.strength.verdicts import Verdicts
 
 SAME_CODE = "compiles to the same {what} as the fix"
-NOT_CHECKED = "{n} survivor(s) not checked for the fix's own compiled code (time budget)"
+NOT_CHECKED = (
+    "{n} survivor(s) not checked for the fix's own compiled code (the time budget, or a "
+    "compilation it cut off)"
+)
 
 
 class SameCode:
@@ -32,6 +35,9 @@ class SameCode:
         self.fixed: dict[str, str | None] = {}
         self.failed = ""
         """What the last command that gave no digest said (its log's end)."""
+        self.cut = False
+        """A command was stopped (its time limit: what is left of the budget): the next ones,
+        each as long, are not started."""
         self.seconds: list[float] = []
         """Each compilation's seconds (what a survivor's check costs, the fix's included)."""
 
@@ -48,6 +54,7 @@ class SameCode:
         if done is None:
             return None
         digest = read_digest(done.channel)
+        self.cut = self.cut or done.killed is not None
         if done.killed or done.returncode != 0 or digest is None:
             why = done.killed or f"exit status {done.returncode}"
             self.failed = f"{why}: {redacted_excerpt(done.log, tail=1500)}"
@@ -88,7 +95,7 @@ def same_code(
     survivors = [k for k in sorted(done) if done[k].verdict == Verdict.SURVIVED]
     unchecked = 0
     for k in survivors:
-        if runner.left() <= 0:
+        if runner.left() <= 0 or check.cut:
             unchecked += 1
             continue
         if check.same(by_key[k]):
