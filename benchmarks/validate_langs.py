@@ -139,7 +139,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--per-repo", type=int, default=2, help="instances of each repository")
     parser.add_argument("--all", action="store_true", help="every instance")
-    parser.add_argument("--ids", default="", help="comma-separated instance ids")
+    parser.add_argument("--ids", default="", help="comma-separated instance ids, run in this order")
     parser.add_argument("--mirror", action="append", default=[], help="OWNER/NAME=PATH")
     parser.add_argument("--no-timing", action="store_true", help="cold runs only, no warm/bare")
     parser.add_argument("--table", type=Path, help="write each instance's row here (JSON lines)")
@@ -151,7 +151,10 @@ def main() -> None:
 
     rows = [json.loads(x) for x in (DATA / args.instances).read_text().splitlines()]
     if args.ids:
-        rows = [r for r in rows if r["instance_id"] in args.ids.split(",")]
+        order = {iid: n for n, iid in enumerate(args.ids.split(","))}  # in the order given
+        rows = sorted(
+            (r for r in rows if r["instance_id"] in order), key=lambda r: order[r["instance_id"]]
+        )
     elif not args.all:
         seen: dict[str, int] = defaultdict(int)
         picked = []

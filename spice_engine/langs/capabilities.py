@@ -128,6 +128,20 @@ def compiled_code(language: Language) -> CompiledCode | None:
     return language if isinstance(language, CompiledCode) else None
 
 
+@runtime_checkable
+class SideBySideRuns(Protocol):
+    """A language whose run after the fix gains nothing from the run before it in the same tree
+    (no build there that the second run would reuse: Maven compiles a changed module again,
+    JavaScript builds nothing), so the two may go on at once, each in a tree of its own."""
+
+    side_by_side_runs: bool
+
+
+def side_by_side(language: Language) -> bool:
+    """Whether validation's runs before and after the fix may go on at once."""
+    return isinstance(language, SideBySideRuns) and language.side_by_side_runs
+
+
 def version_groups(language: Language) -> VersionGroups | None:
     return language if isinstance(language, VersionGroups) else None
 

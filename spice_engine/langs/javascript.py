@@ -73,6 +73,8 @@ def runner_of(package: dict[str, Any]) -> str:
 
 class JavaScript:
     name = "javascript"
+    side_by_side_runs = True
+    """Nothing is built in the tree: the runs before and after the fix may go on at once."""
 
     def detect(self, files: Files) -> int:
         # Below Python's and Go's manifests: their repositories often carry a package.json

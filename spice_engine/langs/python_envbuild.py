@@ -19,13 +19,14 @@ from spice_engine.langs.python_editable import editable_dists
 from spice_engine.langs.python_job_commands import JobCommands, Where, base_env
 from spice_engine.langs.python_missing import from_index, missing
 from spice_engine.langs.python_recipe import Recipe, build_requires
+from spice_engine.langs.python_runners import PYTEST
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.validate import door
 from spice_engine.validate.executor import EnvBuildError, RunResult
 
 _FILTERED = re.compile(r"`([A-Za-z0-9_.\-]+)` was filtered by `exclude-newer`")
 _NO_CUTOFF = "2100-01-01T00:00:00Z"
-ENV_FORMAT = 3
+ENV_FORMAT = 4
 """Changes when environments are built differently: older ones are not reused."""
 RUNNER_SINCE = "2020-03-14T00:00:00Z"
 """pytest 5.4: every test named in the `-rA` summary, as SWE-bench's parser reads it."""
@@ -122,17 +123,13 @@ class EnvBuilder:
         # The runner is already installed (no older than 5.4): resolving it again as of an
         # older date would bring its old dependencies (`py` 1.4 over pytest 7's own shim).
         more = [p for p in recipe.extra_packages if p != recipe.runner]
-        door.write_text(where.job, wanted.name, "\n".join([*lines, *more]) + "\n")
-        self.sandbox.prepare_writable(wanted)
+        floor = runner_floor(recipe)
         python = ["--python", str(where.shared / "bin" / "python")]
         exempt: list[str] = []
-        for _ in range(6):
-            dated: list[str] = []
-            if recipe.resolve_before:
-                dated = ["--exclude-newer", recipe.resolve_before]
-                dated += [
-                    a for p in exempt for a in ("--exclude-newer-package", f"{p}={_NO_CUTOFF}")
-                ]
+        for _ in range(7):
+            door.write_text(where.job, wanted.name, "\n".join([*lines, *more, *floor]) + "\n")
+            self.sandbox.prepare_writable(wanted)
+            dated = resolution_cutoff(recipe.resolve_before, exempt, bool(floor))
             args = ["pip", "compile", *python, "--no-build-isolation", *dated, "--no-header"]
             args += ["--no-annotate", "-o", str(pinned), str(wanted)]
             try:
@@ -141,10 +138,12 @@ class EnvBuilder:
             except EnvBuildError as exc:
                 # A package whose old releases were deleted from the index (it happens):
                 # let only that one come from after the date, and resolve again.
-                more = [p for p in _FILTERED.findall(exc.log) if p not in exempt]
-                if not more:
+                filtered = [p for p in _FILTERED.findall(exc.log) if p not in exempt]
+                if not filtered and not floor:
                     raise
-                exempt += more
+                if not filtered:
+                    floor = []  # the project pins an older pytest: its own choice stands
+                exempt += filtered
         else:
             raise EnvBuildError("dependencies could not be resolved as of the commit's date")
         keep = from_index(door.read_text(where.job, pinned.name), site_packages(where.shared))
@@ -227,6 +226,25 @@ def _runner_cutoff(resolve_before: str | None) -> list[str]:
     if not resolve_before:
         return []
     return ["--exclude-newer", max(resolve_before, RUNNER_SINCE)]
+
+
+def runner_floor(recipe: Recipe) -> list[str]:
+    """pytest no older than 5.4 where the project's own dependencies bring it (a `test` extra
+    naming `pytest`): resolved as of a 2019 commit's date it would be 3.x, whose `-rA` prints
+    no PASSED lines, and every test would read as not run."""
+    return [f"{PYTEST}>=5.4"] if recipe.test_runner == PYTEST and not recipe.runner else []
+
+
+def resolution_cutoff(resolve_before: str | None, exempt: list[str], floor: bool) -> list[str]:
+    """uv's date options for the dependencies' resolution: as of the commit's date, but the
+    packages in `exempt` from any date, and pytest (with its `floor`) from its 5.4's."""
+    if not resolve_before:
+        return []
+    dated = ["--exclude-newer", resolve_before]
+    dated += [a for p in exempt for a in ("--exclude-newer-package", f"{p}={_NO_CUTOFF}")]
+    if floor and resolve_before < RUNNER_SINCE and PYTEST not in exempt:
+        dated += ["--exclude-newer-package", f"{PYTEST}={RUNNER_SINCE}"]
+    return dated
 
 
 def _tools_cutoff(resolve_before: str | None) -> list[str]:

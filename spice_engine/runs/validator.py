@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from spice_engine.langs import languages
-from spice_engine.langs.capabilities import failure_texts
+from spice_engine.langs.capabilities import failure_texts, side_by_side
 from spice_engine.langs.executor import Executor
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.runs.second_runs import second_outcomes
@@ -21,6 +21,7 @@ from spice_engine.runs.session import (
     open_session,
     stopped_by,
 )
+from spice_engine.runs.side_by_side import before_and_after as at_once
 from spice_engine.runs.validator_support import (
     Progress,
     Validated,
@@ -138,15 +139,26 @@ def _before_and_after(session: Session, record: Validation, said: Progress) -> V
     source, name = reruns.PLUGIN_SOURCE, reruns.RERUN_PLUGIN
     in_session = job.reruns and session.takes_plugins  # a pytest plugin reruns them
     session.tree.apply(job.test_patch)
-    first = session.plugin(source, name, reruns.settings(budget)) if in_session else None
-    said("before")
-    run_before = session.run("before", files, job.timeout_s, first)
-    before = ended(run_before, "before", job.timeout_s)
-    session.tree.apply(job.patch)
-    passed = [t for t, s in before.items() if s == TestStatus.PASSED]
-    second = session.plugin(source, name, reruns.settings(budget, passed)) if in_session else None
-    said("after")
-    run_after = session.run("after", files, job.timeout_s, second)
+    both = None
+    if not in_session and side_by_side(session.language):
+        said("before")
+        said("after")
+        both = at_once(session, files)
+    if both is not None:
+        run_before, run_after = both
+        before = ended(run_before, "before", job.timeout_s)
+    else:
+        first = session.plugin(source, name, reruns.settings(budget)) if in_session else None
+        said("before")
+        run_before = session.run("before", files, job.timeout_s, first)
+        before = ended(run_before, "before", job.timeout_s)
+        session.tree.apply(job.patch)
+        passed = [t for t, s in before.items() if s == TestStatus.PASSED]
+        second = (
+            session.plugin(source, name, reruns.settings(budget, passed)) if in_session else None
+        )
+        said("after")
+        run_after = session.run("after", files, job.timeout_s, second)
     after = ended(run_after, "after", job.timeout_s)
     if not before and not after:
         # Nothing collected either way: an import failing at start-up is the environment's
