@@ -13,7 +13,7 @@ import subprocess
 from fnmatch import fnmatchcase
 from functools import cache
 
-from spice_engine.langs import c_failures
+from spice_engine.langs import c_code, c_failures
 from spice_engine.langs.base import Files, Phase, Plan, Toolchain, ToolchainMissing, with_fix_files
 from spice_engine.langs.c_build import build_for, builds, script, top_build
 from spice_engine.langs.c_debian import CACHE_NAME, DEBIAN, install
@@ -74,6 +74,7 @@ class CFamily:
 
     name = ""
     compiler = ""
+    compiled_to = "object code"
 
     def detect(self, files: Files) -> int:
         c, cpp = counts(files)
@@ -154,6 +155,12 @@ class CFamily:
         # A googletest failure says `Value of: res` where a client got no connection: the
         # lookups noted between its `[ RUN ]` and `[  FAILED  ]` lines say why.
         return Phase(argv=("sh", "-c", script(build)), channel=True, lookups=True)
+
+    def code_command(self, files: Files, path: str, plan: Plan) -> Phase | None:
+        return c_code.code_command(files, path, plan)
+
+    def code_misses(self, source: str, line: int) -> str | None:
+        return c_code.code_misses(source, line, "cpp" if self.name == "cpp" else "c")
 
     def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         """ctest names, `binary::Suite.Test` of googletest, automake test paths, and the

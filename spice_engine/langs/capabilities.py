@@ -15,6 +15,9 @@ language's name.
 - `FailureTexts`: the language reads each failed test's own failure text from its runner's
   report (its message, its output), so a test that failed for want of the network can be told
   apart (spice_engine.validate.offline). Without it such tests are only "failing both".
+- `CompiledCode`: the language compiles the unit a file belongs to (a C translation unit, a
+  Go package, a crate, a Java package's classes) and prints a digest of its code: a surviving
+  mutant whose code is the fix's is equivalent (spice_engine.strength.same_code).
 - `CopyingCalls`: methods that only copy their receiver (Rust's `clone`): a mutant without one
   that still builds moves the same value instead, never a wrong fix, so none is made.
 """
@@ -24,7 +27,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from spice_engine.langs.base import Files, Language, Plan
+from spice_engine.langs.base import Files, Language, Phase, Plan
 from spice_engine.langs.prepared import EnvRequest, Prepared
 from spice_engine.langs.python_versions import Group
 from spice_engine.validate.executor import RunResult, SetupTree
@@ -101,6 +104,28 @@ TEXT_LIMIT = 20_000
 @runtime_checkable
 class CopyingCalls(Protocol):
     copying_calls: frozenset[str]
+
+
+@runtime_checkable
+class CompiledCode(Protocol):
+    compiled_to: str
+    """What its compiler writes, as a verdict's reason names it (`object code`, `bytecode`)."""
+
+    def code_command(self, files: Files, path: str, plan: Plan) -> Phase | None:
+        """A command compiling the unit `path` belongs to as the tests' build does, whose
+        channel is that unit's code's digest (spice_engine.langs.compiled_code); None when no
+        one unit holds all of `path`'s code (a header)."""
+        ...
+
+    def code_misses(self, source: str, line: int) -> str | None:
+        """Why the unit's code may not hold what `line` of `source` compiles to (a generic
+        function compiled where it is used, code another configuration builds); None when it
+        holds it."""
+        ...
+
+
+def compiled_code(language: Language) -> CompiledCode | None:
+    return language if isinstance(language, CompiledCode) else None
 
 
 @runtime_checkable

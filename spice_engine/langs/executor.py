@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 from spice_engine.langs import languages
+from spice_engine.langs.base import Phase
 from spice_engine.langs.capabilities import Environments, own_environments
 from spice_engine.langs.plan_environments import INSTALL_TIMEOUT_S, PlanEnvironments
 from spice_engine.langs.prepared import EnvRequest, Prepared
@@ -65,3 +66,14 @@ class Executor:
         return self.environments(prepared.plan.language).run(
             prepared, tree, args, timeout_s, plugin
         )
+
+    def run_phase(
+        self, prepared: Prepared, tree: Tree, phase: Phase, timeout_s: float
+    ) -> RunResult | None:
+        """A language's own command other than its tests (its compiler's, for the code of a
+        unit) in `tree`, as the tests run; None where its environments are the language's
+        own (they run nothing but tests)."""
+        made = self.environments(prepared.plan.language)
+        if not isinstance(made, PlanEnvironments):
+            return None
+        return made.run_phase(prepared, tree, phase, timeout_s)

@@ -9,6 +9,7 @@ import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
+from spice_engine.langs import go_code
 from spice_engine.langs.base import (
     CACHE,
     JOB,
@@ -91,6 +92,7 @@ def machine_go(goroot: Path = GOROOT) -> tuple[str, tuple[int, int]]:
 
 class Go:
     name = "go"
+    compiled_to = "machine code"
 
     def __init__(self, goroot: Path = GOROOT) -> None:
         self.goroot = goroot
@@ -181,6 +183,12 @@ class Go:
         # when it was filled.
         env = {"GOPROXY": "off", "GOSUMDB": "off"}
         return Phase(argv=("sh", "-c", script), env=env, channel=True)
+
+    def code_command(self, files: Files, path: str, plan: Plan) -> Phase | None:
+        return go_code.code_command(files, path, plan)
+
+    def code_misses(self, source: str, line: int) -> str | None:
+        return go_code.code_misses(source, line)
 
     def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         """`import/path::TestName[/subtest]` for each test that ended."""

@@ -10,7 +10,7 @@ import re
 import shlex
 from pathlib import Path
 
-from spice_engine.langs import java_reports
+from spice_engine.langs import java_code, java_reports
 from spice_engine.langs.base import (
     ENV,
     JOB,
@@ -168,6 +168,7 @@ def test_classes(files: Files, test_files: list[str]) -> dict[str, str]:
 
 class Java:
     name = "java"
+    compiled_to = "bytecode"
     side_by_side_runs = True
     """Maven compiles a module again whenever one of its sources changed: a second tree costs
     the run after the fix nothing the first tree would have spared it."""
@@ -274,6 +275,12 @@ find . -path '*/target/surefire-reports/TEST-*.xml' | sort | while read -r f; do
 done
 """
         return Phase(argv=("sh", "-c", script), channel=True)
+
+    def code_command(self, files: Files, path: str, plan: Plan) -> Phase | None:
+        return java_code.code_command(files, path, plan, PRELUDE)
+
+    def code_misses(self, source: str, line: int) -> str | None:
+        return None  # a class file holds all its source compiles to (constants included)
 
     def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         """`<module>/src/test/java/<Outer>.java::<class>#<method>` for each test reported."""

@@ -209,6 +209,18 @@ class PlanEnvironments:
         self.sandbox.prepare_writable(tree.path)
         return self._run(phase, plan, tree, job, shared, False, timeout_s)
 
+    def run_phase(
+        self, prepared: Prepared, tree: Tree, phase: Phase, timeout_s: float
+    ) -> RunResult:
+        """`phase` (a language's own command, not its tests) run as the tests are: in `tree`,
+        the environment read-only, no network."""
+        if phase.network:
+            raise ValueError("a command after the install reaches no registry")
+        self.sandbox.prepare_writable(prepared.job)
+        self.sandbox.prepare_writable(tree.path)
+        shared = self.envs_dir / prepared.key
+        return self._run(phase, prepared.plan, tree, prepared.job, shared, False, timeout_s)
+
     def _run(
         self,
         phase: Phase,

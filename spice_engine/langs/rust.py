@@ -10,7 +10,7 @@ from fnmatch import fnmatch
 from functools import cache
 from pathlib import Path
 
-from spice_engine.langs import rust_reports
+from spice_engine.langs import rust_code, rust_reports
 from spice_engine.langs.base import (
     BASE_INPUTS,
     ENV,
@@ -79,6 +79,7 @@ def _at(root: str, name: str) -> str:
 
 class Rust:
     name = "rust"
+    compiled_to = "machine code"
     copying_calls = frozenset({"clone"})
     """`x.clone()` → `x` builds only where `x` is not used again: the same value, moved (a
     reference count aside), so never a wrong fix (ripgrep-2209's `range.clone()`)."""
@@ -258,6 +259,12 @@ class Rust:
             f" && cargo test --offline --no-run --message-format=json-render-diagnostics {args}"
             f" && cargo test --offline --no-fail-fast {args} 2>&1)"
         )
+
+    def code_command(self, files: Files, path: str, plan: Plan) -> Phase | None:
+        return rust_code.code_command(files, path, plan, _roots(files))
+
+    def code_misses(self, source: str, line: int) -> str | None:
+        return rust_code.code_misses(source, line)
 
     def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         """`<target's source file>::<libtest name>` for each test that ended."""

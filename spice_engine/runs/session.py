@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from spice_engine.errors import InputError
 from spice_engine.langs import FALLBACK, languages
-from spice_engine.langs.base import ToolchainMissing
+from spice_engine.langs.base import Phase, ToolchainMissing
 from spice_engine.langs.capabilities import takes_plugins
 from spice_engine.langs.executor import Executor
 from spice_engine.langs.prepared import EnvRequest, Prepared
@@ -31,7 +31,7 @@ from spice_engine.langs.python_interpreters import MissingPython
 from spice_engine.langs.python_recipe import Recipe
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.validate import door, gitwork, submodules
-from spice_engine.validate.executor import EnvBuildError, SetupTree
+from spice_engine.validate.executor import EnvBuildError, RunResult, SetupTree
 from spice_engine.validate.outcomes import Outcomes
 from spice_engine.validate.plugin_run import Plugin, make_plugin, messages
 from spice_engine.validate.sandbox import SandboxUnavailable
@@ -214,13 +214,11 @@ class Session:
         done = self.executor.run(ready, tree or self.tree, args, timeout_s, plugin)
         self.durations[name] = done.seconds
         self.last_log = done.log
-        if self.job.logs_dir is not None:
-            self.job.logs_dir.mkdir(parents=True, exist_ok=True)
-            packed = gzip.compress(done.log.encode("utf-8"), mtime=0)
-            door.write_bytes(self.job.logs_dir, f"{name}.log.gz", packed)
-            if done.channel and plugin is None:  # the results themselves, not a plugin's
-                packed = gzip.compress(done.channel.encode("utf-8"), mtime=0)
-                door.write_bytes(self.job.logs_dir, f"{name}.results.gz", packed)
+        self._keep(name, done.log)
+        if self.job.logs_dir is not None and done.channel and plugin is None:
+            # the results themselves, not a plugin's
+            packed = gzip.compress(done.channel.encode("utf-8"), mtime=0)
+            door.write_bytes(self.job.logs_dir, f"{name}.results.gz", packed)
         return Run(
             outcomes=self.language.outcomes(done.channel, done.log, ready.plan),
             messages=messages(done.channel),
@@ -229,6 +227,22 @@ class Session:
             killed=done.killed,
             channel=done.channel,
         )
+
+    def run_phase(self, name: str, phase: Phase, timeout_s: float) -> RunResult | None:
+        """A language's own command (not its tests) in this session's tree, as the tests run
+        (None: the language's environments run only tests); the log kept as a run's is."""
+        assert self.prepared is not None, "prepare() first"
+        done = self.executor.run_phase(self.prepared, self.tree, phase, timeout_s)
+        if done is not None:
+            self.durations[name] = done.seconds
+            self._keep(name, done.log)
+        return done
+
+    def _keep(self, name: str, log: str) -> None:
+        if self.job.logs_dir is not None:
+            self.job.logs_dir.mkdir(parents=True, exist_ok=True)
+            packed = gzip.compress(log.encode("utf-8"), mtime=0)
+            door.write_bytes(self.job.logs_dir, f"{name}.log.gz", packed)
 
     @contextmanager
     def twin(self, name: str = "twin") -> Iterator[tuple[Tree, Prepared]]:

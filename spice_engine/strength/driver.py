@@ -23,6 +23,7 @@ from spice_engine.strength.mutant_runs import confirm, mutate
 from spice_engine.strength.rank import classify, rank, unconfirmed
 from spice_engine.strength.result import StrengthConfig, TestStrength, Verdict
 from spice_engine.strength.runs import Runner
+from spice_engine.strength.same_code import NOT_CHECKED, same_code
 from spice_engine.strength.verdicts import NoVerdicts, Verdicts, proven
 
 Progress = Callable[[str], None]
@@ -118,6 +119,12 @@ def _judge(
     done = verdicts.done
     ranked = sorted((k for k, m in done.items() if m.rank), key=lambda k: done[k].rank)
     verdicts = confirm(runner, verdicts, choice, ranked, config.confirm_survivors)
+    t0 = time.monotonic()
+    verdicts, check, unchecked = same_code(runner, verdicts, choice)
+    if check is not None:
+        record.durations["same_code"] = _since(t0)
+    if unchecked:
+        record.skipped.append(NOT_CHECKED.format(n=unchecked))
     done = verdicts.done
     classify(done, reached, f2p, switchable)  # with the confirmations' verdicts
     rank(list(done.values()), problem)

@@ -7,9 +7,11 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from spice_engine.langs.base import Phase
 from spice_engine.runs.session import Run, Session
 from spice_engine.runs.validator import run_targets
 from spice_engine.strength.result import Difference, DifferenceIn
+from spice_engine.validate.executor import RunResult
 from spice_engine.validate.outcomes import Outcomes
 from spice_engine.validate.reruns import files_of
 
@@ -157,6 +159,11 @@ class Runner:
             return self.session.run(self._name("whole"), files, self._timeout())
         plugin = self.session.plugin(PLUGIN_SOURCE, PLUGIN, {"tests": tests, "select": True})
         return self.session.run(self._name("selected"), files, self._timeout(), plugin)
+
+    def run_phase(self, kind: str, phase: Phase) -> RunResult | None:
+        """A language's own command in the tree, within what is left of the deadline (None:
+        the language's environments run only tests)."""
+        return self.session.run_phase(self._name(kind), phase, self._timeout())
 
     def run_files(self, files: list[str]) -> Run:
         """`files` run whole, as they are (a file just written there, not yet tracked)."""
