@@ -214,3 +214,19 @@ def test_a_language_says_which_calls_only_copy_and_makes_no_mutant_without_them(
     sites = syntax_mutants.find_sites(source, {1}, "rust", copying=copying)
     assert [s.change for s in sites] == ["`v.len()` → `v`"]
     assert copying_calls(languages()["javascript"]) == frozenset()  # dayjs-1023's clone() is not
+
+
+def test_a_file_the_grammar_reads_with_errors_elsewhere_keeps_its_mutants() -> None:
+    # Syntax newer than the grammar (or a macro it cannot read) in one place is no reason to
+    # refuse every mutant of the file; a mutant that adds an error of its own still is none.
+    source = (
+        "int add(int a, int b) {\n  return a + b;\n}\n"
+        "FOO_MACRO(x) int y @@ 3;\n"
+        "int sub(int a, int b) {\n  return a - b;\n}\n"
+    )
+    sites = syntax_mutants.find_sites(source, {2, 6}, "c")
+    made = [syntax_mutants.mutant_source(source, s, "c") for s in sites]
+    assert len(sites) == 2 and all(m is not None for m in made)
+    assert made[0] is not None and "return a - b;\n}\nFOO" in made[0]
+    broken = syntax_mutants.SyntaxSite(2, "x", "x", "add", sites[0].start, sites[0].end, b"+ (")
+    assert syntax_mutants.mutant_source(source, broken, "c") is None

@@ -196,9 +196,25 @@ def _at(data: bytes, offset: int) -> tuple[int, int]:
 
 
 def mutant_source(source: str, site: SyntaxSite, grammar: str) -> str | None:
-    """The file with `site` mutated; None when the result does not parse."""
+    """The file with `site` mutated; None when the result parses worse than the fix does (a
+    fixed file the grammar reads with errors of its own, syntax newer than the grammar, keeps
+    its mutants: only errors the mutant adds refuse one)."""
     data = source.encode("utf-8")
     mutated = data[: site.start] + site.replacement + data[site.end :]
-    if _parser(grammar).parse(mutated).root_node.has_error:
-        return None
-    return mutated.decode("utf-8")
+    after = _parser(grammar).parse(mutated).root_node
+    if not after.has_error:
+        return mutated.decode("utf-8")
+    before = _parser(grammar).parse(data).root_node
+    return mutated.decode("utf-8") if _errors(after) <= _errors(before) else None
+
+
+def _errors(root: Any) -> int:
+    """How many error and missing nodes a parse holds."""
+    count, stack = 0, [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            count += 1
+        elif node.has_error:
+            stack.extend(node.children)
+    return count
