@@ -230,3 +230,21 @@ def test_a_file_the_grammar_reads_with_errors_elsewhere_keeps_its_mutants() -> N
     assert made[0] is not None and "return a - b;\n}\nFOO" in made[0]
     broken = syntax_mutants.SyntaxSite(2, "x", "x", "add", sites[0].start, sites[0].end, b"+ (")
     assert syntax_mutants.mutant_source(source, broken, "c") is None
+
+
+def test_a_removed_method_call_is_chosen_after_every_other_kind() -> None:
+    # A typed language's removed call most often does not build: the limit cuts it first.
+    from spice_engine.strength.candidates import _add_syntax
+    from spice_engine.strength.choose import Choice
+
+    source = "fn f(v: &Vec<u8>) -> usize {\n    let n = v.len();\n    n + 1\n}\n"
+    lines = {"src/lib.rs": {2, 3}}
+    # The fix wrote both lines: every character of them a token of its own.
+    written = {"src/lib.rs": [(n, c, c + 1) for n in (2, 3) for c in range(24)]}
+    chosen = {}
+    for limit in (1, 9):
+        choice = Choice([], 0, [], {}, {})
+        _add_syntax(choice, {"src/lib.rs": source}, (lines, written), "rust", limit, 0)
+        chosen[limit] = [c.site.operator for c in choice.chosen]
+    assert len(chosen[9]) > 1 and chosen[9][-1] == "method call removed"
+    assert "method call removed" not in chosen[9][:-1] and chosen[1] == chosen[9][:1]

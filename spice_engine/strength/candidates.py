@@ -13,7 +13,13 @@ from spice_engine.strength.new_tokens import Span, new_tokens
 from spice_engine.strength.parts import changed_lines
 from spice_engine.strength.private_renames import set_aside_renames
 from spice_engine.strength.sites import Site
-from spice_engine.strength.syntax_mutants import SyntaxSite, find_sites, grammar_for, mutant_source
+from spice_engine.strength.syntax_mutants import (
+    REMOVED,
+    SyntaxSite,
+    find_sites,
+    grammar_for,
+    mutant_source,
+)
 
 LIBCST_SUFFIX = ".py"
 """The sources libcst's mutator reads."""
@@ -64,10 +70,9 @@ def _add_syntax(
         sites += [(path, s, grammar) for s in found]
     seen: set[str] = set()
     base = first_file * ID_STRIDE
-    for i in spread(len(sites)):
+    for path, site, grammar in _removals_last(sites):
         if limit <= 0:
             break
-        path, site, grammar = sites[i]
         source = mutant_source(fixed[path], site, grammar)
         if source is None or source in seen or source == fixed[path]:
             choice.equivalent += source is not None
@@ -79,3 +84,13 @@ def _add_syntax(
         limit -= 1
     choice.originals.update(fixed)
     choice.lines.update({p: lines[p] for p in fixed})
+
+
+def _removals_last(sites: list[tuple[str, SyntaxSite, str]]) -> list[tuple[str, SyntaxSite, str]]:
+    """The sites spread over the fix, a removed method call after every other kind: in a typed
+    language the call's value rarely has its receiver's type, so such a mutant most often does
+    not build, and a build is what each one costs; the limit or the budget cuts them first."""
+    kept = [sites[i] for i in spread(len(sites))]
+    return [x for x in kept if x[1].operator != REMOVED] + [
+        x for x in kept if x[1].operator == REMOVED
+    ]

@@ -50,6 +50,7 @@ _INTEGERS = {
 }
 _FUNCTIONS = ("function", "method", "func_literal", "closure", "arrow_function", "constructor")
 _CALLS = ("call_expression", "method_invocation")
+REMOVED = "method call removed"
 _MEMBERS = {
     "member_expression": "object",  # JavaScript, TypeScript
     "selector_expression": "operand",  # Go
@@ -126,7 +127,7 @@ def _site(node: Any, copying: frozenset[str]) -> tuple[str, int, int, bytes, str
     if (receiver := _receiver(node, copying)) is not None:
         kept = receiver.text
         change = f"`{text[:30]}` → `{kept.decode('utf-8', 'replace')[:30]}`"
-        return "method call removed", node.start_byte, node.end_byte, kept, change
+        return REMOVED, node.start_byte, node.end_byte, kept, change
     if node.type in ("binary_expression", "binary_operator"):
         op = node.child_by_field_name("operator")
         if op is not None and (swap := _SWAPS.get(op.text.decode())) is not None:
