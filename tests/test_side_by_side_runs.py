@@ -65,3 +65,24 @@ def test_the_run_after_the_fix_does_not_see_what_the_run_before_left(tmp_path: P
         kept = gzip.decompress((tmp_path / "logs" / f"{name}.results.gz").read_bytes())
         assert b"starts in a tree no run touched" in kept
     assert {"before", "after"} <= set(done.validation.durations)
+
+
+def test_the_second_tree_reuses_the_sessions_plan_and_environment(tmp_path: Path) -> None:
+    # Nothing is planned or looked up again for it: the same key, a job space of its own.
+    box = Bubblewrap()
+    if shutil.which("node") is None:
+        pytest.skip("no Node.js on this machine")
+    if why := box.problem(tmp_path):
+        pytest.skip(f"cannot run here: {why}")
+    from spice_engine.langs.executor import Executor
+    from spice_engine.runs.session import open_session
+
+    row = project_instance(DATA, tmp_path / "repo")
+    job = lang_job(row, tmp_path / "repo", "javascript")
+    with open_session(job, Executor(tmp_path / "envs", box), tmp_path / "scratch") as session:
+        assert session.prepared is not None
+        with session.twin("before") as (twin, prepared):
+            assert prepared.key == session.prepared.key and prepared.plan == session.prepared.plan
+            assert prepared.job != session.prepared.job and not prepared.built
+            assert twin.path != session.tree.path
+            assert (prepared.job / "home").is_dir() and (prepared.job / "tmp").is_dir()

@@ -53,6 +53,13 @@ class Executor:
         or the tree with the fix's manifests), else from `tree`."""
         return self.environments(request.language).prepare(request, tree, job, setup_tree)
 
+    def prepare_again(self, prepared: Prepared, tree: Tree, job: Path) -> Prepared | None:
+        """`prepared`'s environment for a second tree of the same commit and patches, `job` its
+        scratch, without planning it again (None: the language's own environments cannot say
+        that: ask `prepare`)."""
+        made = self.environments(prepared.plan.language)
+        return made.again(prepared, tree, job) if isinstance(made, PlanEnvironments) else None
+
     def run(
         self,
         prepared: Prepared,

@@ -105,6 +105,18 @@ class PlanEnvironments:
             prepared = prepared.model_copy(update={"seconds": round(time.monotonic() - started, 3)})
         return prepared
 
+    def again(self, prepared: Prepared, tree: Tree, job: Path) -> Prepared:
+        """`prepared`'s environment for another tree of the same commit and patches, `job` its
+        own scratch: nothing planned or looked up again (the same plan, the same key)."""
+        started = time.monotonic()
+        for scratch in ("home", "tmp"):
+            (job / scratch).mkdir(parents=True, exist_ok=True)
+        self.sandbox.prepare_writable(job)
+        self.sandbox.prepare_writable(tree.path)
+        plant(prepared.plan, job, self.envs_dir, partial(self._seed_run, tree))
+        seconds = round(time.monotonic() - started, 3)
+        return prepared.model_copy(update={"job": job, "built": False, "seconds": seconds})
+
     def _seed_run(
         self, tree: Tree, phase: Phase, plan: Plan, job: Path, project: Path
     ) -> RunResult:

@@ -249,7 +249,8 @@ class Session:
         """A second tree of the base commit with its own job space (the environment shared)."""
         with tree_of(self.job, self.job.base, self.home, name) as tree:
             space = Path(tempfile.mkdtemp(dir=self.home, prefix=f"{name}-job-"))
-            yield tree, self.prepare(space, tree)
+            again = self.prepared and self.executor.prepare_again(self.prepared, tree, space)
+            yield tree, again or self.prepare(space, tree)
 
 
 @contextmanager
