@@ -5,6 +5,7 @@ never mutated. Each mutant is written both ways (text edit and rewrite) and insi
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 from typing import Any
@@ -214,3 +215,22 @@ def test_a_language_says_which_calls_only_copy_and_makes_no_mutant_without_them(
     sites = syntax_mutants.find_sites(source, {1}, "rust", copying=copying)
     assert [s.change for s in sites] == ["`v.len()` → `v`"]
     assert copying_calls(languages()["javascript"]) == frozenset()  # dayjs-1023's clone() is not
+
+
+MACRO_C = (
+    "#define BINOPS(X) X(plus) X(minus)\n"
+    "BINOPS(LIBM_DD)\n"
+    "static int f(int n) {\n  if (n == -1) return 0;\n  return n;\n}\n"
+)
+"""jq's builtin.c, cut down: a macro tree-sitter cannot expand leaves the file with an error."""
+
+
+def test_a_file_that_never_parses_whole_still_gets_mutants_unless_one_adds_an_error() -> None:
+    # Before: every mutant of jq's and fmt's files was dropped as "does not parse" (no_mutants).
+    for grammar in ("c", "cpp"):
+        assert syntax_mutants._parser(grammar).parse(MACRO_C.encode()).root_node.has_error
+        sites = syntax_mutants.find_sites(MACRO_C, {4}, grammar)
+        assert sites[0].change == "`== -1` → `!= -1`"
+        assert "if (n != -1)" in (syntax_mutants.mutant_source(MACRO_C, sites[0], grammar) or "")
+        broken = dataclasses.replace(sites[0], replacement=b"== (")  # an error of its own
+        assert syntax_mutants.mutant_source(MACRO_C, broken, grammar) is None

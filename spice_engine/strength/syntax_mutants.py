@@ -12,7 +12,7 @@ Operators are the selective set (Offutt et al.): relational and equality operato
 widened or narrowed: `<` ↔ `<=`), logical connectors, `+`/`-` and `*`/`/`, a negation dropped,
 booleans flipped, integer constants + 1; and a method call without arguments removed
 (`x.clone()` → `x`, as in Python: spice_engine.strength.call_mutants).
-A mutant that no longer parses is not one (it would be "killed" by the compiler alone).
+A mutant that parses worse than the fix is not one (it would be "killed" by the compiler alone).
 """
 
 from __future__ import annotations
@@ -195,10 +195,25 @@ def _at(data: bytes, offset: int) -> tuple[int, int]:
     return before.count("\n") + 1, len(before) - before.rfind("\n") - 1
 
 
+def _errors(tree: Any) -> int:
+    """How many error and missing nodes `tree` holds."""
+    count, stack = 0, [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.has_error:  # only a subtree holding an error is walked
+            count += node.is_error or node.is_missing
+            stack.extend(node.children)
+    return count
+
+
 def mutant_source(source: str, site: SyntaxSite, grammar: str) -> str | None:
-    """The file with `site` mutated; None when the result does not parse."""
+    """The file with `site` mutated; None when the result parses worse than the fix. Not "has
+    any error": C and C++ headers rarely parse whole (a macro tree-sitter cannot expand, such as
+    jq's `BINOPS` or fmt's `FMT_BEGIN_NAMESPACE`), and then no mutant of theirs would be made."""
     data = source.encode("utf-8")
     mutated = data[: site.start] + site.replacement + data[site.end :]
-    if _parser(grammar).parse(mutated).root_node.has_error:
+    parser = _parser(grammar)
+    after = parser.parse(mutated)
+    if after.root_node.has_error and _errors(after) > _errors(parser.parse(data)):
         return None
     return mutated.decode("utf-8")
