@@ -234,3 +234,15 @@ def test_a_file_that_never_parses_whole_still_gets_mutants_unless_one_adds_an_er
         assert "if (n != -1)" in (syntax_mutants.mutant_source(MACRO_C, sites[0], grammar) or "")
         broken = dataclasses.replace(sites[0], replacement=b"== (")  # an error of its own
         assert syntax_mutants.mutant_source(MACRO_C, broken, grammar) is None
+
+
+def test_a_tuple_field_is_no_constant_to_move() -> None:
+    # ripgrep-2295's `self.0.dir.as_path()`: `self.1` is another field (a mutant that only
+    # fails to build), not the constant `0` moved by one.
+    source = "fn f(s: &S) -> usize { s.0.dir.len() + 1 }\n"
+    sites = syntax_mutants.find_sites(source, {1}, "rust")
+    assert [s.change for s in sites] == [
+        "`s.0.dir.len()` → `s.0.dir`",
+        "`+ 1` → `- 1`",
+        "`1` → `2`",
+    ]

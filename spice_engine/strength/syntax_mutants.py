@@ -120,6 +120,14 @@ def _negated(node: Any) -> bool:
     return getattr(parent, "type", "") == "unary_expression" and parent.text.startswith(b"-")
 
 
+def _field(node: Any) -> bool:
+    """Whether `node` names a tuple's field (Rust's `self.0`): a `.1` is another field, no
+    constant moved by one (ripgrep-2295's `self.0.dir`: a mutant that only fails to build)."""
+    parent = node.parent
+    field = parent.child_by_field_name("field") if parent is not None else None
+    return field is not None and field.id == node.id
+
+
 def _site(node: Any, copying: frozenset[str]) -> tuple[str, int, int, bytes, str] | None:
     """(operator, start, end, replacement, change) for a node that is a mutation site."""
     text = node.text.decode("utf-8", "replace")
@@ -151,7 +159,7 @@ def _site(node: Any, copying: frozenset[str]) -> tuple[str, int, int, bytes, str
         flip = _BOOLEANS.get(text)
         if flip:
             return "boolean", node.start_byte, node.end_byte, flip.encode(), f"`{text}` → `{flip}`"
-    if node.type in _INTEGERS and re.fullmatch(r"\d{1,9}", text):
+    if node.type in _INTEGERS and re.fullmatch(r"\d{1,9}", text) and not _field(node):
         more = str(int(text) + 1)
         # `-1` is a negation of `1`: said with its sign, it is told from a `1` beside it.
         sign = "-" if _negated(node) else ""
