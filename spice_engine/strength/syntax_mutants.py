@@ -12,6 +12,7 @@ Operators are the selective set (Offutt et al.): relational and equality operato
 widened or narrowed: `<` ↔ `<=`), logical connectors, `+`/`-` and `*`/`/`, a negation dropped,
 booleans flipped, integer constants + 1; and a method call without arguments removed
 (`x.clone()` → `x`, as in Python: spice_engine.strength.call_mutants).
+Nothing inside a message's text is mutated (spice_engine.strength.syntax_messages).
 A mutant that parses worse than the fix is not one (it would be "killed" by the compiler alone).
 """
 
@@ -23,6 +24,7 @@ from typing import Any
 
 from spice_engine.langs import languages
 from spice_engine.strength.new_tokens import Span, touches
+from spice_engine.strength.syntax_messages import only_says
 
 _SWAPS = {
     "<": "<=",
@@ -187,6 +189,8 @@ def find_sites(
         if node.start_point[0] + 1 > max(lines, default=0) or node.end_point[0] + 1 < min(
             lines, default=1
         ):
+            continue
+        if only_says(node):  # a message's text (spice_engine.strength.syntax_messages)
             continue
         if node.start_point[0] + 1 in lines and (hit := _site(node, copying)) is not None:
             kind, start, end, repl, change = hit
