@@ -6,10 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from spice_engine.strength.new_tokens import new_tokens
-from spice_engine.strength.parts import changed_lines
-from spice_engine.strength.syntax_mutants import find_sites
-from tests.fakes.sample_project import git, instance_of
+from tests.strength_sites_support import fix_sites
 
 BUG = """package mapping
 
@@ -39,21 +36,8 @@ func fill(v Number, out *uint64) error {
 of the package `logx`, and one on a logger a call returns (a logging library's own writing)."""
 
 
-def _sites(tmp_path: Path, path: str, bug: str, fix: str, grammar: str) -> list[str]:
-    repo = tmp_path / "repo"
-    (repo / path).parent.mkdir(parents=True, exist_ok=True)
-    (repo / path).write_text(bug)
-    git(repo, "init", "-q")
-    git(repo, "add", ".")
-    git(repo, "commit", "-q", "-m", "base")
-    patch = instance_of(repo, "octo/repo", {path: fix}, ("t.txt", "x\n"), "bug")["patch"]
-    every = lambda p: not p.endswith(".txt")  # noqa: E731 - the language's `mutable`
-    lines, written = changed_lines(patch, every)[path], new_tokens(patch, every)[path]
-    return [f"{s.line} {s.change}" for s in find_sites(fix, lines, grammar, written)]
-
-
 def test_the_text_of_an_error_a_panic_or_a_log_call_is_never_mutated(tmp_path: Path) -> None:
-    assert _sites(tmp_path, "core/mapping/fill.go", BUG, FIX, "go") == [
+    assert fix_sites(tmp_path, "core/mapping/fill.go", (BUG, FIX), "go") == [
         "5 `< 0` → `<= 0`",  # raising at all still matters
         "5 `0` → `1`",
         "9 `> 1<<40` → `>= 1<<40`",
@@ -71,16 +55,15 @@ def test_what_is_thrown_or_logged_keeps_its_kind_and_its_condition(tmp_path: Pat
         '      throw new IllegalArgumentException("n=" + (n - 1));\n    }\n    return n;\n'
         "  }\n}\n"
     )
-    assert _sites(tmp_path, "src/A.java", bug, fix, "java") == [
+    assert fix_sites(tmp_path, "src/A.java", (bug, fix), "java") == [
         "3 `< 0` → `<= 0`",
         "3 `0` → `1`",
     ]
     rust = (
         'fn f(n: i64) -> i64 {\n    if n < 0 {\n        panic!("n={}", n + 1);\n    }\n    n\n}\n'
     )
-    assert _sites(
-        tmp_path / "r", "src/lib.rs", "fn f(n: i64) -> i64 {\n    n\n}\n", rust, "rust"
-    ) == [
+    bug = "fn f(n: i64) -> i64 {\n    n\n}\n"
+    assert fix_sites(tmp_path / "r", "src/lib.rs", (bug, rust), "rust") == [
         "2 `< 0` → `<= 0`",
         "2 `0` → `1`",
     ]
