@@ -25,6 +25,7 @@ from typing import Any
 from spice_engine.langs import languages
 from spice_engine.strength.new_tokens import Span, touches
 from spice_engine.strength.syntax_messages import only_says
+from spice_engine.strength.syntax_truth import only_true
 
 _SWAPS = {
     "<": "<=",
@@ -162,6 +163,8 @@ def _site(node: Any, copying: frozenset[str]) -> tuple[str, int, int, bytes, str
         if flip:
             return "boolean", node.start_byte, node.end_byte, flip.encode(), f"`{text}` → `{flip}`"
     if node.type in _INTEGERS and re.fullmatch(r"\d{1,9}", text) and not _field(node):
+        if only_true(node):  # 1 → 2 is as true (spice_engine.strength.syntax_truth)
+            return None
         more = str(int(text) + 1)
         # `-1` is a negation of `1`: said with its sign, it is told from a `1` beside it.
         sign = "-" if _negated(node) else ""
