@@ -24,6 +24,7 @@ from typing import Any
 
 from spice_engine.langs import languages
 from spice_engine.strength.new_tokens import Span, touches
+from spice_engine.strength.syntax_bounds import same_at_bound
 from spice_engine.strength.syntax_messages import only_says
 from spice_engine.strength.syntax_truth import only_true
 
@@ -144,6 +145,8 @@ def _site(node: Any, copying: frozenset[str]) -> tuple[str, int, int, bytes, str
             right = node.child_by_field_name("right")
             tail = right.text.decode("utf-8", "replace")[:30] if right is not None else ""
             change = f"`{op.text.decode()} {tail}` → `{swap} {tail}`"
+            if same_at_bound(node):  # both paths agree at equality (syntax_bounds)
+                return None
             kind = "arithmetic" if swap in "+-*/" else "relational"
             if swap in ("&&", "||"):
                 kind = "logical"
