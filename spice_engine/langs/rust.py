@@ -83,6 +83,10 @@ class Rust:
     copying_calls = frozenset({"clone"})
     """`x.clone()` → `x` builds only where `x` is not used again: the same value, moved (a
     reference count aside), so never a wrong fix (ripgrep-2209's `range.clone()`)."""
+    copying_calls |= {"as_path", "as_os_str", "as_str", "as_mut_str", "as_slice", "as_mut_slice"}
+    """And the views of an owned value as what it derefs to (`PathBuf` → `Path`, `String` →
+    `str`, `Vec` → slice, each printed alike): where `x.as_path()` → `x` still builds, auto-deref
+    reaches the same method on the same value (ripgrep-2295's `self.0.dir.as_path()`)."""
 
     def __init__(self, rustup: Path = RUSTUP) -> None:
         self.rustup = rustup

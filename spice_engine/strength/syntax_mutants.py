@@ -12,7 +12,8 @@ Operators are the selective set (Offutt et al.): relational and equality operato
 widened or narrowed: `<` ↔ `<=`), logical connectors, `+`/`-` and `*`/`/`, a negation dropped,
 booleans flipped, integer constants + 1; and a method call without arguments removed
 (`x.clone()` → `x`, as in Python: spice_engine.strength.call_mutants).
-A mutant that no longer parses is not one (it would be "killed" by the compiler alone).
+Nothing inside a message's text is mutated (spice_engine.strength.syntax_messages).
+A mutant that parses worse than the fix is not one (it would be "killed" by the compiler alone).
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from typing import Any
 
 from spice_engine.langs import languages
 from spice_engine.strength.new_tokens import Span, touches
+from spice_engine.strength.syntax_bounds import same_at_bound
+from spice_engine.strength.syntax_messages import only_says
+from spice_engine.strength.syntax_truth import only_true
 
 _SWAPS = {
     "<": "<=",
@@ -121,6 +125,14 @@ def _negated(node: Any) -> bool:
     return getattr(parent, "type", "") == "unary_expression" and parent.text.startswith(b"-")
 
 
+def _field(node: Any) -> bool:
+    """Whether `node` names a tuple's field (Rust's `self.0`): a `.1` is another field, no
+    constant moved by one (ripgrep-2295's `self.0.dir`: a mutant that only fails to build)."""
+    parent = node.parent
+    field = parent.child_by_field_name("field") if parent is not None else None
+    return field is not None and field.id == node.id
+
+
 def _site(node: Any, copying: frozenset[str]) -> tuple[str, int, int, bytes, str] | None:
     """(operator, start, end, replacement, change) for a node that is a mutation site."""
     text = node.text.decode("utf-8", "replace")
@@ -134,6 +146,8 @@ def _site(node: Any, copying: frozenset[str]) -> tuple[str, int, int, bytes, str
             right = node.child_by_field_name("right")
             tail = right.text.decode("utf-8", "replace")[:30] if right is not None else ""
             change = f"`{op.text.decode()} {tail}` → `{swap} {tail}`"
+            if same_at_bound(node):  # both paths agree at equality (syntax_bounds)
+                return None
             kind = "arithmetic" if swap in "+-*/" else "relational"
             if swap in ("&&", "||"):
                 kind = "logical"
@@ -152,7 +166,9 @@ def _site(node: Any, copying: frozenset[str]) -> tuple[str, int, int, bytes, str
         flip = _BOOLEANS.get(text)
         if flip:
             return "boolean", node.start_byte, node.end_byte, flip.encode(), f"`{text}` → `{flip}`"
-    if node.type in _INTEGERS and re.fullmatch(r"\d{1,9}", text):
+    if node.type in _INTEGERS and re.fullmatch(r"\d{1,9}", text) and not _field(node):
+        if only_true(node):  # 1 → 2 is as true (spice_engine.strength.syntax_truth)
+            return None
         more = str(int(text) + 1)
         # `-1` is a negation of `1`: said with its sign, it is told from a `1` beside it.
         sign = "-" if _negated(node) else ""
@@ -181,6 +197,8 @@ def find_sites(
             lines, default=1
         ):
             continue
+        if only_says(node):  # a message's text (spice_engine.strength.syntax_messages)
+            continue
         if node.start_point[0] + 1 in lines and (hit := _site(node, copying)) is not None:
             kind, start, end, repl, change = hit
             if written is None or touches(written, _at(data, start), _at(data, end)):
@@ -196,26 +214,25 @@ def _at(data: bytes, offset: int) -> tuple[int, int]:
     return before.count("\n") + 1, len(before) - before.rfind("\n") - 1
 
 
-def mutant_source(source: str, site: SyntaxSite, grammar: str) -> str | None:
-    """The file with `site` mutated; None when the result parses worse than the fix does (a
-    fixed file the grammar reads with errors of its own, syntax newer than the grammar, keeps
-    its mutants: only errors the mutant adds refuse one)."""
-    data = source.encode("utf-8")
-    mutated = data[: site.start] + site.replacement + data[site.end :]
-    after = _parser(grammar).parse(mutated).root_node
-    if not after.has_error:
-        return mutated.decode("utf-8")
-    before = _parser(grammar).parse(data).root_node
-    return mutated.decode("utf-8") if _errors(after) <= _errors(before) else None
-
-
-def _errors(root: Any) -> int:
-    """How many error and missing nodes a parse holds."""
-    count, stack = 0, [root]
+def _errors(tree: Any) -> int:
+    """How many error and missing nodes `tree` holds."""
+    count, stack = 0, [tree.root_node]
     while stack:
         node = stack.pop()
-        if node.is_error or node.is_missing:
-            count += 1
-        elif node.has_error:
+        if node.has_error:  # only a subtree holding an error is walked
+            count += node.is_error or node.is_missing
             stack.extend(node.children)
     return count
+
+
+def mutant_source(source: str, site: SyntaxSite, grammar: str) -> str | None:
+    """The file with `site` mutated; None when the result parses worse than the fix. Not "has
+    any error": C and C++ headers rarely parse whole (a macro tree-sitter cannot expand, such as
+    jq's `BINOPS` or fmt's `FMT_BEGIN_NAMESPACE`), and then no mutant of theirs would be made."""
+    data = source.encode("utf-8")
+    mutated = data[: site.start] + site.replacement + data[site.end :]
+    parser = _parser(grammar)
+    after = parser.parse(mutated)
+    if after.root_node.has_error and _errors(after) > _errors(parser.parse(data)):
+        return None
+    return mutated.decode("utf-8")

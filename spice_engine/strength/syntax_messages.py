@@ -1,0 +1,79 @@
+"""What only says something, in the languages tree-sitter reads: the arguments of an error
+built to be returned or thrown, of a panic, and of a log call. As in Python
+(spice_engine.strength.mutant_context), a mutant there changes the text of a message, not what
+the fix does (go-zero-1783's `fmt.Errorf("… %q", fullName, v.String())` → `v`: `%q` formats a
+`json.Number` through its `String()` anyway), so none is made; raising, the error's kind and
+whether a log call happens at all still matter, and stay mutable.
+
+Only names every codebase means the same by: Go's `fmt.Errorf`, `errors.New`/`Errorf`/`Wrap…`,
+`panic`; what Java, JavaScript and C++ `throw`; Rust's `panic!`-family and log macros; and a
+log call (`log.Println`, `logger.Warnf`, `console.warn`, `LOG.debug`): a level or print method
+on a receiver named for logging, or `console` — a name, never a call's result: a logging
+library's own writing (go-zero's `getLogger(ctx).Errorf(…)` in logc) is what it does.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_ERRORS = {
+    ("fmt", "Errorf"), ("errors", "New"), ("errors", "Errorf"), ("errors", "Wrap"),
+    ("errors", "Wrapf"), ("", "panic"),
+}  # fmt: skip
+"""(receiver, name) of Go's calls that build an error's text or panic with it."""
+_LEVELS = re.compile(r"(debug|info|warn|warning|error|fatal|trace|critical|print|log)(f|ln)?")
+"""A log call's method: its level or a print, with Go's `f`/`ln` suffixes."""
+_MACROS = {"panic", "unreachable", "unimplemented", "todo", "debug", "info", "warn", "error",
+           "trace", "eprintln", "eprint"}  # fmt: skip
+"""Rust's macros that panic with a message or log one."""
+_THROWN = {"throw_statement", "throw_expression"}
+_CALLS = {"call_expression", "method_invocation"}
+
+
+def _callee(node: Any) -> tuple[str, str]:
+    """(receiver, name) of a call: `log.Println` → ("log", "Println"), `panic` → ("", "panic")."""
+    if node.type == "method_invocation":  # Java
+        receiver, name = node.child_by_field_name("object"), node.child_by_field_name("name")
+    else:
+        function = node.child_by_field_name("function")
+        if function is None:
+            return "", ""
+        if function.type in ("identifier", "field_identifier"):
+            return "", function.text.decode("utf-8", "replace")
+        receiver = next(
+            (function.child_by_field_name(f) for f in ("operand", "object", "value", "argument")
+             if function.child_by_field_name(f) is not None),
+            None,
+        )  # fmt: skip
+        name = function.child_by_field_name("field") or function.child_by_field_name("property")
+    text = receiver.text.decode("utf-8", "replace") if receiver is not None else ""
+    return text, name.text.decode("utf-8", "replace") if name is not None else ""
+
+
+def _logs(receiver: str, name: str) -> bool:
+    # A name, not a call: `getLogger(ctx).Errorf` is go-zero's logc writing its own product.
+    if not re.fullmatch(r"[\w$.]+", receiver):
+        return False
+    said = receiver.rsplit(".", 1)[-1].lower()
+    if not ("log" in said or said == "console"):
+        return False
+    return _LEVELS.fullmatch(name.lower()) is not None
+
+
+def only_says(node: Any) -> bool:
+    """Whether `node` holds only a message's text: the arguments of an error-building call, a
+    panic or a log call, what a `throw` constructs, or a panicking or logging macro's tokens."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if node.type in ("argument_list", "arguments"):
+        if parent.parent is not None and parent.parent.type in _THROWN:
+            return True  # `throw new E(…)`, `throw E(…)`: the error's kind still matters
+        if parent.type in _CALLS:
+            receiver, name = _callee(parent)
+            return (receiver.rsplit(".", 1)[-1], name) in _ERRORS or _logs(receiver, name)
+    if node.type == "token_tree" and parent.type == "macro_invocation":
+        macro = parent.child_by_field_name("macro")
+        return macro is not None and macro.text.decode().rsplit("::", 1)[-1] in _MACROS
+    return False

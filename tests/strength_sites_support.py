@@ -1,0 +1,32 @@
+"""The mutation sites of a fix made in a small git repository, chosen as for a PR: its changed
+lines, the tokens it writes, through tree-sitter's operators."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from spice_engine.strength.new_tokens import new_tokens
+from spice_engine.strength.parts import changed_lines
+from spice_engine.strength.syntax_mutants import find_sites
+from tests.fakes.sample_project import git, instance_of
+
+
+def fix_sites(
+    tmp_path: Path,
+    path: str,
+    before_after: tuple[str, str],
+    grammar: str,
+    copying: frozenset[str] = frozenset(),
+) -> list[str]:
+    """`line change` of each site of the fix turning `path` from before into after."""
+    bug, fix = before_after
+    repo = tmp_path / "repo"
+    (repo / path).parent.mkdir(parents=True, exist_ok=True)
+    (repo / path).write_text(bug)
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-q", "-m", "base")
+    patch = instance_of(repo, "octo/repo", {path: fix}, ("t.txt", "x\n"), "bug")["patch"]
+    every = lambda p: not p.endswith(".txt")  # noqa: E731 - the language's `mutable`
+    lines, written = changed_lines(patch, every)[path], new_tokens(patch, every)[path]
+    return [f"{s.line} {s.change}" for s in find_sites(fix, lines, grammar, written, copying)]

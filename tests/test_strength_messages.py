@@ -1,0 +1,69 @@
+"""No mutant of a message's text in the languages tree-sitter reads, as in Python: go-zero-1783's
+`fmt.Errorf("… %q", fullName, v.String())` → `v` survived and was shown, though `%q` formats a
+`json.Number` through `String()` anyway. The fix comes from a small git repository, as a PR's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.strength_sites_support import fix_sites
+
+BUG = """package mapping
+
+func fill(v Number, out *uint64) error {
+\tn, _ := v.Int64()
+\t*out = uint64(n)
+\treturn nil
+}
+"""
+FIX = """package mapping
+
+func fill(v Number, out *uint64) error {
+\tn, _ := v.Int64()
+\tif n < 0 {
+\t\tlogx.Errorf("negative %d", n+1)
+\t\treturn fmt.Errorf("bad value %q", v.String())
+\t}
+\tif n > 1<<40 {
+\t\tgetLogger(ctx).Errorf("big %d", n+1)
+\t\tpanic(errors.New("too big: " + v.String()))
+\t}
+\t*out = uint64(n)
+\treturn nil
+}
+"""
+"""go-zero-1783, cut down: a negative value refused with an error that names it; a log call
+of the package `logx`, and one on a logger a call returns (a logging library's own writing)."""
+
+
+def test_the_text_of_an_error_a_panic_or_a_log_call_is_never_mutated(tmp_path: Path) -> None:
+    assert fix_sites(tmp_path, "core/mapping/fill.go", (BUG, FIX), "go") == [
+        "5 `< 0` → `<= 0`",  # raising at all still matters
+        "5 `0` → `1`",
+        "9 `> 1<<40` → `>= 1<<40`",
+        "9 `1` → `2`",
+        "9 `40` → `41`",
+        "10 `+ 1` → `- 1`",  # a logger a call returns: a logging library's own product
+        "10 `1` → `2`",
+    ]
+
+
+def test_what_is_thrown_or_logged_keeps_its_kind_and_its_condition(tmp_path: Path) -> None:
+    bug = "class A {\n  int f(int n) {\n    return n;\n  }\n}\n"
+    fix = (
+        'class A {\n  int f(int n) {\n    if (n < 0) {\n      LOG.warn("n=" + (n + 1));\n'
+        '      throw new IllegalArgumentException("n=" + (n - 1));\n    }\n    return n;\n'
+        "  }\n}\n"
+    )
+    assert fix_sites(tmp_path, "src/A.java", (bug, fix), "java") == [
+        "3 `< 0` → `<= 0`",
+        "3 `0` → `1`",
+    ]
+    rust = (
+        'fn f(n: i64) -> i64 {\n    if n < 0 {\n        panic!("n={}", n + 1);\n    }\n    n\n}\n'
+    )
+    bug = "fn f(n: i64) -> i64 {\n    n\n}\n"
+    assert fix_sites(tmp_path / "r", "src/lib.rs", (bug, rust), "rust") == [
+        "2 `< 0` → `<= 0`",
+        "2 `0` → `1`",
+    ]
