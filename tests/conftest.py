@@ -35,6 +35,13 @@ def _share_seeds() -> None:
         os.environ.setdefault(SEEDS_DIR, str(folder))
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # Heavy end-to-end tests others cover in part run in a step of their own (.ci/run), so the
+    # default suite stays within its time.
+    if item.get_closest_marker("heavy") is not None and os.environ.get("SPICE_HEAVY") != "all":
+        pytest.skip("SPICE_HEAVY=all runs it (minutes of builds; .ci/run does, in its own step)")
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if network_guard.attempts:
         print(f"\nblocked non-loopback connections: {network_guard.attempts}")

@@ -54,6 +54,7 @@ def digest(folder: Path) -> str:
     return sha.hexdigest()
 
 
+@pytest.mark.heavy  # compiles Go's standard library for the seed: about a minute
 @pytest.mark.timeout(900)
 def test_one_seed_serves_every_job_and_no_job_can_spoil_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -52,7 +52,7 @@ def _spice(data: Path, *args: str) -> None:
     assert done.exit_code == 0, done.output
 
 
-@pytest.mark.slow
+@pytest.mark.heavy  # a whole strength run on development data: about a minute and a half
 def test_an_under_tested_instance_is_flagged_and_its_verdicts_hold_on_their_own(
     tmp_path: Path, sandbox: Bubblewrap
 ) -> None:

@@ -108,7 +108,7 @@ def test_rust_a_clone_of_a_range_not_used_again_is_the_fixs_machine_code(tmp_pat
         print(f"rust: {first} s (the fix's compilation included), {second} s a survivor")
 
 
-@pytest.mark.slow  # the install resolves Maven's plugins: about a minute
+@pytest.mark.heavy  # the install resolves Maven's plugins: about a minute
 def test_java_a_constant_javac_folds_is_the_fixs_bytecode(tmp_path: Path) -> None:
     from spice_engine.langs.java import JDKS, MAVEN
     from spice_engine.validate.bubblewrap import Bubblewrap
