@@ -119,3 +119,18 @@ def patched_project(data: Path, repo: Path, name: str, more_manifest: str = "") 
         "test_patch": (data / "test.patch").read_text(),
         "patch": (data / "fix.patch").read_text(),
     }
+
+
+def node_sandbox(tmp_path: Path, tools: tuple[str, ...] = ("node",)) -> Any:
+    """The real sandbox for a JavaScript project's runs; the test skips, saying why, where this
+    machine lacks `tools` or the sandbox cannot run."""
+    import pytest
+
+    from spice_engine.validate.bubblewrap import Bubblewrap
+
+    if missing := [t for t in tools if shutil.which(t) is None]:
+        pytest.skip(f"no {' and '.join(missing)} on this machine")
+    box = Bubblewrap()
+    if why := box.problem(tmp_path):
+        pytest.skip(f"cannot run here: {why}")
+    return box

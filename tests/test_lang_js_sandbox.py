@@ -11,7 +11,7 @@ import pytest
 from spice_engine.runs.session import Status
 from spice_engine.runs.validator import validate
 from spice_engine.validate.bubblewrap import Bubblewrap
-from tests.lang_projects import lang_job, project_instance, registry_problem
+from tests.lang_projects import lang_job, node_sandbox, project_instance, registry_problem
 
 DATA = Path(__file__).parent / "data"
 
@@ -52,11 +52,7 @@ def test_a_project_validates_end_to_end_in_the_sandbox(
 
 
 def test_a_node_test_project_validates_end_to_end_without_a_registry(tmp_path: Path) -> None:
-    box = Bubblewrap()
-    if shutil.which("node") is None:
-        pytest.skip("no Node.js on this machine")
-    if why := box.problem(tmp_path):
-        pytest.skip(f"cannot run here: {why}")
+    box = node_sandbox(tmp_path)
     from spice_engine.langs.executor import Executor
 
     row = project_instance(DATA / "lang_js" / "nodetest", tmp_path / "repo")
@@ -72,11 +68,7 @@ def test_a_node_test_project_validates_end_to_end_without_a_registry(tmp_path: P
 def test_a_workspace_validates_end_to_end_without_a_registry(tmp_path: Path) -> None:
     # npm links the members into node_modules (no registry: they are all there is); the
     # test of one member requires another by its package name.
-    box = Bubblewrap()
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("no Node.js and npm on this machine")
-    if why := box.problem(tmp_path):
-        pytest.skip(f"cannot run here: {why}")
+    box = node_sandbox(tmp_path, ("node", "npm"))
     from spice_engine.langs.executor import Executor
 
     row = project_instance(DATA / "lang_js" / "workspace", tmp_path / "repo")

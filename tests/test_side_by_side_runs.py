@@ -8,14 +8,11 @@ import gzip
 import shutil
 from pathlib import Path
 
-import pytest
-
 from spice_engine.langs import languages
 from spice_engine.langs.capabilities import side_by_side
 from spice_engine.runs.session import Status
 from spice_engine.runs.validator import validate
-from spice_engine.validate.bubblewrap import Bubblewrap
-from tests.lang_projects import lang_job, project_instance
+from tests.lang_projects import lang_job, node_sandbox, project_instance
 
 DATA = Path(__file__).parent / "data" / "lang_js" / "nodetest"
 
@@ -43,11 +40,7 @@ def test_only_languages_that_build_nothing_to_reuse_run_side_by_side() -> None:
 
 
 def test_the_run_after_the_fix_does_not_see_what_the_run_before_left(tmp_path: Path) -> None:
-    box = Bubblewrap()
-    if shutil.which("node") is None:
-        pytest.skip("no Node.js on this machine")
-    if why := box.problem(tmp_path):
-        pytest.skip(f"cannot run here: {why}")
+    box = node_sandbox(tmp_path)
     from spice_engine.langs.executor import Executor
 
     data = tmp_path / "data"
@@ -69,11 +62,7 @@ def test_the_run_after_the_fix_does_not_see_what_the_run_before_left(tmp_path: P
 
 def test_the_second_tree_reuses_the_sessions_plan_and_environment(tmp_path: Path) -> None:
     # Nothing is planned or looked up again for it: the same key, a job space of its own.
-    box = Bubblewrap()
-    if shutil.which("node") is None:
-        pytest.skip("no Node.js on this machine")
-    if why := box.problem(tmp_path):
-        pytest.skip(f"cannot run here: {why}")
+    box = node_sandbox(tmp_path)
     from spice_engine.langs.executor import Executor
     from spice_engine.runs.session import open_session
 
