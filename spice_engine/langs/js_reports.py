@@ -82,19 +82,15 @@ def failure_texts(channel: str) -> dict[str, str]:
         if file == NODE_MARK:
             for test in report["tests"]:
                 if test.get("status") == "failed" and test.get("error"):
-                    test_id = f"{_relative(str(test.get('file') or ''))}::{test.get('name')}"
-                    texts.setdefault(test_id, []).append(str(test["error"]))
+                    texts.setdefault(_node_id(test), []).append(str(test["error"]))
         elif isinstance(report.get("testResults"), list):
             for suite in report["testResults"]:
                 name = _relative(str(suite.get("name") or suite.get("testFilePath") or ""))
                 if suite.get("status") == "failed" and suite.get("message"):
                     texts.setdefault(name, []).append(str(suite["message"]))
                 for case in suite.get("assertionResults") or []:
-                    title = case.get("fullName") or " ".join(
-                        [*case.get("ancestorTitles", []), str(case.get("title", ""))]
-                    )
                     for message in case.get("failureMessages") or []:
-                        texts.setdefault(f"{name}::{title}", []).append(str(message))
+                        texts.setdefault(f"{name}::{_jest_title(case)}", []).append(str(message))
         else:
             for test in report.get("failures") or []:
                 err = test.get("err") if isinstance(test.get("err"), dict) else {}
@@ -109,11 +105,8 @@ def _jest(report: dict[str, Any]) -> Outcomes:
         name = _relative(str(suite.get("name") or suite.get("testFilePath") or ""))
         for case in suite.get("assertionResults") or []:
             status = _STATUS.get(str(case.get("status")))
-            title = case.get("fullName") or " ".join(
-                [*case.get("ancestorTitles", []), str(case.get("title", ""))]
-            )
             if status is not None:
-                found[f"{name}::{title}"] = status
+                found[f"{name}::{_jest_title(case)}"] = status
         # The file as a whole, as the runner judges it: a file whose only failure was no
         # test's (an exception in a `describe` body, a file that would not load) passes or
         # fails by its name alone.
@@ -127,10 +120,8 @@ def _node(tests: list[Any]) -> Outcomes:
     found: Outcomes = {}
     for test in tests:
         status = _STATUS.get(str(test.get("status")))
-        file = _relative(str(test.get("file") or ""))
-        name = _relative(str(test.get("name") or ""))  # a file that fails to load is named so
-        if status is not None and file:
-            found[f"{file}::{name}"] = status
+        if status is not None and test.get("file"):
+            found[_node_id(test)] = status
     return found
 
 
@@ -150,6 +141,21 @@ def _mocha(report: dict[str, Any], file: str) -> Outcomes:
     for test in report.get("failures") or []:  # a hook's failure is in no test's place
         found.setdefault(_mocha_id(test, file), TestStatus.FAILED)
     return found
+
+
+def _jest_title(case: dict[str, Any]) -> str:
+    """A jest or vitest test's full name (its suites' titles and its own)."""
+    return str(
+        case.get("fullName")
+        or " ".join([*case.get("ancestorTitles", []), str(case.get("title", ""))])
+    )
+
+
+def _node_id(test: dict[str, Any]) -> str:
+    """`file::name` of a line of our `node --test` reporter's."""
+    file = _relative(str(test.get("file") or ""))
+    name = _relative(str(test.get("name") or ""))  # a file that fails to load is named so
+    return f"{file}::{name}"
 
 
 def _relative(path: str) -> str:
