@@ -13,7 +13,7 @@ import subprocess
 from fnmatch import fnmatchcase
 from functools import cache
 
-from spice_engine.langs import c_code, c_failures
+from spice_engine.langs import c_code, c_failures, line_probes
 from spice_engine.langs.base import Files, Phase, Plan, Toolchain, ToolchainMissing, with_fix_files
 from spice_engine.langs.c_build import build_for, builds, script, top_build
 from spice_engine.langs.c_debian import CACHE_NAME, DEBIAN, install
@@ -158,6 +158,9 @@ class CFamily:
 
     def code_command(self, files: Files, path: str, plan: Plan) -> Phase | None:
         return c_code.code_command(files, path, plan)
+
+    def line_probe(self, path: str, source: str, line: int) -> str | None:
+        return line_probes.probe(self.grammar(path), source, line)
 
     def code_misses(self, source: str, line: int) -> str | None:
         return c_code.code_misses(source, line, "cpp" if self.name == "cpp" else "c")

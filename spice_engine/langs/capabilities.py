@@ -18,6 +18,9 @@ language's name.
 - `CompiledCode`: the language compiles the unit a file belongs to (a C translation unit, a
   Go package, a crate, a Java package's classes) and prints a digest of its code: a surviving
   mutant whose code is the fix's is equivalent (spice_engine.strength.same_code).
+- `LineProbes`: a statement failing the test that runs it can be placed before the statement
+  holding a line (spice_engine.langs.line_probes): which tests execute a survivor's line, where
+  no plugin of ours watches (spice_engine.strength.line_probe).
 - `CopyingCalls`: methods that only copy their receiver (Rust's `clone`): a mutant without one
   that still builds moves the same value instead, never a wrong fix, so none is made.
 """
@@ -126,6 +129,21 @@ class CompiledCode(Protocol):
 
 def compiled_code(language: Language) -> CompiledCode | None:
     return language if isinstance(language, CompiledCode) else None
+
+
+@runtime_checkable
+class LineProbes(Protocol):
+    def line_probe(self, path: str, source: str, line: int) -> str | None:
+        """`source` (of `path`) with a statement failing the test running it before the
+        statement holding `line`, every line kept where it was; None when none can go there."""
+        ...
+
+
+def line_probe(language: Language, path: str, source: str, line: int) -> str | None:
+    """`source` probed at `line` (None: the language places no probe there, or none at all)."""
+    if not isinstance(language, LineProbes):
+        return None
+    return language.line_probe(path, source, line)
 
 
 @runtime_checkable

@@ -9,7 +9,7 @@ import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
-from spice_engine.langs import go_code
+from spice_engine.langs import go_code, line_probes
 from spice_engine.langs.base import (
     CACHE,
     JOB,
@@ -186,6 +186,9 @@ class Go:
 
     def code_command(self, files: Files, path: str, plan: Plan) -> Phase | None:
         return go_code.code_command(files, path, plan)
+
+    def line_probe(self, path: str, source: str, line: int) -> str | None:
+        return line_probes.probe(self.grammar(path), source, line)
 
     def code_misses(self, source: str, line: int) -> str | None:
         return go_code.code_misses(source, line)

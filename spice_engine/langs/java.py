@@ -10,7 +10,7 @@ import re
 import shlex
 from pathlib import Path
 
-from spice_engine.langs import java_code, java_reports
+from spice_engine.langs import java_code, java_reports, line_probes
 from spice_engine.langs.base import (
     ENV,
     JOB,
@@ -278,6 +278,9 @@ done
 
     def code_command(self, files: Files, path: str, plan: Plan) -> Phase | None:
         return java_code.code_command(files, path, plan, PRELUDE)
+
+    def line_probe(self, path: str, source: str, line: int) -> str | None:
+        return line_probes.probe(self.grammar(path), source, line)
 
     def code_misses(self, source: str, line: int) -> str | None:
         return None  # a class file holds all its source compiles to (constants included)

@@ -19,7 +19,7 @@ import re
 import shlex
 from typing import Any
 
-from spice_engine.langs import js_reports
+from spice_engine.langs import js_reports, line_probes
 from spice_engine.langs.base import (
     CACHE,
     ENV,
@@ -93,6 +93,9 @@ class JavaScript:
         if not SOURCE.search(path) or path.endswith(".d.ts") or self.is_test_path(path):
             return False
         return not any(p in NOT_CODE or p == "node_modules" for p in parts[:-1])
+
+    def line_probe(self, path: str, source: str, line: int) -> str | None:
+        return line_probes.probe(self.grammar(path), source, line)
 
     def grammar(self, path: str) -> str | None:
         if path.endswith(".tsx"):

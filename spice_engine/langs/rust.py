@@ -10,7 +10,7 @@ from fnmatch import fnmatch
 from functools import cache
 from pathlib import Path
 
-from spice_engine.langs import rust_code, rust_reports
+from spice_engine.langs import line_probes, rust_code, rust_reports
 from spice_engine.langs.base import (
     BASE_INPUTS,
     ENV,
@@ -266,6 +266,9 @@ class Rust:
 
     def code_command(self, files: Files, path: str, plan: Plan) -> Phase | None:
         return rust_code.code_command(files, path, plan, _roots(files))
+
+    def line_probe(self, path: str, source: str, line: int) -> str | None:
+        return line_probes.probe(self.grammar(path), source, line)
 
     def code_misses(self, source: str, line: int) -> str | None:
         return rust_code.code_misses(source, line)

@@ -19,6 +19,7 @@ from spice_engine.strength.ablation import ablate
 from spice_engine.strength.candidates import candidates
 from spice_engine.strength.catching import TestWriter, catch
 from spice_engine.strength.choose import Choice
+from spice_engine.strength.line_probe import probe_lines
 from spice_engine.strength.mutant_runs import confirm, mutate
 from spice_engine.strength.rank import classify, rank, unconfirmed
 from spice_engine.strength.result import StrengthConfig, TestStrength, Verdict
@@ -26,6 +27,10 @@ from spice_engine.strength.runs import Runner
 from spice_engine.strength.same_code import NOT_CHECKED, same_code
 from spice_engine.strength.verdicts import NoVerdicts, Verdicts, proven
 
+UNPROBED = (
+    "{n} survivor line(s) not probed for the tests executing them (the time budget): shown "
+    "as wrong fixes, though no test may run them"
+)
 Progress = Callable[[str], None]
 """Told each phase as it starts (`environment`, `12 mutants`, ...): minutes pass in each."""
 
@@ -125,6 +130,13 @@ def _judge(
         record.durations["same_code"] = _since(t0)
     if unchecked:
         record.skipped.append(NOT_CHECKED.format(n=unchecked))
+    if not runner.plugins:  # no plugin saw which tests reach which mutant: probe the lines
+        t0 = time.monotonic()
+        probed = probe_lines(runner, verdicts, choice, f2p)
+        record.durations["line_probes"] = _since(t0)
+        reached, switchable = probed.reached, probed.known
+        if probed.unprobed:
+            record.skipped.append(UNPROBED.format(n=probed.unprobed))
     done = verdicts.done
     classify(done, reached, f2p, switchable)  # with the confirmations' verdicts
     rank(list(done.values()), problem)

@@ -1,0 +1,127 @@
+"""A line probe in every compiled language, with its real compiler: the probed program builds
+(warnings as errors where the language has them), every line keeps its number, and it fails
+exactly when the probed line runs (spice_engine.langs.line_probes)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from spice_engine.langs.line_probes import probe
+
+# Each program: `pick(n)` whose line marked PROBED runs only for n > 1, called with the count of
+# command-line arguments (no argument: not run; two: run).
+PROGRAMS = {
+    "go": (
+        "main.go",
+        "package main\n\nimport \"os\"\n\nfunc pick(n int) int {\n\tif n > 1 {\n"
+        "\t\tn = n * 2 // PROBED\n\t}\n\treturn n\n}\n\n"
+        "func main() {\n\tos.Exit(pick(len(os.Args)) - pick(len(os.Args)))\n}\n",
+    ),
+    "rust": (
+        "main.rs",
+        "#![deny(warnings)]\nfn pick(n: usize) -> usize {\n    if n > 1 {\n"
+        "        n * 2 // PROBED\n    } else {\n        n\n    }\n}\n\n"
+        "fn main() {\n    let n = std::env::args().count();\n"
+        "    std::process::exit((pick(n) - pick(n)) as i32);\n}\n",
+    ),
+    "c": (
+        "main.c",
+        "static int pick(int n) {\n  switch (n) {\n  case 3:\n    n = n * 2; /* PROBED */\n"
+        "    break;\n  default:\n    break;\n  }\n  return n;\n}\n\n"
+        "int main(int argc, char **argv) {\n  (void)argv;\n  return pick(argc) - pick(argc);\n}\n",
+    ),
+    "cpp": (
+        "main.cpp",
+        "static int pick(int n) {\n  if (n > 1) {\n    auto m = n * 2;  // PROBED\n"
+        "    return m;\n  }\n  return n;\n}\n\n"
+        "int main(int argc, char **) { return pick(argc) - pick(argc); }\n",
+    ),
+    "java": (
+        "Main.java",
+        "public class Main {\n  static int pick(int n) {\n    if (n > 1) {\n"
+        "      int m = n * 2; // PROBED\n      return m;\n    }\n    return n;\n  }\n\n"
+        "  public static void main(String[] args) {\n"
+        "    System.exit(pick(args.length + 1) - pick(args.length + 1));\n  }\n}\n",
+    ),
+    "javascript": (
+        "main.js",
+        "'use strict';\nfunction pick(n) {\n  if (n > 1) {\n    const m = n * 2; // PROBED\n"
+        "    return m;\n  }\n  return n;\n}\n\n"
+        "const n = process.argv.length - 1;\nprocess.exit(pick(n) - pick(n));\n",
+    ),
+}
+
+
+def _rustc() -> str | None:
+    return shutil.which("rustc") or next(
+        (str(p) for p in [Path.home() / ".cargo/bin/rustc"] if p.exists()), None
+    )
+
+
+def _build(grammar: str, folder: Path, name: str) -> list[str] | None:
+    """Builds `folder/name`; the command running it (None: this machine lacks the compiler)."""
+    source = str(folder / name)
+    if grammar == "go":
+        go = shutil.which("go") or "/usr/local/go/bin/go"
+        if not Path(go).exists():
+            return None
+        env = {"HOME": str(folder), "GOCACHE": str(folder / "cache"), "GOPATH": str(folder / "p")}
+        env["PATH"] = "/usr/bin:/bin"
+        subprocess.run([go, "build", "-o", str(folder / "prog"), source], check=True, env=env)
+        return [str(folder / "prog")]
+    if grammar == "rust":
+        if (rustc := _rustc()) is None:
+            return None
+        subprocess.run([rustc, "-o", str(folder / "prog"), source], check=True)
+        return [str(folder / "prog")]
+    if grammar in ("c", "cpp"):
+        compiler = shutil.which("gcc" if grammar == "c" else "g++")
+        if compiler is None:
+            return None
+        out = str(folder / "prog")
+        subprocess.run([compiler, "-Wall", "-Werror", "-o", out, source], check=True)
+        return [out]
+    if grammar == "java":
+        if shutil.which("javac") is None:
+            return None
+        subprocess.run(["javac", "-Werror", "-d", str(folder), source], check=True)
+        return ["java", "-cp", str(folder), "Main"]
+    return ["node", source] if shutil.which("node") else None
+
+
+@pytest.mark.parametrize("grammar", sorted(PROGRAMS))
+def test_a_probed_program_builds_and_fails_only_where_the_line_runs(
+    grammar: str, tmp_path: Path
+) -> None:
+    name, source = PROGRAMS[grammar]
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if "PROBED" in text)
+    probed = probe(grammar, source, line)
+    assert probed is not None and probed != source
+    assert probed.count("\n") == source.count("\n")  # every line where it was
+    (tmp_path / name).write_text(probed)
+    run = _build(grammar, tmp_path, name)
+    if run is None:
+        pytest.skip(f"no {grammar} compiler on this machine")
+    quiet = subprocess.run(run, capture_output=True, text=True, timeout=60)
+    assert quiet.returncode == 0, quiet.stderr  # the line does not run: nothing fails
+    loud = subprocess.run([*run, "a", "b"], capture_output=True, text=True, timeout=60)
+    assert loud.returncode != 0  # the probe fired
+
+
+def test_a_line_in_no_body_of_statements_gets_no_probe() -> None:
+    source = "package a\n\nconst Limit = 3\n\nvar names = []string{\n\t\"x\",\n}\n"
+    assert probe("go", source, 3) is None and probe("go", source, 6) is None
+    assert probe("python", "x = 1\n", 1) is None  # Python's tests are watched by our plugin
+
+
+def test_a_case_label_is_never_where_the_probe_goes() -> None:
+    """A probe before `case 1:` sits where no jump lands (so it would never fire): the
+    switch around it is probed instead."""
+    source = "int f(int y) {\n  switch (y) {\n  case 1:\n    return 2;\n  }\n  return y;\n}\n"
+    probed = probe("c", source, 3)
+    assert probed is not None
+    assert probed.splitlines()[1] == "  __builtin_trap(); switch (y) {"

@@ -1,0 +1,70 @@
+"""Test strength in a language without our plugins (Go, in the sandbox): each survivor's line
+probed for the tests that run it, so a wrong fix on a line no test runs is said as such, not
+shown as one the tests accept (spice_engine.strength.line_probe)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from spice_engine.runs.session import Status
+from spice_engine.validate.bubblewrap import Bubblewrap
+from tests.lang_projects import lang_job, project_instance
+
+BASE = "package mathx\n\nfunc Clamp(x, lo, hi int) int {\n\treturn x\n}\n"
+# Only the low end is tested: `x > hi`'s line runs in no test (the low case returns first).
+FIX = (
+    "package mathx\n\nfunc Clamp(x, lo, hi int) int {\n\tif x < lo {\n\t\treturn lo\n\t}\n"
+    "\tif x > hi {\n\t\treturn hi\n\t}\n\treturn x\n}\n"
+)
+TEST = (
+    'package mathx\n\nimport "testing"\n\nfunc TestClampLow(t *testing.T) {\n'
+    '\tif Clamp(-5, 0, 10) != 0 {\n\t\tt.Fatal("not clamped")\n\t}\n}\n'
+)
+
+
+def _project(data: Path) -> None:
+    for part, files in {
+        "base": {"go.mod": "module example.com/c\n\ngo 1.21\n", "mathx/clamp.go": BASE},
+        "test": {"mathx/clamp_test.go": TEST},
+        "fix": {"mathx/clamp.go": FIX},
+    }.items():
+        for path, text in files.items():
+            (data / part / path).parent.mkdir(parents=True, exist_ok=True)
+            (data / part / path).write_text(text)
+
+
+def test_a_survivor_no_test_runs_is_an_untested_line_and_one_run_is_shown(tmp_path: Path) -> None:
+    if shutil.which("go") is None and not Path("/usr/local/go/bin/go").exists():
+        pytest.skip("no Go toolchain on this machine")
+    box = Bubblewrap()
+    if why := box.problem(tmp_path):
+        pytest.skip(f"bubblewrap cannot run here: {why}")
+    from spice_engine.langs.executor import Executor
+    from spice_engine.strength.measure import measure
+    from spice_engine.strength.result import StrengthConfig
+
+    _project(tmp_path / "data")
+    row = project_instance(tmp_path / "data", tmp_path / "repo")
+    low = "example.com/c/mathx::TestClampLow"
+    row["FAIL_TO_PASS"], row["PASS_TO_PASS"] = json.dumps([low]), "[]"
+    job = lang_job(row, tmp_path / "repo", "go")
+    executor = Executor(tmp_path / "envs", box)
+    got = measure(job, executor, tmp_path / "scratch", StrengthConfig(max_mutants=12))
+    assert got.status == Status.MEASURED, got.detail
+    by_line = {}
+    for m in got.survivors:
+        by_line.setdefault(m.line, []).append(m)
+    assert 7 in by_line and 4 in by_line, [(m.line, m.change) for m in got.survivors]
+    # `x > hi` → `x >= hi` and the like: no test runs line 7.
+    assert all(m.reached == "not_executed" and m.untested_line for m in by_line[7])
+    assert not any(m.shown for m in by_line[7])
+    # `x < lo` → `x <= lo`: the failing-before test runs it and cannot tell.
+    low_end = by_line[4]
+    assert all(m.reached == "executed_unchecked" and m.by_fail_to_pass for m in low_end)
+    assert all(m.shown for m in low_end)
+    assert got.headline is not None and got.headline.line == 4
+    assert "line_probes" in got.durations and not any("not probed" in s for s in got.skipped)
