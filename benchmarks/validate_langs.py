@@ -10,7 +10,10 @@ it needs. It prints, per language, how many instances are
 `valid`, how many agree with the published FAIL_TO_PASS (each published entry found at token
 boundaries inside one of our ids, none of ours matching only a published PASS_TO_PASS entry),
 the reasons of the rest, the median seconds cold and warm, the median ratios warm / bare and
-warm / by hand, and instances per hour (warm). `--table` writes every row as JSON lines.
+warm / by hand, and instances per hour (warm). `floor` is the least warm / bare this machine
+allows: validation's two runs need twice the processor seconds of the bare run (measured,
+the machine's busy seconds while it ran: run it idle), spread at best over the cores; a test command that keeps two cores busy
+alone cannot validate in less than about twice its time on a 2-core machine. `--table` writes every row as JSON lines.
 
     .venv/bin/python benchmarks/validate_langs.py [--per-repo 2 | --all] [--ids ...]
 
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import statistics
@@ -37,6 +41,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "langs"
+CORES = len(os.sched_getaffinity(0))
+"""The cores this process may use (the sandboxed runs' too)."""
 MIRRORS = Path("/work/.mirror")
 SUBMODULE_BUNDLES = {"kkos/oniguruma": "oniguruma.bundle"}
 """Repositories the rows' submodules name, beside the rows' own bundles."""
@@ -114,8 +120,9 @@ def _timed(
     scratch: Path,
     given: dict[str, Path],
     by_hand: bool,
-) -> float:
-    """Seconds of the bare test command in the warm environment: one run with both patches,
+) -> tuple[float, float]:
+    """Seconds of the bare test command in the warm environment, and the processor seconds the
+    machine spent meanwhile (every core's): one run with both patches,
     or (`by_hand`) validating by hand: a run with the test patch alone, then again once the
     fix is applied, in one tree (the second build reuses the first's, as validation's does).
     No validation does less than these two runs."""
@@ -127,12 +134,29 @@ def _timed(
         session.tree.apply(job.test_patch)
         if not by_hand:
             session.tree.apply(job.patch)
-        started = time.monotonic()
+        started, cpu = time.monotonic(), _children_cpu()
         session.run("before" if by_hand else "bare", run_targets(job), 1800)
         if by_hand:
             session.tree.apply(job.patch)
             session.run("after", run_targets(job), 1800)
-        return time.monotonic() - started
+        return time.monotonic() - started, _children_cpu() - cpu
+
+
+def _children_cpu() -> float:
+    """The machine's busy processor seconds so far, every core's (/proc/stat): a sandbox with
+    a process namespace of its own hands no usage of its processes up to ours, so the bare
+    run's is what the machine spent while it ran; measured on an idle machine, that is it."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    ticks = [int(x) for x in fields[:8]]
+    idle = ticks[3] + ticks[4]  # idle, iowait
+    return (sum(ticks) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def floor(bare_s: float, bare_cpu_s: float, cores: int) -> float:
+    """The least warm / bare any validation can reach here: its two runs (before and after the
+    fix) need twice the bare run's processor seconds, spread over `cores` at best, and no less
+    than one run's time."""
+    return max(1.0, 2 * bare_cpu_s / (cores * bare_s)) if bare_s else 1.0
 
 
 def main() -> None:
@@ -177,14 +201,14 @@ def main() -> None:
         t0 = time.monotonic()
         cold = _validate(row, git_dir, language, cold_envs, work / "tmp", git_dirs)
         cold_s = time.monotonic() - t0
-        warm_s = bare_s = hand_s = None
+        warm_s = bare_s = hand_s = bare_cpu_s = None
         if not args.no_timing and cold.validation.status == "valid":
             t0 = time.monotonic()
             _validate(row, git_dir, language, cold_envs, work / "tmp", git_dirs)
             warm_s = time.monotonic() - t0
             where = (row, git_dir, language, cold_envs, work / "tmp", git_dirs)
-            bare_s = _timed(*where, by_hand=False)
-            hand_s = _timed(*where, by_hand=True)
+            bare_s, bare_cpu_s = _timed(*where, by_hand=False)
+            hand_s = _timed(*where, by_hand=True)[0]
         shutil.rmtree(cold_envs, ignore_errors=True)
         pub_f2p, pub_p2p = (json.loads(published[k]) for k in ("FAIL_TO_PASS", "PASS_TO_PASS"))
         agree = published_agrees(cold.fail_to_pass, pub_f2p, pub_p2p)
@@ -197,6 +221,10 @@ def main() -> None:
             "warm_s": None if warm_s is None else round(warm_s, 1),
             "bare_s": None if bare_s is None else round(bare_s, 1),
             "by_hand_s": None if hand_s is None else round(hand_s, 1),
+            "bare_cpu_s": None if bare_cpu_s is None else round(bare_cpu_s, 1),
+            "floor": None
+            if not bare_s or bare_cpu_s is None
+            else round(floor(bare_s, bare_cpu_s, CORES), 2),
             "fail_to_pass": len(cold.fail_to_pass),
             "published_fail_to_pass": len(pub_f2p),
             "detail": cold.validation.detail.splitlines()[0][:200]
@@ -218,7 +246,7 @@ def _report(table: list[dict[str, Any]]) -> None:
         by_language[line["language"]].append(line)
     print(
         f"\n{'language':12} {'n':>3} {'valid':>6} {'agree':>6} {'cold s':>7} {'warm s':>7} "
-        f"{'warm/bare':>9} {'warm/hand':>9} {'inst/h':>7}"
+        f"{'warm/bare':>9} {'floor':>6} {'warm/hand':>9} {'inst/h':>7}"
     )
     for language, lines in sorted(by_language.items()):
         n = len(lines)
@@ -232,6 +260,8 @@ def _report(table: list[dict[str, Any]]) -> None:
             if warm_runs
             else None
         )
+        floors = [x["floor"] for x in warm_runs if x.get("floor")]
+        least = statistics.median(floors) if floors else None
         by_hand = [x["warm_s"] / x["by_hand_s"] for x in warm_runs if x.get("by_hand_s")]
         hand = statistics.median(by_hand) if by_hand else None
         per_hour = 3600 / warm if warm else None
@@ -239,6 +269,7 @@ def _report(table: list[dict[str, Any]]) -> None:
             f"{language:12} {n:3d} {valid / n:6.0%} {agree / n:6.0%} {cold:7.1f} "
             f"{warm if warm is not None else float('nan'):7.1f} "
             f"{ratio if ratio is not None else float('nan'):9.2f} "
+            f"{least if least is not None else float('nan'):6.2f} "
             f"{hand if hand is not None else float('nan'):9.2f} "
             f"{per_hour if per_hour is not None else float('nan'):7.0f}"
         )

@@ -131,7 +131,7 @@ class MutantOutcome(BaseModel):
     """Switched on inside the shared test session, run in a process of its own, or never run."""
     reached: Reached | None = None
     """For a survivor: no judged test executes its line, or one does but none checks it (None:
-    not known, e.g. code run at import or a language without the probe)."""
+    not known, e.g. code run at import, or a line no probe could be placed before)."""
     difference: Difference | None = None
     """For a survivor, where its differential run saw it change what its function returns or
     leaves behind: on the tests' own inputs, or on inputs next to them (None: not seen, or
@@ -154,8 +154,8 @@ class MutantOutcome(BaseModel):
     @property
     def shown(self) -> bool:
         """A survivor shown as a wrong fix the tests accept: a written test catches it, or a
-        judged test executes its line and its differential run saw it differ (or, in a language
-        without one, the probe could not class it). A line no test executes is not a claim
+        judged test executes its line and its differential run saw it differ (in a language
+        without one, a judged test executes it, or no probe could say). A line no test executes is not a claim
         about behaviour: it is shown as such (`untested_line`), not as a wrong fix."""
         if self.verdict != Verdict.SURVIVED or self.possibly_equivalent:
             return False
