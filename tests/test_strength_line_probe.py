@@ -19,6 +19,9 @@ BASE = "package mathx\n\nfunc Clamp(x, lo, hi int) int {\n\treturn x\n}\n"
 FIX = (
     "package mathx\n\nfunc Clamp(x, lo, hi int) int {\n\tif x < lo {\n\t\treturn lo\n\t}\n"
     "\tif x > hi {\n\t\treturn hi\n\t}\n\treturn x\n}\n"
+    # Its one mutant (the call removed) does not build: no wrong fix, not judged.
+    "\ntype level int\n\nfunc (l level) Name() string {\n\treturn \"L\"\n}\n\n"
+    "func Label(x int) string {\n\treturn level(x).Name()\n}\n"
 )
 TEST = (
     'package mathx\n\nimport "testing"\n\nfunc TestClampLow(t *testing.T) {\n'
@@ -67,4 +70,7 @@ def test_a_survivor_no_test_runs_is_an_untested_line_and_one_run_is_shown(tmp_pa
     assert all(m.reached == "executed_unchecked" and m.by_fail_to_pass for m in low_end)
     assert all(m.shown for m in low_end)
     assert got.headline is not None and got.headline.line == 4
+    unbuilt = [m for m in got.mutants if m.function == "Label"]
+    assert [m.verdict for m in unbuilt] == ["not_run"]
+    assert "1 mutant(s) do not build: not wrong fixes, not judged" in got.skipped
     assert "line_probes" in got.durations and not any("not probed" in s for s in got.skipped)

@@ -23,6 +23,7 @@ from spice_engine.strength.line_probe import probe_lines
 from spice_engine.strength.mutant_runs import confirm, mutate
 from spice_engine.strength.rank import classify, rank, unconfirmed
 from spice_engine.strength.result import StrengthConfig, TestStrength, Verdict
+from spice_engine.strength.run_verdict import UNBUILT
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.same_code import NOT_CHECKED, same_code
 from spice_engine.strength.verdicts import NoVerdicts, Verdicts, proven
@@ -149,9 +150,12 @@ def _judge(
         record.skipped.append(
             f"{alone} survivor(s) judged in the shared session only, not re-run alone ({why})"
         )
-    budget = sum(m.verdict == Verdict.NOT_RUN for m in done.values())
-    if budget:
-        record.skipped.append(f"{budget} mutant(s) not run: see each one's reason")
+    unrun = [m for m in done.values() if m.verdict == Verdict.NOT_RUN]
+    unbuilt = sum(m.reason == UNBUILT for m in unrun)
+    if len(unrun) > unbuilt:
+        record.skipped.append(f"{len(unrun) - unbuilt} mutant(s) not run: see each one's reason")
+    if unbuilt:  # a typed language's removed call, mostly: no wrong fix anyone could merge
+        record.skipped.append(f"{unbuilt} mutant(s) do not build: not wrong fixes, not judged")
     record.mutants = [done[k] for k in sorted(done)]
 
 

@@ -21,6 +21,8 @@ from spice_engine.runs.session import Run
 from spice_engine.strength.result import Verdict
 from spice_engine.validate.outcomes import Outcomes, TestStatus, passed
 
+UNBUILT = "its tests did not run: the mutant does not build (its run reported no test)"
+
 
 class RunVerdict(BaseModel):
     """What one run says of the mutant it ran under."""
@@ -63,7 +65,7 @@ def run_verdict(
     if broken:
         why = f"its tests did not run: {broken[0]} did not load under the mutant"
     elif not results:
-        why = "its tests did not run: the mutant does not build (its run reported no test)"
+        why = UNBUILT
     else:
         why = f"its tests did not run: {lost[0]} is missing from its run's results"
     return RunVerdict(verdict=Verdict.NOT_RUN, reason=why)
