@@ -74,3 +74,46 @@ def test_a_survivor_no_test_runs_is_an_untested_line_and_one_run_is_shown(tmp_pa
     assert [m.verdict for m in unbuilt] == ["not_run"]
     assert "1 mutant(s) do not build: not wrong fixes, not judged" in got.skipped
     assert "line_probes" in got.durations and not any("not probed" in s for s in got.skipped)
+
+
+COUNT = (
+    "package mathx\n\nfunc Count(n int) int {\n\tsteps := 0\n\tfor n > 0 {\n\t\tn = n - 1\n"
+    "\t\tsteps++\n\t}\n\treturn steps\n}\n"
+)
+COUNT_TEST = (
+    'package mathx\n\nimport "testing"\n\nfunc TestCount(t *testing.T) {\n'
+    '\tif Count(3) != 3 {\n\t\tt.Fatal("miscounted")\n\t}\n}\n'
+)
+
+
+def test_a_mutant_that_hangs_is_stopped_at_a_multiple_of_the_fixs_run(tmp_path: Path) -> None:
+    """`n - 1` → `n + 1` never ends: its run is stopped after 3× the fix's own and the slack,
+    `not_run` (no kill: nothing failed), long before the budget, which the others then get."""
+    if shutil.which("go") is None and not Path("/usr/local/go/bin/go").exists():
+        pytest.skip("no Go toolchain on this machine")
+    box = Bubblewrap()
+    if why := box.problem(tmp_path):
+        pytest.skip(f"bubblewrap cannot run here: {why}")
+    from spice_engine.langs.executor import Executor
+    from spice_engine.strength.measure import measure
+    from spice_engine.strength.result import StrengthConfig
+
+    for part, files in {
+        "base": {"go.mod": "module example.com/c\n\ngo 1.21\n", "mathx/count.go": BASE},
+        "test": {"mathx/count_test.go": COUNT_TEST},
+        "fix": {"mathx/count.go": COUNT},
+    }.items():
+        for path, text in files.items():
+            (tmp_path / "data" / part / path).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / "data" / part / path).write_text(text)
+    row = project_instance(tmp_path / "data", tmp_path / "repo")
+    row["FAIL_TO_PASS"] = json.dumps(["example.com/c/mathx::TestCount"])
+    row["PASS_TO_PASS"] = "[]"
+    job = lang_job(row, tmp_path / "repo", "go")
+    config = StrengthConfig(max_mutants=8, run_slack_s=3.0, budget_s=900.0)
+    got = measure(job, Executor(tmp_path / "envs", box), tmp_path / "scratch", config)
+    assert got.status == Status.MEASURED, got.detail
+    stopped = [m for m in got.mutants if m.reason == "cut off: its run was stopped (timeout)"]
+    assert stopped and all(m.verdict == "not_run" and m.killed_by is None for m in stopped)
+    assert not any("budget" in m.reason for m in got.mutants)
+    assert got.mutants_killed >= 1  # the others were judged

@@ -19,9 +19,10 @@ from spice_engine.validate.outcomes import FAILING, passed
 NOT_REACHED = "time budget: not reached"
 
 
-def _one_run(runner: Runner, tests: list[str]) -> InSessions:
+def _one_run(runner: Runner, tests: list[str], slack_s: float) -> InSessions:
     """Without the plugin: one whole run of the fix says which of `tests` pass with it."""
     done = runner.outcomes(tests, whole_files=True)
+    runner.bound_runs(done.seconds, slack_s)
     if done.outcomes and not set(tests) & set(done.outcomes):
         raise NoVerdicts(foreign_ids(tests, list(done.outcomes)), done.log)
     judged = [t for t in tests if passed(done.outcomes, t)]
@@ -41,7 +42,11 @@ def mutate(
     NoVerdicts when none could be judged (before any mutant's own run: when no judged test,
     or none of `fail_to_pass`, passes with the fix)."""
     fast = runner.plugins
-    found = in_sessions(runner, files, tests, choice, config) if fast else _one_run(runner, tests)
+    found = (
+        in_sessions(runner, files, tests, choice, config)
+        if fast
+        else _one_run(runner, tests, config.run_slack_s)
+    )
     where = "in the mutant session" if fast else "in its run"
     if not found.judged:
         raise NoVerdicts(f"no judged test passes with the fix ({where})", found.log)

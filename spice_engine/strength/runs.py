@@ -108,6 +108,10 @@ def session_result(run: Run) -> SessionResult:
     )
 
 
+RUN_FACTOR = 3.0
+"""A run under a mutant or a probe may take this multiple of the fix's (and its slack more)."""
+
+
 class Runner:
     """Runs the tests of one session's tree, each run within what is left of a deadline."""
 
@@ -118,6 +122,8 @@ class Runner:
         """The runner loads our pytest plugins: tests chosen by id, the mutant session."""
         self.targets = run_targets(session.job)
         """What a run without the plugins is given (the language picks its tests there)."""
+        self.test_run_s: float | None = None
+        """What a whole run of the tests may take, once the fix's own has set it."""
         self.controls: dict[tuple[str, ...], Outcomes] = {}
         """The fix's own whole run of these tests (what a mutant's run is read against)."""
 
@@ -131,8 +137,14 @@ class Runner:
     def left(self) -> float:
         return self.deadline - time.monotonic()
 
-    def _timeout(self) -> float:
-        return max(1.0, min(self.max_run_s, self.left()))
+    def bound_runs(self, fix_s: float, slack_s: float) -> None:
+        """Each later run stopped at a multiple of the fix's own whole run (`fix_s`): a mutant
+        that makes a test hang (go-zero-1456's waited 430 s of a 448 s budget) is cut off there,
+        `not_run`, and leaves the budget to the others."""
+        self.test_run_s = min(self.max_run_s, RUN_FACTOR * fix_s + slack_s)
+
+    def _timeout(self, cap: float | None = None) -> float:
+        return max(1.0, min(cap or self.max_run_s, self.left()))
 
     def _name(self, kind: str) -> str:
         self.runs += 1
@@ -150,7 +162,9 @@ class Runner:
         A runner without our plugins cannot choose tests, nor always name their files (Go's
         ids are packages'): it runs what validation ran, whole."""
         if not self.plugins:
-            return self.session.run(self._name("whole"), self.targets, self._timeout())
+            return self.session.run(
+                self._name("whole"), self.targets, self._timeout(self.test_run_s)
+            )
         tree = self.session.tree
         files = [f for f in files_of(tests) if tree.tracked(f)]
         if not files:  # pytest given no path runs every test it finds
