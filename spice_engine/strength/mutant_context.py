@@ -15,6 +15,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from spice_engine.strength.attribute_names import attribute_names
+from spice_engine.strength.emptiness import python_emptiness_zeros
 from spice_engine.strength.message_flow import is_message_call, message_values
 
 TYPE_ONLY_BASES = {"TypedDict", "Protocol"}
@@ -107,6 +108,8 @@ class Context(cst.CSTTransformer):
         """Ids of the enclosing nodes whose code cannot matter (type-only, messages)."""
         self._messages: set[int] = set()
         """Ids of the arguments of what is raised, and of assertion messages."""
+        self.emptiness_zeros: set[int] = set()
+        """Ids of the `0`s a length is compared with (spice_engine.strength.emptiness)."""
         self.attribute_names: dict[int, str] = {}
         """Node id -> the private attribute name a string holds (see attribute_names)."""
         self.arguments: dict[int, tuple[str, int, str]] = {}
@@ -210,6 +213,7 @@ class Context(cst.CSTTransformer):
             self.proofs[id(node.test)] = "boundary: both branches give the same value there"
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
+        self.emptiness_zeros |= python_emptiness_zeros(node)
         for target in node.comparisons:
             if isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(
                 target.comparator, cst.SimpleString

@@ -73,7 +73,9 @@ class _Mutator(CallOperators):
         except ValueError:
             return updated
         mutants = []
-        for new in (value + 1, value - 1):
+        # An emptiness test's 0 is not moved up (spice_engine.strength.emptiness).
+        up = () if id(original) in self.emptiness_zeros else (value + 1,)
+        for new in (*up, value - 1):
             node: cst.BaseExpression = cst.Integer(str(abs(new)))
             if new < 0:
                 node = cst.UnaryOperation(cst.Minus(), node)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spice_engine.langs import languages
+from spice_engine.strength.emptiness import emptiness_zero
 from spice_engine.strength.new_tokens import Span, touches
 from spice_engine.strength.syntax_bounds import same_at_bound
 from spice_engine.strength.syntax_messages import only_says
@@ -168,6 +169,8 @@ def _site(node: Any, copying: frozenset[str]) -> tuple[str, int, int, bytes, str
             return "boolean", node.start_byte, node.end_byte, flip.encode(), f"`{text}` → `{flip}`"
     if node.type in _INTEGERS and re.fullmatch(r"\d{1,9}", text) and not _field(node):
         if only_true(node):  # 1 → 2 is as true (spice_engine.strength.syntax_truth)
+            return None
+        if emptiness_zero(node):  # len(x) > 0 → > 1 (spice_engine.strength.emptiness)
             return None
         more = str(int(text) + 1)
         # `-1` is a negation of `1`: said with its sign, it is told from a `1` beside it.
