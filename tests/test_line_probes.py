@@ -17,7 +17,7 @@ from spice_engine.langs.line_probes import probe
 PROGRAMS = {
     "go": (
         "main.go",
-        "package main\n\nimport \"os\"\n\nfunc pick(n int) int {\n\tif n > 1 {\n"
+        'package main\n\nimport "os"\n\nfunc pick(n int) int {\n\tif n > 1 {\n'
         "\t\tn = n * 2 // PROBED\n\t}\n\treturn n\n}\n\n"
         "func main() {\n\tos.Exit(pick(len(os.Args)) - pick(len(os.Args)))\n}\n",
     ),
@@ -54,6 +54,24 @@ PROGRAMS = {
         "const n = process.argv.length - 1;\nprocess.exit(pick(n) - pick(n));\n",
     ),
 }
+
+
+BRANCHES = {
+    "c": ("  switch (n) {", "  if (n > 1) return n * 3;\n  switch (n) {"),
+    "cpp": ("  if (n > 1) {", "  if (n > 1) return n * 3;\n  if (n > 1) {"),
+    "java": (
+        "    if (n > 1) {",
+        "    if (n == 0) return 0; else if (n > 1) return n * 3;\n    if (n > 1) {",
+    ),
+    "javascript": ("  if (n > 1) {", "  if (n > 1) return n * 3;\n  if (n > 1) {"),
+    "go": (
+        "\tif n > 1 {",
+        "\tif n < 2 {\n\t\treturn n\n\t} else if n > 3 {\n\t\treturn n\n\t}\n\tif n > 1 {",
+    ),
+    "rust": ("    if n > 1 {", "    if n < 2 { n } else if n > 3 { n } else if n > 1 {"),
+}
+"""Each program with a branch standing alone before its probed line: (what it replaces, with
+what); the probe goes at the `3`."""
 
 
 def _rustc() -> str | None:
@@ -98,8 +116,28 @@ def test_a_probed_program_builds_and_fails_only_where_the_line_runs(
     grammar: str, tmp_path: Path
 ) -> None:
     name, source = PROGRAMS[grammar]
-    line = next(n for n, text in enumerate(source.splitlines(), 1) if "PROBED" in text)
-    probed = probe(grammar, source, line)
+    _check(grammar, name, source, _first_token_of(source, "PROBED"), tmp_path)
+
+
+@pytest.mark.parametrize("grammar", sorted(BRANCHES))
+def test_a_lone_branch_is_probed_inside_braces_put_around_it(grammar: str, tmp_path: Path) -> None:
+    """`if (n > 1) return n * 3;` and `else if n > 3` after `if n < 2`: a probe before the
+    first `if` would fire whenever it runs; inside the branch it fires only when the branch
+    does (not for n = 1, which the first branch returns)."""
+    name, source = PROGRAMS[grammar]
+    branch = BRANCHES[grammar]
+    source = source.replace(branch[0], branch[1])
+    _check(grammar, name, source, source.encode().index(b"3"), tmp_path)
+
+
+def _first_token_of(source: str, marker: str) -> int:
+    data = source.encode()
+    line_start = data.rindex(b"\n", 0, data.index(marker.encode())) + 1
+    return line_start + len(data[line_start:]) - len(data[line_start:].lstrip())
+
+
+def _check(grammar: str, name: str, source: str, at: int, tmp_path: Path) -> None:
+    probed = probe(grammar, source, at)
     assert probed is not None and probed != source
     assert probed.count("\n") == source.count("\n")  # every line where it was
     (tmp_path / name).write_text(probed)
@@ -113,15 +151,16 @@ def test_a_probed_program_builds_and_fails_only_where_the_line_runs(
 
 
 def test_a_line_in_no_body_of_statements_gets_no_probe() -> None:
-    source = "package a\n\nconst Limit = 3\n\nvar names = []string{\n\t\"x\",\n}\n"
-    assert probe("go", source, 3) is None and probe("go", source, 6) is None
-    assert probe("python", "x = 1\n", 1) is None  # Python's tests are watched by our plugin
+    source = 'package a\n\nconst Limit = 3\n\nvar names = []string{\n\t"x",\n}\n'
+    assert probe("go", source, source.index("3")) is None
+    assert probe("go", source, source.index('"x"')) is None
+    assert probe("python", "x = 1\n", 4) is None  # Python's tests are watched by our plugin
 
 
 def test_a_case_label_is_never_where_the_probe_goes() -> None:
     """A probe before `case 1:` sits where no jump lands (so it would never fire): the
     switch around it is probed instead."""
     source = "int f(int y) {\n  switch (y) {\n  case 1:\n    return 2;\n  }\n  return y;\n}\n"
-    probed = probe("c", source, 3)
+    probed = probe("c", source, source.index("1:"))
     assert probed is not None
     assert probed.splitlines()[1] == "  __builtin_trap(); switch (y) {"

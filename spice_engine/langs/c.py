@@ -159,8 +159,8 @@ class CFamily:
     def code_command(self, files: Files, path: str, plan: Plan) -> Phase | None:
         return c_code.code_command(files, path, plan)
 
-    def line_probe(self, path: str, source: str, line: int) -> str | None:
-        return line_probes.probe(self.grammar(path), source, line)
+    def line_probe(self, path: str, source: str, at: int) -> str | None:
+        return line_probes.probe(self.grammar(path), source, at)
 
     def code_misses(self, source: str, line: int) -> str | None:
         return c_code.code_misses(source, line, "cpp" if self.name == "cpp" else "c")

@@ -133,17 +133,18 @@ def compiled_code(language: Language) -> CompiledCode | None:
 
 @runtime_checkable
 class LineProbes(Protocol):
-    def line_probe(self, path: str, source: str, line: int) -> str | None:
+    def line_probe(self, path: str, source: str, at: int) -> str | None:
         """`source` (of `path`) with a statement failing the test running it before the
-        statement holding `line`, every line kept where it was; None when none can go there."""
+        statement holding byte `at`, every line kept where it was; None when none can go
+        there."""
         ...
 
 
-def line_probe(language: Language, path: str, source: str, line: int) -> str | None:
-    """`source` probed at `line` (None: the language places no probe there, or none at all)."""
+def line_probe(language: Language, path: str, source: str, at: int) -> str | None:
+    """`source` probed at byte `at` (None: the language places no probe there, or none)."""
     if not isinstance(language, LineProbes):
         return None
-    return language.line_probe(path, source, line)
+    return language.line_probe(path, source, at)
 
 
 @runtime_checkable

@@ -279,8 +279,8 @@ done
     def code_command(self, files: Files, path: str, plan: Plan) -> Phase | None:
         return java_code.code_command(files, path, plan, PRELUDE)
 
-    def line_probe(self, path: str, source: str, line: int) -> str | None:
-        return line_probes.probe(self.grammar(path), source, line)
+    def line_probe(self, path: str, source: str, at: int) -> str | None:
+        return line_probes.probe(self.grammar(path), source, at)
 
     def code_misses(self, source: str, line: int) -> str | None:
         return None  # a class file holds all its source compiles to (constants included)

@@ -94,8 +94,8 @@ class JavaScript:
             return False
         return not any(p in NOT_CODE or p == "node_modules" for p in parts[:-1])
 
-    def line_probe(self, path: str, source: str, line: int) -> str | None:
-        return line_probes.probe(self.grammar(path), source, line)
+    def line_probe(self, path: str, source: str, at: int) -> str | None:
+        return line_probes.probe(self.grammar(path), source, at)
 
     def grammar(self, path: str) -> str | None:
         if path.endswith(".tsx"):

@@ -2,13 +2,14 @@
 tells, in a language without our test plugins, which tests execute a survivor's line
 (spice_engine.strength.line_probe).
 
-The probe goes in front of the innermost statement that holds the line's first token and
-sits directly in a body of statements (a block, a case's statements), on the same line, so
-every line keeps its number. A statement holding the line is reached at least as often as the
-line itself (a condition's second line, an `else if`'s: the statement around them): a probe
-never says a line no test reaches is executed by none, only, at worst, that a line is reached
-when only its statement is. A line in no body (a package's constant, a field's default) gets
-no probe: not known.
+The probe goes in front of the innermost statement that holds the mutated token and sits
+directly in a body of statements (a block, a case's statements), or, for a statement standing
+alone as a branch (`if (!s) return 0`, an `else if`), inside braces put around it; on the same
+line, so every line keeps its number. A statement holding the token is reached at least as
+often as the token (a condition's second line: the statement around it): a probe never says
+code a test reaches is reached by none, only, at worst, that it is reached when only its
+statement is. Code in no body (a package's constant, a field's default) gets no probe: not
+known.
 
 Each probe is written so its language accepts what follows it: Go and JavaScript take code
 after a `panic`/`throw`; Rust's `if true { panic!() }` is of type `()` (no unreachable-code
@@ -20,8 +21,6 @@ one permitted unreachable-looking statement; C and C++'s `__builtin_trap()` ends
 from __future__ import annotations
 
 from typing import Any, NamedTuple
-
-from spice_engine.langs.compiled_code import enclosing
 
 
 class Probe(NamedTuple):
@@ -58,30 +57,52 @@ _NOT_STATEMENTS = frozenset(
 )
 
 
-def probe(grammar: str | None, source: str, line: int) -> str | None:
-    """`source` with `grammar`'s probe before the statement holding `line` (1-based); None
-    when the line is in no body of statements, or the grammar has no probe."""
+_BRANCHES = frozenset(
+    {"if_statement", "if_expression", "while_statement", "for_statement", "for_in_statement"}
+    | {"do_statement", "enhanced_for_statement", "else_clause"}
+)
+"""What may hold a single statement as its branch or body, without braces (`if (x) return 0;`,
+`else if`)."""
+_SLOTS = ("consequence", "alternative", "body")
+_BLOCKS = frozenset({"statement_block", "compound_statement", "block", "else_clause"})
+
+
+def probe(grammar: str | None, source: str, at: int) -> str | None:
+    """`source` with `grammar`'s probe before the statement holding byte `at`; None when that
+    is in no body of statements, or the grammar has no probe. A statement standing alone as a
+    branch (`if (!s) return 0`, an `else if`) is wrapped with its probe in braces, so the probe
+    runs only when the branch does."""
     kind = PROBES.get(grammar or "")
-    if kind is None:
-        return None
-    statement = _statement(enclosing(source, line, grammar or ""), kind.bodies)
-    if statement is None:
-        return None
     raw = source.encode()
-    at = statement.start_byte
-    return (raw[:at] + kind.statement.encode() + raw[at:]).decode()
+    if kind is None or not 0 <= at < len(raw):
+        return None
+    from tree_sitter_language_pack import get_parser
 
-
-def _statement(chain: list[Any], bodies: frozenset[str]) -> Any:
-    """The innermost node of `chain` that is a statement of a body (not a case's value)."""
-    for node in chain:
+    tree = get_parser(grammar).parse(raw)  # type: ignore[arg-type]
+    node = tree.root_node.descendant_for_byte_range(at, at)
+    while node is not None:
         parent = node.parent
-        if parent is None or parent.type not in bodies or not node.is_named:
-            continue
-        if node.type in _NOT_STATEMENTS or _is_field(parent, node, "value"):
-            continue
-        return node
+        if parent is not None and node.is_named and node.type not in _NOT_STATEMENTS:
+            if parent.type in kind.bodies and not _is_field(parent, node, "value"):
+                return _spliced(raw, node.start_byte, node.start_byte, kind.statement.encode())
+            if _branch(parent, node):
+                text = (
+                    b"{ " + kind.statement.encode() + raw[node.start_byte : node.end_byte] + b" }"
+                )
+                return _spliced(raw, node.start_byte, node.end_byte, text)
+        node = parent
     return None
+
+
+def _branch(parent: Any, node: Any) -> bool:
+    """Whether `node` is a single statement standing as `parent`'s branch or body."""
+    if parent.type not in _BRANCHES or node.type in _BLOCKS:
+        return False
+    return parent.type == "else_clause" or any(_is_field(parent, node, f) for f in _SLOTS)
+
+
+def _spliced(raw: bytes, start: int, end: int, text: bytes) -> str:
+    return (raw[:start] + text + raw[end:]).decode()
 
 
 def _is_field(parent: Any, node: Any, field: str) -> bool:

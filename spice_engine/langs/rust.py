@@ -267,8 +267,8 @@ class Rust:
     def code_command(self, files: Files, path: str, plan: Plan) -> Phase | None:
         return rust_code.code_command(files, path, plan, _roots(files))
 
-    def line_probe(self, path: str, source: str, line: int) -> str | None:
-        return line_probes.probe(self.grammar(path), source, line)
+    def line_probe(self, path: str, source: str, at: int) -> str | None:
+        return line_probes.probe(self.grammar(path), source, at)
 
     def code_misses(self, source: str, line: int) -> str | None:
         return rust_code.code_misses(source, line)

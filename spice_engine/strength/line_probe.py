@@ -23,8 +23,7 @@ from spice_engine.strength.verdicts import Verdicts
 from spice_engine.validate.outcomes import passed
 
 MAX_PROBES = 12
-"""Lines probed at most in one measurement (each probe is one whole run), the best-ranked first."""
-Line = tuple[str, int]
+"""Probes run at most in one measurement (each one whole run), the best-ranked survivor's first."""
 
 
 @dataclass
@@ -32,66 +31,90 @@ class Probed:
     """What the probes found, in the shape the survivors are classed from (rank.classify)."""
 
     reached: dict[str, set[int]]
-    """Judged test -> the mutants whose line it executes."""
+    """Judged test -> the mutants whose code it executes."""
     known: set[int] = field(default_factory=set)
-    """Mutants whose line was classed (executed by the tests `reached` says, or by none)."""
+    """Mutants whose code was classed (executed by the tests `reached` says, or by none)."""
     unprobed: int = 0
-    """Survivors' lines left unknown by the budget or `MAX_PROBES`."""
+    """Probes the budget or `MAX_PROBES` left unrun (their survivors unknown)."""
 
 
 def probe_lines(
     runner: Runner, verdicts: Verdicts, choice: Choice, fail_to_pass: list[str]
 ) -> Probed:
-    """The judged tests executing each survivor's line, from its killed neighbours and probes."""
+    """The judged tests executing each survivor's code, from its killed neighbours (mutants
+    whose probe would go where its own goes) and probes."""
     judged = list(verdicts.judged)
     found = Probed(reached={t: set() for t in judged})
-    by_line: dict[Line, set[int]] = {}
-    for key, m in verdicts.done.items():
-        by_line.setdefault((m.path, m.line), set()).add(key)
-    for keys in by_line.values():
+    places = _places(runner, verdicts.done, choice)
+    for keys in places.values():
         killers = {verdicts.done[k].killed_by for k in keys} - {None}
         for test in killers & set(found.reached):
             found.reached[str(test)] |= keys
         if killers & set(fail_to_pass):
             found.known |= keys  # executed, and by what the issue is about: nothing to probe
     start = runner.runs
-    for line in _survivor_lines(verdicts.done, found.known):
+    for (path, probed), keys in _by_rank(places, verdicts.done, found.known):
         if runner.left() <= 0 or runner.runs - start >= MAX_PROBES:
             found.unprobed += 1
             continue
-        executing = _probe(runner, choice, line, judged)
+        executing = _probe(runner, path, probed, judged)
         if executing is None:
             continue
-        keys = by_line[line]
         found.known |= keys
         for test in executing:
             found.reached[test] |= keys
     return found
 
 
-def _survivor_lines(done: dict[int, MutantOutcome], known: set[int]) -> list[Line]:
-    """Lines with a survivor not yet classed, the best-ranked survivor's first."""
-    best: dict[Line, int] = {}
-    for key, m in done.items():
-        if m.verdict != Verdict.SURVIVED or key in known:
+Place = tuple[str, str]
+"""(path, the fixed file with a probe): where a mutant's probe goes."""
+
+
+def _places(
+    runner: Runner, done: dict[int, MutantOutcome], choice: Choice
+) -> dict[Place, set[int]]:
+    """The judged mutants grouped by where their probe goes (none: no probe can go there)."""
+    language = runner.session.language
+    places: dict[Place, set[int]] = {}
+    for c in choice.chosen:
+        m = done.get(c.key)
+        if m is None or m.verdict not in (Verdict.SURVIVED, Verdict.KILLED):
             continue
-        line = (m.path, m.line)
-        best[line] = min(best.get(line, m.rank or 10**6), m.rank or 10**6)
-    return sorted(best, key=lambda line: (best[line], line))
+        fixed = choice.originals[c.path]
+        at = _mutated_at(fixed.encode(), c.source.encode())
+        probed = line_probe(language, c.path, fixed, at)
+        if probed is not None:
+            places.setdefault((c.path, probed), set()).add(c.key)
+    return places
 
 
-def _probe(runner: Runner, choice: Choice, line: Line, judged: list[str]) -> list[str] | None:
-    """The judged tests executing `line` (None: the probe could not say)."""
-    path, number = line
-    session = runner.session
-    probed = line_probe(session.language, path, choice.originals[path], number)
-    if probed is None:
-        return None
-    session.tree.put(path, probed)
+def _mutated_at(fixed: bytes, mutant: bytes) -> int:
+    """The first byte the mutant changes."""
+    pairs = zip(fixed, mutant, strict=False)
+    return next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(fixed), len(mutant)))
+
+
+def _by_rank(
+    places: dict[Place, set[int]], done: dict[int, MutantOutcome], known: set[int]
+) -> list[tuple[Place, set[int]]]:
+    """Places holding a survivor not yet classed, the best-ranked survivor's first."""
+
+    def best(keys: set[int]) -> int:
+        ranks = [done[k].rank or 10**6 for k in keys if done[k].verdict == Verdict.SURVIVED]
+        return min(ranks, default=0)
+
+    open_ = [(p, keys) for p, keys in places.items() if best(keys) and not keys <= known]
+    return sorted(open_, key=lambda x: (best(x[1]), x[0][0]))
+
+
+def _probe(runner: Runner, path: str, probed: str, judged: list[str]) -> list[str] | None:
+    """The judged tests executing the probed code (None: the run could not say)."""
+    tree = runner.session.tree
+    tree.put(path, probed)
     try:
         done = runner.outcomes(judged, whole_files=True)
     finally:
-        session.tree.restore(path)
+        tree.restore(path)
     if done.killed or not done.outcomes:
         return None  # cut off, or nothing built: not known
     control = runner.control(judged)
