@@ -48,7 +48,9 @@ def test_a_length_compared_with_zero_keeps_every_mutant_but_zero_to_one(
     grammar: str, tmp_path: Path
 ) -> None:
     path, before, after = CASES[grammar]
-    changes = [site.split(" ", 1)[1] for site in fix_sites(tmp_path, path, (before, after), grammar)]
+    changes = [
+        site.split(" ", 1)[1] for site in fix_sites(tmp_path, path, (before, after), grammar)
+    ]
     # `n > 0`'s zero is moved; the length's is not, though its test still changes.
     assert changes.count("`0` → `1`") == 1, changes
     assert any(c.startswith("`&&") for c in changes), changes

@@ -20,7 +20,7 @@ FIX = (
     "package mathx\n\nfunc Clamp(x, lo, hi int) int {\n\tif x < lo {\n\t\treturn lo\n\t}\n"
     "\tif x > hi {\n\t\treturn hi\n\t}\n\treturn x\n}\n"
     # Its one mutant (the call removed) does not build: no wrong fix, not judged.
-    "\ntype level int\n\nfunc (l level) Name() string {\n\treturn \"L\"\n}\n\n"
+    '\ntype level int\n\nfunc (l level) Name() string {\n\treturn "L"\n}\n\n'
     "func Label(x int) string {\n\treturn level(x).Name()\n}\n"
 )
 TEST = (
