@@ -55,6 +55,9 @@ class Tree:
 
     def __init__(self, git_dir: Path, path: Path, index: Path, commit: str = "") -> None:
         self.git_dir, self.path, self._index, self.commit = git_dir, path, index, commit
+        self._known: _Entries | None = None
+        """The host's record as last read: only `apply` changes it (each mutant's restore,
+        each `tracked` asked of it, would otherwise run git again)."""
 
     def date(self) -> str | None:
         """When the tree's commit was made (ISO 8601), as its repository records it."""
@@ -69,14 +72,16 @@ class Tree:
         return git(self.git_dir, *args, stdin=stdin, env={"GIT_INDEX_FILE": str(self._index)})
 
     def _entries(self) -> _Entries:
-        out = self._git("ls-files", "-s", "-z")
-        entries: _Entries = {}
-        for record in out.split("\0"):
-            if record:
-                meta, _, path = record.partition("\t")
-                mode, sha, _stage = meta.split()
-                entries[path] = (mode, sha)
-        return entries
+        if self._known is None:
+            out = self._git("ls-files", "-s", "-z")
+            entries: _Entries = {}
+            for record in out.split("\0"):
+                if record:
+                    meta, _, path = record.partition("\t")
+                    mode, sha, _stage = meta.split()
+                    entries[path] = (mode, sha)
+            self._known = entries
+        return dict(self._known)
 
     def apply(self, patch: str, reverse: bool = False) -> None:
         """`patch` applied (or taken back): to the host's index, then the changed files
@@ -86,6 +91,7 @@ class Tree:
         if why := unsafe_patch(self.git_dir, patch):
             raise PatchRefused(why)
         before = self._entries()
+        self._known = None  # read again, even if the apply fails half-way
         self._git("apply", "--cached", *(["-R"] if reverse else []), "-", stdin=patch)
         after = self._entries()
         for path in before.keys() - after.keys():
