@@ -70,7 +70,21 @@ int fast(int a) {
     return a * 2;
 }
 #endif
+
+#if !defined alloca
+# ifdef __cplusplus
+extern "C"
+# endif
+void *alloca (size_t);
+#endif
+
+int after(int a) {
+    return a - 3;
+}
 """
+"""After the autoconf idiom declaring `alloca` (`extern "C"` under its own `#ifdef`, as jq's
+builtin.c has it), tree-sitter nests the rest of the file inside the condition: the directives
+say `after` is outside."""
 
 
 def _line(source: str, text: str) -> int:
@@ -104,6 +118,8 @@ def test_c_leaves_lines_under_a_preprocessor_condition() -> None:
     assert _misses("c", C, "return a + b") is None
     assert "preprocessor" in str(_misses("c", C, "return a * 2"))
     assert _misses("cpp", C, "return a + b") is None
+    assert _misses("c", C, "return a - 3") is None
+    assert "preprocessor" in str(_misses("c", C, "void *alloca"))
 
 
 def test_languages_without_a_compiler_offer_no_check() -> None:

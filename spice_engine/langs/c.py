@@ -163,7 +163,7 @@ class CFamily:
         return line_probes.probe(self.grammar(path), source, at)
 
     def code_misses(self, source: str, line: int) -> str | None:
-        return c_code.code_misses(source, line, "cpp" if self.name == "cpp" else "c")
+        return c_code.code_misses(source, line)
 
     def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         """ctest names, `binary::Suite.Test` of googletest, automake test paths, and the

@@ -8,15 +8,15 @@ preprocessor condition may be built by another configuration than this one: neit
 
 from __future__ import annotations
 
+import re
 import shlex
 
 from spice_engine.langs.base import ENV, JOB, Files, Phase, Plan
 from spice_engine.langs.c_build import top_build
 from spice_engine.langs.c_unit import UNIT
-from spice_engine.langs.compiled_code import DUMP, START, digest_lines, enclosing
+from spice_engine.langs.compiled_code import DUMP, START, digest_lines
 
 SOURCES = (".c", ".cc", ".cpp", ".cxx", ".c++")
-_CONDITIONS = ("preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef")
 _FOLDERS = {"cmake": f"{JOB}/cmake", "meson": f"{JOB}/meson"}
 
 
@@ -34,7 +34,25 @@ def code_command(files: Files, path: str, plan: Plan) -> Phase | None:
     return Phase(argv=("sh", "-c", script), env={"SPICE_C_UNIT": UNIT}, channel=True)
 
 
-def code_misses(source: str, line: int, grammar: str) -> str | None:
-    if any(n.type in _CONDITIONS for n in enclosing(source, line, grammar)):
+def code_misses(source: str, line: int) -> str | None:
+    if _conditional(source, line):
         return "inside a preprocessor condition (another configuration may build it)"
     return None
+
+
+_OPENS = re.compile(r"\s*#\s*if(n?def)?\b")
+_CLOSES = re.compile(r"\s*#\s*endif\b")
+
+
+def _conditional(source: str, line: int) -> bool:
+    """Whether `line` (1-based) sits between an `#if`/`#ifdef`/`#ifndef` and its `#endif`,
+    read from the directives themselves: tree-sitter, meeting a macro it cannot expand, may
+    nest the rest of a file inside an earlier condition (jq's builtin.c after its
+    `#ifdef HAVE_LIBONIG`, 300 lines above the fix)."""
+    depth = 0
+    for text in source.splitlines()[: max(line - 1, 0)]:
+        if _OPENS.match(text):
+            depth += 1
+        elif _CLOSES.match(text) and depth:
+            depth -= 1
+    return depth > 0
