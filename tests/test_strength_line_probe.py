@@ -22,10 +22,12 @@ FIX = (
     # Its one mutant (the call removed) does not build: no wrong fix, not judged.
     '\ntype level int\n\nfunc (l level) Name() string {\n\treturn "L"\n}\n\n'
     "func Label(x int) string {\n\treturn level(x).Name()\n}\n"
+    # One line, two places: the condition runs (its mutant is killed), the return never does.
+    "\nfunc Sign(x int) int {\n\tif x == 0 { return 7 }\n\treturn 1\n}\n"
 )
 TEST = (
     'package mathx\n\nimport "testing"\n\nfunc TestClampLow(t *testing.T) {\n'
-    '\tif Clamp(-5, 0, 10) != 0 {\n\t\tt.Fatal("not clamped")\n\t}\n}\n'
+    '\tif Clamp(-5, 0, 10) != 0 || Sign(5) != 1 {\n\t\tt.Fatal("not clamped")\n\t}\n}\n'
 )
 
 
@@ -56,7 +58,7 @@ def test_a_survivor_no_test_runs_is_an_untested_line_and_one_run_is_shown(tmp_pa
     row["FAIL_TO_PASS"], row["PASS_TO_PASS"] = json.dumps([low]), "[]"
     job = lang_job(row, tmp_path / "repo", "go")
     executor = Executor(tmp_path / "envs", box)
-    got = measure(job, executor, tmp_path / "scratch", StrengthConfig(max_mutants=12))
+    got = measure(job, executor, tmp_path / "scratch", StrengthConfig(max_mutants=20))
     assert got.status == Status.MEASURED, got.detail
     by_line = {}
     for m in got.survivors:
@@ -70,6 +72,10 @@ def test_a_survivor_no_test_runs_is_an_untested_line_and_one_run_is_shown(tmp_pa
     assert all(m.reached == "executed_unchecked" and m.by_fail_to_pass for m in low_end)
     assert all(m.shown for m in low_end)
     assert got.headline is not None and got.headline.line == 4
+    sign = {m.change: m for m in got.mutants if m.function == "Sign"}
+    assert sign["`== 0` → `!= 0`"].killed_by == low
+    seven = sign["`7` → `8`"]
+    assert seven.verdict == "survived" and seven.reached == "not_executed", seven
     unbuilt = [m for m in got.mutants if m.function == "Label"]
     assert [m.verdict for m in unbuilt] == ["not_run"]
     assert "1 mutant(s) do not build: not wrong fixes, not judged" in got.skipped

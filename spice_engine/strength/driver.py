@@ -120,6 +120,7 @@ def _judge(
     f2p, problem = issue
     switchable = {c.key for c in choice.chosen if c.site.switchable}
     reached = {t: set(ids) for t, ids in verdicts.reached.items()}
+    together: dict[int, set[int]] | None = None
     classify(verdicts.done, reached, f2p, switchable)
     rank(list(verdicts.done.values()), problem)
     done = verdicts.done
@@ -135,11 +136,11 @@ def _judge(
         t0 = time.monotonic()
         probed = probe_lines(runner, verdicts, choice, f2p)
         record.durations["line_probes"] = _since(t0)
-        reached, switchable = probed.reached, probed.known
+        reached, switchable, together = probed.reached, probed.known, probed.together
         if probed.unprobed:
             record.skipped.append(UNPROBED.format(n=probed.unprobed))
     done = verdicts.done
-    classify(done, reached, f2p, switchable)  # with the confirmations' verdicts
+    classify(done, reached, f2p, switchable, together)  # with the confirmations' verdicts
     rank(list(done.values()), problem)
     if runner.plugins:  # only a runner with the differential run can confirm a difference
         for m in done.values():

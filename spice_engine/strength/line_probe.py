@@ -36,6 +36,9 @@ class Probed:
     """Mutants whose code was classed (executed by the tests `reached` says, or by none)."""
     unprobed: int = 0
     """Probes the budget or `MAX_PROBES` left unrun (their survivors unknown)."""
+    together: dict[int, set[int]] = field(default_factory=dict)
+    """Mutant -> the mutants whose probe goes where its own goes (its own included): what is
+    classed together, finer than a line (`if (!s) return 0`: the condition and the return)."""
 
 
 def probe_lines(
@@ -46,6 +49,7 @@ def probe_lines(
     judged = list(verdicts.judged)
     found = Probed(reached={t: set() for t in judged})
     places = _places(runner, verdicts.done, choice)
+    found.together = {k: keys for keys in places.values() for k in keys}
     for keys in places.values():
         killers = {verdicts.done[k].killed_by for k in keys} - {None}
         for test in killers & set(found.reached):

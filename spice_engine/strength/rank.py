@@ -23,18 +23,20 @@ def classify(
     reached: dict[str, set[int]],
     f2p: list[str],
     switchable: set[int],
+    together: dict[int, set[int]] | None = None,
 ) -> None:
-    """Each survivor's `reached` and `by_fail_to_pass`, per line: a line is executed when a
-    judged test executed any mutant on it (the mutants' switches record that)."""
+    """Each survivor's `reached` and `by_fail_to_pass`: its code is executed when a judged test
+    executed any mutant of the same code (`together`: key -> those keys; by default the
+    mutants of its line, as the mutants' switches record them)."""
     by_line: dict[tuple[str, int], set[int]] = {}
     for key, m in outcomes.items():
         by_line.setdefault((m.path, m.line), set()).add(key)
     any_test = set().union(*reached.values()) if reached else set()
     fail_to_pass = set().union(*(reached.get(t, set()) for t in f2p)) if f2p else set()
-    for m in outcomes.values():
+    for key, m in outcomes.items():
         if m.verdict != Verdict.SURVIVED:
             continue
-        line = by_line[(m.path, m.line)]
+        line = together[key] if together and key in together else by_line[(m.path, m.line)]
         if not reached or not line & switchable:
             continue  # no probe here (code run at import, another language): not known
         m.reached = "executed_unchecked" if line & any_test else "not_executed"
