@@ -19,10 +19,10 @@ from spice_engine.validate.outcomes import FAILING, passed
 NOT_REACHED = "time budget: not reached"
 
 
-def _one_run(runner: Runner, tests: list[str], slack_s: float) -> InSessions:
+def _one_run(runner: Runner, tests: list[str], config: StrengthConfig) -> InSessions:
     """Without the plugin: one whole run of the fix says which of `tests` pass with it."""
     done = runner.outcomes(tests, whole_files=True)
-    runner.bound_runs(done.seconds, slack_s)
+    runner.bound_runs(done.seconds, config.run_slack_s, config.validation_s)
     if done.outcomes and not set(tests) & set(done.outcomes):
         raise NoVerdicts(foreign_ids(tests, list(done.outcomes)), done.log)
     judged = [t for t in tests if passed(done.outcomes, t)]
@@ -45,7 +45,7 @@ def mutate(
     found = (
         in_sessions(runner, files, tests, choice, config)
         if fast
-        else _one_run(runner, tests, config.run_slack_s)
+        else _one_run(runner, tests, config)
     )
     where = "in the mutant session" if fast else "in its run"
     if not found.judged:

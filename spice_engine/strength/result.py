@@ -44,7 +44,8 @@ class StrengthConfig(BaseModel):
     """One test's time limit under a mutant (a mutant that makes it loop is killed by it)."""
     run_slack_s: float = 30.0
     """Without our plugins, a whole run under a mutant or a probe is stopped (`not_run`) after
-    3× the fix's own run and this long more (its build)."""
+    3× the fix's own run and this long more (its build), or after `validation_s` when that is
+    longer."""
     confirm_survivors: int = 5
     """Survivors of the shared session re-run alone, in rank order (a survivor of the shared
     session could be an artefact of state the session kept); the others keep the session's

@@ -137,11 +137,14 @@ class Runner:
     def left(self) -> float:
         return self.deadline - time.monotonic()
 
-    def bound_runs(self, fix_s: float, slack_s: float) -> None:
-        """Each later run stopped at a multiple of the fix's own whole run (`fix_s`): a mutant
-        that makes a test hang (go-zero-1456's waited 430 s of a 448 s budget) is cut off there,
-        `not_run`, and leaves the budget to the others."""
-        self.test_run_s = min(self.max_run_s, RUN_FACTOR * fix_s + slack_s)
+    def bound_runs(self, fix_s: float, slack_s: float, validation_s: float | None) -> None:
+        """Each later whole run stopped at a multiple of the fix's own (`fix_s`) and a slack,
+        or at what the validation's runs took in all when that is longer (a mutant of a header
+        rebuilds what the fix's run found built: fmt's took 130–200 s): a mutant that makes a
+        test hang (go-zero-1456's waited 430 s of a 448 s budget) is cut off there, `not_run`,
+        and leaves the budget to the others."""
+        bound = max(RUN_FACTOR * fix_s + slack_s, validation_s or 0.0)
+        self.test_run_s = min(self.max_run_s, bound)
 
     def _timeout(self, cap: float | None = None) -> float:
         return max(1.0, min(cap or self.max_run_s, self.left()))
