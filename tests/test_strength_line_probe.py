@@ -31,11 +31,13 @@ TEST = (
 )
 
 
-def _project(data: Path) -> None:
+def _project(data: Path, name: str, fix: str, test: str) -> None:
+    """A Go module's base, test patch and fix as `project_instance` reads them: `mathx/`'s
+    `name.go` (BASE, then `fix`) and `name_test.go`."""
     for part, files in {
-        "base": {"go.mod": "module example.com/c\n\ngo 1.21\n", "mathx/clamp.go": BASE},
-        "test": {"mathx/clamp_test.go": TEST},
-        "fix": {"mathx/clamp.go": FIX},
+        "base": {"go.mod": "module example.com/c\n\ngo 1.21\n", f"mathx/{name}.go": BASE},
+        "test": {f"mathx/{name}_test.go": test},
+        "fix": {f"mathx/{name}.go": fix},
     }.items():
         for path, text in files.items():
             (data / part / path).parent.mkdir(parents=True, exist_ok=True)
@@ -52,7 +54,7 @@ def test_a_survivor_no_test_runs_is_an_untested_line_and_one_run_is_shown(tmp_pa
     from spice_engine.strength.measure import measure
     from spice_engine.strength.result import StrengthConfig
 
-    _project(tmp_path / "data")
+    _project(tmp_path / "data", "clamp", FIX, TEST)
     row = project_instance(tmp_path / "data", tmp_path / "repo")
     low = "example.com/c/mathx::TestClampLow"
     row["FAIL_TO_PASS"], row["PASS_TO_PASS"] = json.dumps([low]), "[]"
@@ -104,14 +106,7 @@ def test_a_mutant_that_hangs_is_stopped_at_a_multiple_of_the_fixs_run(tmp_path: 
     from spice_engine.strength.measure import measure
     from spice_engine.strength.result import StrengthConfig
 
-    for part, files in {
-        "base": {"go.mod": "module example.com/c\n\ngo 1.21\n", "mathx/count.go": BASE},
-        "test": {"mathx/count_test.go": COUNT_TEST},
-        "fix": {"mathx/count.go": COUNT},
-    }.items():
-        for path, text in files.items():
-            (tmp_path / "data" / part / path).parent.mkdir(parents=True, exist_ok=True)
-            (tmp_path / "data" / part / path).write_text(text)
+    _project(tmp_path / "data", "count", COUNT, COUNT_TEST)
     row = project_instance(tmp_path / "data", tmp_path / "repo")
     row["FAIL_TO_PASS"] = json.dumps(["example.com/c/mathx::TestCount"])
     row["PASS_TO_PASS"] = "[]"
