@@ -12,7 +12,7 @@ boundaries inside one of our ids, none of ours matching only a published PASS_TO
 the reasons of the rest, the median seconds cold and warm, the median ratios warm / bare and
 warm / by hand, and instances per hour (warm). `floor` is the least warm / bare this machine
 allows: validation's two runs need twice the processor seconds of the bare run (measured,
-the machine's busy seconds while it ran: run it idle), spread at best over the cores; a test command that keeps two cores busy
+every process of it, from a cgroup of its own), spread at best over the cores; a test command that keeps two cores busy
 alone cannot validate in less than about twice its time on a 2-core machine. `--table` writes every row as JSON lines.
 
     .venv/bin/python benchmarks/validate_langs.py [--per-repo 2 | --all] [--ids ...]
@@ -26,6 +26,7 @@ instances_c_cpp.jsonl` measures C and C++ (jq's `modules/oniguruma` submodule fr
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -35,6 +36,8 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -121,8 +124,8 @@ def _timed(
     given: dict[str, Path],
     by_hand: bool,
 ) -> tuple[float, float]:
-    """Seconds of the bare test command in the warm environment, and the processor seconds the
-    machine spent meanwhile (every core's): one run with both patches,
+    """Seconds of the bare test command in the warm environment, and the processor seconds it
+    used (every core's, every process of it): one run with both patches,
     or (`by_hand`) validating by hand: a run with the test patch alone, then again once the
     fix is applied, in one tree (the second build reuses the first's, as validation's does).
     No validation does less than these two runs."""
@@ -134,22 +137,47 @@ def _timed(
         session.tree.apply(job.test_patch)
         if not by_hand:
             session.tree.apply(job.patch)
-        started, cpu = time.monotonic(), _children_cpu()
-        session.run("before" if by_hand else "bare", run_targets(job), 1800)
-        if by_hand:
-            session.tree.apply(job.patch)
-            session.run("after", run_targets(job), 1800)
-        return time.monotonic() - started, _children_cpu() - cpu
+        with _processor_seconds() as used:
+            started = time.monotonic()
+            session.run("before" if by_hand else "bare", run_targets(job), 1800)
+            if by_hand:
+                session.tree.apply(job.patch)
+                session.run("after", run_targets(job), 1800)
+            return time.monotonic() - started, used()
 
 
-def _children_cpu() -> float:
-    """The machine's busy processor seconds so far, every core's (/proc/stat): a sandbox with
-    a process namespace of its own hands no usage of its processes up to ours, so the bare
-    run's is what the machine spent while it ran; measured on an idle machine, that is it."""
+CPUACCT = Path("/sys/fs/cgroup/cpuacct")
+"""cgroup v1's processor accounting: a group of our own counts every process the run starts,
+inside a sandbox's process namespace too (which hands no usage up to its parent)."""
+
+
+@contextmanager
+def _processor_seconds() -> Iterator[Callable[[], float]]:
+    """A meter of the processor seconds used since it started: by this process and every one
+    it starts, from a cgroup of its own when this machine lets us make one, else the machine's
+    busy seconds (/proc/stat: measure idle then)."""
+    group = CPUACCT / f"spice-bench-{os.getpid()}"
+    try:
+        group.mkdir()
+        (group / "cgroup.procs").write_text(str(os.getpid()))
+    except OSError:
+        with contextlib.suppress(OSError):
+            group.rmdir()
+        start = _machine_busy()
+        yield lambda: _machine_busy() - start
+        return
+    try:
+        start_ns = int((group / "cpuacct.usage").read_text())
+        yield lambda: (int((group / "cpuacct.usage").read_text()) - start_ns) / 1e9
+    finally:
+        (CPUACCT / "cgroup.procs").write_text(str(os.getpid()))
+        group.rmdir()
+
+
+def _machine_busy() -> float:
     fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
     ticks = [int(x) for x in fields[:8]]
-    idle = ticks[3] + ticks[4]  # idle, iowait
-    return (sum(ticks) - idle) / os.sysconf("SC_CLK_TCK")
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")  # less idle, iowait
 
 
 def floor(bare_s: float, bare_cpu_s: float, cores: int) -> float:
