@@ -36,7 +36,7 @@ from spice_engine.langs.prepared import EnvRequest, Prepared
 from spice_engine.langs.seeds import SEED_TIMEOUT_S, plant
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.validate import door
-from spice_engine.validate.env_once import built_once
+from spice_engine.validate.env_once import built_once, is_built
 from spice_engine.validate.executor import EnvBuildError, RunResult, SetupTree
 from spice_engine.validate.gitwork import GitError
 from spice_engine.validate.plugin_run import Plugin
@@ -95,15 +95,26 @@ class PlanEnvironments:
         self.sandbox.prepare_writable(job)
         self.sandbox.prepare_writable(tree.path)
         self.envs_dir.mkdir(parents=True, exist_ok=True)
-        if setup_tree is None:
-            prepared = self._ready(repo, tree, tree, job, started)
-        else:
-            with setup_tree() as own:
-                self.sandbox.prepare_writable(own.path)
-                prepared = self._ready(repo, own, tree, job, started)
+        prepared = self._prepared(repo, tree, job, setup_tree, started)
         if plant(prepared.plan, job, self.envs_dir, partial(self._seed_run, tree)):
             prepared = prepared.model_copy(update={"seconds": round(time.monotonic() - started, 3)})
         return prepared
+
+    def _prepared(
+        self, repo: str, tree: Tree, job: Path, setup_tree: SetupTree | None, started: float
+    ) -> Prepared:
+        """The environment, planned from `setup_tree` when given (else `tree`): from the host's
+        record of it alone when the environment is built already, a tree written out only to
+        build in."""
+        if setup_tree is None:
+            return self._ready(repo, tree, tree, job, started)
+        with setup_tree(files=False) as record:
+            plan = self.install_plan(record)
+            if is_built(self.envs_dir, plan_key(repo, plan)):
+                return self._ready(repo, record, tree, job, started, plan)
+        with setup_tree() as own:
+            self.sandbox.prepare_writable(own.path)
+            return self._ready(repo, own, tree, job, started)
 
     def again(self, prepared: Prepared, tree: Tree, job: Path) -> Prepared:
         """`prepared`'s environment for another tree of the same commit and patches, `job` its
@@ -130,9 +141,18 @@ class PlanEnvironments:
             self.sandbox.prepare_writable(folder)
         return self._run(phase, plan, tree, job, empty, False, SEED_TIMEOUT_S, testbed=project)
 
-    def _ready(self, repo: str, source: Tree, tree: Tree, job: Path, started: float) -> Prepared:
-        """The environment `source` asks for, built unless it is; `tree` given what it needs."""
-        plan = self.install_plan(source)
+    def _ready(
+        self,
+        repo: str,
+        source: Tree,
+        tree: Tree,
+        job: Path,
+        started: float,
+        plan: Plan | None = None,
+    ) -> Prepared:
+        """The environment `source` asks for (`plan`: already planned from it), built unless
+        it is; `tree` given what it needs."""
+        plan = plan or self.install_plan(source)
         key = plan_key(repo, plan)
 
         def build(folder: Path) -> None:

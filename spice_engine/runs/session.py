@@ -173,7 +173,7 @@ class Session:
         setup: SetupTree | None = None
         if job.setup_commit and job.setup_commit != job.base:
             commit = job.setup_commit
-            setup = lambda: tree_of(job, commit, self.home, "setup")  # noqa: E731
+            setup = lambda files=True: tree_of(job, commit, self.home, "setup", files)  # noqa: E731
         elif job.recipe is None:
             # Planned from the tree: what the fix's manifests ask for too. (A recipe was worked
             # out for the whole version from its own commit.)
@@ -188,8 +188,8 @@ class Session:
         return self.prepared is not None and takes_plugins(self.language, self.prepared.plan)
 
     @contextmanager
-    def _with_patches(self) -> Iterator[Tree]:
-        with tree_of(self.job, self.job.base, self.home, "setup") as tree:
+    def _with_patches(self, files: bool = True) -> Iterator[Tree]:
+        with tree_of(self.job, self.job.base, self.home, "setup", files) as tree:
             tree.apply(self.job.test_patch)
             tree.apply(self.job.patch)
             yield tree
@@ -254,10 +254,13 @@ class Session:
 
 
 @contextmanager
-def tree_of(job: Job, commit: str, scratch: Path, name: str = "tree") -> Iterator[Tree]:
-    """A new tree of `commit`, with the submodules the run's repositories hold."""
-    with checkout(job.git_dir, commit, scratch, name) as tree:
-        if job.submodules:
+def tree_of(
+    job: Job, commit: str, scratch: Path, name: str = "tree", files: bool = True
+) -> Iterator[Tree]:
+    """A new tree of `commit`, with the submodules the run's repositories hold (`files=False`:
+    the host's record of it alone)."""
+    with checkout(job.git_dir, commit, scratch, name, files) as tree:
+        if job.submodules and files:
             repo = str(job.instance.get("repo") or "")
             submodules.fill(tree.path, job.git_dir, commit, repo, job.submodules)
         yield tree

@@ -14,6 +14,11 @@ from spice_engine.validate import door
 READY = ".ready"
 
 
+def is_built(envs_dir: Path, key: str) -> bool:
+    """Whether a finished `envs_dir/key` is there (it is never taken away once finished)."""
+    return door.is_file(envs_dir / key, READY)
+
+
 def built_once(envs_dir: Path, key: str, build: Callable[[Path], None]) -> bool:
     """`envs_dir/key`, made by `build(folder)` unless a finished one is there; True when this
     call built it (a cold start)."""

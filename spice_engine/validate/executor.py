@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextlib import AbstractContextManager
+from typing import Protocol
 
 from pydantic import BaseModel
 
 from spice_engine.validate.tree import Tree
 
-SetupTree = Callable[[], AbstractContextManager[Tree]]
-"""Opens a worktree of an environment's own commit (its `environment_setup_commit`)."""
+
+class SetupTree(Protocol):
+    """Opens a tree of what an environment is made from (its `environment_setup_commit`, or the
+    base commit with the patches); `files=False`: the host's record of it alone, no file
+    written out (what planning reads, before anything is built)."""
+
+    def __call__(self, files: bool = True) -> AbstractContextManager[Tree]: ...
 
 
 class EnvBuildError(RuntimeError):

@@ -53,8 +53,12 @@ def _checkout_refused(exc: GitError, commit: str) -> GitError:
 class Tree:
     """The files of one checkout: `path` is what the sandbox sees (at `/testbed`)."""
 
-    def __init__(self, git_dir: Path, path: Path, index: Path, commit: str = "") -> None:
+    def __init__(
+        self, git_dir: Path, path: Path, index: Path, commit: str = "", files: bool = True
+    ) -> None:
         self.git_dir, self.path, self._index, self.commit = git_dir, path, index, commit
+        self.files = files
+        """False: the host's record only, no file written out (what planning reads)."""
         self._known: _Entries | None = None
         """The host's record as last read: only `apply` changes it (each mutant's restore,
         each `tracked` asked of it, would otherwise run git again)."""
@@ -94,6 +98,8 @@ class Tree:
         self._known = None  # read again, even if the apply fails half-way
         self._git("apply", "--cached", *(["-R"] if reverse else []), "-", stdin=patch)
         after = self._entries()
+        if not self.files:
+            return
         for path in before.keys() - after.keys():
             door.remove(self.path, path)
         for path, (mode, sha) in after.items():
@@ -101,6 +107,7 @@ class Tree:
                 self._write(path, mode, sha)
 
     def _write(self, path: str, mode: str, sha: str) -> None:
+        assert self.files, "a record without files"
         if mode not in ("100644", "100755"):
             raise PatchRefused(f"{path}: the host writes regular files only (mode {mode})")
         blob = git_bytes(self.git_dir, "cat-file", "blob", sha)
@@ -112,6 +119,7 @@ class Tree:
 
     def put(self, path: str, text: str) -> None:
         """`path` in the tree replaced by `text` (a mutant), whatever the tests left there."""
+        assert self.files, "a record without files"
         door.write_text(self.path, path, text)
 
     def restore(self, path: str) -> None:
@@ -158,8 +166,11 @@ class Tree:
 
 
 @contextmanager
-def checkout(repo: Path, commit: str, scratch: Path, name: str = "tree") -> Iterator[Tree]:
-    """A new tree of `commit` under a private directory of `scratch`, removed afterwards.
+def checkout(
+    repo: Path, commit: str, scratch: Path, name: str = "tree", files: bool = True
+) -> Iterator[Tree]:
+    """A new tree of `commit` under a private directory of `scratch`, removed afterwards
+    (`files=False`: the host's record of it alone, nothing written out).
 
     `scratch` must be the host's (never bound into a sandbox): the index lives beside the
     tree, and nothing a sandboxed command can write may take the tree's place.
@@ -168,8 +179,12 @@ def checkout(repo: Path, commit: str, scratch: Path, name: str = "tree") -> Iter
     where = Path(tempfile.mkdtemp(dir=scratch.absolute(), prefix=f"{name}-"))
     index, path = where / "index", where / name
     try:
-        tree_dir(path)
         env = {"GIT_INDEX_FILE": str(index)}
+        if not files:
+            git(git_dir, "read-tree", commit, env=env)
+            yield Tree(git_dir, path, index, commit, files=False)
+            return
+        tree_dir(path)
         git(git_dir, "read-tree", commit, env=env)
         # Into an empty directory nothing has touched yet; attributes come from the index
         # (the commit's own), and no filter is configured for them.
