@@ -118,3 +118,44 @@ def test_a_mutant_that_hangs_is_stopped_at_a_multiple_of_the_fixs_run(tmp_path: 
     assert stopped and all(m.verdict == "not_run" and m.killed_by is None for m in stopped)
     assert not any("budget" in m.reason for m in got.mutants)
     assert got.mutants_killed >= 1  # the others were judged
+
+
+WORK = (
+    "package mathx\n\nfunc Work(done chan<- int, x int) {\n\tdefer func() { recover() }()\n"
+    "\tif x > 100 {\n\t\tx = 100\n\t}\n\tdone <- x\n}\n"
+)
+WORK_TEST = (
+    'package mathx\n\nimport "testing"\n\nfunc TestWork(t *testing.T) {\n'
+    "\tdone := make(chan int)\n\tgo Work(done, 5)\n"
+    '\tif <-done != 5 {\n\t\tt.Fatal("changed")\n\t}\n}\n'
+)
+
+
+def test_a_probe_that_makes_the_tests_hang_was_reached(tmp_path: Path) -> None:
+    """The probe's panic is recovered in the goroutine, which then never answers: the run hangs
+    until its bound. Only a reached probe changes what runs, so the survivors there are
+    executed (by no test known by name), not unknown."""
+    if shutil.which("go") is None and not Path("/usr/local/go/bin/go").exists():
+        pytest.skip("no Go toolchain on this machine")
+    box = Bubblewrap()
+    if why := box.problem(tmp_path):
+        pytest.skip(f"bubblewrap cannot run here: {why}")
+    from spice_engine.langs.executor import Executor
+    from spice_engine.strength.measure import measure
+    from spice_engine.strength.result import StrengthConfig
+
+    _project(tmp_path / "data", "work", WORK, WORK_TEST)
+    row = project_instance(tmp_path / "data", tmp_path / "repo")
+    row["FAIL_TO_PASS"], row["PASS_TO_PASS"] = json.dumps(["example.com/c/mathx::TestWork"]), "[]"
+    job = lang_job(row, tmp_path / "repo", "go")
+    config = StrengthConfig(max_mutants=8, run_slack_s=3.0, budget_s=900.0)
+    got = measure(job, Executor(tmp_path / "envs", box), tmp_path / "scratch", config)
+    assert got.status == Status.MEASURED, got.detail
+    bound = [m for m in got.survivors if m.line == 5]  # `if x > 100 {`
+    assert bound, [(m.change, m.verdict) for m in got.mutants]
+    assert all(m.reached == "executed_unchecked" and not m.by_fail_to_pass for m in bound), [
+        (m.line, m.change, m.reached) for m in got.mutants
+    ]
+    assert all(m.shown for m in bound)
+    inside = [m for m in got.survivors if m.line == 6]  # `x = 100`: 5 never gets there
+    assert inside and all(m.reached == "not_executed" for m in inside)

@@ -2,13 +2,15 @@
 (every language but Python under pytest): what tells a wrong fix the tests run but do not
 check from code no test runs, which is no claim about behaviour (`untested_line`).
 
-A line a killed mutant changed is executed by its killer. Any other survivor's line is probed:
-the fixed file with a statement that fails the test running it before the statement holding
-the line (the language's `LineProbes`, spice_engine.langs.line_probes), its tests run whole
-as a mutant's are. A judged test that passed with the fix and fails (or goes missing) under the
-probe executes the line; every judged test passing again means none does. A run that could not
-say (cut off, nothing built, a probe the language cannot place) leaves the line unknown, as it
-was: a probe errs only towards "executed", which shows a survivor, never hides one.
+Each survivor is probed: the fixed file with a statement that fails the test running it before
+the statement holding the mutated token, or in braces around a lone branch (the language's
+`LineProbes`, spice_engine.langs.line_probes), its tests run whole as a mutant's are. Mutants
+whose probe goes to the same place are classed together: a killed one there is executed by its
+killer, without a run. A judged test that passed with the fix and fails (or goes missing) under
+the probe executes that code; a run the probe made hang (stopped at its bound, not by the
+budget) was reached by some test; every judged test passing again means none does. A run that
+could not say (the budget, nothing built, no place for a probe) leaves the survivor unknown, as
+it was: a probe errs only towards "executed", which shows a survivor, never hides one.
 """
 
 from __future__ import annotations
@@ -66,10 +68,12 @@ def probe_lines(
             continue
         found.known |= keys
         for test in executing:
-            found.reached[test] |= keys
+            found.reached.setdefault(test, set()).update(keys)
     return found
 
 
+HUNG = "(a run the probe made hang)"
+"""Who executes a probe whose run was stopped at its bound: some test, not known which."""
 Place = tuple[str, str]
 """(path, the fixed file with a probe): where a mutant's probe goes."""
 
@@ -119,7 +123,11 @@ def _probe(runner: Runner, path: str, probed: str, judged: list[str]) -> list[st
         done = runner.outcomes(judged, whole_files=True)
     finally:
         tree.restore(path)
+    if done.killed == "timeout" and runner.left() > 0:
+        # Stopped at the bound, not by the budget: the probe changed what ran (a panic in a
+        # worker thread left the others waiting: ripgrep-1642's), so some test reached it.
+        return [HUNG]
     if done.killed or not done.outcomes:
-        return None  # cut off, or nothing built: not known
+        return None  # cut off by the budget, or nothing built: not known
     control = runner.control(judged)
     return [t for t in judged if passed(control, t) and not passed(done.outcomes, t)]
