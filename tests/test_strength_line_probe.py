@@ -94,6 +94,7 @@ COUNT_TEST = (
 )
 
 
+@pytest.mark.heavy  # waits out a hanging run's bound, twice over
 def test_a_mutant_that_hangs_is_stopped_at_a_multiple_of_the_fixs_run(tmp_path: Path) -> None:
     """`n - 1` → `n + 1` never ends: its run is stopped after 3× the fix's own and the slack,
     `not_run` (no kill: nothing failed), long before the budget, which the others then get."""
@@ -131,6 +132,7 @@ WORK_TEST = (
 )
 
 
+@pytest.mark.heavy  # waits out a hanging run's bound
 def test_a_probe_that_makes_the_tests_hang_was_reached(tmp_path: Path) -> None:
     """The probe's panic is recovered in the goroutine, which then never answers: the run hangs
     until its bound. Only a reached probe changes what runs, so the survivors there are
