@@ -40,6 +40,21 @@ def project_instance(data: Path, repo: Path, name: str = "acme/calc") -> dict[st
     }
 
 
+def go_sandbox(tmp_path: Path) -> Any:
+    """The bubblewrap sandbox a Go test runs in; the test skipped, with the reason, where this
+    machine has no Go toolchain or bubblewrap cannot run."""
+    import pytest
+
+    from spice_engine.validate.bubblewrap import Bubblewrap
+
+    if shutil.which("go") is None and not Path("/usr/local/go/bin/go").exists():
+        pytest.skip("no Go toolchain on this machine")
+    box = Bubblewrap()
+    if why := box.problem(tmp_path):
+        pytest.skip(f"bubblewrap cannot run here: {why}")
+    return box
+
+
 def registry_problem(host: str) -> str | None:
     """Why the registry at `host` cannot be reached from here (None: it can). Asked from a
     process of its own: this one may reach loopback only (tests/network_guard.py), while the

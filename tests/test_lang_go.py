@@ -4,7 +4,6 @@ module validated end to end in the real sandbox."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from spice_engine.runs.validator import validate
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.outcomes import TestStatus
 from tests.fakes.sample_project import git
-from tests.lang_projects import DictFiles, lang_job, project_instance
+from tests.lang_projects import DictFiles, go_sandbox, lang_job, project_instance
 
 DATA = Path(__file__).parent / "data" / "lang_go"
 
@@ -89,11 +88,7 @@ def test_a_go_module_is_detected_at_its_commit(tmp_path: Path) -> None:
 
 
 def test_a_go_module_validates_end_to_end_in_the_sandbox(tmp_path: Path) -> None:
-    if shutil.which("go") is None and not Path("/usr/local/go/bin/go").exists():
-        pytest.skip("no Go toolchain on this machine")
-    box = Bubblewrap()
-    if why := box.problem(tmp_path):
-        pytest.skip(f"bubblewrap cannot run here: {why}")
+    box = go_sandbox(tmp_path)
     from spice_engine.langs.executor import Executor
 
     row = project_instance(DATA / "calc", tmp_path / "repo")

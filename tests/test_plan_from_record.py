@@ -4,27 +4,19 @@ written out only when the environment must be built in it."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
-
 from spice_engine.runs.session import tree_of
-from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.tree import Tree, checkout
-from tests.lang_projects import lang_job, project_instance
+from tests.lang_projects import go_sandbox, lang_job, project_instance
 
 DATA = Path(__file__).parent / "data" / "lang_go"
 
 
 def test_a_built_environment_is_planned_from_the_record_alone(tmp_path: Path) -> None:
-    if shutil.which("go") is None and not Path("/usr/local/go/bin/go").exists():
-        pytest.skip("no Go toolchain on this machine")
-    box = Bubblewrap()
-    if why := box.problem(tmp_path):
-        pytest.skip(f"bubblewrap cannot run here: {why}")
+    box = go_sandbox(tmp_path)
     from spice_engine.langs.executor import Executor
 
     row = project_instance(DATA / "calc", tmp_path / "repo")

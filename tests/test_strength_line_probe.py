@@ -5,14 +5,14 @@ shown as one the tests accept (spice_engine.strength.line_probe)."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from spice_engine.runs.session import Status
-from spice_engine.validate.bubblewrap import Bubblewrap
-from tests.lang_projects import lang_job, project_instance
+from spice_engine.strength.result import StrengthConfig
+from tests.lang_projects import go_sandbox, lang_job, project_instance
 
 BASE = "package mathx\n\nfunc Clamp(x, lo, hi int) int {\n\treturn x\n}\n"
 # Only the low end is tested: `x > hi`'s line runs in no test (the low case returns first).
@@ -44,24 +44,25 @@ def _project(data: Path, name: str, fix: str, test: str) -> None:
             (data / part / path).write_text(text)
 
 
-def test_a_survivor_no_test_runs_is_an_untested_line_and_one_run_is_shown(tmp_path: Path) -> None:
-    if shutil.which("go") is None and not Path("/usr/local/go/bin/go").exists():
-        pytest.skip("no Go toolchain on this machine")
-    box = Bubblewrap()
-    if why := box.problem(tmp_path):
-        pytest.skip(f"bubblewrap cannot run here: {why}")
+def _measured(tmp_path: Path, name: str, fix_test: tuple[str, str], f2p: str, config: Any) -> Any:
+    """The strength of the Go fix `fix_test` of `mathx/name.go`, judged by `f2p`, in the
+    sandbox (skipped, with the reason, where Go or bubblewrap is not there)."""
+    box = go_sandbox(tmp_path)
     from spice_engine.langs.executor import Executor
     from spice_engine.strength.measure import measure
-    from spice_engine.strength.result import StrengthConfig
 
-    _project(tmp_path / "data", "clamp", FIX, TEST)
+    _project(tmp_path / "data", name, *fix_test)
     row = project_instance(tmp_path / "data", tmp_path / "repo")
-    low = "example.com/c/mathx::TestClampLow"
-    row["FAIL_TO_PASS"], row["PASS_TO_PASS"] = json.dumps([low]), "[]"
+    row["FAIL_TO_PASS"], row["PASS_TO_PASS"] = json.dumps([f2p]), "[]"
     job = lang_job(row, tmp_path / "repo", "go")
-    executor = Executor(tmp_path / "envs", box)
-    got = measure(job, executor, tmp_path / "scratch", StrengthConfig(max_mutants=20))
+    got = measure(job, Executor(tmp_path / "envs", box), tmp_path / "scratch", config)
     assert got.status == Status.MEASURED, got.detail
+    return got
+
+
+def test_a_survivor_no_test_runs_is_an_untested_line_and_one_run_is_shown(tmp_path: Path) -> None:
+    low = "example.com/c/mathx::TestClampLow"
+    got = _measured(tmp_path, "clamp", (FIX, TEST), low, StrengthConfig(max_mutants=20))
     by_line = {}
     for m in got.survivors:
         by_line.setdefault(m.line, []).append(m)
@@ -98,23 +99,10 @@ COUNT_TEST = (
 def test_a_mutant_that_hangs_is_stopped_at_a_multiple_of_the_fixs_run(tmp_path: Path) -> None:
     """`n - 1` → `n + 1` never ends: its run is stopped after 3× the fix's own and the slack,
     `not_run` (no kill: nothing failed), long before the budget, which the others then get."""
-    if shutil.which("go") is None and not Path("/usr/local/go/bin/go").exists():
-        pytest.skip("no Go toolchain on this machine")
-    box = Bubblewrap()
-    if why := box.problem(tmp_path):
-        pytest.skip(f"bubblewrap cannot run here: {why}")
-    from spice_engine.langs.executor import Executor
-    from spice_engine.strength.measure import measure
-    from spice_engine.strength.result import StrengthConfig
-
-    _project(tmp_path / "data", "count", COUNT, COUNT_TEST)
-    row = project_instance(tmp_path / "data", tmp_path / "repo")
-    row["FAIL_TO_PASS"] = json.dumps(["example.com/c/mathx::TestCount"])
-    row["PASS_TO_PASS"] = "[]"
-    job = lang_job(row, tmp_path / "repo", "go")
     config = StrengthConfig(max_mutants=8, run_slack_s=3.0, budget_s=900.0)
-    got = measure(job, Executor(tmp_path / "envs", box), tmp_path / "scratch", config)
-    assert got.status == Status.MEASURED, got.detail
+    got = _measured(
+        tmp_path, "count", (COUNT, COUNT_TEST), "example.com/c/mathx::TestCount", config
+    )
     stopped = [m for m in got.mutants if m.reason == "cut off: its run was stopped (timeout)"]
     assert stopped and all(m.verdict == "not_run" and m.killed_by is None for m in stopped)
     assert not any("budget" in m.reason for m in got.mutants)
@@ -137,22 +125,8 @@ def test_a_probe_that_makes_the_tests_hang_was_reached(tmp_path: Path) -> None:
     """The probe's panic is recovered in the goroutine, which then never answers: the run hangs
     until its bound. Only a reached probe changes what runs, so the survivors there are
     executed (by no test known by name), not unknown."""
-    if shutil.which("go") is None and not Path("/usr/local/go/bin/go").exists():
-        pytest.skip("no Go toolchain on this machine")
-    box = Bubblewrap()
-    if why := box.problem(tmp_path):
-        pytest.skip(f"bubblewrap cannot run here: {why}")
-    from spice_engine.langs.executor import Executor
-    from spice_engine.strength.measure import measure
-    from spice_engine.strength.result import StrengthConfig
-
-    _project(tmp_path / "data", "work", WORK, WORK_TEST)
-    row = project_instance(tmp_path / "data", tmp_path / "repo")
-    row["FAIL_TO_PASS"], row["PASS_TO_PASS"] = json.dumps(["example.com/c/mathx::TestWork"]), "[]"
-    job = lang_job(row, tmp_path / "repo", "go")
     config = StrengthConfig(max_mutants=8, run_slack_s=3.0, budget_s=900.0)
-    got = measure(job, Executor(tmp_path / "envs", box), tmp_path / "scratch", config)
-    assert got.status == Status.MEASURED, got.detail
+    got = _measured(tmp_path, "work", (WORK, WORK_TEST), "example.com/c/mathx::TestWork", config)
     bound = [m for m in got.survivors if m.line == 5]  # `if x > 100 {`
     assert bound, [(m.change, m.verdict) for m in got.mutants]
     assert all(m.reached == "executed_unchecked" and not m.by_fail_to_pass for m in bound), [
