@@ -164,3 +164,34 @@ def test_a_case_label_is_never_where_the_probe_goes() -> None:
     probed = probe("c", source, source.index("1:"))
     assert probed is not None
     assert probed.splitlines()[1] == "  __builtin_trap(); switch (y) {"
+
+
+DIRECTIVES = (
+    "static int pick(int n) {\n  int r = n;\n#ifdef SPICE_NEVER_DEFINED\n  r = n * 3;\n#else\n"
+    "  if (n > 1)\n    r = n * 5;\n#endif\n  return r;\n}\n\n"
+    "int main(int argc, char **argv) {\n  (void)argv;\n  return pick(argc) - pick(argc);\n}\n"
+)
+
+
+def test_a_probe_goes_inside_a_preprocessor_branch(tmp_path: Path) -> None:
+    """fmt-3729's survivors sit in `# ifdef _WIN32` / `# else` branches: a probe before the
+    directive broke the build. Inside the branch, the one this build leaves out keeps its probe
+    out (never fires), the one it builds fires when its code runs."""
+    left_out = probe("c", DIRECTIVES, DIRECTIVES.index("3"))
+    assert left_out is not None and "__builtin_trap(); r = n * 3;" in left_out
+    (tmp_path / "main.c").write_text(left_out)
+    run = _build("c", tmp_path, "main.c")
+    if run is None:
+        pytest.skip("no c compiler on this machine")
+    assert subprocess.run([*run, "a", "b"], timeout=60).returncode == 0  # not built: silent
+    (tmp_path / "built").mkdir()
+    _check("c", "main.c", DIRECTIVES, DIRECTIVES.index("5"), tmp_path / "built")
+
+
+def test_no_probe_goes_before_a_directive_or_at_file_scope() -> None:
+    source = "#ifdef X\nint g = 3;\n#endif\nint f(void) {\n#define Y 4\n  return Y;\n}\n"
+    assert probe("c", source, source.index("3")) is None
+    probed = probe("c", source, source.index("4"))
+    assert (
+        probed is None or "#define Y 4" in probed.splitlines()
+    )  # the directive still begins its line

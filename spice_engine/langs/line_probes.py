@@ -49,11 +49,16 @@ PROBES = {
         frozenset({"block", "constructor_body", "switch_block_statement_group"}),
     ),
 }
+_DIRECTIVE_NODES = frozenset(
+    {"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"}
+    | {"preproc_call", "preproc_def", "preproc_function_def", "preproc_include"}
+)
 _NOT_STATEMENTS = frozenset(
     {"comment", "line_comment", "block_comment", "attribute_item", "label", "switch_label"}
     # A probe before a case or a label is skipped by a jump to it: the statement around them
-    # is probed instead.
+    # is probed instead. Nor does one go before a directive (`#ifdef` must begin its line).
     | {"case_statement", "labeled_statement"}
+    | _DIRECTIVE_NODES
 )
 
 
@@ -83,7 +88,9 @@ def probe(grammar: str | None, source: str, at: int) -> str | None:
     while node is not None:
         parent = node.parent
         if parent is not None and node.is_named and node.type not in _NOT_STATEMENTS:
-            if parent.type in kind.bodies and not _is_field(parent, node, "value"):
+            if (
+                parent.type in kind.bodies and not _is_field(parent, node, "value")
+            ) or _in_branch_of_directive(parent, node):
                 return _spliced(raw, node.start_byte, node.start_byte, kind.statement.encode())
             if _branch(parent, node):
                 text = (
@@ -92,6 +99,24 @@ def probe(grammar: str | None, source: str, at: int) -> str | None:
                 return _spliced(raw, node.start_byte, node.end_byte, text)
         node = parent
     return None
+
+
+_DIRECTIVE_BRANCHES = frozenset(
+    {"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"}
+)
+
+
+def _in_branch_of_directive(parent: Any, node: Any) -> bool:
+    """Whether `node` is a statement of an `#if`/`#ifdef`/`#else` branch inside a function's
+    body: probed there, not before the directive (which must begin its line), so a branch this
+    build leaves out keeps its probe out too and reads as run by no test."""
+    if parent.type not in _DIRECTIVE_BRANCHES or not node.type.endswith(
+        ("statement", "declaration")
+    ):
+        return False
+    while parent is not None and parent.type != "compound_statement":
+        parent = parent.parent
+    return parent is not None
 
 
 def _branch(parent: Any, node: Any) -> bool:
