@@ -20,6 +20,7 @@ one permitted unreachable-looking statement; C and C++'s `__builtin_trap()` ends
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 
@@ -49,10 +50,15 @@ PROBES = {
         frozenset({"block", "constructor_body", "switch_block_statement_group"}),
     ),
 }
-_DIRECTIVE_NODES = frozenset(
+_DIRECTIVE_BRANCHES = frozenset(
     {"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"}
-    | {"preproc_call", "preproc_def", "preproc_function_def", "preproc_include"}
 )
+_DIRECTIVE_NODES = _DIRECTIVE_BRANCHES | {
+    "preproc_call",
+    "preproc_def",
+    "preproc_function_def",
+    "preproc_include",
+}
 _NOT_STATEMENTS = frozenset(
     {"comment", "line_comment", "block_comment", "attribute_item", "label", "switch_label"}
     # A probe before a case or a label is skipped by a jump to it: the statement around them
@@ -81,10 +87,7 @@ def probe(grammar: str | None, source: str, at: int) -> str | None:
     raw = source.encode()
     if kind is None or not 0 <= at < len(raw):
         return None
-    from tree_sitter_language_pack import get_parser
-
-    tree = get_parser(grammar).parse(raw)  # type: ignore[arg-type]
-    node = tree.root_node.descendant_for_byte_range(at, at)
+    node = _parsed(str(grammar), source).root_node.descendant_for_byte_range(at, at)
     while node is not None:
         parent = node.parent
         if parent is not None and node.is_named and node.type not in _NOT_STATEMENTS:
@@ -101,11 +104,6 @@ def probe(grammar: str | None, source: str, at: int) -> str | None:
     return None
 
 
-_DIRECTIVE_BRANCHES = frozenset(
-    {"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef"}
-)
-
-
 def _in_branch_of_directive(parent: Any, node: Any) -> bool:
     """Whether `node` is a statement of an `#if`/`#ifdef`/`#else` branch inside a function's
     body: probed there, not before the directive (which must begin its line), so a branch this
@@ -117,6 +115,14 @@ def _in_branch_of_directive(parent: Any, node: Any) -> bool:
     while parent is not None and parent.type != "compound_statement":
         parent = parent.parent
     return parent is not None
+
+
+@lru_cache(maxsize=4)
+def _parsed(grammar: str, source: str) -> Any:
+    """`source`'s syntax tree (every mutant of one fixed file asks where its probe goes)."""
+    from tree_sitter_language_pack import get_parser
+
+    return get_parser(grammar).parse(source.encode())  # type: ignore[arg-type]
 
 
 def _branch(parent: Any, node: Any) -> bool:

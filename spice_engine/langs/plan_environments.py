@@ -152,7 +152,7 @@ class PlanEnvironments:
     ) -> Prepared:
         """The environment `source` asks for (`plan`: already planned from it), built unless
         it is; `tree` given what it needs."""
-        plan = plan or self.install_plan(source)
+        plan = plan if plan is not None else self.install_plan(source)
         key = plan_key(repo, plan)
 
         def build(folder: Path) -> None:

@@ -44,7 +44,7 @@ def _name(node: Any) -> str:
         )
         return last.text.decode("utf-8", "replace") if last is not None else ""
     if node.type == "identifier":
-        return str(node.text.decode("utf-8", "replace"))
+        return node.text.decode("utf-8", "replace")
     return ""
 
 

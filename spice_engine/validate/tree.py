@@ -180,12 +180,11 @@ def checkout(
     index, path = where / "index", where / name
     try:
         env = {"GIT_INDEX_FILE": str(index)}
+        git(git_dir, "read-tree", commit, env=env)
         if not files:
-            git(git_dir, "read-tree", commit, env=env)
             yield Tree(git_dir, path, index, commit, files=False)
             return
         tree_dir(path)
-        git(git_dir, "read-tree", commit, env=env)
         # Into an empty directory nothing has touched yet; attributes come from the index
         # (the commit's own), and no filter is configured for them.
         try:
