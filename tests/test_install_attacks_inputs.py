@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 
 from spice_engine.langs.base import ToolchainMissing
+from spice_engine.langs.env_keys import plan_key
 from spice_engine.langs.go import Go
 from spice_engine.langs.java import Java
 from spice_engine.langs.javascript import JavaScript
-from spice_engine.langs.plan_environments import PlanEnvironments, plan_key
+from spice_engine.langs.plan_environments import PlanEnvironments
 from spice_engine.langs.rust import Rust
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.tree import checkout

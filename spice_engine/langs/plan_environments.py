@@ -11,7 +11,6 @@ every one of them (docs/security.md, "What an install sees").
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import tempfile
@@ -32,6 +31,7 @@ from spice_engine.langs.base import (
 )
 from spice_engine.langs.capabilities import partly_installed
 from spice_engine.langs.commit_files import CommitFiles
+from spice_engine.langs.env_keys import PLAN, left_out, plan_key
 from spice_engine.langs.prepared import EnvRequest, Prepared
 from spice_engine.langs.seeds import SEED_TIMEOUT_S, plant
 from spice_engine.redaction import redacted_excerpt
@@ -44,26 +44,6 @@ from spice_engine.validate.sandbox import FIXED_PATH, INSTALL_IDLE_S, Bind, Sand
 from spice_engine.validate.tree import Tree
 
 INSTALL_TIMEOUT_S = 1800
-PLAN = "spice-plan.json"
-
-
-def plan_key(repo: str, plan: Plan) -> str:
-    """The shared environment's folder name: readable, and unique for what it depends on."""
-    # The whole plan counts, not only the manifests: an environment built by another install
-    # (or for other cache locations) is not this one. What the install left out is found by
-    # building it, and what it may reach changes what fails, not what a successful install
-    # built: neither is part of what the environment is asked to be.
-    asked = plan.model_dump_json(exclude={"left_out", "registries"})
-    digest = hashlib.sha256("\0".join([repo, asked]).encode())
-    return f"{repo.replace('/', '__')}-{plan.language}-{digest.hexdigest()[:12]}"
-
-
-def _left_out(shared: Path) -> dict[str, str]:
-    """What the environment's install left out, as the host wrote it down after the install's
-    sandbox ended (before any test saw the folder, read-only)."""
-    if not door.is_file(shared, PLAN):
-        return {}  # built before the plan was kept
-    return Plan.model_validate_json(door.read_text(shared, PLAN)).left_out
 
 
 class PlanEnvironments:
@@ -166,7 +146,7 @@ class PlanEnvironments:
             job=job,
             built=built,
             seconds=round(time.monotonic() - started, 3),
-            plan=plan.model_copy(update={"left_out": _left_out(self.envs_dir / key)}),
+            plan=plan.model_copy(update={"left_out": left_out(self.envs_dir / key)}),
         )
 
     def install_plan(self, source: Tree) -> Plan:
