@@ -8,6 +8,7 @@ import json
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -25,14 +26,37 @@ from tests.service.settings import service_settings
 from tests.test_web_serve import ROOT, SPICE, env_for, free_port
 
 TOKEN = "operator-token-for-the-app-test-0123"
+PATIENCE_S = 600
+"""Only against a hang: on a loaded machine `spice worker`'s start-up alone has taken a minute,
+so the waits below end early on what can be seen instead (a process that died)."""
 TITLE = "parse_config crashes on an empty file"
+
+
+@dataclass(frozen=True)
+class App:
+    url: str
+    processes: dict[str, subprocess.Popen[bytes]]
+    logs: Path
+
+    def wait_until(self, condition: Callable[[], object], what: str) -> None:
+        """Until `condition` holds; fails at once, with its log, if a process has died."""
+        deadline = time.monotonic() + PATIENCE_S
+        while not condition():
+            for name, process in self.processes.items():
+                if process.poll() is not None:
+                    log = (self.logs / f"{name}.log").read_text(errors="replace")[-2000:]
+                    pytest.fail(
+                        f"`spice {name}` ended ({process.returncode}) before {what}:\n{log}"
+                    )
+            assert time.monotonic() < deadline, f"timed out waiting for {what}"
+            time.sleep(0.1)
 
 
 @pytest.fixture
 def app_processes(
     tmp_path: Path, fake_github: FakeGitHub, fake_openai: FakeOpenAI
-) -> Iterator[str]:
-    """`spice serve` and `spice worker` on one data directory; yields serve's base URL."""
+) -> Iterator[App]:
+    """`spice serve` and `spice worker` on one data directory."""
     if chromium_path() is None:
         pytest.skip(NO_CHROMIUM)
     port = free_port()
@@ -62,8 +86,8 @@ def app_processes(
             "tests.service.github_worker_handler:make_handler",
         ],
     }
-    started = [
-        subprocess.Popen(
+    started = {
+        name: subprocess.Popen(
             command,
             cwd=ROOT,
             env=env,
@@ -71,21 +95,14 @@ def app_processes(
             stderr=open(tmp_path / f"{name}.log", "wb"),  # noqa: SIM115
         )
         for name, command in commands.items()
-    ]
+    }
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield App(f"http://127.0.0.1:{port}", started, tmp_path)
     finally:
-        for process in started:
+        for process in started.values():
             process.terminate()
-        for process in started:
+        for process in started.values():
             process.wait(timeout=20)
-
-
-def wait_until(condition: Callable[[], object], what: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
 
 
 def answers(url: str) -> bool:
@@ -96,12 +113,12 @@ def answers(url: str) -> bool:
 
 
 def test_a_signed_issue_shows_with_title_rationales_and_evidence(
-    app_processes: str, fake_github: FakeGitHub, fake_openai: FakeOpenAI, tmp_path: Path
+    app_processes: App, fake_github: FakeGitHub, fake_openai: FakeOpenAI, tmp_path: Path
 ) -> None:
-    url = app_processes
+    app, url = app_processes, app_processes.url
     fake_github.add_issue(REPO, 7, TITLE, ISSUE_BODY)
     fake_openai.responder = scripted([1, 1, 2], candidate="partial")
-    wait_until(lambda: answers(url), "spice serve to answer")
+    app.wait_until(lambda: answers(url), "spice serve to answer")
     body = json.dumps(payload(fake_github, "issues", "opened", REPO, 7)).encode()
     sent = httpx.post(
         f"{url}/webhook", content=body, headers=signed_headers(body, "issues", "accept-1")
@@ -113,11 +130,12 @@ def test_a_signed_issue_shows_with_title_rationales_and_evidence(
         with sessions() as session:
             return bool(assessments_for(session, REPO, 7))
 
-    wait_until(stored, "the worker to store its decision", 90)
+    app.wait_until(stored, "the worker to store its decision")
     assert fake_github.issue_comments(REPO, 7)  # and it was published on GitHub
 
     with chromium(chromium_path() or "") as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(120_000)  # Playwright's 30 s, on a loaded machine
         sign_in_with_token(page, url, TOKEN)
         page.click(f"text={REPO}")
         decision = page.get_by_test_id("decision")

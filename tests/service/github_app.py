@@ -4,7 +4,6 @@ stored job, queue consumer, production handler; waits GitHub asks for are schedu
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -103,10 +102,3 @@ def live_fixture(
     tmp_path: Path, fake_github: FakeGitHub, fake_openai: FakeOpenAI
 ) -> Iterator[LiveApp]:
     yield from live_app(tmp_path, fake_github, fake_openai)
-
-
-def wait_until(condition: Any, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
