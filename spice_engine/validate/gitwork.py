@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 from collections.abc import Callable
 from contextlib import suppress
+from functools import lru_cache
 from pathlib import Path
 
 from spice_engine.errors import InputError
@@ -118,11 +119,19 @@ def open_repository(path: Path, cache: Path) -> Path:
 
 
 def has_commit(repo: Path, commit: str) -> bool:
+    key = (git_dir_of(repo).absolute(), commit)
+    if re.fullmatch(r"[0-9a-f]{40}", commit) and key in _HELD:
+        return True  # an object once there stays (a commit missing now may be fetched later)
     try:
         git(repo, "cat-file", "-e", f"{commit}^{{commit}}")
     except GitError:
         return False
+    _HELD.add(key)
     return True
+
+
+_HELD: set[tuple[Path, str]] = set()
+"""(repository, commit hash) pairs seen present."""
 
 
 _LINK_MODES = re.compile(r"\b(?:120000|160000)\b")
@@ -141,7 +150,14 @@ def unsafe_patch(repo: Path, patch: str) -> str | None:
             where = re.match(r"diff --git a/\S+ b/(\S+)", section)
             path = where.group(1) if where else "a file"
             return f"the patch makes or changes a symbolic link or submodule at {path}"
-    try:  # git's own reading of the modes, whatever the text's spelling
+    return _unsafe_modes(git_dir_of(repo).absolute(), patch)
+
+
+@lru_cache(maxsize=64)
+def _unsafe_modes(repo: Path, patch: str) -> str | None:
+    # git's own reading of the modes, whatever the text's spelling: of the patch's text alone,
+    # so one reading serves every tree it is applied to (a validation applies each patch ~6 times).
+    try:
         summary = git(repo, "apply", "--summary", "--numstat", "-", stdin=patch)
     except GitError:
         return None  # unreadable: `git apply --check` says why
@@ -161,6 +177,15 @@ def apply_problem(repo: Path, commit: str, patches: list[str]) -> str | None:
     for patch in patches:
         if patch and (why := unsafe_patch(repo, patch)):
             return why
+    if re.fullmatch(r"[0-9a-f]{40}", commit):
+        return _apply_problem_at(git_dir_of(repo).absolute(), commit, tuple(patches))
+    return _apply_problem_at.__wrapped__(repo, commit, tuple(patches))
+
+
+@lru_cache(maxsize=32)
+def _apply_problem_at(repo: Path, commit: str, patches: tuple[str, ...]) -> str | None:
+    # Cached only for a commit named by its hash (what it holds cannot change): a session's
+    # checks and its twin's ask the same question.
     with tempfile.TemporaryDirectory(prefix="spice-index-") as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
         git(repo, "read-tree", commit, env=env)

@@ -16,15 +16,23 @@ import hashlib
 import re
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from cachetools import LRUCache
 
 from spice_engine.validate import door
 from spice_engine.validate.gitwork import GitError, git, git_bytes, git_dir_of, unsafe_patch
 
 SANDBOX_GIT = ".git"
 _Entries = dict[str, tuple[str, str]]
+_KEPT_BLOB_BYTES = 1 << 20
+"""Files up to this size are kept once read (manifests, sources); larger ones read each time."""
+_BLOBS: LRUCache[tuple[Path, str], bytes] = LRUCache(maxsize=32 << 20, getsizeof=len)
+"""Blobs by repository and hash, what every tree of the process read last (32 MiB)."""
+_BLOBS_LOCK = threading.Lock()  # a session's before and after run in threads of their own
 
 
 class PatchRefused(GitError):
@@ -60,6 +68,8 @@ class Tree:
         self.files = files
         """False: the host's record only, no file written out (what planning reads)."""
         self._known: _Entries | None = None
+        self._listing = ""
+        """git's listing `_known` was read from (what `digest` hashes)."""
         """The host's record as last read: only `apply` changes it (each mutant's restore,
         each `tracked` asked of it, would otherwise run git again)."""
 
@@ -77,7 +87,7 @@ class Tree:
 
     def _entries(self) -> _Entries:
         if self._known is None:
-            out = self._git("ls-files", "-s", "-z")
+            out = self._listing = self._git("ls-files", "-s", "-z")
             entries: _Entries = {}
             for record in out.split("\0"):
                 if record:
@@ -110,12 +120,30 @@ class Tree:
         assert self.files, "a record without files"
         if mode not in ("100644", "100755"):
             raise PatchRefused(f"{path}: the host writes regular files only (mode {mode})")
-        blob = git_bytes(self.git_dir, "cat-file", "blob", sha)
+        blob = self._blob(sha)
         door.write_bytes(self.path, path, blob, 0o755 if mode == "100755" else 0o644)
 
     def source(self, path: str) -> str:
         """The text `path` should have now (the host's record, not the tree's file)."""
-        return self._git("cat-file", "-p", f":{path}")
+        known = self._entries().get(path)
+        if known is None:
+            raise GitError(f"git cat-file: {path} is not in the tree's record")
+        if known[0] == "160000":
+            return self._git("cat-file", "-p", f":{path}")  # a submodule: git's own answer
+        return self._blob(known[1]).decode("utf-8", errors="replace")
+
+    def _blob(self, sha: str) -> bytes:
+        # By its hash, what it holds cannot change: planning reads a manifest many times, a
+        # session's twin tree the same files, and each mutant's restore the same file again.
+        key = (self.git_dir, sha)
+        with _BLOBS_LOCK:
+            blob = _BLOBS.get(key)
+        if blob is None:
+            blob = git_bytes(self.git_dir, "cat-file", "blob", sha)
+            if len(blob) <= _KEPT_BLOB_BYTES:
+                with _BLOBS_LOCK:
+                    _BLOBS[key] = blob
+        return blob
 
     def put(self, path: str, text: str) -> None:
         """`path` in the tree replaced by `text` (a mutant), whatever the tests left there."""
@@ -150,7 +178,8 @@ class Tree:
 
     def digest(self) -> str:
         """Every path, mode and blob of the host's record, hashed: what the tree is."""
-        return hashlib.sha256(self._git("ls-files", "-s", "-z").encode()).hexdigest()[:16]
+        self._entries()
+        return hashlib.sha256(self._listing.encode()).hexdigest()[:16]
 
     def untracked(self) -> list[str]:
         """Regular files in the tree the commit does not track (what an install wrote),
