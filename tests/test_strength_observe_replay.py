@@ -13,13 +13,16 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from spice_engine.langs.executor import Executor
 from spice_engine.langs.python_recipe import Recipe
 from spice_engine.runs.session import Job
-from spice_engine.strength import compare_support, observe_support, replay_support
+from spice_engine.strength import compare_support, moves_support, observe_support, replay_support
 from spice_engine.strength.measure import measure
+from spice_engine.strength.moves_support import moves, neighbours
 from spice_engine.strength.observe_support import Observer
-from spice_engine.strength.replay_support import nearby_differs, neighbours
+from spice_engine.strength.replay_support import nearby_differs
 from spice_engine.strength.result import StrengthConfig, Verdict
 from spice_engine.validate.bubblewrap import Bubblewrap
 from tests.fakes.sample_project import calc_project, instance_of
@@ -120,7 +123,7 @@ def _neighbours_tell(function: Callable[..., int], mutant: int, *args: object) -
             os.environ["SPICE_MUTANT"] = str(mutant)
 
     judge = (observe_support.outcome, compare_support.changed)
-    return nearby_differs(seen.captured, mutant, switch, judge, time.time() + 30)
+    return nearby_differs(seen.captured, mutant, switch, judge, time.time() + 30, moves_support)
 
 
 def test_the_neighbours_of_the_tests_inputs_tell_the_weak_tests_survivor_apart() -> None:
@@ -131,8 +134,55 @@ def test_the_neighbours_of_the_tests_inputs_tell_the_weak_tests_survivor_apart()
     # A name only an error message reads: the neighbours reach it (a negative value raises)
     # and the caller sees the same ValueError.
     assert _neighbours_tell(describe, 2, "pair", 0) is False
-    # An argument that cannot be moved could be the one that tells them apart: no claim.
+    # The box is moved only in its attributes (emptied, `[]` + 1 is 1 either way): what else
+    # of it could tell them apart stays, so no claim either way.
     full = Box()
     full.items.append(1)
     assert _neighbours_tell(size, 3, full, 1) is None
     assert "SPICE_MUTANT" not in os.environ
+
+
+def strict(config: dict[str, object]) -> bool:
+    """`config.get("strict", False)` → `True` (the guard is the flag): the default matters
+    only without the key."""
+    return bool(config.get("strict", _guard(4)))
+
+
+def first(box: Box) -> object:
+    """`len(box.items) > 1` → `>= 1`: differs only for a box of one item."""
+    return box.items[0] if ((len(box.items) >= 1) if _guard(5) else (len(box.items) > 1)) else None
+
+
+class Limits:
+    def __init__(self) -> None:
+        self.most = 3
+
+    def over(self, values: tuple[int, ...]) -> bool:
+        """`> self.most` → `>= self.most`: differs only at the limit, which the test's 4
+        values are not; a limit one higher is."""
+        return (len(values) >= self.most) if _guard(6) else (len(values) > self.most)
+
+
+def test_neighbours_move_dicts_containers_objects_and_arrays() -> None:
+    # Each move works on its own copy: the value the tests gave is never changed.
+    config = {"strict": False, "name": "x"}
+    moved = [move(dict(config)) for move in moves(config)]
+    assert {"strict": False} in moved and {"name": "x"} in moved  # a key removed
+    assert {"strict": True, "name": "x"} in moved and config == {"strict": False, "name": "x"}
+    # Not told apart with the key there; with it removed, the default is what is returned.
+    assert _neighbours_tell(strict, 4, config) == "returned"
+    # An object's attribute moved (the box's items cut to the first): a box of one item.
+    two = Box()
+    two.items.extend([1, 2])
+    assert _neighbours_tell(first, 5, two) == "returned"
+    # `self` moved (its limit one higher): the limit is met.
+    assert _neighbours_tell(Limits.over, 6, Limits(), (1, 2, 3, 4)) == "returned"
+    assert "SPICE_MUTANT" not in os.environ
+
+
+def test_an_arrays_first_element_is_moved_on_a_copy() -> None:
+    numpy = pytest.importorskip("numpy")
+    values = numpy.array([2, 5, 7])
+    moved = [move(values.copy()) for move in moves(values)]
+    assert [m.tolist() for m in moved] == [[3, 5, 7], [1, 5, 7], [0, 5, 7], [5, 5, 7]]
+    assert values.tolist() == [2, 5, 7]

@@ -204,10 +204,11 @@ def _observe(mutant, where, tests, limit, deadline):
         if differs:
             seen, shows = "tests", differs
             break
-    if differs is False and replay is not None and observe is not None and compare is not None:
+    movers = _extra("moves_support")
+    if differs is False and None not in (replay, observe, compare, movers):
         tally = {}  # type: Dict[str, int]  # the tests' inputs cannot tell: next to them?
         judge = (observe.outcome, compare.changed)
-        differs = replay.nearby_differs(captured, mutant, switch, judge, deadline, tally)
+        differs = replay.nearby_differs(captured, mutant, switch, judge, deadline, movers, tally)
         seen, shows = ("nearby", differs) if differs else (None, "")
         why = "no input next to the tests' reached it ({} of {} calls kept to replay; {})"
         why = why.format(len(captured), calls, json.dumps(tally, sort_keys=True))

@@ -1,14 +1,14 @@
 """The differential run's second half, loaded beside the mutant plugin: calls of a survivor's
-function that the tests made, replayed on inputs next to theirs (one plain argument moved:
-an integer by one, a string emptied or extended, a flag flipped), under the fix and under the
-mutant, each on fresh copies of the arguments.
+function that the tests made, replayed on inputs next to theirs (one thing moved at a time:
+spice_engine.strength.moves_support), under the fix and under the mutant, each on fresh copies
+of the arguments.
 
 The tests' own inputs alone would call the textbook weak-test survivor equivalent (`add(2, 0)`
-returns 2 with `a + b` and with `a - b`); their neighbours tell it apart (`add(2, 1)`). Only a
-call whose every argument can be moved is replayed (an object left as it was could be the input
-that tells them apart), so methods and functions taking objects are never called equivalent
-this way. A mutant none of the neighbours that reach it tells apart is equivalent on the tests'
-inputs and next to them: not a proof, and said so in its reason.
+returns 2 with `a + b` and with `a - b`); their neighbours tell it apart (`add(2, 1)`). What is
+told apart on any of them is a difference a caller can see. Only when every argument of a
+replayed call is plain (an object left as it was could be the input that tells them apart) may
+"none told them apart" stand as a claim: a mutant none of those neighbours tells apart is
+equivalent on the tests' inputs and next to them, not a proof, and said so in its reason.
 
 Plugin rules apply (spice_engine.strength.mutant_plugin): the project's Python, type comments,
 nothing from this package; every replay is bounded in time and never lets an error out.
@@ -26,6 +26,8 @@ COPY_S = 1.0
 CALL_S = 2.0
 MAX_INPUTS = 40
 """Neighbour inputs replayed per survivor at most."""
+PER_CALL = 16
+"""Of those, per captured call at most (so other tests' calls get theirs)."""
 
 
 class _Late(BaseException):
@@ -93,28 +95,6 @@ def kept(frame, arguments):
     return None if fresh is None else (function, frame.f_code, fresh)
 
 
-def neighbours(value):
-    # type: (Any) -> List[Any]
-    """Inputs next to a plain value (none for anything else)."""
-    if isinstance(value, bool):
-        found = [not value]  # type: List[Any]
-    elif isinstance(value, int):
-        found = [value + 1, value - 1, 0, 2 * value + 1]
-    elif isinstance(value, float):
-        found = [value + 1.0, value - 1.0, 0.0, -value]
-    elif isinstance(value, str):
-        found = ["", value + "_", value[:-1], value.upper(), value.lower()]
-    elif isinstance(value, (list, tuple)) and len(value) > 1:
-        found = [type(value)(), value[:1], value[::-1]]
-    else:
-        return []
-    out = []  # type: List[Any]
-    for item in found:
-        if type(item) is type(value) and item != value and item not in out:
-            out.append(item)
-    return out
-
-
 def _invoke(function, code, arguments):
     # type: (Any, Any, List[Any]) -> Any
     values = dict(arguments)
@@ -131,15 +111,19 @@ def _invoke(function, code, arguments):
     return function(*positional, **keywords)
 
 
-def replay(call, at, value, on, mutant, switch, outcome):
+def replay(call, at, move, on, mutant, switch, outcome):
     # type: (Any, int, Any, bool, int, Callable[[bool], None], Any) -> Optional[Tuple[Any, bool]]
-    """One run of a captured call with argument `at` set to `value`: what a caller sees and
-    whether the mutant's code ran (None: the arguments would not copy, or it ran too long)."""
+    """One run of a captured call with argument `at` moved by `move` (on a fresh copy): what a
+    caller sees and whether the mutant's code ran (None: the arguments would not copy or
+    move, or it ran too long)."""
     function, code, arguments, dropped = call
     fresh = copied(arguments)
     if fresh is None:
         return None
-    fresh[at] = (fresh[at][0], value)
+    try:
+        fresh[at] = (fresh[at][0], bounded(lambda: move(fresh[at][1]), COPY_S))
+    except (Exception, _Late):  # noqa: BLE001 (a value that will not be moved: no replay)
+        return None
     reached = set()  # type: Any
     before = getattr(sys, "_spice_reached", None)
     sys._spice_reached = reached  # type: ignore[attr-defined]
@@ -157,39 +141,57 @@ def replay(call, at, value, on, mutant, switch, outcome):
     return outcome(fresh, raised, returned, not dropped), mutant in reached
 
 
-def nearby_differs(calls, mutant, switch, judge, deadline, tally=None):
-    # type: (List[Any], int, Callable[[bool], None], Any, float, Optional[Dict[str, int]]) -> Any
-    """Where ("returned" or "stored") a neighbour input that reaches the mutant tells it from
-    the fix (on a value two replays of the fix agree on); False when such inputs were tried
-    and none did; None when no neighbour input reached the mutant. `judge`: what a caller
-    sees of a call, and whether one under the mutant changed it (compare_support)."""
-    outcome, changed = judge
-    tried = 0
-    for call in calls:
-        if not all(neighbours(value) for _, value in call[2]):
-            # An argument that cannot be moved (an object, None) may be the input that tells
-            # them apart: what stays fixed there proves nothing (sphinx-7923's `content`).
-            if tally is not None:
-                tally["not replayable"] = tally.get("not replayable", 0) + 1
+def _call_moves(call, movers):
+    # type: (Any, Any) -> List[Tuple[int, Any]]
+    """(argument, move) pairs of one call, the arguments taken in turn (each one's first
+    move, then each one's second, plain arguments first in each round); at most
+    `PER_CALL`."""
+    found = []  # type: List[Any]
+    for at, (_, value) in enumerate(call[2]):
+        try:
+            found += [
+                (n, not movers.plain(value), at, m) for n, m in enumerate(movers.moves(value))
+            ]
+        except Exception:  # noqa: BLE001 (a value whose parts will not be read: not moved)
             continue
-        for at, (_, value) in enumerate(call[2]):
-            for near in neighbours(value):
-                if tried >= MAX_INPUTS or time.time() > deadline:
-                    return False if tried else None
-                runs = [
-                    replay(call, at, near, on, mutant, switch, outcome)
-                    for on in (False, False, True)
-                ]
-                done = [r for r in runs if r is not None]
-                if tally is not None:
-                    what = "cut" if len(done) < 3 else "reached" if done[2][1] else "missed"
-                    if what == "missed":
-                        what += " " + str(done[2][0].get("return", ""))[:40]
-                    tally[what] = tally.get(what, 0) + 1
-                if len(done) < 3 or not done[2][1]:
-                    continue  # would not copy, ran too long, or never reached the mutant
-                tried += 1
-                kind = changed(*(r[0] for r in done))
-                if kind:
-                    return kind
-    return False if tried else None
+    found.sort(key=lambda f: f[:3])
+    return [(at, move) for _, _, at, move in found[:PER_CALL]]
+
+
+def nearby_differs(calls, mutant, switch, judge, deadline, movers, tally=None):
+    # type: (List[Any], int, Callable[[bool], None], Any, float, Any, Optional[Dict[str, int]]) -> Any
+    """Where ("returned" or "stored") a neighbour input that reaches the mutant tells it from
+    the fix (on a value two replays of the fix agree on); False when such inputs were tried,
+    every argument of their calls plain, and none did; None otherwise (none reached the
+    mutant, or an argument left as it was could be what tells them apart). `judge`: what a
+    caller sees of a call, and whether one under the mutant changed it (compare_support);
+    `movers`: the moves_support module."""
+    outcome, changed = judge
+    tried, claim = 0, True
+    for call in calls:
+        if not all(movers.plain(value) for _, value in call[2]):
+            # An argument moved only in part, or not at all (an object, None), may be the input
+            # that tells them apart: what stays fixed there proves nothing (sphinx-7923's
+            # `content`). Its neighbours may still show a difference.
+            claim = False
+            if tally is not None:
+                tally["not all plain"] = tally.get("not all plain", 0) + 1
+        for at, move in _call_moves(call, movers):
+            if tried >= MAX_INPUTS or time.time() > deadline:
+                return False if tried and claim else None
+            runs = [
+                replay(call, at, move, on, mutant, switch, outcome) for on in (False, False, True)
+            ]
+            done = [r for r in runs if r is not None]
+            if tally is not None:
+                what = "cut" if len(done) < 3 else "reached" if done[2][1] else "missed"
+                if what == "missed":
+                    what += " " + str(done[2][0].get("return", ""))[:40]
+                tally[what] = tally.get(what, 0) + 1
+            if len(done) < 3 or not done[2][1]:
+                continue  # would not copy, ran too long, or never reached the mutant
+            tried += 1
+            kind = changed(*(r[0] for r in done))
+            if kind:
+                return kind
+    return False if tried and claim else None

@@ -18,7 +18,8 @@ from spice_engine.validate.reruns import files_of
 PLUGIN = "_spice_mutants"
 PLUGIN_SOURCE = Path(__file__).with_name("mutant_plugin.py")
 WATCHERS = tuple(
-    Path(__file__).with_name(f"{stem}_support.py") for stem in ("observe", "compare", "replay")
+    Path(__file__).with_name(f"{stem}_support.py")
+    for stem in ("observe", "compare", "replay", "moves")
 )
 """The differential run's modules, loaded beside the plugin (spice_engine.strength.mutant_plugin)."""
 
