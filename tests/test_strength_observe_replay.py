@@ -186,3 +186,25 @@ def test_an_arrays_first_element_is_moved_on_a_copy() -> None:
     moved = [move(values.copy()) for move in moves(values)]
     assert [m.tolist() for m in moved] == [[3, 5, 7], [1, 5, 7], [0, 5, 7], [5, 5, 7]]
     assert values.tolist() == [2, 5, 7]
+
+
+OPTIONS = {"keep_attrs": False, "width": 80}
+
+
+def _keep_attrs() -> bool:
+    return bool(OPTIONS["keep_attrs"])
+
+
+def wrapped(value: int) -> dict[str, int]:
+    """The fix keeps attributes when the module's option says so; the mutant never does."""
+    if _keep_attrs() and not _guard(7):
+        return {"value": value, "attrs": 1}
+    return {"value": value}
+
+
+def test_a_module_option_the_function_reads_is_moved_and_put_back() -> None:
+    # `keep_attrs`, read through `_keep_attrs()` by a constant key, is the option; `width`,
+    # which no code of it names, is not.
+    assert moves_support.option_reads(wrapped) == [(OPTIONS, "keep_attrs")]
+    assert _neighbours_tell(wrapped, 7, 3) == "returned"
+    assert OPTIONS == {"keep_attrs": False, "width": 80}

@@ -176,6 +176,42 @@ def moves(value, depth=0):
     return _attributes(value, depth)
 
 
+def _codes(code):
+    # type: (Any) -> List[Any]
+    """`code` and the code of what it defines (its comprehensions, lambdas, inner functions)."""
+    found, todo = [], [code]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo += [c for c in current.co_consts if isinstance(c, types.CodeType)]
+    return found
+
+
+def option_reads(function):
+    # type: (Any) -> List[Any]
+    """(dict, key) of the module's options a call reads: a module-level dict whose item the
+    function, or a function of its module it calls, reads by a constant key
+    (`OPTIONS["keep_attrs"]`, `_get_keep_attrs()` reading it): an environment the caller
+    sets, moved like an argument. At most `ITEMS`."""
+    found = []  # type: List[Any]
+    space = getattr(function, "__globals__", None)
+    code = getattr(function, "__code__", None)
+    if not isinstance(space, dict) or code is None:
+        return found
+    codes = _codes(code)
+    for name in set(n for c in list(codes) for n in c.co_names):
+        callee = space.get(name)
+        if isinstance(callee, types.FunctionType) and callee.__globals__ is space:
+            codes += _codes(callee.__code__)
+    names = set(n for c in codes for n in c.co_names)
+    keys = set(k for c in codes for k in c.co_consts if isinstance(k, str))
+    for name in sorted(names):
+        held = space.get(name)
+        if type(held) is dict:
+            found += [(held, key) for key in sorted(keys) if key in held and plain(held[key])]
+    return found[:ITEMS]
+
+
 def plain(value):
     # type: (Any) -> bool
     """Whether `value` is moved as a whole (what "none told them apart" may rest on)."""

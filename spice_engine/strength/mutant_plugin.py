@@ -182,6 +182,7 @@ def _observe(mutant, where, tests, limit, deadline):
     differs, seen, shows = None, None, ""  # type: Any, Any, Any
     why = "a test failed or ran past its limit while watched"
     captured, calls, unsure = [], 0, False  # type: List[Any], int, bool
+    share = max(2, 10 // len(groups))  # each test's calls replayed, not the first test's alone
     for group in groups:
         if time.time() > deadline:
             unsure, why = True, "the time budget ended it"
@@ -194,7 +195,7 @@ def _observe(mutant, where, tests, limit, deadline):
             unsure = True
             continue
         calls += len(fix.calls)
-        captured += fix.captured[: 10 - len(captured)]
+        captured += fix.captured[: min(share, 10 - len(captured))]
         said = compare.differs(fix.calls, again.calls, under.calls)
         if said is None:  # this group cannot tell: no claim of sameness rests on the others
             unsure, why = True, "two runs of the fix made {} and {} calls"

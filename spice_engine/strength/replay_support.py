@@ -112,18 +112,32 @@ def _invoke(function, code, arguments):
 
 
 def replay(call, at, move, on, mutant, switch, outcome):
-    # type: (Any, int, Any, bool, int, Callable[[bool], None], Any) -> Optional[Tuple[Any, bool]]
-    """One run of a captured call with argument `at` moved by `move` (on a fresh copy): what a
-    caller sees and whether the mutant's code ran (None: the arguments would not copy or
-    move, or it ran too long)."""
+    # type: (Any, Any, Any, bool, int, Callable[[bool], None], Any) -> Optional[Tuple[Any, bool]]
+    """One run of a captured call with argument `at` moved by `move` (on a fresh copy), or the
+    module option `at` ((dict, key)) set to `move`'s value while it runs: what a caller sees
+    and whether the mutant's code ran (None: the arguments would not copy or move, or it ran
+    too long)."""
     function, code, arguments, dropped = call
     fresh = copied(arguments)
     if fresh is None:
         return None
+    if isinstance(at, tuple):
+        options, key = at
+        held = options[key]
+        options[key] = move(held)
+        try:
+            return _run(function, code, fresh, dropped, on, mutant, switch, outcome)
+        finally:
+            options[key] = held
     try:
         fresh[at] = (fresh[at][0], bounded(lambda: move(fresh[at][1]), COPY_S))
     except (Exception, _Late):  # noqa: BLE001 (a value that will not be moved: no replay)
         return None
+    return _run(function, code, fresh, dropped, on, mutant, switch, outcome)
+
+
+def _run(function, code, fresh, dropped, on, mutant, switch, outcome):
+    # type: (Any, Any, List[Any], bool, bool, int, Callable[[bool], None], Any) -> Any
     reached = set()  # type: Any
     before = getattr(sys, "_spice_reached", None)
     sys._spice_reached = reached  # type: ignore[attr-defined]
@@ -142,20 +156,22 @@ def replay(call, at, move, on, mutant, switch, outcome):
 
 
 def _call_moves(call, movers):
-    # type: (Any, Any) -> List[Tuple[int, Any]]
-    """(argument, move) pairs of one call, the arguments taken in turn (each one's first
-    move, then each one's second, plain arguments first in each round); at most
-    `PER_CALL`."""
+    # type: (Any, Any) -> List[Tuple[Any, Any]]
+    """(argument, move) pairs of one call, the arguments, then the module options it reads,
+    taken in turn (each one's first move, then each one's second, plain arguments first in
+    each round); at most `PER_CALL`."""
+    places = [(at, value) for at, (_, value) in enumerate(call[2])]  # type: List[Any]
+    with contextlib.suppress(Exception):  # a module whose code will not be read: no options
+        places += [((d, k), d[k]) for d, k in movers.option_reads(call[0])]
     found = []  # type: List[Any]
-    for at, (_, value) in enumerate(call[2]):
+    for order, (at, value) in enumerate(places):
         try:
-            found += [
-                (n, not movers.plain(value), at, m) for n, m in enumerate(movers.moves(value))
-            ]
+            moved = enumerate(movers.moves(value))
+            found += [(n, not movers.plain(value), order, at, m) for n, m in moved]
         except Exception:  # noqa: BLE001 (a value whose parts will not be read: not moved)
             continue
     found.sort(key=lambda f: f[:3])
-    return [(at, move) for _, _, at, move in found[:PER_CALL]]
+    return [(at, move) for _, _, _, at, move in found[:PER_CALL]]
 
 
 def nearby_differs(calls, mutant, switch, judge, deadline, movers, tally=None):
