@@ -213,7 +213,7 @@ def test_a_language_says_which_calls_only_copy_and_makes_no_mutant_without_them(
     source = "fn f(r: Range<usize>) { g(r.clone()); let n = v.len(); }\n"
     copying = copying_calls(languages()["rust"])
     sites = syntax_mutants.find_sites(source, {1}, "rust", copying=copying)
-    assert [s.change for s in sites] == ["`v.len()` → `v`"]
+    assert [s.change for s in sites] == ["`g(r.clone());` removed", "`v.len()` → `v`"]
     assert copying_calls(languages()["javascript"]) == frozenset()  # dayjs-1023's clone() is not
 
 
@@ -264,3 +264,52 @@ def test_a_removed_method_call_is_chosen_after_every_other_kind() -> None:
         chosen[limit] = [c.site.operator for c in choice.chosen]
     assert len(chosen[9]) > 1 and chosen[9][-1] == "method call removed"
     assert "method call removed" not in chosen[9][:-1] and chosen[1] == chosen[9][:1]
+
+
+def test_other_languages_lose_a_statement_of_the_fix_never_a_log_line_or_a_panic() -> None:
+    # go-zero-1964, -2363: fixes whose only new code is calls and assignments gave `no_mutants`.
+    cases = {
+        "go": (
+            "package a\n\nfunc f() {\n\tsort.Strings(routes)\n\tr = r.WithContext(ctx)\n"
+            '\tlog.Printf("x")\n\tpanic(err)\n\tx := g()\n\ti++\n}\n',
+            ["`sort.Strings(routes)` removed", "`r = r.WithContext(ctx)` removed", "`i++` removed"],
+        ),
+        "javascript": (
+            "function f() {\n  foo.bar();\n  console.warn('a');\n  a;\n}\n",
+            ["`foo.bar();` removed"],
+        ),
+        "rust": (
+            'fn f() {\n    v.push(1);\n    warn!("x");\n    if a { b(); }\n    let y = 2;\n}\n',
+            ["`v.push(1);` removed", "`b();` removed"],
+        ),
+        "java": (
+            'class A { void f() {\n this.g();\n LOG.debug("x");\n} }\n',
+            ["`this.g();` removed"],
+        ),
+        "c": (
+            "int f() {\n  g(1,\n    2);\n  x += 2;\n  return x;\n}\n",
+            ["`g(1,…` removed", "`x += 2;` removed"],
+        ),
+    }
+    for grammar, (source, removed) in cases.items():
+        sites = syntax_mutants.find_sites(source, set(range(1, 12)), grammar)
+        statements = [s for s in sites if s.operator == syntax_mutants.STATEMENT]
+        assert [s.change for s in statements] == removed, grammar
+        for site in statements:  # blank lines in their place: every later line keeps its number
+            written = syntax_mutants.mutant_source(source, site, grammar) or ""
+            assert written.count("\n") == source.count("\n"), (grammar, written)
+            assert site.change.strip("`").split("`")[0].rstrip("…") not in written
+
+
+def test_a_removed_statement_comes_after_changed_values_and_before_removed_calls() -> None:
+    from spice_engine.strength.candidates import _add_syntax
+    from spice_engine.strength.choose import Choice
+
+    source = "package a\n\nfunc f() int {\n\tx.Reset()\n\ty := a.Clone().N\n\treturn y + 1\n}\n"
+    lines = {"a.go": {4, 5, 6}}
+    written = {"a.go": [(n, c, c + 1) for n in (4, 5, 6) for c in range(24)]}
+    choice = Choice([], 0, [], {}, {})
+    _add_syntax(choice, {"a.go": source}, (lines, written), "go", 9, 0)
+    operators = [c.site.operator for c in choice.chosen]
+    assert operators[-2:] == ["statement removed", "method call removed"], operators
+    assert {"arithmetic", "constant"} <= set(operators[:-2])

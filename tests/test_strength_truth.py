@@ -41,8 +41,10 @@ def test_a_flag_set_to_one_and_only_tested_keeps_no_mutant_that_is_as_true(
             "3 `1` → `2`",  # `written`: its address is taken
             "5 `1` → `2`",  # `tries`: compared with 3
             "7 `&& *enable` → `|| *enable`",
+            "8 `sandbox = 0;` removed",  # the flag left as it was
             "8 `0` → `1`",  # 0 → 1 turns false into true
             "10 `|| tries > 3` → `&& tries > 3`",
             "10 `> 3` → `>= 3`",
             "10 `3` → `4`",
+            "12 `tries++;` removed",
         ], grammar

@@ -15,6 +15,7 @@ from spice_engine.strength.private_renames import set_aside_renames
 from spice_engine.strength.sites import Site
 from spice_engine.strength.syntax_mutants import (
     REMOVED,
+    STATEMENT,
     SyntaxSite,
     find_sites,
     grammar_for,
@@ -87,10 +88,11 @@ def _add_syntax(
 
 
 def _removals_last(sites: list[tuple[str, SyntaxSite, str]]) -> list[tuple[str, SyntaxSite, str]]:
-    """The sites spread over the fix, a removed method call after every other kind: in a typed
-    language the call's value rarely has its receiver's type, so such a mutant most often does
-    not build, and a build is what each one costs; the limit or the budget cuts them first."""
+    """The sites spread over the fix, a removed statement after every changed value or
+    condition (the weaker evidence: often what it breaks is a value no caller reads), a removed
+    method call last: in a typed language the call's value rarely has its receiver's type, so
+    such a mutant most often does not build, and a build is what each one costs; the limit or
+    the budget cuts them first."""
     kept = [sites[i] for i in spread(len(sites))]
-    return [x for x in kept if x[1].operator != REMOVED] + [
-        x for x in kept if x[1].operator == REMOVED
-    ]
+    order = {STATEMENT: 1, REMOVED: 2}
+    return sorted(kept, key=lambda x: order.get(x[1].operator, 0))

@@ -61,6 +61,22 @@ def _logs(receiver: str, name: str) -> bool:
     return _LEVELS.fullmatch(name.lower()) is not None
 
 
+def says_only(statement: Any) -> bool:
+    """Whether an expression statement only logs or panics (`log.Printf(…)`, `panic(err)`,
+    `console.warn(…)`, `warn!(…)`): removing it changes what is said, or turns a crash into
+    going on, not what the fix computes."""
+    inner = next((c for c in statement.named_children if c.type not in ("comment",)), None)
+    if inner is None:
+        return False
+    if inner.type == "macro_invocation":
+        macro = inner.child_by_field_name("macro")
+        return macro is not None and macro.text.decode().rsplit("::", 1)[-1] in _MACROS
+    if inner.type not in _CALLS:
+        return False
+    receiver, name = _callee(inner)
+    return (receiver.rsplit(".", 1)[-1], name) in _ERRORS or _logs(receiver, name)
+
+
 def only_says(node: Any) -> bool:
     """Whether `node` holds only a message's text: the arguments of an error-building call, a
     panic or a log call, what a `throw` constructs, or a panicking or logging macro's tokens."""

@@ -26,7 +26,7 @@ from spice_engine.langs import languages
 from spice_engine.strength.emptiness import emptiness_zero
 from spice_engine.strength.new_tokens import Span, touches
 from spice_engine.strength.syntax_bounds import same_at_bound
-from spice_engine.strength.syntax_messages import only_says
+from spice_engine.strength.syntax_messages import only_says, says_only
 from spice_engine.strength.syntax_truth import only_true
 
 _SWAPS = {
@@ -56,6 +56,19 @@ _INTEGERS = {
 _FUNCTIONS = ("function", "method", "func_literal", "closure", "arrow_function", "constructor")
 _CALLS = ("call_expression", "method_invocation")
 REMOVED = "method call removed"
+STATEMENT = "statement removed"
+_STATEMENTS = {
+    "expression_statement",  # every grammar's call or assignment as a statement
+    "assignment_statement",  # Go's `x = f()`, `x += 1`
+    "inc_statement",
+    "dec_statement",
+}
+_DOING = {
+    "call_expression", "method_invocation", "macro_invocation", "assignment_expression",
+    "compound_assignment_expr", "augmented_assignment_expression", "update_expression",
+}  # fmt: skip
+"""What an expression statement removed may hold: a call, an assignment, `i++`; not a bare
+value or a block-like expression (a Rust `if` or `match` standing as a statement)."""
 _MEMBERS = {
     "member_expression": "object",  # JavaScript, TypeScript
     "selector_expression": "operand",  # Go
@@ -134,8 +147,27 @@ def _field(node: Any) -> bool:
     return field is not None and field.id == node.id
 
 
+def _removed(node: Any) -> tuple[str, int, int, bytes, str] | None:
+    """A statement of the fix's removed (the wrong fix that forgets a step: `sort.Strings(x)`,
+    `r = r.WithContext(ctx)`), as Python's `statement removed`; never one that only logs or
+    panics. Its lines stay, blank, so every later line keeps its number."""
+    if node.type not in _STATEMENTS or says_only(node):
+        return None
+    if node.type == "expression_statement":
+        inner = next((c for c in node.named_children if c.type != "comment"), None)
+        if inner is None or inner.type not in _DOING:
+            return None
+    text = node.text.decode("utf-8", "replace")
+    first = text.split("\n", 1)[0].strip()
+    shown = first[:40] + ("…" if len(first) > 40 or "\n" in text else "")
+    blank = b"\n" * text.count("\n")
+    return STATEMENT, node.start_byte, node.end_byte, blank, f"`{shown}` removed"
+
+
 def _site(node: Any, copying: frozenset[str]) -> tuple[str, int, int, bytes, str] | None:
     """(operator, start, end, replacement, change) for a node that is a mutation site."""
+    if (removed := _removed(node)) is not None:
+        return removed
     text = node.text.decode("utf-8", "replace")
     if (receiver := _receiver(node, copying)) is not None:
         kept = receiver.text
