@@ -192,13 +192,17 @@ def nearby_differs(calls, mutant, switch, judge, deadline, movers, tally=None):
             claim = False
             if tally is not None:
                 tally["not all plain"] = tally.get("not all plain", 0) + 1
+        cut = 0
         for at, move in _call_moves(call, movers):
             if tried >= MAX_INPUTS or time.time() > deadline:
                 return False if tried and claim else None
+            if cut >= 2:
+                break  # arguments too large to copy or a call too slow: the next call's turn
             runs = [
                 replay(call, at, move, on, mutant, switch, outcome) for on in (False, False, True)
             ]
             done = [r for r in runs if r is not None]
+            cut += len(done) < 3
             if tally is not None:
                 what = "cut" if len(done) < 3 else "reached" if done[2][1] else "missed"
                 if what == "missed":
