@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from spice_engine.strength import syntax_mutants
 from tests.strength_sites_support import fix_sites
 
 BUG = """package mapping
@@ -69,3 +70,28 @@ def test_what_is_thrown_or_logged_keeps_its_kind_and_its_condition(tmp_path: Pat
         "2 `< 0` → `<= 0`",
         "2 `0` → `1`",
     ]
+
+
+def test_a_condition_that_only_picks_what_is_logged_keeps_no_mutant() -> None:
+    # go-zero-2116's `if duration > slowThreshold.Load() { logger.Slowf(…) } else {
+    # logger.Infof(…) }`: the bound only picks the level of a log line.
+    cases = {
+        "go": (
+            'package a\n\nfunc f() {\n\tif d > slow.Load() {\n\t\tlogger.Slowf("s")\n\t} else if x {\n'
+            '\t\tlog.Println(1)\n\t} else {\n\t\tlogger.Infof("i")\n\t}\n'
+            '\tif d > 2 {\n\t\tlogger.Slowf("s")\n\t\tn++\n\t}\n}\n',
+            ["11 `> 2` → `>= 2`", "11 `2` → `3`", "13 `n++` removed"],
+        ),
+        "rust": (
+            'fn f() {\n    if d > t { warn!("x"); } else { info!("y") }\n    if a > 1 { b(); }\n}\n',
+            ["3 `> 1` → `>= 1`", "3 `1` → `2`", "3 `b();` removed"],
+        ),
+        "javascript": (
+            "function f() {\n  if (d > t) console.warn('x'); else { console.log(1); }\n"
+            "  if (d > 3) { return 1; }\n}\n",
+            ["3 `> 3` → `>= 3`", "3 `3` → `4`", "3 `1` → `2`"],
+        ),
+    }
+    for grammar, (source, kept) in cases.items():
+        sites = syntax_mutants.find_sites(source, set(range(1, 16)), grammar)
+        assert [f"{s.line} {s.change}" for s in sites] == kept, grammar

@@ -22,12 +22,19 @@ _ERRORS = {
     ("errors", "Wrapf"), ("", "panic"),
 }  # fmt: skip
 """(receiver, name) of Go's calls that build an error's text or panic with it."""
-_LEVELS = re.compile(r"(debug|info|warn|warning|error|fatal|trace|critical|print|log)(f|ln)?")
-"""A log call's method: its level or a print, with Go's `f`/`ln` suffixes."""
+_LEVELS = re.compile(
+    r"(debug|info|notice|warn|warning|error|severe|slow|fatal|trace|critical|print|log)(f|ln)?"
+)
+"""A log call's method: its level (go-zero's `Slowf`, `Severef` among them) or a print, with
+Go's `f`/`ln` suffixes."""
 _MACROS = {"panic", "unreachable", "unimplemented", "todo", "debug", "info", "warn", "error",
            "trace", "eprintln", "eprint"}  # fmt: skip
 """Rust's macros that panic with a message or log one."""
+_PANICS = {"panic", "unreachable", "unimplemented", "todo"}
 _THROWN = {"throw_statement", "throw_expression"}
+_IFS = {"if_statement", "if_expression"}
+_BLOCKS = {"block", "statement_list", "compound_statement", "statement_block", "else_clause"}
+_COMMENTS = {"comment", "line_comment", "block_comment"}
 _CALLS = {"call_expression", "method_invocation"}
 
 
@@ -65,16 +72,50 @@ def says_only(statement: Any) -> bool:
     """Whether an expression statement only logs or panics (`log.Printf(…)`, `panic(err)`,
     `console.warn(…)`, `warn!(…)`): removing it changes what is said, or turns a crash into
     going on, not what the fix computes."""
-    inner = next((c for c in statement.named_children if c.type not in ("comment",)), None)
-    if inner is None:
+    inner = next((c for c in statement.named_children if c.type not in _COMMENTS), None)
+    return inner is not None and _call_says(inner)
+
+
+def _call_says(node: Any, panics: bool = True) -> bool:
+    """Whether a call or macro only logs, or (with `panics`) panics or builds an error."""
+    if node.type == "macro_invocation":
+        macro = node.child_by_field_name("macro")
+        name = macro.text.decode().rsplit("::", 1)[-1] if macro is not None else ""
+        return name in (_MACROS if panics else _MACROS - _PANICS)
+    if node.type not in _CALLS:
         return False
-    if inner.type == "macro_invocation":
-        macro = inner.child_by_field_name("macro")
-        return macro is not None and macro.text.decode().rsplit("::", 1)[-1] in _MACROS
-    if inner.type not in _CALLS:
+    receiver, name = _callee(node)
+    errors = panics and (receiver.rsplit(".", 1)[-1], name) in _ERRORS
+    return errors or _logs(receiver, name)
+
+
+def logs_only(node: Any) -> bool:
+    """Whether `node` is an `if` whose every branch only logs (`if d > slow {
+    logger.Slowf(…) } else { logger.Infof(…) }`, go-zero-2116): its condition picks what is
+    said, not what is done — an arid node, as Google's mutation testing calls what it
+    never mutates. Not one that panics: whether it does still matters."""
+    if node.type not in _IFS:
         return False
-    receiver, name = _callee(inner)
-    return (receiver.rsplit(".", 1)[-1], name) in _ERRORS or _logs(receiver, name)
+    branches = [node.child_by_field_name(f) for f in ("consequence", "alternative")]
+    leaves: list[bool] = []
+    return all(_only_said(b, leaves) for b in branches if b is not None) and bool(leaves)
+
+
+def _only_said(node: Any, leaves: list[bool]) -> bool:
+    """Whether every statement under a branch only logs (each one noted in `leaves`)."""
+    if node.type in _IFS:
+        return logs_only(node) and _noted(leaves)
+    if node.type in _BLOCKS:
+        return all(_only_said(c, leaves) for c in node.named_children if c.type not in _COMMENTS)
+    if node.type == "expression_statement":
+        inner = next((c for c in node.named_children if c.type not in _COMMENTS), None)
+        return inner is not None and _only_said(inner, leaves)
+    return _call_says(node, panics=False) and _noted(leaves)
+
+
+def _noted(leaves: list[bool]) -> bool:
+    leaves.append(True)
+    return True
 
 
 def only_says(node: Any) -> bool:

@@ -26,7 +26,7 @@ from spice_engine.langs import languages
 from spice_engine.strength.emptiness import emptiness_zero
 from spice_engine.strength.new_tokens import Span, touches
 from spice_engine.strength.syntax_bounds import same_at_bound
-from spice_engine.strength.syntax_messages import only_says, says_only
+from spice_engine.strength.syntax_messages import logs_only, only_says, says_only
 from spice_engine.strength.syntax_truth import only_true
 
 _SWAPS = {
@@ -232,7 +232,7 @@ def find_sites(
             lines, default=1
         ):
             continue
-        if only_says(node):  # a message's text (spice_engine.strength.syntax_messages)
+        if only_says(node) or logs_only(node):  # a message, or which one (syntax_messages)
             continue
         if node.start_point[0] + 1 in lines and (hit := _site(node, copying)) is not None:
             kind, start, end, repl, change = hit
