@@ -208,3 +208,15 @@ def test_a_module_option_the_function_reads_is_moved_and_put_back() -> None:
     assert moves_support.option_reads(wrapped) == [(OPTIONS, "keep_attrs")]
     assert _neighbours_tell(wrapped, 7, 3) == "returned"
     assert OPTIONS == {"keep_attrs": False, "width": 80}
+
+
+def head(items: list[int]) -> int:
+    """The mutant drops the emptiness guard: only an empty list (no test's) makes it raise."""
+    return items[0] if (_guard(8) or len(items) > 0) else 0
+
+
+def test_a_mutant_that_only_raises_on_a_moved_input_is_not_told_apart() -> None:
+    # A crash on another input than the tests' (emptied, a key removed) is no value a caller
+    # gets: neither shown nor called equivalent (sphinx-7923's empty document).
+    assert _neighbours_tell(head, 8, [1, 2]) is None
+    assert _neighbours_tell(add, 1, 2, 0) == "returned"  # a value moved still tells
