@@ -220,3 +220,29 @@ def test_a_mutant_that_only_raises_on_a_moved_input_is_not_told_apart() -> None:
     # gets: neither shown nor called equivalent (sphinx-7923's empty document).
     assert _neighbours_tell(head, 8, [1, 2]) is None
     assert _neighbours_tell(add, 1, 2, 0) == "returned"  # a value moved still tells
+
+
+class Environment:
+    """Stands for what will not copy whole in time (a document's whole build environment)."""
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Environment:
+        raise TypeError("too large to copy")
+
+
+class Resolver:
+    def __init__(self) -> None:
+        self.env, self.most, self.seen = Environment(), 3, [1, 2]
+
+    def over(self, values: tuple[int, ...]) -> bool:
+        return (len(values) >= self.most) if _guard(9) else (len(values) > self.most)
+
+
+def test_arguments_too_large_to_copy_whole_are_copied_one_level_and_moved_on_copies() -> None:
+    resolver = Resolver()
+    assert _neighbours_tell(Resolver.over, 9, resolver, (1, 2, 3, 4)) == "returned"
+    # Every move was made on a copy: the tests' object, and what it shares, are as they were.
+    assert resolver.most == 3 and resolver.seen == [1, 2]
+    # No difference on such a copy is no claim of sameness; every move tried (the list it
+    # holds emptied, its items moved) left the tests' list alone.
+    assert _neighbours_tell(Resolver.over, 9, resolver, (1,)) is None
+    assert resolver.most == 3 and resolver.seen == [1, 2]

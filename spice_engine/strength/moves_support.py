@@ -5,12 +5,13 @@ container's shape or one of its items (emptied, cut to its first item, reversed;
 removed; an item moved), an array's or a frame's first element, or one attribute of an object
 (`self` included) moved the same way, set as `object.__setattr__` does (no setter of the
 project's runs). Each move is a function of a fresh copy of the value, so no replay sees
-another's.
+another's; the part it moves is copied again first (a copy one level deep shares the rest).
 
 Plugin rules apply (spice_engine.strength.mutant_plugin): the project's Python, type comments,
 nothing from this package.
 """
 
+import copy
 import types
 from typing import Any, Callable, List  # noqa: F401 (type comments)
 
@@ -82,7 +83,10 @@ class _Move(object):
 
     def __call__(self, value):
         # type: (Any) -> Any
-        return self.put(value, self.inner(self.get(value)))
+        part = self.get(value)
+        if not isinstance(part, _PLAIN):  # moved on a copy: `value` may share its insides
+            part = copy.copy(part)
+        return self.put(value, self.inner(part))
 
 
 class _To(object):
