@@ -313,3 +313,14 @@ def test_a_removed_statement_comes_after_changed_values_and_before_removed_calls
     operators = [c.site.operator for c in choice.chosen]
     assert operators[-2:] == ["statement removed", "method call removed"], operators
     assert {"arithmetic", "constant"} <= set(operators[:-2])
+
+
+def test_a_statement_the_fix_only_rewrote_is_not_removed() -> None:
+    # go-zero-2032: `logx.Close()` → `_ = logx.Close()` for a linter; removing it forgets no
+    # step of the fix. A new value assigned (`r = r.WithContext(ctx)`) still is removed.
+    before = "package a\n\nfunc f() {\n\tlogx.Close()\n}\n"
+    after = "package a\n\nfunc f() {\n\t_ = logx.Close()\n\tr = r.WithContext(ctx)\n}\n"
+    patch, every = _patch("a.go", before, after), lambda path: True
+    lines = changed_lines(patch, every)["a.go"]
+    sites = syntax_mutants.find_sites(after, lines, "go", new_tokens(patch, every)["a.go"])
+    assert [s.change for s in sites] == ["`r = r.WithContext(ctx)` removed"]

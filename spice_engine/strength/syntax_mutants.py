@@ -164,6 +164,17 @@ def _removed(node: Any) -> tuple[str, int, int, bytes, str] | None:
     return STATEMENT, node.start_byte, node.end_byte, blank, f"`{shown}` removed"
 
 
+def _done(statement: Any) -> tuple[int, int]:
+    """The bytes of what a statement does: an assignment's value (`_ = logx.Close()`, where the
+    fix wrote only `_ =`, is the old call kept: removing it forgets no step of the fix), else
+    the whole statement."""
+    inner = statement
+    if statement.type == "expression_statement":
+        inner = next((c for c in statement.named_children if c.type != "comment"), statement)
+    value = inner.child_by_field_name("right") or statement
+    return value.start_byte, value.end_byte
+
+
 def _site(node: Any, copying: frozenset[str]) -> tuple[str, int, int, bytes, str] | None:
     """(operator, start, end, replacement, change) for a node that is a mutation site."""
     if (removed := _removed(node)) is not None:
@@ -236,7 +247,8 @@ def find_sites(
             continue
         if node.start_point[0] + 1 in lines and (hit := _site(node, copying)) is not None:
             kind, start, end, repl, change = hit
-            if written is None or touches(written, _at(data, start), _at(data, end)):
+            first, last = _done(node) if kind == STATEMENT else (start, end)
+            if written is None or touches(written, _at(data, first), _at(data, last)):
                 line, fn = node.start_point[0] + 1, _function(node)
                 found.append(SyntaxSite(line, kind, change, fn, start, end, repl))
         stack.extend(reversed(node.children))
