@@ -107,9 +107,9 @@ class Tree:
         before = self._entries()
         self._known = None  # read again, even if the apply fails half-way
         self._git("apply", "--cached", *(["-R"] if reverse else []), "-", stdin=patch)
-        after = self._entries()
         if not self.files:
-            return
+            return  # the record is read again when next asked
+        after = self._entries()
         for path in before.keys() - after.keys():
             door.remove(self.path, path)
         for path, (mode, sha) in after.items():
