@@ -95,3 +95,21 @@ def test_a_condition_that_only_picks_what_is_logged_keeps_no_mutant() -> None:
     for grammar, (source, kept) in cases.items():
         sites = syntax_mutants.find_sites(source, set(range(1, 16)), grammar)
         assert [f"{s.line} {s.change}" for s in sites] == kept, grammar
+
+
+def test_a_message_on_stderr_and_a_release_are_never_removed_nor_their_text_mutated() -> None:
+    # jq-3165: `fprintf(stderr, "… %s", name)`, `fclose(fp)`, `jv_free(data)` removed were
+    # shown as wrong fixes: a lost message and leaks no test of behaviour sees.
+    source = (
+        'int f() {\n  fprintf(stderr, "x %d", 1);\n  fclose(fp);\n  jv_free(data);\n'
+        '  free(p);\n  fprintf(out, "y");\n  g(1);\n  perror("z");\n}\n'
+    )
+    sites = syntax_mutants.find_sites(source, set(range(1, 10)), "c")
+    assert [f"{s.line} {s.change}" for s in sites] == [
+        '6 `fprintf(out, "y");` removed',  # another stream: what the program writes
+        "7 `g(1);` removed",
+        "7 `1` → `2`",
+    ]
+    rust = "fn f() {\n    drop(x);\n    v.push(1);\n}\n"
+    sites = syntax_mutants.find_sites(rust, {2, 3}, "rust")
+    assert [f"{s.line} {s.change}" for s in sites] == ["3 `v.push(1);` removed", "3 `1` → `2`"]

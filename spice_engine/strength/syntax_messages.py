@@ -31,6 +31,8 @@ _MACROS = {"panic", "unreachable", "unimplemented", "todo", "debug", "info", "wa
            "trace", "eprintln", "eprint"}  # fmt: skip
 """Rust's macros that panic with a message or log one."""
 _PANICS = {"panic", "unreachable", "unimplemented", "todo"}
+_RELEASES = re.compile(r"free|fclose|close|drop|\w+_(free|destroy|release|unref|dispose)")
+"""Functions (no receiver) that only give memory or a handle back."""
 _THROWN = {"throw_statement", "throw_expression"}
 _IFS = {"if_statement", "if_expression"}
 _BLOCKS = {"block", "statement_list", "compound_statement", "statement_block", "else_clause"}
@@ -77,7 +79,8 @@ def says_only(statement: Any) -> bool:
 
 
 def _call_says(node: Any, panics: bool = True) -> bool:
-    """Whether a call or macro only logs, or (with `panics`) panics or builds an error."""
+    """Whether a call or macro only logs (C's prints to `stderr` among them), or (with
+    `panics`) panics or builds an error."""
     if node.type == "macro_invocation":
         macro = node.child_by_field_name("macro")
         name = macro.text.decode().rsplit("::", 1)[-1] if macro is not None else ""
@@ -86,7 +89,28 @@ def _call_says(node: Any, panics: bool = True) -> bool:
         return False
     receiver, name = _callee(node)
     errors = panics and (receiver.rsplit(".", 1)[-1], name) in _ERRORS
-    return errors or _logs(receiver, name)
+    return errors or _logs(receiver, name) or (not receiver and _to_stderr(node, name))
+
+
+def _to_stderr(call: Any, name: str) -> bool:
+    """C's `fprintf(stderr, …)`, `fputs(…, stderr)`, `perror(…)`: a message on standard error."""
+    if name == "perror":
+        return True
+    arguments = call.child_by_field_name("arguments")
+    given = [a.text for a in arguments.named_children] if arguments is not None else []
+    where = {"fprintf": 0, "vfprintf": 0, "fputs": -1, "fputc": -1}.get(name)
+    return where is not None and len(given) > 1 and given[where] == b"stderr"
+
+
+def releases_only(statement: Any) -> bool:
+    """Whether an expression statement only gives memory or a handle back (`free(p)`,
+    `jv_free(v)`, `fclose(fp)`, Rust's `drop(x)`): removing it leaks, which no test of
+    behaviour sees (jq-3165's `jv_free(data)`)."""
+    inner = next((c for c in statement.named_children if c.type not in _COMMENTS), None)
+    if inner is None or inner.type not in _CALLS:
+        return False
+    receiver, name = _callee(inner)
+    return not receiver and _RELEASES.fullmatch(name) is not None
 
 
 def logs_only(node: Any) -> bool:
@@ -129,7 +153,8 @@ def only_says(node: Any) -> bool:
             return True  # `throw new E(…)`, `throw E(…)`: the error's kind still matters
         if parent.type in _CALLS:
             receiver, name = _callee(parent)
-            return (receiver.rsplit(".", 1)[-1], name) in _ERRORS or _logs(receiver, name)
+            errors = (receiver.rsplit(".", 1)[-1], name) in _ERRORS
+            return errors or _logs(receiver, name) or (not receiver and _to_stderr(parent, name))
     if node.type == "token_tree" and parent.type == "macro_invocation":
         macro = parent.child_by_field_name("macro")
         return macro is not None and macro.text.decode().rsplit("::", 1)[-1] in _MACROS

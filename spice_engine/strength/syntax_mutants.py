@@ -26,7 +26,7 @@ from spice_engine.langs import languages
 from spice_engine.strength.emptiness import emptiness_zero
 from spice_engine.strength.new_tokens import Span, touches
 from spice_engine.strength.syntax_bounds import same_at_bound
-from spice_engine.strength.syntax_messages import logs_only, only_says, says_only
+from spice_engine.strength.syntax_messages import logs_only, only_says, releases_only, says_only
 from spice_engine.strength.syntax_truth import only_true
 
 _SWAPS = {
@@ -150,8 +150,9 @@ def _field(node: Any) -> bool:
 def _removed(node: Any) -> tuple[str, int, int, bytes, str] | None:
     """A statement of the fix's removed (the wrong fix that forgets a step: `sort.Strings(x)`,
     `r = r.WithContext(ctx)`), as Python's `statement removed`; never one that only logs or
-    panics. Its lines stay, blank, so every later line keeps its number."""
-    if node.type not in _STATEMENTS or says_only(node):
+    panics, nor one that only frees (a leak no test of behaviour sees). Its lines stay, blank, so
+    every later line keeps its number."""
+    if node.type not in _STATEMENTS or says_only(node) or releases_only(node):
         return None
     if node.type == "expression_statement":
         inner = next((c for c in node.named_children if c.type != "comment"), None)
