@@ -177,8 +177,7 @@ def _observe(mutant, where, tests, limit, deadline):
     if not groups:
         return  # executed by no test: a gap, not a candidate for equivalence
     switch, started = _switch(mutant), time.time()
-    observe, replay = _extra("observe_support"), _extra("replay_support")
-    compare = _extra("compare_support")
+    observe, replay, compare = (_extra(n + "_support") for n in ("observe", "replay", "compare"))
     differs, seen, shows = None, None, ""  # type: Any, Any, Any
     why = "a test failed or ran past its limit while watched"
     captured, calls, unsure = [], 0, False  # type: List[Any], int, bool
