@@ -148,6 +148,11 @@ def strict(config: dict[str, object]) -> bool:
     return bool(config.get("strict", _guard(4)))
 
 
+def capped(config: dict[str, object]) -> int:
+    """`min(n, 3)` → `min(n, 4)`: the same for the tests' `n` of 2, not for 4."""
+    return min(int(str(config["n"])), 4 if _guard(10) else 3)
+
+
 def first(box: Box) -> object:
     """`len(box.items) > 1` → `>= 1`: differs only for a box of one item."""
     return box.items[0] if ((len(box.items) >= 1) if _guard(5) else (len(box.items) > 1)) else None
@@ -169,12 +174,15 @@ def test_neighbours_move_dicts_containers_objects_and_arrays() -> None:
     moved = [move(dict(config)) for move in moves(config)]
     assert {"strict": False} in moved and {"name": "x"} in moved  # a key removed
     assert {"strict": True, "name": "x"} in moved and config == {"strict": False, "name": "x"}
-    # Not told apart with the key there; with it removed, the default is what is returned.
-    assert _neighbours_tell(strict, 4, config) == "returned"
-    # An object's attribute moved (the box's items cut to the first): a box of one item.
+    # Told apart only with the key taken out, an input of another shape than the tests' (a
+    # case another than the issue's): neither shown nor called equivalent.
+    assert _neighbours_tell(strict, 4, config) is None
+    # A dict's item moved, the shape kept: a value of the tests' kind tells them apart.
+    assert _neighbours_tell(capped, 10, {"n": 2, "name": "x"}) == "returned"
+    # The box's items cut to the first tell them apart: another shape again, no claim.
     two = Box()
     two.items.extend([1, 2])
-    assert _neighbours_tell(first, 5, two) == "returned"
+    assert _neighbours_tell(first, 5, two) is None
     # `self` moved (its limit one higher): the limit is met.
     assert _neighbours_tell(Limits.over, 6, Limits(), (1, 2, 3, 4)) == "returned"
     assert "SPICE_MUTANT" not in os.environ

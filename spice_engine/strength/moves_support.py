@@ -80,6 +80,7 @@ class _Move(object):
     def __init__(self, get, put, inner):
         # type: (Callable[[Any], Any], Callable[[Any, Any], Any], Callable[[Any], Any]) -> None
         self.get, self.put, self.inner = get, put, inner
+        self.shape = getattr(inner, "shape", False)  # type: bool
 
     def __call__(self, value):
         # type: (Any) -> Any
@@ -92,23 +93,30 @@ class _Move(object):
 class _To(object):
     """A move to a value given beforehand (a plain neighbour: nothing to copy)."""
 
-    def __init__(self, near):
-        # type: (Any) -> None
-        self.near = near
+    def __init__(self, near, shape=False):
+        # type: (Any, bool) -> None
+        self.near, self.shape = near, shape
 
     def __call__(self, value):
         # type: (Any) -> Any
         return self.near
 
 
-def _dropped(key):
-    # type: (Any) -> Callable[[Any], Any]
-    def drop(value):
-        # type: (Any) -> Any
-        del value[key]
-        return value
+class _Dropped(object):
+    """A shape move: one of a container's items taken out (a dict's key, a set's member)."""
 
-    return drop
+    shape = True
+
+    def __init__(self, key, in_set=False):
+        # type: (Any, bool) -> None
+        self.key, self.in_set = key, in_set
+
+    def __call__(self, value):
+        # type: (Any) -> Any
+        if self.in_set:
+            return type(value)(x for x in value if x != self.key)
+        del value[self.key]
+        return value
 
 
 def _parts(get, put, item, depth):
@@ -158,20 +166,21 @@ def _attributes(value, depth):
 def moves(value, depth=0):
     # type: (Any, int) -> List[Callable[[Any], Any]]
     """Ways to move `value` one step, each applied to a fresh copy of it (a function of that
-    copy returning the moved value); none for what cannot be moved (None, code, a module)."""
+    copy returning the moved value); none for what cannot be moved (None, code, a module).
+    A move's `shape` says it changes the input's shape (a container emptied, cut, reversed, a
+    key or member taken out), not one of its values."""
     if isinstance(value, (bool, int, float, str)):
         return [_To(near) for near in neighbours(value)]
     if depth >= 2:
         return []
     if isinstance(value, (list, tuple)):
-        shapes = [_To(near) for near in neighbours(value)]  # type: List[Any]
+        shapes = [_To(near, shape=True) for near in neighbours(value)]  # type: List[Any]
         return shapes + _item_moves(value, list(range(min(len(value), ITEMS))), depth)
     if isinstance(value, dict):
         keys = sorted(dict.keys(value), key=_key)[:ITEMS]
-        return [_dropped(key) for key in keys] + _item_moves(value, keys, depth)
+        return [_Dropped(key) for key in keys] + _item_moves(value, keys, depth)
     if isinstance(value, (set, frozenset)):
-        first = sorted(value, key=_key)[:1]
-        return [lambda v: type(v)(x for x in v if x not in first)] if first else []
+        return [_Dropped(x, in_set=True) for x in sorted(value, key=_key)[:1]]
     if isinstance(value, (type, types.ModuleType, types.FunctionType, types.MethodType)):
         return []
     kind = getattr(type(value), "__module__", "").split(".")[0]

@@ -198,8 +198,8 @@ def _raised(seen):
 def nearby_differs(calls, mutant, switch, judge, deadline, movers, tally=None):
     # type: (List[Any], int, Callable[[bool], None], Any, float, Any, Optional[Dict[str, int]]) -> Any
     """Where ("returned" or "stored") a neighbour input that reaches the mutant tells it from
-    the fix (on a value two replays of the fix agree on; not by one side raising where the
-    other returns); False when such inputs were tried,
+    the fix (on a value two replays of the fix agree on; not on an input of another shape, nor
+    by one side raising where the other returns); False when such inputs were tried,
     every argument of their calls plain, and none did; None otherwise (none reached the
     mutant, or an argument left as it was could be what tells them apart). `judge`: what a
     caller sees of a call, and whether one under the mutant changed it (compare_support);
@@ -236,14 +236,16 @@ def nearby_differs(calls, mutant, switch, judge, deadline, movers, tally=None):
                 continue  # would not copy, ran too long, or never reached the mutant
             tried += 1
             kind = changed(*(r[0] for r in done))
-            if kind and _raised(done[0][0]) != _raised(done[2][0]):
-                # Only one side raises on an input moved from the tests' (emptied, a key
-                # removed): a crash on another input than the issue's, not a value a caller
-                # of the tests' kind gets (sphinx-7923's empty document, requests-1657's None
-                # hooks). No claim either way rests on it.
+            other = getattr(move, "shape", False) or _raised(done[0][0]) != _raised(done[2][0])
+            if kind and other:
+                # An input of another shape than the tests' (a container emptied or cut, a key
+                # taken out), or one on which only one side raises: a case another than the
+                # issue's, not a value a caller of the tests' kind gets (sphinx-7923's empty
+                # document, requests-1657's hooks without a key). No claim either way rests
+                # on it.
                 claim = False
                 if tally is not None:
-                    tally["raised on one side"] = tally.get("raised on one side", 0) + 1
+                    tally["another kind of input"] = tally.get("another kind of input", 0) + 1
             elif kind:
                 return kind
     return False if tried and claim else None
