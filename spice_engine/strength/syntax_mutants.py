@@ -64,9 +64,14 @@ _STATEMENTS = {
     "dec_statement",
 }
 _DOING = {
-    "call_expression", "method_invocation", "macro_invocation", "assignment_expression",
-    "compound_assignment_expr", "augmented_assignment_expression", "update_expression",
-}  # fmt: skip
+    "call_expression",
+    "method_invocation",
+    "macro_invocation",
+    "assignment_expression",
+    "compound_assignment_expr",
+    "augmented_assignment_expression",
+    "update_expression",
+}
 """What an expression statement removed may hold: a call, an assignment, `i++`; not a bare
 value or a block-like expression (a Rust `if` or `match` standing as a statement)."""
 _MEMBERS = {
