@@ -70,12 +70,17 @@ def _logs(receiver: str, name: str) -> bool:
     return _LEVELS.fullmatch(name.lower()) is not None
 
 
+def inner(statement: Any) -> Any:
+    """What an expression statement holds (its first named child that is no comment)."""
+    return next((c for c in statement.named_children if c.type not in _COMMENTS), None)
+
+
 def says_only(statement: Any) -> bool:
     """Whether an expression statement only logs or panics (`log.Printf(…)`, `panic(err)`,
     `console.warn(…)`, `warn!(…)`): removing it changes what is said, or turns a crash into
     going on, not what the fix computes."""
-    inner = next((c for c in statement.named_children if c.type not in _COMMENTS), None)
-    return inner is not None and _call_says(inner)
+    held = inner(statement)
+    return held is not None and _call_says(held)
 
 
 def _call_says(node: Any, panics: bool = True) -> bool:
@@ -106,10 +111,10 @@ def releases_only(statement: Any) -> bool:
     """Whether an expression statement only gives memory or a handle back (`free(p)`,
     `jv_free(v)`, `fclose(fp)`, Rust's `drop(x)`): removing it leaks, which no test of
     behaviour sees (jq-3165's `jv_free(data)`)."""
-    inner = next((c for c in statement.named_children if c.type not in _COMMENTS), None)
-    if inner is None or inner.type not in _CALLS:
+    held = inner(statement)
+    if held is None or held.type not in _CALLS:
         return False
-    receiver, name = _callee(inner)
+    receiver, name = _callee(held)
     return not receiver and _RELEASES.fullmatch(name) is not None
 
 
@@ -132,8 +137,8 @@ def _only_said(node: Any, leaves: list[bool]) -> bool:
     if node.type in _BLOCKS:
         return all(_only_said(c, leaves) for c in node.named_children if c.type not in _COMMENTS)
     if node.type == "expression_statement":
-        inner = next((c for c in node.named_children if c.type not in _COMMENTS), None)
-        return inner is not None and _only_said(inner, leaves)
+        held = inner(node)
+        return held is not None and _only_said(held, leaves)
     return _call_says(node, panics=False) and _noted(leaves)
 
 
@@ -152,9 +157,7 @@ def only_says(node: Any) -> bool:
         if parent.parent is not None and parent.parent.type in _THROWN:
             return True  # `throw new E(…)`, `throw E(…)`: the error's kind still matters
         if parent.type in _CALLS:
-            receiver, name = _callee(parent)
-            errors = (receiver.rsplit(".", 1)[-1], name) in _ERRORS
-            return errors or _logs(receiver, name) or (not receiver and _to_stderr(parent, name))
+            return _call_says(parent)
     if node.type == "token_tree" and parent.type == "macro_invocation":
         macro = parent.child_by_field_name("macro")
         return macro is not None and macro.text.decode().rsplit("::", 1)[-1] in _MACROS

@@ -26,7 +26,13 @@ from spice_engine.langs import languages
 from spice_engine.strength.emptiness import emptiness_zero
 from spice_engine.strength.new_tokens import Span, touches
 from spice_engine.strength.syntax_bounds import same_at_bound
-from spice_engine.strength.syntax_messages import logs_only, only_says, releases_only, says_only
+from spice_engine.strength.syntax_messages import (
+    inner,
+    logs_only,
+    only_says,
+    releases_only,
+    says_only,
+)
 from spice_engine.strength.syntax_truth import only_true
 
 _SWAPS = {
@@ -159,10 +165,8 @@ def _removed(node: Any) -> tuple[str, int, int, bytes, str] | None:
     every later line keeps its number."""
     if node.type not in _STATEMENTS or says_only(node) or releases_only(node):
         return None
-    if node.type == "expression_statement":
-        inner = next((c for c in node.named_children if c.type != "comment"), None)
-        if inner is None or inner.type not in _DOING:
-            return None
+    if node.type == "expression_statement" and getattr(inner(node), "type", None) not in _DOING:
+        return None
     text = node.text.decode("utf-8", "replace")
     first = text.split("\n", 1)[0].strip()
     shown = first[:40] + ("…" if len(first) > 40 or "\n" in text else "")
@@ -174,10 +178,8 @@ def _done(statement: Any) -> tuple[int, int]:
     """The bytes of what a statement does: an assignment's value (`_ = logx.Close()`, where the
     fix wrote only `_ =`, is the old call kept: removing it forgets no step of the fix), else
     the whole statement."""
-    inner = statement
-    if statement.type == "expression_statement":
-        inner = next((c for c in statement.named_children if c.type != "comment"), statement)
-    value = inner.child_by_field_name("right") or statement
+    held = inner(statement) if statement.type == "expression_statement" else statement
+    value = (held or statement).child_by_field_name("right") or statement
     return value.start_byte, value.end_byte
 
 

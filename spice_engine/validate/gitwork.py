@@ -120,7 +120,7 @@ def open_repository(path: Path, cache: Path) -> Path:
 
 def has_commit(repo: Path, commit: str) -> bool:
     key = (git_dir_of(repo).absolute(), commit)
-    if re.fullmatch(r"[0-9a-f]{40}", commit) and key in _HELD:
+    if _HASH.fullmatch(commit) and key in _HELD:
         return True  # an object once there stays (a commit missing now may be fetched later)
     try:
         git(repo, "cat-file", "-e", f"{commit}^{{commit}}")
@@ -132,6 +132,8 @@ def has_commit(repo: Path, commit: str) -> bool:
 
 _HELD: set[tuple[Path, str]] = set()
 """(repository, commit hash) pairs seen present."""
+_HASH = re.compile(r"[0-9a-f]{40}")
+"""A commit named by its hash: what it holds cannot change."""
 
 
 _LINK_MODES = re.compile(r"\b(?:120000|160000)\b")
@@ -177,7 +179,7 @@ def apply_problem(repo: Path, commit: str, patches: list[str]) -> str | None:
     for patch in patches:
         if patch and (why := unsafe_patch(repo, patch)):
             return why
-    if re.fullmatch(r"[0-9a-f]{40}", commit):
+    if _HASH.fullmatch(commit):
         return _apply_problem_at(git_dir_of(repo).absolute(), commit, tuple(patches))
     return _apply_problem_at.__wrapped__(repo, commit, tuple(patches))
 

@@ -68,10 +68,10 @@ class Tree:
         self.files = files
         """False: the host's record only, no file written out (what planning reads)."""
         self._known: _Entries | None = None
-        self._listing = ""
-        """git's listing `_known` was read from (what `digest` hashes)."""
         """The host's record as last read: only `apply` changes it (each mutant's restore,
         each `tracked` asked of it, would otherwise run git again)."""
+        self._listing = ""
+        """git's listing `_known` was read from (what `digest` hashes)."""
 
     def date(self) -> str | None:
         """When the tree's commit was made (ISO 8601), as its repository records it."""
