@@ -14,7 +14,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-from spice_engine.langs import python_failures
+from spice_engine.langs import python_failures, python_line_probe
 from spice_engine.langs.base import TEST_FOLDERS, Files, Phase, Plan
 from spice_engine.langs.manifests import named
 from spice_engine.langs.python_env import LOG_PARSER, RUNNER, PythonEnvironments, plan_of
@@ -73,6 +73,10 @@ class Python:
     def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         settings = plan.settings if plan is not None else {}
         return read_outcomes(settings.get(LOG_PARSER, "parse_log_pytest"), log)
+
+    def line_probe(self, path: str, source: str, at: int) -> str | None:
+        """Asked only where no plugin of ours watches the tests (a runner of the repository's own)."""
+        return python_line_probe.probe(source, at) if path.endswith(".py") else None
 
     def failure_texts(self, channel: str, log: str, plan: Plan | None = None) -> dict[str, str]:
         """pytest's message and report section of each failed test (another runner's: none)."""
