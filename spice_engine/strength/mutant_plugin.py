@@ -158,65 +158,38 @@ def _watched(where, groups, limit, capture=0):
     return watcher
 
 
-def _fix_watched(where, group, limit):
-    # type: (Dict[str, str], Any, float) -> Any
-    """The fix's two watched runs of one group (made once per function and group)."""
-    key = (where["path"], where["function"], id(group))
+def _fix_watched(where, group, limit, capture):
+    # type: (Dict[str, str], Any, float, int) -> Any
+    """The fix's watched runs of one group (made once per function, group and capture)."""
+    key = (where["path"], where["function"], id(group), capture)
     if key not in _fix_calls:
         os.environ.pop("SPICE_MUTANT", None)
-        _fix_calls[key] = (_watched(where, [group], limit, 10), _watched(where, [group], limit))
+        _fix_calls[key] = _watched(where, [group], limit, capture)
     return _fix_calls[key]
 
 
 def _observe(mutant, where, tests, limit, deadline):
     # type: (int, Dict[str, str], List[Any], float, float) -> None
-    """The differential run of one survivor: its function watched while each test that
-    reaches it runs under the fix (twice) and under the mutant, until one tells them apart;
-    then calls the tests made are replayed on neighbouring inputs (replay_support)."""
+    """The differential run of one survivor (differential_support), over the tests that
+    reach it."""
     groups = [g for _, g in tests if any(mutant in _reached.get(i.nodeid, ()) for i in g)]
-    if not groups:
+    differential = _extra("differential_support")
+    if not groups or differential is None:
         return  # executed by no test: a gap, not a candidate for equivalence
-    switch, started = _switch(mutant), time.time()
-    observe, replay, compare = (_extra(n + "_support") for n in ("observe", "replay", "compare"))
-    differs, seen, shows = None, None, ""  # type: Any, Any, Any
-    why = "a test failed or ran past its limit while watched"
-    captured, calls, unsure = [], 0, False  # type: List[Any], int, bool
-    share = max(2, 10 // len(groups))  # each test's calls replayed, not the first test's alone
-    for group in groups:
-        if time.time() > deadline:
-            unsure, why = True, "the time budget ended it"
-            break
-        fix, again = _fix_watched(where, group, limit)
+    switch = _switch(mutant)
+
+    def watch(group, capture, on):
+        # type: (Any, int, bool) -> Any
+        if not on:
+            return _fix_watched(where, group, limit, capture)
         switch(True)
-        under = _watched(where, [group], limit)
-        switch(False)
-        if fix is None or again is None or under is None or compare is None:
-            unsure = True
-            continue
-        calls += len(fix.calls)
-        captured += fix.captured[: min(share, 10 - len(captured))]
-        said = compare.differs(fix.calls, again.calls, under.calls)
-        if said is None:  # this group cannot tell: no claim of sameness rests on the others
-            unsure, why = True, "two runs of the fix made {} and {} calls"
-            why = why.format(len(fix.calls), len(again.calls))
-        else:
-            differs = said or bool(differs)
-        if differs:
-            seen, shows = "tests", differs
-            break
-    movers = _extra("moves_support")
-    if differs is False and None not in (replay, observe, compare, movers):
-        tally = {}  # type: Dict[str, int]  # the tests' inputs cannot tell: next to them?
-        judge = (observe.outcome, compare.changed)
-        differs = replay.nearby_differs(captured, mutant, switch, judge, deadline, movers, tally)
-        seen, shows = ("nearby", differs) if differs else (None, "")
-        why = "no input next to the tests' reached it ({} of {} calls kept to replay; {})"
-        why = why.format(len(captured), calls, json.dumps(tally, sort_keys=True))
-    differs = None if unsure and differs is False else differs
-    told = None if differs is None else bool(differs)  # a bool, not where it was seen
-    message = {"kind": "observed", "id": mutant, "calls": calls, "differs": told, "where": shows}
-    seconds = round(time.time() - started, 3)
-    send(dict(message, seen=seen, why=why if differs is None else "", seconds=seconds))
+        try:
+            return _watched(where, [group], limit)
+        finally:
+            switch(False)
+
+    extras = {n: _extra(n + "_support") for n in ("observe", "compare", "replay", "moves")}
+    send(differential.observe(mutant, groups, watch, switch, deadline, extras))
 
 
 def _mutate(session):

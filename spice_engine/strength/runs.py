@@ -19,7 +19,7 @@ PLUGIN = "_spice_mutants"
 PLUGIN_SOURCE = Path(__file__).with_name("mutant_plugin.py")
 WATCHERS = tuple(
     Path(__file__).with_name(f"{stem}_support.py")
-    for stem in ("observe", "compare", "replay", "moves")
+    for stem in ("observe", "compare", "replay", "moves", "differential")
 )
 """The differential run's modules, loaded beside the plugin (spice_engine.strength.mutant_plugin)."""
 
