@@ -24,8 +24,8 @@ def observe(mutant, groups, watch, switch, deadline, extras):
     keeping its first `capture` calls; None when a test failed or ran past its limit.
     `extras`: the observe, compare, replay and moves support modules by stem."""
     started = time.time()
-    observe_, compare = extras.get("observe"), extras.get("compare")
-    replay, movers = extras.get("replay"), extras.get("moves")
+    observe_, compare = extras.get("observe"), extras.get("compare")  # type: Any, Any
+    replay, movers = extras.get("replay"), extras.get("moves")  # type: Any, Any
     differs, seen, shows = None, None, ""  # type: Any, Any, Any
     why = "a test failed or ran past its limit while watched"
     captured, calls, unsure = [], 0, False  # type: List[Any], int, bool
