@@ -38,9 +38,11 @@ class Box:
             z = "é" + 1
         return n
 '''
-PLACES = {
+PLACES: dict[str, tuple[int, int | None]] = {
     # token: the n for which its code runs, and one for which it does not
     "return -1": (-1, 0),
+    "if n < 0": (-1, None),  # the whole statement (a guard removed): run by every call
+    "elif n": (6, -1),
     "n > 5": (6, -1),  # an elif's condition: evaluated whenever the first branch is not taken
     "n < 9": (6, -1),
     "range(n": (4, -1),
@@ -89,7 +91,8 @@ def test_a_probed_module_fails_only_where_its_line_runs(python: str, tmp_path: P
         probed = probe(MODULE, _at(MODULE, token))
         assert probed is not None, token
         assert probed.count("\n") == MODULE.count("\n"), token
-        assert _calls(python, tmp_path, probed, [runs, skips]) == [True, False], token
+        ns = [runs] if skips is None else [runs, skips]
+        assert _calls(python, tmp_path, probed, ns) == [True, False][: len(ns)], token
 
 
 def test_code_run_at_import_or_holding_nothing_alone_gets_no_probe() -> None:

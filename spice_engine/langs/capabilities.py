@@ -9,6 +9,9 @@ language's name.
 - `LoadsPlugins`: its runner loads our pytest plugins in the test process, so reruns happen
   inside the session, a mutant is switched on in-process and the differential run can watch
   calls (Python under pytest). Without it each run is a whole new run of the test command.
+- `DrivenRuns`: its runner is not pytest but runs in one process our driver can start and
+  watch (sympy's `bin/test`), so the differential run can be made there
+  (spice_engine.strength.watched). Without it and without plugins, survivors get none.
 - `PartialInstalls`: an install that failed may still have built what the tests need (a Maven
   reactor with one module that cannot be built here); the language reads the install's log and
   says what it left out (`Plan.left_out`). Without it a failed install fails the environment.
@@ -66,6 +69,11 @@ class OwnEnvironments(Protocol):
 @runtime_checkable
 class LoadsPlugins(Protocol):
     def loads_plugins(self, plan: Plan) -> bool: ...
+
+
+@runtime_checkable
+class DrivenRuns(Protocol):
+    def driven_runs(self, plan: Plan) -> bool: ...
 
 
 @runtime_checkable
@@ -172,6 +180,11 @@ def own_environments(language: Language) -> OwnEnvironments | None:
 def takes_plugins(language: Language, plan: Plan) -> bool:
     """Whether runs in `plan`'s environment load our pytest plugins."""
     return isinstance(language, LoadsPlugins) and language.loads_plugins(plan)
+
+
+def driven_runs(language: Language, plan: Plan) -> bool:
+    """Whether our driver can run `plan`'s test command in its own process, watched."""
+    return isinstance(language, DrivenRuns) and language.driven_runs(plan)
 
 
 def partly_installed(language: Language, plan: Plan, files: Files, log: str) -> Plan | None:

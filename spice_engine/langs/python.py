@@ -89,6 +89,11 @@ class Python:
         """pytest loads our plugins; a repository's own runner (sympy's `bin/test`) does not."""
         return runner_named(plan.settings.get(RUNNER, "pytest")).plugins
 
+    def driven_runs(self, plan: Plan) -> bool:
+        """A runner of the repository's own that runs in one process (sympy's `bin/test` given
+        a hash seed) can be run by our driver, watched."""
+        return runner_named(plan.settings.get(RUNNER, "pytest")).driven
+
     def version_groups(
         self, rows: list[dict[str, Any]], git_dirs: dict[str, Path]
     ) -> dict[str, Group]:

@@ -160,18 +160,24 @@ class PythonEnvironments:
         shared = self.envs_dir / prepared.key
         recipe = Recipe.model_validate_json(door.read_text(shared, RECIPE))
         runner = runner_named(recipe.test_runner)
-        if plugin is not None and not runner.plugins:
-            raise ValueError(f"the {runner.name} runner takes no pytest plugin")
-        load = [a for m in plugin.modules() for a in ("-p", m)] if plugin else []
+        driven = plugin is not None and plugin.drives
+        if plugin is not None and not (runner.driven if driven else runner.plugins):
+            raise ValueError(f"the {runner.name} runner takes no such plugin")
+        load = [a for m in plugin.modules() for a in ("-p", m)] if plugin and not driven else []
         job = prepared.job
         venv = job / "venv"
         cmd = [str(venv / "bin" / "python"), *runner.command([*load, *args])]
+        if driven and plugin is not None:  # our driver runs the command in its own process
+            start = f"import {plugin.support}, {plugin.name}; {plugin.name}.main()"
+            cmd[1:1] = ["-c", start]
         # No byte code written into the tree: a patch applied within the second of the run
         # before it, leaving a file's size unchanged (`a - b` -> `a + b`), would otherwise run
         # as the stale `.pyc` of the unpatched file (Python checks only mtime and size).
         env = base_env(job) | {"VIRTUAL_ENV": str(venv), "PYTHONDONTWRITEBYTECODE": "1"}
         env["PATH"] = f"{venv / 'bin'}{os.pathsep}/usr/local/bin:/usr/bin:/bin"
         env |= recipe.env | runner.env
+        if driven:  # one process: a runner that starts its own to seed the hashes does not
+            env["PYTHONHASHSEED"] = "0"
         # Files the host wrote since (patches, mutants) must stay writable for the tests.
         self.sandbox.prepare_writable(job)
         self.sandbox.prepare_writable(tree.path)

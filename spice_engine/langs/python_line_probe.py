@@ -8,7 +8,8 @@ the line it probes (every line keeps its number):
   (`raise AssertionError(…); x = y`, valid after indentation, a `;` or a one-line `if x:`);
 - in front of the condition of an `if`, `elif` or `while`, the iterable of a `for`, or the
   first context of a `with`, as an expression that raises (`(PROBE) or (cond)`), so the probe
-  runs exactly when the header does (an `elif` is not a place for a statement).
+  runs exactly when the header does (an `elif` is not a place for a statement); for a token
+  anywhere in the header up to that expression's end (the whole `if` a guard's removal takes).
 
 Code run at import (a module's or a class's own statements, a default argument, a decorator)
 gets no probe: the import would fail for every test, which tells nothing of the line.
@@ -47,7 +48,7 @@ def probe(source: str, at: int) -> str | None:
     header = _header(node)
     if header is not None:
         start, end = _span(header, starts)
-        if not start <= at < end:
+        if not _span(node, starts)[0] <= at < end:
             return None  # an `else:` or `try:` line: nothing of it is evaluated alone
         text = f"({RAISING}) or (".encode() + raw[start:end] + b")"
         return (raw[:start] + text + raw[end:]).decode()

@@ -37,6 +37,9 @@ class Runner:
     """SWE-bench's parser of this runner's output (`swebench.harness.log_parsers`)."""
     plugins: bool
     """Loads our pytest plugins (in-session reruns, selection by id, mutants)."""
+    driven: bool = False
+    """Not pytest, but its command (a script and its arguments) runs in one process when
+    `PYTHONHASHSEED` is set, so our driver can run it in its own (the differential run)."""
     env: dict[str, str] = field(default_factory=dict)
 
     def command(self, files: list[str]) -> list[str]:
@@ -55,6 +58,7 @@ RUNNERS = {
         ("bin/test", "-C", "--verbose"),
         "parse_log_sympy",
         plugins=False,
+        driven=True,
         # As SWE-bench runs it: warnings of old code on a newer Python are not failures.
         env={"PYTHONWARNINGS": "ignore::UserWarning,ignore::SyntaxWarning"},
     ),

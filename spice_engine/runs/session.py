@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from spice_engine.errors import InputError
 from spice_engine.langs import FALLBACK, languages
 from spice_engine.langs.base import Phase, ToolchainMissing
-from spice_engine.langs.capabilities import takes_plugins
+from spice_engine.langs.capabilities import driven_runs, takes_plugins
 from spice_engine.langs.executor import Executor
 from spice_engine.langs.prepared import EnvRequest, Prepared
 from spice_engine.langs.python_interpreters import MissingPython
@@ -194,10 +194,21 @@ class Session:
             tree.apply(self.job.patch)
             yield tree
 
+    @property
+    def driven_runs(self) -> bool:
+        """Whether our driver can run the test command watched, where no plugin loads
+        (spice_engine.langs.capabilities)."""
+        return self.prepared is not None and driven_runs(self.language, self.prepared.plan)
+
     def plugin(
-        self, source: Path, name: str, settings: dict[str, Any], extras: tuple[Path, ...] = ()
+        self,
+        source: Path,
+        name: str,
+        settings: dict[str, Any],
+        extras: tuple[Path, ...] = (),
+        drives: bool = False,
     ) -> Plugin:
-        return make_plugin(self.home, source, name, settings, extras)
+        return make_plugin(self.home, source, name, settings, extras, drives)
 
     def run(
         self,

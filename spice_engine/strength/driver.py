@@ -27,10 +27,15 @@ from spice_engine.strength.run_verdict import UNBUILT
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.same_code import NOT_CHECKED, same_code
 from spice_engine.strength.verdicts import NoVerdicts, Verdicts, proven
+from spice_engine.strength.watched import watch_survivors
 
 UNPROBED = (
     "{n} survivor line(s) not probed for the tests executing them (the time budget): shown "
     "as wrong fixes, though no test may run them"
+)
+UNWATCHED = (
+    "{n} survivor(s) a judged test runs got no differential run (the time budget): "
+    "not confirmed either way"
 )
 Progress = Callable[[str], None]
 """Told each phase as it starts (`environment`, `12 mutants`, ...): minutes pass in each."""
@@ -142,7 +147,16 @@ def _judge(
     done = verdicts.done
     classify(done, reached, f2p, switchable, together)  # with the confirmations' verdicts
     rank(list(done.values()), problem)
-    if runner.plugins:  # only a runner with the differential run can confirm a difference
+    driven = not runner.plugins and runner.session.driven_runs
+    if driven:  # our driver watches the runner's own command: the differential run there
+        t0 = time.monotonic()
+        verdicts, unwatched = watch_survivors(runner, verdicts, choice)
+        record.durations["differential"] = _since(t0)
+        if unwatched:
+            record.skipped.append(UNWATCHED.format(n=unwatched))
+        done = verdicts.done
+        rank(list(done.values()), problem)  # with what the differential run saw
+    if runner.plugins or driven:  # only a differential run can confirm a difference
         for m in done.values():
             m.unconfirmed = unconfirmed(m) if m.verdict == Verdict.SURVIVED else ""
     alone = sum(m.verdict == Verdict.SURVIVED and m.run == "session" for m in done.values())

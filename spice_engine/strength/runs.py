@@ -13,6 +13,7 @@ from spice_engine.runs.validator import run_targets
 from spice_engine.strength.result import Difference, DifferenceIn
 from spice_engine.validate.executor import RunResult
 from spice_engine.validate.outcomes import Outcomes
+from spice_engine.validate.plugin_run import Plugin
 from spice_engine.validate.reruns import files_of
 
 PLUGIN = "_spice_mutants"
@@ -182,6 +183,12 @@ class Runner:
         """A language's own command in the tree, within what is left of the deadline (None:
         the language's environments run only tests)."""
         return self.session.run_phase(self._name(kind), phase, self._timeout())
+
+    def driven(self, plugin: Plugin, timeout_s: float) -> Run:
+        """What validation ran, run by our driver `plugin` (a runner loading no plugin)."""
+        return self.session.run(
+            self._name("watched"), self.targets, self._timeout(timeout_s), plugin
+        )
 
     def run_files(self, files: list[str]) -> Run:
         """`files` run whole, as they are (a file just written there, not yet tracked)."""

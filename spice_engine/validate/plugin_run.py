@@ -30,6 +30,9 @@ class Plugin(BaseModel):
     folder: Path
     name: str
     support: str
+    drives: bool = False
+    """The module runs the test command itself (its `main()`), for a runner that loads no
+    pytest plugin (spice_engine.strength.watch_plugin)."""
 
     def modules(self) -> list[str]:
         """What pytest loads (`-p`), in order."""
@@ -42,6 +45,7 @@ def make_plugin(
     name: str,
     settings: dict[str, Any],
     extras: tuple[Path, ...] = (),
+    drives: bool = False,
 ) -> Plugin:
     """A new plugin folder under `scratch` (the host's: never bound writable). The module gets
     a name of its own for this run (`name` and a random part): pytest imports `-p` plugins by
@@ -61,7 +65,7 @@ def make_plugin(
             folder, f"{named[extra.stem]}.py", door.read_bytes(extra.parent, extra.name)
         )
     door.write_text(folder, "settings.json", json.dumps({**settings, "extras": named}))
-    return Plugin(folder=folder, name=name, support=support)
+    return Plugin(folder=folder, name=name, support=support, drives=drives)
 
 
 def messages(channel: str) -> list[dict[str, Any]]:
