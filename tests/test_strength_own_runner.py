@@ -7,8 +7,6 @@ a caller could see."""
 from __future__ import annotations
 
 import json
-import shutil
-import stat
 from pathlib import Path
 
 from spice_engine.langs.executor import Executor
@@ -18,14 +16,15 @@ from spice_engine.runs.session import Job, Status
 from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, Verdict
 from spice_engine.validate.bubblewrap import Bubblewrap
-from tests.fakes.sample_project import git, instance_of
+from tests.fakes.sample_project import instance_of, own_runner_calc
 from tests.validation_support import sandbox_fixture  # noqa: F401
 
-DATA = Path(__file__).parent / "data" / "own_runner"
-BASE = "def add(a, b):\n    return a - b\n\n\ndef cap(x, hi):\n    return x\n"
-FIX = (
-    "def add(a, b):\n    return a + b\n\n\n"
-    "def cap(x, hi):\n    if x > hi:\n        return hi\n    return x\n"
+BASE = (
+    "def add(a, b):\n    return a - b\n\n\ndef cap(x, hi):\n    return x\n\n\n"
+    "def mul(a, b):\n    return a * b\n"
+)
+FIX = BASE.replace("a - b", "a + b").replace(
+    "    return x\n", "    if x > hi:\n        return hi\n    return x\n"
 )
 # `add(2, 0)` cannot tell `a + b` from `a - b` (its neighbour `add(2, 1)` can); no test makes
 # `cap` reach its bound.
@@ -36,22 +35,8 @@ TESTS = (
 
 
 def _instance(repo: Path) -> dict[str, str]:
-    (repo / "bin").mkdir(parents=True)
-    (repo / "calc" / "tests").mkdir(parents=True)
-    shutil.copy(DATA / "bin_test.py", repo / "bin" / "test")
-    (repo / "bin" / "test").chmod(0o755 | stat.S_IXUSR)
-    shutil.copy(DATA / "testing.py", repo / "calc" / "testing.py")
-    (repo / "calc" / "__init__.py").write_text("from calc.testing import test\n" + BASE)
-    (repo / "calc" / "tests" / "__init__.py").write_text("")
-    (repo / "setup.py").write_text(
-        "from setuptools import setup\n\nsetup(name='calc', version='0.1', packages=['calc'])\n"
-    )
-    (repo / "calc" / "tests" / "test_calc.py").write_text(
-        "def test_mul():\n    assert 2 * 3 == 6\n"
-    )
-    git(repo, "init", "-q")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "init")
+    setup = "from setuptools import setup\n\nsetup(name='calc', version='0.1', packages=['calc'])\n"
+    own_runner_calc(repo, BASE, setup)
     fixed = {"calc/__init__.py": "from calc.testing import test\n" + FIX}
     row = instance_of(repo, "octo/owncalc", fixed, ("calc/tests/test_calc.py", TESTS), "add")
     row["FAIL_TO_PASS"] = json.dumps(["test_add"])

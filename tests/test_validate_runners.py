@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ from spice_engine.langs.python_runners import (
     parse_runtests_log,
     runner_named,
 )
+from tests.fakes.sample_project import own_runner_calc
 from tests.swebench_referee import assert_gold_only, harness_log, referee_fixture  # noqa: F401
 from tests.validate_cli import spice_validate
 from tests.validation_support import git, instance_of, sandbox_fixture  # noqa: F401
@@ -47,27 +47,15 @@ AssertionError
 
 def own_runner_project(repo: Path) -> dict[str, str]:
     """calc with its own runner: `bin/test` calls `calc.test`; `add` subtracts."""
-    (repo / "bin").mkdir(parents=True)
-    (repo / "calc" / "tests").mkdir(parents=True)
-    shutil.copy(DATA / "bin_test.py", repo / "bin" / "test")
-    (repo / "bin" / "test").chmod(0o755 | stat.S_IXUSR)
-    shutil.copy(DATA / "testing.py", repo / "calc" / "testing.py")
+    (repo / "calc").mkdir(parents=True)
     (repo / "calc" / "release.py").write_text('__version__ = "1.1.dev"\n')
-    (repo / "calc" / "__init__.py").write_text(
-        "from calc.release import __version__\nfrom calc.testing import test\n\n\n"
-        "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
-    )
-    (repo / "calc" / "tests" / "__init__.py").write_text("")
-    (repo / "calc" / "tests" / "test_calc.py").write_text(
-        "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
-    )
-    (repo / "setup.py").write_text(
+    own_runner_calc(
+        repo,
+        "from calc.release import __version__\n\n\n"
+        "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n",
         "from setuptools import setup\n\nsetup(name='calc', version='1.1.dev0', packages=['calc'],"
-        " python_requires='>=3.11')\n"
+        " python_requires='>=3.11')\n",
     )
-    git(repo, "init", "-q")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "init")
     fixed = (repo / "calc" / "__init__.py").read_text().replace("a - b", "a + b")
     return instance_of(
         repo,

@@ -10,11 +10,26 @@ package.
 """
 
 import json
+import os
 import time
 from typing import Any, Callable, Dict, List, Optional  # noqa: F401 (type comments)
 
 KEPT = 10
 """Calls kept to replay on neighbouring inputs, shared among the groups."""
+
+
+def switch(mutant):
+    # type: (int) -> Callable[[bool], None]
+    """What switches `mutant` on and off in this process (the schema reads `SPICE_MUTANT`)."""
+
+    def turn(on):
+        # type: (bool) -> None
+        if on:
+            os.environ["SPICE_MUTANT"] = str(mutant)
+        else:
+            os.environ.pop("SPICE_MUTANT", None)
+
+    return turn
 
 
 def observe(mutant, groups, watch, switch, deadline, extras):

@@ -132,18 +132,6 @@ def _extra(stem):
         return None
 
 
-def _switch(mutant):
-    # type: (int) -> Any
-    def switch(on):
-        # type: (bool) -> None
-        if on:
-            os.environ["SPICE_MUTANT"] = str(mutant)
-        else:
-            os.environ.pop("SPICE_MUTANT", None)
-
-    return switch
-
-
 def _watched(where, groups, limit, capture=0):
     # type: (Dict[str, str], List[Any], float, int) -> Any
     """The observer of the function `where` names while `groups` run once more (None: a test
@@ -176,7 +164,7 @@ def _observe(mutant, where, tests, limit, deadline):
     differential = _extra("differential_support")
     if not groups or differential is None:
         return  # executed by no test: a gap, not a candidate for equivalence
-    switch = _switch(mutant)
+    switch = differential.switch(mutant)
 
     def watch(group, capture, on):
         # type: (Any, int, bool) -> Any

@@ -75,18 +75,6 @@ def run_command(argv, limit):
     return True
 
 
-def _switch(mutant):
-    # type: (int) -> Any
-    def switch(on):
-        # type: (bool) -> None
-        if on:
-            os.environ["SPICE_MUTANT"] = str(mutant)
-        else:
-            os.environ.pop("SPICE_MUTANT", None)
-
-    return switch
-
-
 def main():
     # type: () -> None
     settings = _settings()
@@ -103,7 +91,7 @@ def main():
         if time.time() > deadline:
             break
         where, mutant = settings["observe"][str(key)], int(key)
-        switch = _switch(mutant)
+        switch = differential.switch(mutant)
 
         def watch(group, capture, on, where=where, switch=switch):
             # type: (Any, int, bool, Dict[str, str], Any) -> Any

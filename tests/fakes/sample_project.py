@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -37,6 +38,29 @@ def commit_later(repo: Path, message: str, *args: str) -> None:
         check=True,
         capture_output=True,
     )
+
+
+OWN_RUNNER = Path(__file__).parent.parent / "data" / "own_runner"
+
+
+def own_runner_calc(repo: Path, init: str, setup_py: str) -> None:
+    """The calc package run by its own runner (sympy's `bin/test` manner: `bin/test` calls
+    `calc.test`), its package's `__init__.py` (`init`, after the runner's import), `setup.py`
+    and `calc/tests/`, committed with whatever `repo` holds already."""
+    (repo / "bin").mkdir(parents=True, exist_ok=True)
+    (repo / "calc" / "tests").mkdir(parents=True, exist_ok=True)
+    shutil.copy(OWN_RUNNER / "bin_test.py", repo / "bin" / "test")
+    (repo / "bin" / "test").chmod(0o755)
+    shutil.copy(OWN_RUNNER / "testing.py", repo / "calc" / "testing.py")
+    (repo / "calc" / "__init__.py").write_text("from calc.testing import test\n" + init)
+    (repo / "calc" / "tests" / "__init__.py").write_text("")
+    (repo / "calc" / "tests" / "test_calc.py").write_text(
+        "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"
+    )
+    (repo / "setup.py").write_text(setup_py)
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
 
 
 CALC_FIX = {"calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"}
