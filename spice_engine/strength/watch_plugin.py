@@ -21,6 +21,7 @@ import runpy
 import signal
 import sys
 import time
+import traceback
 from typing import Any, Dict, List  # noqa: F401 (type comments)
 
 _SUPPORT = sys.modules.get(os.environ.get("SPICE_SUPPORT_MODULE", "")) or importlib.import_module(
@@ -60,17 +61,26 @@ def run_command(argv, limit):
     seconds: False when it ran past it or broke before its end (a `SystemExit` is its end)."""
     saved, old = list(sys.argv), signal.signal(signal.SIGALRM, _alarm)
     sys.argv = list(argv)
+    # As `python script` runs it: its folder first on the path (sympy's imports `get_sympy`).
+    folder = os.path.dirname(os.path.abspath(argv[0]))
+    sys.path.insert(0, folder)
     signal.setitimer(signal.ITIMER_REAL, limit)
     try:
         runpy.run_path(argv[0], run_name="__main__")
     except SystemExit:
         pass
-    except (_RunTimeout, Exception):  # noqa: BLE001 (a broken run says nothing)
+    except _RunTimeout:
+        sys.stderr.write("spice: a watched run ran past {:.0f} s\n".format(limit))
+        return False
+    except Exception:  # noqa: BLE001 (a broken run says nothing; its log says why)
+        traceback.print_exc()
         return False
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
         sys.argv = saved
+        if folder in sys.path:
+            sys.path.remove(folder)
         sys.stdout.flush()
     return True
 

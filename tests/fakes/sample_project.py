@@ -51,6 +51,7 @@ def own_runner_calc(repo: Path, init: str, setup_py: str) -> None:
     (repo / "calc" / "tests").mkdir(parents=True, exist_ok=True)
     shutil.copy(OWN_RUNNER / "bin_test.py", repo / "bin" / "test")
     (repo / "bin" / "test").chmod(0o755)
+    shutil.copy(OWN_RUNNER / "get_calc.py", repo / "bin" / "get_calc.py")
     shutil.copy(OWN_RUNNER / "testing.py", repo / "calc" / "testing.py")
     (repo / "calc" / "__init__.py").write_text("from calc.testing import test\n" + init)
     (repo / "calc" / "tests" / "__init__.py").write_text("")

@@ -2,11 +2,12 @@
 """The project's own test runner, in the manner of sympy's `bin/test`: no pytest, one line per
 test in verbose mode (`test_name ok`, `F` for a failed assertion, `E` for any other error)."""
 
-import os
 import sys
 from optparse import OptionParser
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from get_calc import path_hack  # from its own folder, as sympy's `get_sympy`
+
+path_hack()
 
 parser = OptionParser()
 parser.add_option("-v", "--verbose", action="store_true", default=False)
