@@ -77,8 +77,12 @@ def test_a_repository_is_harvested_validated_measured_and_exported(
     assert record["status"] == "valid", record["detail"]
     assert test_id in json.loads(checked["FAIL_TO_PASS"])
     _dashboard_shows(env, checked["instance_id"], record["language"])
-    _spice(env, "test-strength", str(validated), "--out", str(strength), "--store")
+    logs = tmp_path / "strength-logs"
+    _spice(
+        env, "test-strength", str(validated), "--out", str(strength), "--store", "--logs", str(logs)
+    )
     [measured] = [json.loads(line) for line in strength.read_text().splitlines()]
+    assert list(logs.glob("*/*.log.gz"))  # every run's log, kept when asked
     got = measured["spice"]["test_strength"]
     assert got["status"] == "measured", got["detail"]
     assert got["mutants_tried"] >= 1 and all(m["killed_by"] for m in got["mutants"])

@@ -60,6 +60,10 @@ def test_strength_cmd(
             "catching test for, each run on the fix and on the survivor (0: none).",
         ),
     ] = 0,
+    logs: Annotated[
+        Path | None,
+        typer.Option(help="Keep every run's log here, a folder per instance (default: none)."),
+    ] = None,
     executor_name: ExecutorOption = "local",
     store: StoreOption = False,
     no_sandbox: NoSandboxOption = False,
@@ -135,6 +139,7 @@ def test_strength_cmd(
             done,
             phases.phase,
             writer,
+            logs,
         )
     emit_json({"instances": len(rows), "statuses": dict(statuses), "out": str(out)})
 

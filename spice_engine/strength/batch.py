@@ -53,10 +53,12 @@ def strength_rows(
     on_done: Callable[[dict[str, Any]], None] | None = None,
     on_phase: Callable[[str, str], None] | None = None,
     writer: TestWriter | None = None,
+    logs_dir: Path | None = None,
 ) -> list[dict[str, Any]]:
     """Each row with `spice.test_strength`, in input order, each in the language of its base
-    commit (spice_engine.runs.planner)."""
-    planned = plan_jobs(rows, git_dirs, timeout_s)
+    commit (spice_engine.runs.planner); with `logs_dir`, every run's log kept there, a folder
+    per instance."""
+    planned = plan_jobs(rows, git_dirs, timeout_s, logs_dir=logs_dir)
 
     def one(row: dict[str, Any]) -> dict[str, Any]:
         iid = str(row.get("instance_id"))
