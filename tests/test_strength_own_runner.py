@@ -6,6 +6,7 @@ a caller could see."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -48,7 +49,15 @@ def test_own_runner_survivors_are_probed_and_watched(tmp_path: Path, sandbox: Bu
     repo = tmp_path / "owncalc"
     row = _instance(repo)
     recipe = Recipe(python="3.11", test_runner=SYMPY, log_parser="parse_log_sympy")
-    job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=recipe, timeout_s=120)
+    logs = tmp_path / "logs"
+    job = Job(
+        instance=row,
+        git_dir=repo / ".git",
+        version="0.1",
+        recipe=recipe,
+        timeout_s=120,
+        logs_dir=logs,
+    )
     executor = Executor(tmp_path / "envs", sandbox)
     got = measure(job, executor, tmp_path / "scratch", StrengthConfig(budget_s=240))
     assert got.status == Status.MEASURED, got.detail
@@ -63,5 +72,7 @@ def test_own_runner_survivors_are_probed_and_watched(tmp_path: Path, sandbox: Bu
     assert bound.reached == "not_executed" and bound.untested_line and not bound.shown
     assert bound.difference is None  # no differential run for code no test runs
     assert "differential" in got.durations
+    [watched] = [gzip.decompress(p.read_bytes()).decode() for p in logs.glob("watched-*.log.gz")]
+    assert "test_add ok" in watched and "test_mul" not in watched  # only tests that reach them
     shown = [m for m in got.survivors if m.shown]
     assert all(m.difference is not None for m in shown)  # nothing shown without evidence

@@ -75,6 +75,8 @@ class LoadsPlugins(Protocol):
 class DrivenRuns(Protocol):
     def driven_runs(self, plan: Plan) -> bool: ...
 
+    def driven_selection(self, plan: Plan, tests: list[str]) -> list[str]: ...
+
 
 @runtime_checkable
 class VersionGroups(Protocol):
@@ -185,6 +187,11 @@ def takes_plugins(language: Language, plan: Plan) -> bool:
 def driven_runs(language: Language, plan: Plan) -> bool:
     """Whether our driver can run `plan`'s test command in its own process, watched."""
     return isinstance(language, DrivenRuns) and language.driven_runs(plan)
+
+
+def driven_selection(language: Language, plan: Plan, tests: list[str]) -> list[str]:
+    """The arguments after the files that make a driven run run only `tests` ([]: all)."""
+    return language.driven_selection(plan, tests) if isinstance(language, DrivenRuns) else []
 
 
 def partly_installed(language: Language, plan: Plan, files: Files, log: str) -> Plan | None:

@@ -94,6 +94,12 @@ class Python:
         a hash seed) can be run by our driver, watched."""
         return runner_named(plan.settings.get(RUNNER, "pytest")).driven
 
+    def driven_selection(self, plan: Plan, tests: list[str]) -> list[str]:
+        """What, after the files, makes the runner run only `tests` (a superset: sympy's `-k`
+        selects every test whose name holds one); [] when it cannot choose."""
+        runner = runner_named(plan.settings.get(RUNNER, "pytest"))
+        return [runner.keywords, *tests] if runner.keywords and tests else []
+
     def version_groups(
         self, rows: list[dict[str, Any]], git_dirs: dict[str, Path]
     ) -> dict[str, Group]:

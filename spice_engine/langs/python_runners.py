@@ -40,6 +40,9 @@ class Runner:
     driven: bool = False
     """Not pytest, but its command (a script and its arguments) runs in one process when
     `PYTHONHASHSEED` is set, so our driver can run it in its own (the differential run)."""
+    keywords: str | None = None
+    """The option after which test names, given after the files, select what runs (sympy's
+    `-k`: a name selects every test whose name holds it)."""
     env: dict[str, str] = field(default_factory=dict)
 
     def command(self, files: list[str]) -> list[str]:
@@ -59,6 +62,7 @@ RUNNERS = {
         "parse_log_sympy",
         plugins=False,
         driven=True,
+        keywords="-k",
         # As SWE-bench runs it: warnings of old code on a newer Python are not failures.
         env={"PYTHONWARNINGS": "ignore::UserWarning,ignore::SyntaxWarning"},
     ),

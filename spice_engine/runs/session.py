@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from spice_engine.errors import InputError
 from spice_engine.langs import FALLBACK, languages
 from spice_engine.langs.base import Phase, ToolchainMissing
-from spice_engine.langs.capabilities import driven_runs, takes_plugins
+from spice_engine.langs.capabilities import driven_runs, driven_selection, takes_plugins
 from spice_engine.langs.executor import Executor
 from spice_engine.langs.prepared import EnvRequest, Prepared
 from spice_engine.langs.python_interpreters import MissingPython
@@ -199,6 +199,12 @@ class Session:
         """Whether our driver can run the test command watched, where no plugin loads
         (spice_engine.langs.capabilities)."""
         return self.prepared is not None and driven_runs(self.language, self.prepared.plan)
+
+    def driven_selection(self, tests: list[str]) -> list[str]:
+        """What makes a driven run run only `tests` ([]: it cannot choose)."""
+        if self.prepared is None:
+            return []
+        return driven_selection(self.language, self.prepared.plan, tests)
 
     def plugin(
         self,

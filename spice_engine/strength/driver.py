@@ -150,7 +150,7 @@ def _judge(
     driven = not runner.plugins and runner.session.driven_runs
     if driven:  # our driver watches the runner's own command: the differential run there
         t0 = time.monotonic()
-        verdicts, unwatched = watch_survivors(runner, verdicts, choice)
+        verdicts, unwatched = watch_survivors(runner, verdicts, choice, reached)
         record.durations["differential"] = _since(t0)
         if unwatched:
             record.skipped.append(UNWATCHED.format(n=unwatched))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from spice_engine.strength.choose import Choice, schema_sources
+from spice_engine.strength.line_probe import HUNG
 from spice_engine.strength.result import MutantOutcome, Verdict, evidence
 from spice_engine.strength.runs import WATCHERS, Runner, session_result
 from spice_engine.strength.verdicts import NO_DIFFERENCE, Verdicts, differential_reason
@@ -23,9 +24,13 @@ SHARE = 0.5
 """Of the budget left, what the watched run may take (the ablation and confirmations after)."""
 
 
-def watch_survivors(runner: Runner, verdicts: Verdicts, choice: Choice) -> tuple[Verdicts, int]:
+def watch_survivors(
+    runner: Runner, verdicts: Verdicts, choice: Choice, reached: dict[str, set[int]]
+) -> tuple[Verdicts, int]:
     """`verdicts` with the watched survivors' differential runs kept; and how many survivors a
-    judged test executes were left unwatched (the budget)."""
+    judged test executes were left unwatched (the budget). `reached`: judged test -> the
+    mutants whose code it executes (the watched runs run only those tests, where the runner
+    can choose)."""
     done = verdicts.done
     chosen = {c.key: c for c in choice.chosen if c.site.switchable and c.site.function}
     order = sorted(
@@ -43,7 +48,10 @@ def watch_survivors(runner: Runner, verdicts: Verdicts, choice: Choice) -> tuple
         }
         for k in order
     }
+    reaching = sorted(t for t, keys in reached.items() if keys & set(order) and t != HUNG)
+    select = runner.session.driven_selection(reaching)
     settings = {"order": order, "observe": observe, "per_run_s": runner.test_run_s}
+    settings["select"] = select
     settings["budget_s"] = budget - 5.0
     tree = runner.session.tree
     for path, text in schema_sources(only).items():

@@ -4,10 +4,11 @@ import runpy
 import sys
 
 
-def test(*paths, verbose=False):
+def test(*paths, verbose=False, kw=()):
     ok = True
     for path in paths:
         found = {k: v for k, v in runpy.run_path(path).items() if k.startswith("test_")}
+        found = {k: v for k, v in found.items() if not kw or any(w in k for w in kw)}
         sys.stdout.write(f"{path}[{len(found)}]")
         for name, func in found.items():
             if verbose:
