@@ -17,6 +17,8 @@ from spice_engine.strength.verdicts import NoVerdicts, Verdicts, outcome
 from spice_engine.validate.outcomes import FAILING, passed
 
 NOT_REACHED = "time budget: not reached"
+DRIVEN_RESERVE = 1 / 3
+"""Of the budget left when the verdicts start, what a driven runner keeps for after them."""
 
 
 def _one_run(runner: Runner, tests: list[str], config: StrengthConfig) -> InSessions:
@@ -55,10 +57,14 @@ def mutate(
         raise NoVerdicts(detail + _failure_line(found.log, fail_to_pass), found.log)
     done = dict(found.done)
     alone = found.alone + [c for c in choice.chosen if not (fast and c.site.switchable)]
-    for c in dict.fromkeys(alone):
-        done[c.key] = judge_alone(
-            runner, found.judged, c, choice.originals[c.path], done.get(c.key)
-        )
+    # Where our driver makes the differential run after the verdicts, a share of the budget is
+    # kept for it and the probes it needs: a survivor without one is held, not shown.
+    kept = DRIVEN_RESERVE * runner.left() if not fast and runner.session.driven_runs else 0.0
+    with runner.holding(kept):
+        for c in dict.fromkeys(alone):
+            done[c.key] = judge_alone(
+                runner, found.judged, c, choice.originals[c.path], done.get(c.key)
+            )
     for c in choice.chosen:
         if c.key not in done:
             done[c.key] = outcome(c, choice.originals[c.path], Verdict.NOT_RUN, "none", NOT_REACHED)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -138,6 +140,15 @@ class Runner:
 
     def left(self) -> float:
         return self.deadline - time.monotonic()
+
+    @contextmanager
+    def holding(self, seconds: float) -> Iterator[None]:
+        """Within it, `seconds` of what is left are held back (the deadline that much sooner)."""
+        self.deadline -= seconds
+        try:
+            yield
+        finally:
+            self.deadline += seconds
 
     def bound_runs(self, fix_s: float, slack_s: float, validation_s: float | None) -> None:
         """Each later whole run stopped at a multiple of the fix's own (`fix_s`) and a slack,
