@@ -204,3 +204,42 @@ def test_objects_are_read_without_running_their_code() -> None:
     assert out["v['b'][1]"] == "2" and out["v['c']"] == "builtins.set['3']"
     assert out["v['d']"] == "builtins.list_iterator"  # never consumed
     assert observe_support.MAX_LEAVES >= 1000
+
+
+class Fact:
+    """An object that caches what it was asked (as sympy's `_assumptions`) and keeps a
+    registry of what it was given (as sphinx's `_index_entries`)."""
+
+    def __init__(self) -> None:
+        self._assumptions: dict[str, bool] = {"commutative": True}
+        self._entries: dict[str, int] = {}
+
+
+ASKED: dict[str, object] = {}
+"""What `ask` does (set by `_ask`: the code under the fix or a mutant), its arguments the same."""
+
+
+def ask(fact: Fact) -> None:
+    for question in ASKED["questions"]:  # type: ignore[attr-defined]
+        fact._assumptions[question] = bool(ASKED["answer"])
+    if ASKED["entry"]:
+        fact._entries[str(ASKED["entry"])] = 1
+
+
+def _ask(questions: tuple[str, ...], answer: bool = True, entry: str = "") -> list[dict[str, str]]:
+    ASKED.update(questions=questions, answer=answer, entry=entry)
+    with Observer(Path(__file__).name, "ask") as seen:
+        ask(Fact())
+    return seen.calls
+
+
+def test_what_a_cache_holds_is_no_difference_but_another_answer_or_entry_is() -> None:
+    """Which facts a cache holds follows what was asked before (sympy-17251's `> 1` → `>= 1`
+    asks other assumptions of the same numbers): no caller gets another answer. A fact
+    cached with another value, or an entry a registry lacks, is a difference."""
+    fix = _ask(("positive",))
+    assert differs(fix, _ask(("positive",)), _ask(("positive", "even"))) is False
+    assert differs(fix, _ask(("positive",)), _ask(())) is False
+    assert differs(fix, _ask(("positive",)), _ask(("positive",), answer=False)) == "stored"
+    kept = _ask(("positive",), entry="x")
+    assert differs(kept, _ask(("positive",), entry="x"), _ask(("positive",))) == "stored"

@@ -5,7 +5,23 @@ caller can see different from what two runs of the fix agree on?
 Plugin rules apply: the project's Python, type comments, nothing from this package.
 """
 
+import re
 from typing import Any, Dict, List, Optional, Set  # noqa: F401 (type comments)
+
+_CACHE = re.compile(r"\.(_assumptions|_\w*(?:cache|memo)\w*)(\[[^.]*\])?$", re.IGNORECASE)
+"""A private attribute that holds what is computed again on demand (sympy's `_assumptions`, a
+`_cache`, a `_memo`), and an entry directly in it."""
+
+
+def _cached(path, fix, mutant):
+    # type: (str, Dict[str, str], Dict[str, str]) -> bool
+    """Is `path` a cache's own leaf (its size) or an entry only one side holds in it? Which facts
+    a cache holds depends on what was asked before (sympy caches each assumption an object is
+    asked about, and the mutant asks others): no caller's question gets another answer."""
+    found = _CACHE.search(path)
+    if found is None:
+        return False
+    return not found.group(2) or (path in fix) != (path in mutant)
 
 
 def _root(path, own, other):
@@ -106,6 +122,7 @@ def changed(fix, again, mutant):
     if aliased:  # written out only where they differ: a large object meets many values again
         fix, again, mutant = (_unaliased(x, aliased) for x in (fix, again, mutant))
         paths = _differing(fix, again, mutant)
+    paths = [p for p in paths if not _cached(p, fix, mutant)]
     if not paths or _renamed(fix, mutant, paths):
         return ""
     returned = any(p == "return" or p.startswith(("return.", "return[")) for p in paths)
