@@ -13,6 +13,7 @@ from typing import Any
 from spice_engine.langs import languages
 from spice_engine.langs.capabilities import copying_calls
 from spice_engine.strength import mutants, sources, syntax_mutants
+from spice_engine.strength.candidates import _add_syntax
 from spice_engine.strength.choose import choose
 from spice_engine.strength.new_tokens import new_tokens
 from spice_engine.strength.parts import changed_lines, parts
@@ -182,6 +183,30 @@ def test_a_negative_constant_is_said_with_its_sign_so_two_on_a_line_are_told_apa
     sites = syntax_mutants.find_sites(source, {1}, "javascript")
     assert [s.change for s in sites] == ["`-1` → `-2`", "`1` → `2`"]
     assert "f(c ? -2 : 1)" in (syntax_mutants.mutant_source(source, sites[0], "javascript") or "")
+
+
+def test_two_mutants_written_alike_on_one_line_each_say_which_they_are() -> None:
+    # sympy-17821's `Dummy('k', integer=True, nonnegative=True)`: one `True` → `False` leaves the
+    # sum alike, the other makes its `doit()` raise; one judgement could not name both.
+    fix = "def f(g):\n    return g('k', integer=True, nonnegative=True)\n"
+    said = [c.site.change for c in choose({"a.py": fix}, {"a.py": {2}}, 30).chosen]
+    flips = [c for c in said if c.startswith("`True` → `False`")]
+    assert flips == [
+        "`True` → `False` (1st of 2 on its line)",
+        "`True` → `False` (2nd of 2 on its line)",
+    ]
+    assert "`'k'` → `'XXkXX'`" in said  # alone of its kind: said as before
+    choice = choose({}, {}, 30)
+    before, after = (
+        "package a\n\nfunc f() { g() }\n",
+        "package a\n\nfunc f() { g(true, true, false) }\n",
+    )
+    written = new_tokens(_patch("a.go", before, after), lambda path: True)
+    _add_syntax(choice, {"a.go": after}, ({"a.go": {3}}, written), "go", 30, 0)
+    go = [c.site.change for c in choice.chosen]
+    assert "`false` → `true`" in go  # alone of its kind
+    assert "`true` → `false` (1st of 2 on its line)" in go
+    assert "`true` → `false` (2nd of 2 on its line)" in go
 
 
 REWRAPPED = (

@@ -4,6 +4,8 @@ mutant one run). Which files may be mutated is the language's to say (`Language.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from spice_engine.langs import languages
 from spice_engine.langs.capabilities import copying_calls
 from spice_engine.runs.session import Session
@@ -12,7 +14,7 @@ from spice_engine.strength.choose import ID_STRIDE, Choice, Chosen, choose, spre
 from spice_engine.strength.new_tokens import Span, new_tokens
 from spice_engine.strength.parts import changed_lines
 from spice_engine.strength.private_renames import set_aside_renames
-from spice_engine.strength.sites import Site
+from spice_engine.strength.sites import Site, told_apart
 from spice_engine.strength.syntax_mutants import (
     REMOVED,
     STATEMENT,
@@ -69,6 +71,8 @@ def _add_syntax(
             continue
         found = find_sites(fixed[path], lines[path], grammar, written.get(path, []), copying)
         sites += [(path, s, grammar) for s in found]
+    said = told_apart([(path, s.line, s.change) for path, s, _ in sites])
+    sites = [(p, replace(s, change=c), g) for (p, s, g), c in zip(sites, said, strict=True)]
     seen: set[str] = set()
     base = first_file * ID_STRIDE
     for path, site, grammar in _removals_last(sites):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from libcst import CSTValidationError, ParserSyntaxError
 
@@ -10,6 +10,7 @@ from spice_engine.strength import scoped, sources
 from spice_engine.strength.equivalence import same_bytecode, statement_lines
 from spice_engine.strength.mutants import Site
 from spice_engine.strength.new_tokens import Span, touches
+from spice_engine.strength.sites import told_apart
 
 GOLDEN = 0.6180339887498949
 """Stride of the spread: consecutive picks land far apart along the sites (a Weyl sequence)."""
@@ -66,6 +67,8 @@ def choose(
         if written is not None:  # only mutants of what the fix writes, not of what it moves
             found = [s for s in found if _of_the_fix(s, written.get(path, []))]
         sites += [(n, path, s) for s in found]
+    said = told_apart([(path, s.line, s.change) for _, path, s in sites])
+    sites = [(n, path, replace(s, change=c)) for (n, path, s), c in zip(sites, said, strict=True)]
     chosen: list[Chosen] = []
     proven: list[tuple[Chosen, str]] = []
     seen: set[tuple[str, str]] = set()

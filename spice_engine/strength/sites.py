@@ -74,3 +74,27 @@ def paren(node: cst.BaseExpression) -> cst.BaseExpression:
 
 def guard(k: int) -> cst.Call:
     return cst.Call(cst.Name(GUARD), [cst.Arg(cst.Integer(str(k)))])
+
+
+def told_apart(places: list[tuple[str, int, str]]) -> list[str]:
+    """Each (path, line, change)'s change, saying which one it is where its line holds two
+    mutants written alike (sympy-17821's `Dummy('k', integer=True, nonnegative=True)`: two
+    `True` → `False`, one harmless, one that makes `doit()` raise): a reviewer, and a
+    judgement kept by place and change, can name each. `places` in the order of the line."""
+    total: dict[tuple[str, int, str], int] = {}
+    for place in places:
+        total[place] = total.get(place, 0) + 1
+    seen: dict[tuple[str, int, str], int] = {}
+    out = []
+    for place in places:
+        n = total[place]
+        seen[place] = seen.get(place, 0) + 1
+        out.append(
+            place[2] if n == 1 else f"{place[2]} ({_ordinal(seen[place])} of {n} on its line)"
+        )
+    return out
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
