@@ -14,7 +14,7 @@ from pathlib import Path
 
 from spice_engine.strength.choose import Choice, schema_sources
 from spice_engine.strength.line_probe import HUNG
-from spice_engine.strength.result import MutantOutcome, Verdict, evidence
+from spice_engine.strength.result import MutantOutcome, Verdict
 from spice_engine.strength.runs import WATCHERS, Runner, session_result
 from spice_engine.strength.verdicts import NO_DIFFERENCE, Verdicts, differential_reason
 
@@ -40,19 +40,16 @@ def watch_survivors(
     if not order or budget < 10 or runner.test_run_s is None:
         return verdicts, len(order)
     only = Choice([chosen[k] for k in order], 0, [], choice.originals, choice.lines)
-    observe = {
-        str(k): {
-            "path": chosen[k].path,
-            "function": chosen[k].site.function,
-            "late": evidence(chosen[k].site.operator) > 1,
-        }
-        for k in order
-    }
+    # The driver watches in `order`, the ranking's: it needs no hint of what comes late.
+    observe = {str(k): {"path": chosen[k].path, "function": chosen[k].site.function} for k in order}
     reaching = sorted(t for t, keys in reached.items() if keys & set(order) and t != HUNG)
-    select = runner.session.driven_selection(reaching)
-    settings = {"order": order, "observe": observe, "per_run_s": runner.test_run_s}
-    settings["select"] = select
-    settings["budget_s"] = budget - 5.0
+    settings = {
+        "order": order,
+        "observe": observe,
+        "per_run_s": runner.test_run_s,
+        "select": runner.session.driven_selection(reaching),
+        "budget_s": budget - 5.0,
+    }
     tree = runner.session.tree
     for path, text in schema_sources(only).items():
         tree.put(path, text)
