@@ -30,4 +30,6 @@ EXTRA_SAMPLES["catching_test"] = {
     "code": "def clamp(x, lo, hi):\n    if x > hi:\n        return hi",
     "wrong_fix": "-    if x > hi:\n+    if not (x > hi):\n",
     "test_path": "tests/test_spice_catches_survivor.py",
+    "kind": "a whole pytest test module: imports and one or more test functions",
+    "appended": False,
 }

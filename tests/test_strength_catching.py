@@ -75,7 +75,7 @@ def test_a_written_test_that_passes_on_the_fix_and_fails_on_the_survivor_is_show
     assert caught is not None and caught.code == CATCHES
     assert caught.path == "tests/test_spice_catches_survivor.py"
     assert "test_adds" in caught.failure
-    assert got.headline == survivor and got.written_by == "openai/fake, catching_test v1"
+    assert got.headline == survivor and got.written_by == "openai/fake, catching_test v2"
     # Shown in the comment and in the export.
     assert "```python\n" + CATCHES in catching_block(got, ())
     assert "+    return a - b" in survivor_block(got, ())

@@ -101,4 +101,4 @@ def catching_block(shown: Shown, secrets: tuple[str, ...]) -> str:
     top = _headline(shown)
     if top is None or top.catching_test is None:
         return ""
-    return code_block(top.catching_test.code, "python", secrets=secrets)
+    return code_block(top.catching_test.code, top.catching_test.fence, secrets=secrets)

@@ -24,6 +24,9 @@ language's name.
 - `LineProbes`: a statement failing the test that runs it can be placed before the statement
   holding a line (spice_engine.langs.line_probes): which tests execute a survivor's line, where
   no plugin of ours watches (spice_engine.strength.line_probe).
+- `WrittenTests`: a test file the language's test command runs can be placed for a survivor
+  (spice_engine.langs.written_tests), so a model's test that catches it can be proven in the
+  sandbox (spice_engine.strength.catching). Without it (C, C++) no test is written.
 - `CopyingCalls`: methods that only copy their receiver (Rust's `clone`): a mutant without one
   that still builds moves the same value instead, never a wrong fix, so none is made.
 """
@@ -36,6 +39,7 @@ from typing import Any, Protocol, runtime_checkable
 from spice_engine.langs.base import Files, Language, Phase, Plan
 from spice_engine.langs.prepared import EnvRequest, Prepared
 from spice_engine.langs.python_versions import Group
+from spice_engine.langs.written_tests import WrittenPlace
 from spice_engine.validate.executor import RunResult, SetupTree
 from spice_engine.validate.plugin_run import Plugin
 from spice_engine.validate.sandbox import Sandbox
@@ -204,3 +208,20 @@ def partly_installed(language: Language, plan: Plan, files: Files, log: str) -> 
 def copying_calls(language: Language) -> frozenset[str]:
     """Methods whose removal (`x.clone()` → `x`) makes no mutant in `language`."""
     return language.copying_calls if isinstance(language, CopyingCalls) else frozenset()
+
+
+@runtime_checkable
+class WrittenTests(Protocol):
+    def written_test(self, files: Files, path: str, test_files: list[str]) -> WrittenPlace | None:
+        """Where a test catching a survivor in `path` goes, given the test patch's files (None:
+        nowhere the test command would run it)."""
+        ...
+
+
+def written_place(
+    language: Language, files: Files, path: str, test_files: list[str]
+) -> WrittenPlace | None:
+    """Where a written test for a survivor in `path` goes (None: the language has no place)."""
+    if not isinstance(language, WrittenTests):
+        return None
+    return language.written_test(files, path, test_files)

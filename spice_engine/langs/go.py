@@ -9,7 +9,7 @@ import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
-from spice_engine.langs import go_code, line_probes
+from spice_engine.langs import go_code, line_probes, written_tests
 from spice_engine.langs.base import (
     CACHE,
     JOB,
@@ -109,6 +109,11 @@ class Go:
 
     def grammar(self, path: str) -> str | None:
         return "go" if path.endswith(".go") else None
+
+    def written_test(
+        self, files: Files, path: str, test_files: list[str]
+    ) -> written_tests.WrittenPlace | None:
+        return written_tests.go_place(files, path)
 
     def plan(self, files: Files, date: str | None) -> Plan:
         version, have = machine_go(self.goroot)

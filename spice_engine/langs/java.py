@@ -10,7 +10,7 @@ import re
 import shlex
 from pathlib import Path
 
-from spice_engine.langs import java_code, java_reports, line_probes
+from spice_engine.langs import java_code, java_reports, line_probes, written_tests
 from spice_engine.langs.base import (
     ENV,
     JOB,
@@ -193,6 +193,11 @@ class Java:
 
     def grammar(self, path: str) -> str | None:
         return "java" if path.endswith(".java") else None
+
+    def written_test(
+        self, files: Files, path: str, test_files: list[str]
+    ) -> written_tests.WrittenPlace | None:
+        return written_tests.java_place(files, path)
 
     def plan(self, files: Files, date: str | None) -> Plan:
         # Maven resolves the versions the poms pin, whatever the date: no date to apply.

@@ -19,7 +19,7 @@ import re
 import shlex
 from typing import Any
 
-from spice_engine.langs import js_reports, line_probes
+from spice_engine.langs import js_reports, line_probes, written_tests
 from spice_engine.langs.base import (
     CACHE,
     ENV,
@@ -103,6 +103,11 @@ class JavaScript:
         if path.endswith((".ts", ".mts", ".cts")):
             return "typescript"
         return "javascript" if SOURCE.search(path) else None
+
+    def written_test(
+        self, files: Files, path: str, test_files: list[str]
+    ) -> written_tests.WrittenPlace | None:
+        return written_tests.javascript_place(test_files)
 
     def plan(self, files: Files, date: str | None) -> Plan:
         paths = set(files.paths())

@@ -14,7 +14,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
-from spice_engine.langs import python_failures, python_line_probe
+from spice_engine.langs import python_failures, python_line_probe, written_tests
 from spice_engine.langs.base import TEST_FOLDERS, Files, Phase, Plan
 from spice_engine.langs.manifests import named
 from spice_engine.langs.python_env import LOG_PARSER, RUNNER, PythonEnvironments, plan_of
@@ -47,6 +47,11 @@ class Python:
 
     def grammar(self, path: str) -> str | None:
         return "python" if path.endswith(".py") else None
+
+    def written_test(
+        self, files: Files, path: str, test_files: list[str]
+    ) -> written_tests.WrittenPlace | None:
+        return written_tests.python_place(test_files)
 
     def plan(self, files: Files, date: str | None) -> Plan:
         """The recipe the tree's own metadata asks for (the planner's, without a version)."""

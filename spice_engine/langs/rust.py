@@ -10,7 +10,7 @@ from fnmatch import fnmatch
 from functools import cache
 from pathlib import Path
 
-from spice_engine.langs import line_probes, rust_code, rust_reports
+from spice_engine.langs import line_probes, rust_code, rust_reports, written_tests
 from spice_engine.langs.base import (
     BASE_INPUTS,
     ENV,
@@ -117,6 +117,11 @@ class Rust:
 
     def grammar(self, path: str) -> str | None:
         return "rust" if path.endswith(".rs") else None
+
+    def written_test(
+        self, files: Files, path: str, test_files: list[str]
+    ) -> written_tests.WrittenPlace | None:
+        return written_tests.rust_place(path)
 
     def _check_versions(self, files: Files, have: tuple[int, int]) -> None:
         for manifest in named(files, "Cargo.toml"):

@@ -1,27 +1,32 @@
-"""A test that catches a survivor: the model (k votes, as elsewhere) writes a test module that
-should pass on the gold fix and fail on the wrong fix; each written test is run in the sandbox
-both ways, and kept only when it does both. A survivor no written test tells from the fix is
+"""A test that catches a survivor: the model (k votes, as elsewhere) writes a test that should
+pass on the gold fix and fail on the wrong fix, in the survivor's language and where its test
+command runs it (spice_engine.langs.written_tests); each written test is run in the sandbox both
+ways, and kept only when it does both. A survivor no written test tells from the fix is
 `possibly_equivalent`: it is not used as the headline.
 
 Why run both ways: a model's test that fails on both shows nothing about the survivor (it may
 test something the fix does not do), one that passes on both does not catch it; only the pair
-of runs proves the survivor is a wrong fix a test could reject.
+of runs proves the survivor is a wrong fix a test could reject. The written test is put in the
+tree as a patch (the host's record holds it, so the language's command sees the file) and taken
+back after; its tests are the ones the fix's own runs never reported.
 """
 
 from __future__ import annotations
 
-import posixpath
+import difflib
 from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
+from spice_engine.langs.capabilities import failure_texts
+from spice_engine.langs.written_tests import WrittenPlace
 from spice_engine.llm.voting import collect_votes
 from spice_engine.prompts import render_messages
 from spice_engine.protocols import ChatModel
 from spice_engine.runs.session import Run
 from spice_engine.strength.result import CatchingTest, MutantOutcome
 from spice_engine.strength.runs import Runner
-from spice_engine.validate import door
+from spice_engine.strength.sources import diff
 from spice_engine.validate.outcomes import FAILING, passed
 
 PROMPT = "catching_test"
@@ -34,7 +39,7 @@ class WrittenTest(BaseModel):
     """The model's answer."""
 
     test_code: str = Field(max_length=MAX_TEST_CHARS)
-    """A whole pytest module."""
+    """The whole test (a file, or the module appended to the survivor's file)."""
     explanation: str = ""
 
 
@@ -50,67 +55,85 @@ class TestWriter:
     allow_unpriced: bool = False
 
 
-def test_path(f2p: list[str], fallback: str = "tests") -> str:
-    """Where a written test goes: beside the first fail-to-pass test (its conftest applies)."""
-    first = f2p[0].split("::", 1)[0] if f2p else ""
-    folder = posixpath.dirname(first) if first else fallback
-    return posixpath.join(folder, "test_spice_catches_survivor.py")
-
-
 def _around(source: str, line: int) -> str:
     rows = source.splitlines()
     start = max(0, line - 1 - CONTEXT_LINES)
     return "\n".join(rows[start : line + CONTEXT_LINES])
 
 
-def _ids(run: Run, path: str) -> list[str]:
-    return [t for t in run.outcomes if t.split("::", 1)[0] == path]
+def appended(source: str, code: str) -> str:
+    """`source` with the test module `code` after it, every line of `source` kept where it was."""
+    return source.rstrip("\n") + "\n\n" + code
 
 
-def _failure(run: Run, path: str) -> str:
-    for row in run.log.splitlines():
-        kind, _, rest = row.partition(" ")
-        if kind in FAILING and rest.startswith(path):
-            return row[:300]
-    return ""
+def written(place: WrittenPlace, code: str, fixed: str) -> str:
+    """The patch putting `code` in the tree holding the fix."""
+    if place.appended:
+        return diff(place.path, fixed, appended(fixed, code))
+    rows = difflib.unified_diff([], code.splitlines(keepends=True), "/dev/null", f"b/{place.path}")
+    return "".join(rows)
 
 
-def _holds(runner: Runner, path: str, code: str, mutant: tuple[str, str]) -> str | None:
+def _new_ids(runner: Runner, run: Run) -> list[str]:
+    """The tests of `run` the fix's own runs never reported: the written ones."""
+    known = {t for outcomes in runner.controls.values() for t in outcomes}
+    return [t for t in run.outcomes if t not in known]
+
+
+def _failure(runner: Runner, run: Run, ids: list[str]) -> str:
+    """The first written test failing in `run`, with its runner's own first line of why."""
+    failing = [t for t in ids if run.outcomes.get(t) in FAILING]
+    if not failing:
+        return ""
+    session = runner.session
+    plan = session.prepared.plan if session.prepared is not None else None
+    text = failure_texts(session.language, run.channel, run.log, plan).get(failing[0], "")
+    rows = (row.strip() for row in text.splitlines())
+    # Go's runner frames a failure with `=== RUN` / `--- FAIL` lines: the test's own is within.
+    why = next((row for row in rows if row and not row.startswith(("=== ", "--- "))), "")
+    return f"{failing[0]}: {why}"[:300] if why else failing[0][:300]
+
+
+def _holds(
+    runner: Runner, place: WrittenPlace, code: str, fixed: str, mutant: tuple[str, str]
+) -> str | None:
     """The failure on the wrong fix when `code` passes on the fix and fails on it (None: it
-    does not do both, or a run was cut off)."""
+    does not do both, or a run was cut off). A written test missing from the wrong fix's run
+    did not run there: no failure."""
     tree = runner.session.tree
-    door.write_text(tree.path, path, code)
+    patch = written(place, code, fixed)
+    tree.apply(patch)
     try:
-        gold = runner.run_files([path])
-        ids = _ids(gold, path)
+        gold = runner.run_files([place.path])
+        ids = _new_ids(runner, gold)
         if gold.killed or not ids or not all(passed(gold.outcomes, t) for t in ids):
             return None
         file, source = mutant
-        tree.put(file, source)
+        tree.put(file, appended(source, code) if place.appended and file == place.path else source)
         try:
-            wrong = runner.run_files([path])
+            wrong = runner.run_files([place.path])
         finally:
             tree.restore(file)
-        if wrong.killed or all(passed(wrong.outcomes, t) for t in ids):
+        if wrong.killed:
             return None
-        return _failure(wrong, path) or "fails on the wrong fix"
+        return _failure(runner, wrong, ids) or None
     finally:
-        door.remove(tree.path, path)
+        tree.apply(patch, reverse=True)
 
 
 def catch(
     runner: Runner,
     writer: TestWriter,
     survivor: MutantOutcome,
-    mutant_source: str,
-    fixed: str,
+    sources: tuple[str, str],
     instance: dict[str, object],
-    f2p: list[str],
+    place: WrittenPlace,
 ) -> tuple[bool | None, str]:
-    """Ask for catching tests of `survivor` and keep the first that holds both ways: True when
-    one did (then `survivor.catching_test` is set), False when written tests ran and none held,
-    None when none could run (no valid answer, no budget); and the prompt used."""
-    path = test_path(f2p)
+    """Ask for catching tests of `survivor` (`sources`: its mutant's file and the fix's) and
+    keep the first that holds both ways: True when one did (then `survivor.catching_test` is
+    set), False when written tests ran and none held, None when none could run (no valid
+    answer, no budget); and the prompt used."""
+    mutant_source, fixed = sources
     ref, messages = render_messages(
         PROMPT,
         {
@@ -120,7 +143,9 @@ def catch(
             "path": survivor.path,
             "code": _around(fixed, survivor.line),
             "wrong_fix": survivor.diff,
-            "test_path": path,
+            "test_path": place.path,
+            "kind": place.kind,
+            "appended": place.appended,
         },
     )
     batch = collect_votes(
@@ -138,8 +163,10 @@ def catch(
         if code in tried or runner.left() <= 0:
             continue
         tried.add(code)
-        failure = _holds(runner, path, code, (survivor.path, mutant_source))
+        failure = _holds(runner, place, code, fixed, (survivor.path, mutant_source))
         if failure is not None:
-            survivor.catching_test = CatchingTest(path=path, code=code, failure=failure)
+            survivor.catching_test = CatchingTest(
+                path=place.path, code=code, failure=failure, fence=place.fence
+            )
             return True, used
     return (False if tried else None), used

@@ -13,7 +13,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from spice_engine.langs.capabilities import written_place
 from spice_engine.runs.session import Session, Status
+from spice_engine.runs.validator_support import test_files
 from spice_engine.strength import sources
 from spice_engine.strength.ablation import ablate
 from spice_engine.strength.candidates import candidates
@@ -72,9 +74,9 @@ def measure_fix(
         t0 = time.monotonic()
         ablate(runner, job.patch, f2p, record)
         record.durations["ablation"] = _since(t0)
-    if writer is not None and runner.plugins and config.catching_tests and record.survivors:
+    if writer is not None and config.catching_tests and record.survivors:
         t0 = time.monotonic()
-        _write_tests(runner, writer, record, choice, (job.instance, f2p), config.catching_tests)
+        _write_tests(runner, writer, record, choice, config.catching_tests)
         record.durations["catching"] = _since(t0)
     record.say_budget(config)
     record.status = Status.MEASURED if record.mutants_tried else Status.NO_MUTANTS
@@ -175,24 +177,25 @@ def _judge(
 
 
 def _write_tests(
-    runner: Runner,
-    writer: TestWriter,
-    record: TestStrength,
-    choice: Choice,
-    issue: tuple[dict[str, object], list[str]],
-    limit: int,
+    runner: Runner, writer: TestWriter, record: TestStrength, choice: Choice, limit: int
 ) -> None:
     """The top survivors, each given a written test that catches it or, when the written tests
-    ran and none held, marked possibly equivalent."""
-    instance, f2p = issue
+    ran and none held, marked possibly equivalent; a survivor whose language has no place a
+    written test runs from is left as it is, and said."""
+    session = runner.session
+    tests = test_files(session.job.test_patch)
     by_diff = {sources.diff(c.path, choice.originals[c.path], c.source): c for c in choice.chosen}
     for m in record.survivors[:limit]:
         if runner.left() <= 0:
             record.skipped.append("catching tests: budget")
             break
+        place = written_place(session.language, session.tree, m.path, tests)
+        if place is None:
+            record.skipped.append(f"catching tests: no place in {m.path} a written test runs from")
+            continue
         c = by_diff[m.diff]
         held, record.written_by = catch(
-            runner, writer, m, c.source, choice.originals[c.path], instance, f2p
+            runner, writer, m, (c.source, choice.originals[c.path]), session.job.instance, place
         )
         m.possibly_equivalent = held is False
 

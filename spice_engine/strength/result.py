@@ -98,7 +98,9 @@ class CatchingTest(BaseModel):
     path: str
     code: str
     failure: str = ""
-    """How it fails on the survivor (pytest's summary line)."""
+    """How it fails on the survivor: the failing test's id and its runner's first line why."""
+    fence: str = "python"
+    """Its language, as a code block names it (rows stored before other languages: Python)."""
 
 
 OLD_PROSE = ("the test session crashed", "the run was stopped")

@@ -202,8 +202,13 @@ class Runner:
         )
 
     def run_files(self, files: list[str]) -> Run:
-        """`files` run whole, as they are (a file just written there, not yet tracked)."""
-        return self.session.run(self._name("written"), files, self._timeout())
+        """`files` run whole, as they are (a test just written there). A runner without our
+        plugins is given what validation gave it and them: its own command picks their
+        package's or module's tests with the rest."""
+        if self.plugins:
+            return self.session.run(self._name("written"), files, self._timeout())
+        args = self.targets + [f for f in files if f not in self.targets]
+        return self.session.run(self._name("written"), args, self._timeout(self.test_run_s))
 
     def mutant_session(
         self,

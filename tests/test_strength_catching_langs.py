@@ -1,0 +1,201 @@
+"""A written test that catches a survivor, in the compiled and JavaScript languages too: the
+scripted fake model answers with a test in the survivor's language, it is put where that
+language's own test command runs it (spice_engine.langs.written_tests), run in the real sandbox
+on the fix and on the wrong fix, and kept only when it passes on the first and fails on the
+second. The tree is left as the fix had it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.github.strength_render import catching_block
+from spice_engine.langs import languages
+from spice_engine.langs.base import ToolchainMissing
+from spice_engine.langs.capabilities import written_place
+from spice_engine.langs.executor import Executor
+from spice_engine.langs.rust import machine_rust
+from spice_engine.llm.config import ModelConfig
+from spice_engine.llm.litellm_chat import LiteLLMChat
+from spice_engine.runs.validator import validate
+from spice_engine.strength.catching import TestWriter
+from spice_engine.strength.measure import measure
+from spice_engine.strength.result import StrengthConfig, TestStrength
+from spice_engine.validate.bubblewrap import Bubblewrap
+from tests.compiled_code_support import small_project
+from tests.fakes.openai_server import FakeOpenAI, Reply
+from tests.lang_projects import go_sandbox, lang_job, node_sandbox
+
+GO_MOD = "module example.com/calc\n\ngo 1.21\n"
+GO_BUG = "package mathx\n\n// Add returns a plus b.\nfunc Add(a, b int) int { return a * b }\n"
+GO_FIX = "package mathx\n\n// Add returns a plus b.\nfunc Add(a, b int) int { return a + b }\n"
+GO_WEAK = (
+    'package mathx\n\nimport "testing"\n\n'
+    'func TestAdd(t *testing.T) {\n\tif Add(2, 0) != 2 {\n\t\tt.Fatal("add")\n\t}\n}\n'
+)
+GO_CATCHES = (
+    'package mathx\n\nimport "testing"\n\n'
+    "func TestSpiceAdds(t *testing.T) {\n\tif got := Add(2, 3); got != 5 {\n"
+    '\t\tt.Fatalf("Add(2, 3) = %d", got)\n\t}\n}\n'
+)
+GO_PASSES_BOTH = GO_WEAK.replace("TestAdd", "TestSpiceAddsZero")
+
+RS_CARGO = '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n'
+RS_BUG = "pub fn add(a: i64, b: i64) -> i64 {\n    a * b\n}\n"
+RS_FIX = RS_BUG.replace("a * b", "a + b")
+RS_WEAK = "use calc::add;\n\n#[test]\nfn adds() {\n    assert_eq!(add(2, 0), 2);\n}\n"
+RS_MODULE = "#[cfg(test)]\nmod spice_catches_survivor {\n    use super::*;\n\n    #[test]\n"
+RS_CATCHES = RS_MODULE + "    fn adds_two() {\n        assert_eq!(add(2, 3), 5);\n    }\n}\n"
+RS_PASSES_BOTH = RS_MODULE + "    fn adds_zero() {\n        assert_eq!(add(5, 0), 5);\n    }\n}\n"
+
+JS_PACKAGE = json.dumps({"name": "calc", "private": True, "scripts": {"test": "node --test"}})
+JS_BUG = "exports.add = (a, b) => a * b;\n"
+JS_FIX = "exports.add = (a, b) => a + b;\n"
+JS_HEAD = "const test = require('node:test');\nconst assert = require('node:assert');\n"
+JS_HEAD += "const { add } = require('../lib/calc.js');\n\n"
+JS_WEAK = JS_HEAD + "test('adds', () => assert.strictEqual(add(2, 0), 2));\n"
+JS_CATCHES = JS_HEAD + "test('adds two', () => assert.strictEqual(add(2, 3), 5));\n"
+JS_PASSES_BOTH = JS_HEAD + "test('adds zero', () => assert.strictEqual(add(5, 0), 5));\n"
+
+
+CHANGES = {"go": "`+ b` → `- b`", "javascript": "`+ b` → `- b`", "rust": "`+ b` → `- b`"}
+
+
+def _written(*tests: str) -> Any:
+    """The model's k answers: one written test each."""
+
+    def reply(request: dict[str, Any]) -> Reply:
+        texts = [json.dumps({"test_code": t, "explanation": "2 + 3 is 5"}) for t in tests]
+        return Reply(texts=texts[: int(request.get("n") or 1)])
+
+    return reply
+
+
+def _sandbox(tmp_path: Path, language: str) -> Bubblewrap:
+    if language == "go":
+        return go_sandbox(tmp_path)
+    if language == "javascript":
+        return node_sandbox(tmp_path)
+    try:
+        machine_rust()
+    except ToolchainMissing as exc:
+        pytest.skip(str(exc))
+    box = Bubblewrap()
+    if why := box.problem(tmp_path):
+        pytest.skip(f"bubblewrap cannot run here: {why}")
+    return box
+
+
+def _measure(tmp_path: Path, row: dict[str, Any], language: str, *tests: str) -> TestStrength:
+    box = _sandbox(tmp_path, language)
+    executor = Executor(tmp_path / "envs", box)
+    job = lang_job(row, tmp_path / "repo", language)
+    done = validate(job, executor, tmp_path / "scratch")
+    assert done.validation.status == "valid", done.validation.detail
+    row["FAIL_TO_PASS"], row["PASS_TO_PASS"] = json.dumps(done.fail_to_pass), json.dumps([])
+    job = lang_job(row, tmp_path / "repo", language)
+    with FakeOpenAI(_written(*tests)) as server:
+        model = ModelConfig(
+            model="openai/fake",
+            api_base=server.api_base,
+            api_key="anything",
+            output_mode="json_object",
+            backoff_s=0.0,
+        )
+        writer = TestWriter(LiteLLMChat(model), votes=len(tests))
+        got = measure(job, executor, tmp_path / "s", StrengthConfig(budget_s=300), writer=writer)
+        asked = json.dumps(server.requests)
+    assert got.status == "measured", got.detail
+    assert "the whole test" in asked  # the language-neutral prompt
+    return got
+
+
+@pytest.mark.parametrize(
+    ("language", "files", "tests", "place", "fence"),
+    [
+        (
+            "go",
+            ({"go.mod": GO_MOD, "mathx/add.go": GO_BUG}, {"mathx/add.go": GO_FIX}),
+            {"mathx/add_test.go": GO_WEAK},
+            "mathx/spice_catches_survivor_test.go",
+            "go",
+        ),
+        (
+            "javascript",
+            ({"package.json": JS_PACKAGE, "lib/calc.js": JS_BUG}, {"lib/calc.js": JS_FIX}),
+            {"test/add.test.js": JS_WEAK},
+            "test/spice-catches-survivor.test.js",
+            "javascript",
+        ),
+        (
+            "rust",
+            ({"Cargo.toml": RS_CARGO, "src/lib.rs": RS_BUG}, {"src/lib.rs": RS_FIX}),
+            {"tests/add.rs": RS_WEAK},
+            "src/lib.rs",  # appended to the survivor's own file: its private items in reach
+            "rust",
+        ),
+    ],
+)
+def test_a_written_test_in_the_languages_own_place_catches_the_survivor(
+    tmp_path: Path,
+    language: str,
+    files: tuple[dict[str, str], dict[str, str]],
+    tests: dict[str, str],
+    place: str,
+    fence: str,
+) -> None:
+    base, fix = files
+    row = small_project(tmp_path, base, fix, tests)
+    # The first answer passes on both (no catch), the second catches `a - b`.
+    passes_both, catches = {
+        "go": (GO_PASSES_BOTH, GO_CATCHES),
+        "javascript": (JS_PASSES_BOTH, JS_CATCHES),
+        "rust": (RS_PASSES_BOTH, RS_CATCHES),
+    }[language]
+    got = _measure(tmp_path, row, language, passes_both, catches)
+    caught = [m for m in got.survivors if m.catching_test is not None]
+    assert [m.change for m in caught] == [CHANGES[language]], [m.change for m in got.survivors]
+    (survivor,) = caught
+    test = survivor.catching_test
+    assert test is not None and test.code == catches and test.path == place
+    assert test.fence == fence and "adds" in test.failure.lower()
+    assert survivor.shown and not survivor.possibly_equivalent and got.headline == survivor
+    assert f"```{fence}\n" + catches in catching_block(got, ())
+    assert got.written_by == "openai/fake, catching_test v2"
+    # Nothing written is left in the tree the strength run used.
+    assert not (tmp_path / "s").exists() or list((tmp_path / "s").iterdir()) == []
+
+
+def test_each_language_places_its_written_test_where_its_command_runs_it() -> None:
+    class Files:
+        def __init__(self, texts: dict[str, str]) -> None:
+            self.texts = texts
+
+        def paths(self) -> list[str]:
+            return sorted(self.texts)
+
+        def text(self, path: str) -> str | None:
+            return self.texts.get(path)
+
+        def changed(self) -> list[str]:
+            return []
+
+    langs = languages()
+    java = "package com.acme.util;\n\npublic class Add {}\n"
+    files = Files({"core/src/main/java/com/acme/util/Add.java": java, "a/b.go": "package b\n"})
+    at = written_place(langs["java"], files, "core/src/main/java/com/acme/util/Add.java", [])
+    assert at is not None
+    assert at.path == "core/src/test/java/com/acme/util/SpiceCatchesSurvivorTest.java"
+    go = written_place(langs["go"], files, "a/b.go", [])
+    assert go is not None and "package `b`" in go.kind
+    rust = written_place(langs["rust"], files, "src/printer/json.rs", [])
+    assert rust is not None and rust.appended and rust.path == "src/printer/json.rs"
+    ts = written_place(langs["javascript"], files, "src/x.ts", ["test/clamp.spec.ts"])
+    assert ts is not None and ts.path == "test/spice-catches-survivor.spec.ts"
+    py = written_place(langs["python"], files, "calc.py", ["tests/unit/test_calc.py"])
+    assert py is not None and py.path == "tests/unit/test_spice_catches_survivor.py"
+    # A C test is built only once a build file names it: no place.
+    assert written_place(langs["c"], files, "src/calc.c", ["tests/t.c"]) is None
