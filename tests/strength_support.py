@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+from spice_engine.llm.config import ModelConfig
+from spice_engine.llm.litellm_chat import LiteLLMChat
+from spice_engine.strength.catching import TestWriter
+from tests.fakes.openai_server import FakeOpenAI, Reply
 from tests.fakes.sample_project import calc_project, instance_of
 
 STRONG = "\n\ndef test_add():\n    from calc import add\n    assert add(2, 3) == 5\n"
@@ -57,3 +64,26 @@ def clamp_instance(tmp_path: Path, test: str) -> tuple[Path, dict[str, str]]:
     row["FAIL_TO_PASS"] = json.dumps(["tests/test_calc.py::test_clamp"])
     row["PASS_TO_PASS"] = json.dumps(["tests/test_calc.py::test_mul"])
     return repo, row
+
+
+@contextmanager
+def test_writer(*tests: str) -> Iterator[tuple[TestWriter, FakeOpenAI]]:
+    """A writer of catching tests whose model, the scripted fake server, answers its k votes
+    with `tests` in order (one written test each); and the server, to read what was asked."""
+
+    def reply(request: dict[str, Any]) -> Reply:
+        texts = [json.dumps({"test_code": t, "explanation": "2 + 3 is 5"}) for t in tests]
+        return Reply(texts=texts[: int(request.get("n") or 1)])
+
+    with FakeOpenAI(reply) as server:
+        config = ModelConfig(
+            model="openai/fake",
+            api_base=server.api_base,
+            api_key="anything",
+            output_mode="json_object",
+            backoff_s=0.0,
+        )
+        yield TestWriter(LiteLLMChat(config), votes=len(tests)), server
+
+
+test_writer.__test__ = False  # type: ignore[attr-defined]

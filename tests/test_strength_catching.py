@@ -7,22 +7,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from app.github.strength_render import catching_block, strength_line, survivor_block
 from spice_engine.langs.executor import Executor
 from spice_engine.langs.python_recipe import Recipe
-from spice_engine.llm.config import ModelConfig
-from spice_engine.llm.litellm_chat import LiteLLMChat
 from spice_engine.runs.session import Job
-from spice_engine.strength.catching import TestWriter
 from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength
 from spice_engine.validate.bubblewrap import Bubblewrap
-from tests.fakes.openai_server import FakeOpenAI, Reply
-from tests.strength_support import FIX, WEAK, calc_instance
+from tests.strength_support import FIX, WEAK, calc_instance, test_writer
 from tests.validation_support import sandbox_fixture  # noqa: F401
 
 RECIPE = Recipe(python="3.11", extra_packages=["pytest"])
@@ -36,28 +31,10 @@ def envs_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("envs")
 
 
-def _written(*modules: str) -> Any:
-    """The model's k answers: one written module each."""
-
-    def reply(request: dict[str, Any]) -> Reply:
-        texts = [json.dumps({"test_code": m, "explanation": "2 + 3"}) for m in modules]
-        return Reply(texts=texts[: int(request.get("n") or 1)])
-
-    return reply
-
-
 def _measure(tmp_path: Path, envs: Path, sandbox: Bubblewrap, *modules: str) -> TestStrength:
     repo, row = calc_instance(tmp_path, WEAK, FIX)  # add(2, 0) == 2: `a - b` survives
     job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, timeout_s=120)
-    with FakeOpenAI(_written(*modules)) as server:
-        config = ModelConfig(
-            model="openai/fake",
-            api_base=server.api_base,
-            api_key="anything",
-            output_mode="json_object",
-            backoff_s=0.0,
-        )
-        writer = TestWriter(LiteLLMChat(config), votes=len(modules))
+    with test_writer(*modules) as (writer, server):
         got = measure(job, Executor(envs, sandbox), tmp_path / "s", StrengthConfig(), writer=writer)
         assert any("catching_test" in str(r) or "wrong fix" in str(r) for r in server.requests)
     assert got.status == "measured", got.detail

@@ -18,16 +18,13 @@ from spice_engine.langs.base import ToolchainMissing
 from spice_engine.langs.capabilities import written_place
 from spice_engine.langs.executor import Executor
 from spice_engine.langs.rust import machine_rust
-from spice_engine.llm.config import ModelConfig
-from spice_engine.llm.litellm_chat import LiteLLMChat
 from spice_engine.runs.validator import validate
-from spice_engine.strength.catching import TestWriter
 from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength
 from spice_engine.validate.bubblewrap import Bubblewrap
 from tests.compiled_code_support import small_project
-from tests.fakes.openai_server import FakeOpenAI, Reply
-from tests.lang_projects import go_sandbox, lang_job, node_sandbox
+from tests.lang_projects import DictFiles, go_sandbox, lang_job, node_sandbox
+from tests.strength_support import test_writer
 
 GO_MOD = "module example.com/calc\n\ngo 1.21\n"
 GO_BUG = "package mathx\n\n// Add returns a plus b.\nfunc Add(a, b int) int { return a * b }\n"
@@ -64,16 +61,6 @@ JS_PASSES_BOTH = JS_HEAD + "test('adds zero', () => assert.strictEqual(add(5, 0)
 CHANGES = {"go": "`+ b` → `- b`", "javascript": "`+ b` → `- b`", "rust": "`+ b` → `- b`"}
 
 
-def _written(*tests: str) -> Any:
-    """The model's k answers: one written test each."""
-
-    def reply(request: dict[str, Any]) -> Reply:
-        texts = [json.dumps({"test_code": t, "explanation": "2 + 3 is 5"}) for t in tests]
-        return Reply(texts=texts[: int(request.get("n") or 1)])
-
-    return reply
-
-
 def _sandbox(tmp_path: Path, language: str) -> Bubblewrap:
     if language == "go":
         return go_sandbox(tmp_path)
@@ -97,15 +84,7 @@ def _measure(tmp_path: Path, row: dict[str, Any], language: str, *tests: str) ->
     assert done.validation.status == "valid", done.validation.detail
     row["FAIL_TO_PASS"], row["PASS_TO_PASS"] = json.dumps(done.fail_to_pass), json.dumps([])
     job = lang_job(row, tmp_path / "repo", language)
-    with FakeOpenAI(_written(*tests)) as server:
-        model = ModelConfig(
-            model="openai/fake",
-            api_base=server.api_base,
-            api_key="anything",
-            output_mode="json_object",
-            backoff_s=0.0,
-        )
-        writer = TestWriter(LiteLLMChat(model), votes=len(tests))
+    with test_writer(*tests) as (writer, server):
         got = measure(job, executor, tmp_path / "s", StrengthConfig(budget_s=300), writer=writer)
         asked = json.dumps(server.requests)
     assert got.status == "measured", got.detail
@@ -170,22 +149,9 @@ def test_a_written_test_in_the_languages_own_place_catches_the_survivor(
 
 
 def test_each_language_places_its_written_test_where_its_command_runs_it() -> None:
-    class Files:
-        def __init__(self, texts: dict[str, str]) -> None:
-            self.texts = texts
-
-        def paths(self) -> list[str]:
-            return sorted(self.texts)
-
-        def text(self, path: str) -> str | None:
-            return self.texts.get(path)
-
-        def changed(self) -> list[str]:
-            return []
-
     langs = languages()
     java = "package com.acme.util;\n\npublic class Add {}\n"
-    files = Files({"core/src/main/java/com/acme/util/Add.java": java, "a/b.go": "package b\n"})
+    files = DictFiles({"core/src/main/java/com/acme/util/Add.java": java, "a/b.go": "package b\n"})
     at = written_place(langs["java"], files, "core/src/main/java/com/acme/util/Add.java", [])
     assert at is not None
     assert at.path == "core/src/test/java/com/acme/util/SpiceCatchesSurvivorTest.java"
