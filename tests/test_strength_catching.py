@@ -17,6 +17,7 @@ from spice_engine.runs.session import Job
 from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength
 from spice_engine.validate.bubblewrap import Bubblewrap
+from tests.fakes.sample_project import git
 from tests.strength_support import FIX, WEAK, calc_instance, test_writer
 from tests.validation_support import sandbox_fixture  # noqa: F401
 
@@ -31,8 +32,20 @@ def envs_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("envs")
 
 
-def _measure(tmp_path: Path, envs: Path, sandbox: Bubblewrap, *modules: str) -> TestStrength:
+def _measure(
+    tmp_path: Path,
+    envs: Path,
+    sandbox: Bubblewrap,
+    *modules: str,
+    own: dict[str, str] | None = None,
+) -> TestStrength:
     repo, row = calc_instance(tmp_path, WEAK, FIX)  # add(2, 0) == 2: `a - b` survives
+    if own:  # files of the repository's own, committed under the instance's base
+        for path, text in own.items():
+            (repo / path).write_text(text)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", "own files")
+        row["base_commit"] = git(repo, "rev-parse", "HEAD").strip()
     job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, timeout_s=120)
     with test_writer(*modules) as (writer, server):
         got = measure(job, Executor(envs, sandbox), tmp_path / "s", StrengthConfig(), writer=writer)
@@ -73,3 +86,15 @@ def test_a_written_test_that_does_not_tell_them_apart_is_not_shown(
         "1 of 2 mutants of the fix survive, none a telling example: 1 not confirmed either way"
         in (strength_line(got))
     )
+
+
+def test_a_place_the_repository_already_uses_takes_no_written_test(
+    tmp_path: Path, envs: Path, sandbox: Bubblewrap
+) -> None:
+    # The repository's own file where the written test would go: it is neither overwritten nor
+    # run as ours, and nothing ran, so the survivor is not called possibly equivalent.
+    own = {"tests/test_spice_catches_survivor.py": "def test_kept():\n    pass\n"}
+    got = _measure(tmp_path, envs, sandbox, CATCHES, own=own)
+    (survivor,) = got.survivors
+    assert survivor.catching_test is None and not survivor.possibly_equivalent
+    assert survivor.shown and got.headline == survivor  # as the differential run showed it

@@ -27,12 +27,17 @@ from spice_engine.runs.session import Run
 from spice_engine.strength.result import CatchingTest, MutantOutcome
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.sources import diff
+from spice_engine.validate.gitwork import GitError
 from spice_engine.validate.outcomes import FAILING, passed
 
 PROMPT = "catching_test"
 CONTEXT_LINES = 25
 """Lines of the fixed file shown on each side of the survivor's line."""
 MAX_TEST_CHARS = 8000
+
+
+class PlaceTaken(Exception):
+    """The written test's place holds a file of the repository's own: no test goes there."""
 
 
 class WrittenTest(BaseModel):
@@ -102,7 +107,10 @@ def _holds(
     did not run there: no failure."""
     tree = runner.session.tree
     patch = written(place, code, fixed)
-    tree.apply(patch)
+    try:
+        tree.apply(patch)
+    except GitError as exc:
+        raise PlaceTaken(f"{place.path}: {exc}") from exc
     try:
         gold = runner.run_files([place.path])
         ids = _new_ids(runner, gold)
@@ -162,8 +170,11 @@ def catch(
         code = answer.test_code.strip() + "\n"
         if code in tried or runner.left() <= 0:
             continue
+        try:
+            failure = _holds(runner, place, code, fixed, (survivor.path, mutant_source))
+        except PlaceTaken:
+            return None, used  # nothing ran: not a sign the survivor is equivalent
         tried.add(code)
-        failure = _holds(runner, place, code, fixed, (survivor.path, mutant_source))
         if failure is not None:
             survivor.catching_test = CatchingTest(
                 path=place.path, code=code, failure=failure, fence=place.fence
