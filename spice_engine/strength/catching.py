@@ -79,9 +79,8 @@ def written(place: WrittenPlace, code: str, fixed: str) -> str:
     return "".join(rows)
 
 
-def _new_ids(runner: Runner, run: Run) -> list[str]:
-    """The tests of `run` the fix's own runs never reported: the written ones."""
-    known = {t for outcomes in runner.controls.values() for t in outcomes}
+def _new_ids(run: Run, known: set[str]) -> list[str]:
+    """The tests of `run` the fix's own run did not report (`known`): the written ones."""
     return [t for t in run.outcomes if t not in known]
 
 
@@ -100,11 +99,16 @@ def _failure(runner: Runner, run: Run, ids: list[str]) -> str:
 
 
 def _holds(
-    runner: Runner, place: WrittenPlace, code: str, fixed: str, mutant: tuple[str, str]
+    runner: Runner,
+    at: tuple[WrittenPlace, set[str]],
+    code: str,
+    fixed: str,
+    mutant: tuple[str, str],
 ) -> str | None:
     """The failure on the wrong fix when `code` passes on the fix and fails on it (None: it
     does not do both, or a run was cut off). A written test missing from the wrong fix's run
-    did not run there: no failure."""
+    did not run there: no failure. `at`: its place, and the tests the fix's run reported."""
+    place, known = at
     tree = runner.session.tree
     patch = written(place, code, fixed)
     try:
@@ -113,7 +117,7 @@ def _holds(
         raise PlaceTaken(f"{place.path}: {exc}") from exc
     try:
         gold = runner.run_files([place.path])
-        ids = _new_ids(runner, gold)
+        ids = _new_ids(gold, known)
         if gold.killed or not ids or not all(passed(gold.outcomes, t) for t in ids):
             return None
         file, source = mutant
@@ -135,13 +139,15 @@ def catch(
     survivor: MutantOutcome,
     sources: tuple[str, str],
     instance: dict[str, object],
-    place: WrittenPlace,
+    at: tuple[WrittenPlace, set[str]],
 ) -> tuple[bool | None, str]:
-    """Ask for catching tests of `survivor` (`sources`: its mutant's file and the fix's) and
+    """Ask for catching tests of `survivor` (`sources`: its mutant's file and the fix's; `at`:
+    where the test goes, and the tests the fix's own run reported) and
     keep the first that holds both ways: True when one did (then `survivor.catching_test` is
     set), False when written tests ran and none held, None when none could run (no valid
     answer, no budget); and the prompt used."""
     mutant_source, fixed = sources
+    place = at[0]
     ref, messages = render_messages(
         PROMPT,
         {
@@ -171,7 +177,7 @@ def catch(
         if code in tried or runner.left() <= 0:
             continue
         try:
-            failure = _holds(runner, place, code, fixed, (survivor.path, mutant_source))
+            failure = _holds(runner, at, code, fixed, (survivor.path, mutant_source))
         except PlaceTaken:
             return None, used  # nothing ran: not a sign the survivor is equivalent
         tried.add(code)

@@ -76,7 +76,8 @@ def measure_fix(
         record.durations["ablation"] = _since(t0)
     if writer is not None and config.catching_tests and record.survivors:
         t0 = time.monotonic()
-        _write_tests(runner, writer, record, choice, config.catching_tests)
+        judged = lists[0] + lists[1]
+        _write_tests(runner, writer, record, choice, (config.catching_tests, judged))
         record.durations["catching"] = _since(t0)
     record.say_budget(config)
     record.status = Status.MEASURED if record.mutants_tried else Status.NO_MUTANTS
@@ -177,13 +178,21 @@ def _judge(
 
 
 def _write_tests(
-    runner: Runner, writer: TestWriter, record: TestStrength, choice: Choice, limit: int
+    runner: Runner,
+    writer: TestWriter,
+    record: TestStrength,
+    choice: Choice,
+    asked: tuple[int, list[str]],
 ) -> None:
-    """The top survivors, each given a written test that catches it or, when the written tests
-    ran and none held, marked possibly equivalent; a survivor whose language has no place a
-    written test runs from is left as it is, and said."""
+    """The top `limit` survivors, each given a written test that catches it or, when the
+    written tests ran and none held, marked possibly equivalent; a survivor whose language has
+    no place a written test runs from is left as it is, and said. `judged`: the tests whose
+    verdicts count, whose fix's own run names what was there before any test was written (a
+    runner without our plugins runs them all with the written one)."""
+    limit, judged = asked
     session = runner.session
     tests = test_files(session.job.test_patch)
+    known: set[str] | None = set() if runner.plugins else None
     by_diff = {sources.diff(c.path, choice.originals[c.path], c.source): c for c in choice.chosen}
     for m in record.survivors[:limit]:
         if runner.left() <= 0:
@@ -194,8 +203,15 @@ def _write_tests(
             record.skipped.append(f"catching tests: no place in {m.path} a written test runs from")
             continue
         c = by_diff[m.diff]
+        if known is None:  # made once, before any test is written
+            known = set(runner.control(judged))
         held, record.written_by = catch(
-            runner, writer, m, (c.source, choice.originals[c.path]), session.job.instance, place
+            runner,
+            writer,
+            m,
+            (c.source, choice.originals[c.path]),
+            session.job.instance,
+            (place, known),
         )
         m.possibly_equivalent = held is False
 
