@@ -149,3 +149,21 @@ def node_sandbox(tmp_path: Path, tools: tuple[str, ...] = ("node",)) -> Any:
     if why := box.problem(tmp_path):
         pytest.skip(f"cannot run here: {why}")
     return box
+
+
+def java_sandbox(tmp_path: Path) -> Any:
+    """The real sandbox for a Maven project's runs; the test skips, saying why, where this
+    machine has no JDK 17 or Maven, the sandbox cannot run, or Maven Central (the install
+    fetches the build's plugins) cannot be reached."""
+    import pytest
+
+    from spice_engine.langs.java import JDKS, MAVEN
+    from spice_engine.validate.bubblewrap import Bubblewrap
+
+    java17 = Path(JDKS[17].env["JAVA_HOME"])
+    if not (java17 / "bin" / "javac").exists() or not Path(MAVEN).exists():
+        pytest.skip(f"no JDK 17 at {java17} or no Maven at {MAVEN}")
+    box = Bubblewrap()
+    if why := box.problem(tmp_path) or registry_problem("repo.maven.apache.org"):
+        pytest.skip(f"cannot run here: {why}")
+    return box

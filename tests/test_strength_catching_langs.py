@@ -23,7 +23,7 @@ from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength
 from spice_engine.validate.bubblewrap import Bubblewrap
 from tests.compiled_code_support import small_project
-from tests.lang_projects import DictFiles, go_sandbox, lang_job, node_sandbox
+from tests.lang_projects import DictFiles, go_sandbox, java_sandbox, lang_job, node_sandbox
 from tests.strength_support import test_writer
 
 GO_MOD = "module example.com/calc\n\ngo 1.21\n"
@@ -48,6 +48,25 @@ RS_MODULE = "#[cfg(test)]\nmod spice_catches_survivor {\n    use super::*;\n\n  
 RS_CATCHES = RS_MODULE + "    fn adds_two() {\n        assert_eq!(add(2, 3), 5);\n    }\n}\n"
 RS_PASSES_BOTH = RS_MODULE + "    fn adds_zero() {\n        assert_eq!(add(5, 0), 5);\n    }\n}\n"
 
+JAVA_POM = (Path(__file__).parent / "data" / "lang_java" / "project" / "pom.xml").read_text()
+JAVA_BUG = "package demo;\n\npublic final class Calc {\n    private Calc() {}\n\n"
+JAVA_BUG += "    public static int add(int a, int b) {\n        return a * b;\n    }\n\n"
+JAVA_BUG += "    public static int mul(int a, int b) {\n        return a * b;\n    }\n}\n"
+JAVA_FIX = JAVA_BUG.replace("a * b", "a + b", 1)
+JAVA_HEAD = (
+    "package demo;\n\nimport static org.junit.Assert.assertEquals;\n\nimport org.junit.Test;\n\n"
+)
+JAVA_WEAK = JAVA_HEAD + (
+    "public class CalcTest {\n    @Test\n    public void adds() {\n"
+    "        assertEquals(2, Calc.add(2, 0));\n    }\n}\n"
+)
+JAVA_CATCHES = JAVA_HEAD + (
+    "public class SpiceCatchesSurvivorTest {\n    @Test\n    public void addsTwo() {\n"
+    "        assertEquals(5, Calc.add(2, 3));\n    }\n}\n"
+)
+JAVA_MUL = JAVA_WEAK.replace("CalcTest", "MulTest").replace("add(2, 0)", "mul(1, 2)")
+JAVA_PASSES_BOTH = JAVA_CATCHES.replace("5, Calc.add(2, 3)", "5, Calc.add(5, 0)")
+
 JS_PACKAGE = json.dumps({"name": "calc", "private": True, "scripts": {"test": "node --test"}})
 JS_BUG = "exports.add = (a, b) => a * b;\n"
 JS_FIX = "exports.add = (a, b) => a + b;\n"
@@ -58,7 +77,7 @@ JS_CATCHES = JS_HEAD + "test('adds two', () => assert.strictEqual(add(2, 3), 5))
 JS_PASSES_BOTH = JS_HEAD + "test('adds zero', () => assert.strictEqual(add(5, 0), 5));\n"
 
 
-CHANGES = {"go": "`+ b` → `- b`", "javascript": "`+ b` → `- b`", "rust": "`+ b` → `- b`"}
+CHANGES = dict.fromkeys(("go", "javascript", "rust", "java"), "`+ b` → `- b`")
 
 
 def _sandbox(tmp_path: Path, language: str) -> Bubblewrap:
@@ -66,6 +85,8 @@ def _sandbox(tmp_path: Path, language: str) -> Bubblewrap:
         return go_sandbox(tmp_path)
     if language == "javascript":
         return node_sandbox(tmp_path)
+    if language == "java":
+        return java_sandbox(tmp_path)
     try:
         machine_rust()
     except ToolchainMissing as exc:
@@ -116,6 +137,22 @@ def _measure(tmp_path: Path, row: dict[str, Any], language: str, *tests: str) ->
             "src/lib.rs",  # appended to the survivor's own file: its private items in reach
             "rust",
         ),
+        pytest.param(
+            "java",
+            (
+                {
+                    "pom.xml": JAVA_POM,
+                    "src/main/java/demo/Calc.java": JAVA_BUG,
+                    # A test at the base: the install fetches Surefire's JUnit provider for it.
+                    "src/test/java/demo/MulTest.java": JAVA_MUL,
+                },
+                {"src/main/java/demo/Calc.java": JAVA_FIX},
+            ),
+            {"src/test/java/demo/CalcTest.java": JAVA_WEAK},
+            "src/test/java/demo/SpiceCatchesSurvivorTest.java",
+            "java",
+            marks=pytest.mark.heavy,  # a dozen Maven runs
+        ),
     ],
 )
 def test_a_written_test_in_the_languages_own_place_catches_the_survivor(
@@ -133,6 +170,7 @@ def test_a_written_test_in_the_languages_own_place_catches_the_survivor(
         "go": (GO_PASSES_BOTH, GO_CATCHES),
         "javascript": (JS_PASSES_BOTH, JS_CATCHES),
         "rust": (RS_PASSES_BOTH, RS_CATCHES),
+        "java": (JAVA_PASSES_BOTH, JAVA_CATCHES),
     }[language]
     got = _measure(tmp_path, row, language, passes_both, catches)
     caught = [m for m in got.survivors if m.catching_test is not None]
