@@ -37,7 +37,8 @@ MAX_TEST_CHARS = 8000
 
 
 class PlaceTaken(Exception):
-    """The written test's place holds a file of the repository's own: no test goes there."""
+    """The written test cannot be put in its place (a file of the repository's own is there):
+    nothing was run."""
 
 
 class WrittenTest(BaseModel):
@@ -75,8 +76,9 @@ def written(place: WrittenPlace, code: str, fixed: str) -> str:
     """The patch putting `code` in the tree holding the fix."""
     if place.appended:
         return diff(place.path, fixed, appended(fixed, code))
-    rows = difflib.unified_diff([], code.splitlines(keepends=True), "/dev/null", f"b/{place.path}")
-    return "".join(rows)
+    # Lines end at "\n" alone: a form feed or a "\r" in the model's text stays inside its line.
+    lines = [row + "\n" for row in code.removesuffix("\n").split("\n")]
+    return "".join(difflib.unified_diff([], lines, "/dev/null", f"b/{place.path}"))
 
 
 def _new_ids(run: Run, known: set[str]) -> list[str]:
