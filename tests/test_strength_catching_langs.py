@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
+from app.github.check_run_render import check_output
 from app.github.strength_render import catching_block
+from app.shown_survivors import shown_survivors
 from spice_engine.langs import languages
 from spice_engine.langs.base import ToolchainMissing
 from spice_engine.langs.capabilities import written_place
@@ -181,6 +183,11 @@ def test_a_written_test_in_the_languages_own_place_catches_the_survivor(
     assert test.fence == fence and "adds" in test.failure.lower()
     assert survivor.shown and not survivor.possibly_equivalent and got.headline == survivor
     assert f"```{fence}\n" + catches in catching_block(got, ())
+    # Where the reviewer looks: the check run's summary holds the test, its note says so.
+    output = check_output(got, shown_survivors(got), ())
+    assert f"```{fence}\n" + catches in output.summary and place in output.summary
+    (note,) = [a for a in output.annotations if a.start_line == survivor.line]
+    assert "A test written for it passes on the fix and fails on this change" in note.message
     assert got.written_by == "openai/fake, catching_test v2"
     # Nothing written is left in the tree the strength run used.
     assert not (tmp_path / "s").exists() or list((tmp_path / "s").iterdir()) == []

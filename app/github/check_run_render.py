@@ -40,10 +40,16 @@ def _notes(shown: ShownSurvivors, secrets: tuple[str, ...]) -> list[CheckAnnotat
             continue  # the most telling of a line stands for it
         reached = f" ({REACHED[m.reached]})" if m.reached else ""
         # Notes are plain text on GitHub (no markdown, no mentions): redacted and cut only.
+        caught = ""
+        if m.catching_test is not None:
+            caught = (
+                f" A test written for it passes on the fix and fails on this change "
+                f"({m.catching_test.failure}): the summary shows it."
+            )
         message = (
-            f"The pull request's tests pass with this line changed ({m.operator}){reached}. "
-            f"Survivor {one.id}: comment `/spice not-useful {one.id}` on the pull request if "
-            "this kind of mutant is not useful here."
+            f"The pull request's tests pass with this line changed ({m.operator}){reached}."
+            f"{caught} Survivor {one.id}: comment `/spice not-useful {one.id}` on the pull "
+            "request if this kind of mutant is not useful here."
         )
         notes[(m.path, m.line)] = CheckAnnotation(
             path=m.path,
@@ -71,7 +77,14 @@ def _summary(s: TestStrength, shown: ShownSurvivors, secrets: tuple[str, ...]) -
         listed.append(f"- and {len(shown.shown) - MAX_NOTES} more")
     blocks = [line, "\n".join(listed)]
     if shown.headline is not None:
-        blocks.append(code_block(shown.headline.mutant.diff, "diff", secrets=secrets))
+        top = shown.headline.mutant
+        blocks.append(code_block(top.diff, "diff", secrets=secrets))
+        if top.catching_test is not None:
+            where = code_span(top.catching_test.path)
+            blocks.append(f"A test that passes on the fix and fails on this change ({where}):")
+            blocks.append(
+                code_block(top.catching_test.code, top.catching_test.fence, secrets=secrets)
+            )
     return "\n\n".join(b for b in blocks if b)
 
 
