@@ -10,7 +10,7 @@ import os
 import sys
 import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -140,6 +140,34 @@ def test_the_neighbours_of_the_tests_inputs_tell_the_weak_tests_survivor_apart()
     full.items.append(1)
     assert _neighbours_tell(size, 3, full, 1) is None
     assert "SPICE_MUTANT" not in os.environ
+
+
+def splits(n: int) -> Iterator[dict[int, int]]:
+    """Each split of `n` in two, as a dict of part -> count; the mutant yields the one dict it
+    keeps changing (sympy-20154's `partitions()`, its `.copy()` removed)."""
+    kept: dict[int, int] = {}
+    for k in range(1, n // 2 + 1):
+        kept.clear()
+        kept[k] = kept.get(k, 0) + 1
+        kept[n - k] = kept.get(n - k, 0) + 1
+        yield kept if _guard(11) else dict(kept)
+
+
+def test_a_generator_is_listed_as_its_caller_would_list_it() -> None:
+    # The test takes the first split only: alike both ways. Listed, as the issue's
+    # `list(partitions())`, the mutant's splits are one dict, the last: a caller sees that.
+    with Observer(Path(__file__).name, "splits", replay_support.kept, capture=5) as seen:
+        assert next(splits(4)) == {1: 1, 3: 1}
+
+    def switch(on: bool) -> None:
+        os.environ.pop("SPICE_MUTANT", None)
+        if on:
+            os.environ["SPICE_MUTANT"] = "11"
+
+    judge = (observe_support.outcome, compare_support.changed)
+    told = nearby_differs(seen.captured, 11, switch, judge, time.time() + 30, moves_support)
+    assert told == "returned" and "SPICE_MUTANT" not in os.environ
+    assert replay_support._listed(splits(4)) == [{1: 1, 3: 1}, {2: 2}]
 
 
 def strict(config: dict[str, object]) -> bool:

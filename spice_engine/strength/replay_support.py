@@ -17,6 +17,7 @@ nothing from this package; every replay is bounded in time and never lets an err
 import contextlib
 import copy
 import inspect
+import itertools
 import signal
 import sys
 import time
@@ -28,6 +29,8 @@ MAX_INPUTS = 40
 """Neighbour inputs replayed per survivor at most."""
 PER_CALL = 16
 """Of those, per captured call at most (so other tests' calls get theirs)."""
+ITEMS = 100
+"""A replayed generator's items taken at most, as a caller listing it takes them."""
 
 
 class _Late(BaseException):
@@ -127,6 +130,17 @@ def _invoke(function, code, arguments):
     return function(*positional, **keywords)
 
 
+def _listed(returned):
+    # type: (Any) -> Any
+    """What a caller listing a generator gets: its items, taken now, under the switch (a
+    generator's code runs only as it is iterated), each as the caller holds it after the last
+    (a dict the generator yields again and changes shows in every place: sympy-20154's
+    `partitions()`); any other value as it is."""
+    if not inspect.isgenerator(returned):
+        return returned
+    return list(itertools.islice(returned, ITEMS))
+
+
 def replay(call, at, move, on, mutant, switch, outcome):
     # type: (Any, Any, Any, bool, int, Callable[[bool], None], Any) -> Optional[Tuple[Any, bool]]
     """One run of a captured call with argument `at` moved by `move` (on a fresh copy), or the
@@ -160,7 +174,7 @@ def _run(function, code, fresh, dropped, on, mutant, switch, outcome):
     switch(on)
     raised, returned = None, None  # type: Optional[str], Any
     try:
-        returned = bounded(lambda: _invoke(function, code, fresh), CALL_S)
+        returned = bounded(lambda: _listed(_invoke(function, code, fresh)), CALL_S)
     except _Late:
         return None
     except Exception as exc:  # noqa: BLE001 (what it raises is what a caller sees)
