@@ -5,6 +5,8 @@ accept; the inputs' neighbours tell the weak tests' survivors apart."""
 
 from __future__ import annotations
 
+import io
+import itertools
 import json
 import os
 import sys
@@ -168,6 +170,10 @@ def test_a_generator_is_listed_as_its_caller_would_list_it() -> None:
     told = nearby_differs(seen.captured, 11, switch, judge, time.time() + 30, moves_support)
     assert told == "returned" and "SPICE_MUTANT" not in os.environ
     assert replay_support._listed(splits(4)) == [{1: 1, 3: 1}, {2: 2}]
+    assert replay_support._listed(map(abs, [-1, 2])) == [1, 2]
+    assert replay_support._listed(itertools.count()) == list(range(replay_support.ITEMS))
+    text = io.StringIO("a\nb\n")  # an iterator that is also an object: left as it is
+    assert replay_support._listed(text) is text and replay_support._listed([3]) == [3]
 
 
 def strict(config: dict[str, object]) -> bool:

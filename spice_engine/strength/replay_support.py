@@ -136,9 +136,17 @@ def _listed(returned):
     generator's code runs only as it is iterated), each as the caller holds it after the last
     (a dict the generator yields again and changes shows in every place: sympy-20154's
     `partitions()`); any other value as it is."""
-    if not inspect.isgenerator(returned):
+    if not (inspect.isgenerator(returned) or _lazy(returned)):
         return returned
     return list(itertools.islice(returned, ITEMS))
+
+
+def _lazy(value):
+    # type: (Any) -> bool
+    """A built-in lazy iterator (`map`, `filter`, `zip`, `itertools`'): nothing but its items.
+    A project's own iterator, or a file, is left as it is: it is also an object."""
+    kind = type(value)
+    return kind.__module__ in ("builtins", "itertools") and hasattr(kind, "__next__")
 
 
 def replay(call, at, move, on, mutant, switch, outcome):
