@@ -200,7 +200,8 @@ def _write_tests(
             break
         place = written_place(session.language, session.tree, m.path, tests)
         if place is None:
-            record.skipped.append(f"catching tests: no place in {m.path} a written test runs from")
+            why = f"catching tests: no place a written test for {m.path} runs from"
+            record.skipped += [why] if why not in record.skipped else []
             continue
         c = by_diff[m.diff]
         if known is None:  # made once, before any test is written
