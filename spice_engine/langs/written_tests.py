@@ -50,8 +50,8 @@ _PACKAGE = re.compile(r"^package\s+([A-Za-z_]\w*)", re.MULTILINE)
 
 def go_place(files: Files, path: str) -> WrittenPlace | None:
     """A `_test.go` file of the survivor's own package: its unexported names are in reach."""
-    found = _PACKAGE.search(files.text(path) or "")
-    if found is None or not path.endswith(".go"):
+    found = _PACKAGE.search(files.text(path) or "") if path.endswith(".go") else None
+    if found is None:
         return None
     return WrittenPlace(
         path=posixpath.join(posixpath.dirname(path), f"{NAME}_test.go"),
@@ -107,11 +107,10 @@ _JS_SUFFIX = re.compile(r"((\.|-|_)(test|spec))?\.[cm]?[jt]sx?$")
 def javascript_place(test_files: list[str]) -> WrittenPlace | None:
     """A file beside the test patch's first test, named as it is (`.test.ts`, `.spec.js`, …):
     the runner's own patterns then take it as they take that one."""
-    first = next((f for f in test_files if _JS_SUFFIX.search(f)), None)
-    if first is None:
+    found = next(((f, m) for f in test_files if (m := _JS_SUFFIX.search(f))), None)
+    if found is None:
         return None
-    suffix = _JS_SUFFIX.search(first)
-    assert suffix is not None
+    first, suffix = found
     return WrittenPlace(
         path=posixpath.join(posixpath.dirname(first), NAME.replace("_", "-") + suffix.group(0)),
         kind=(
