@@ -79,6 +79,12 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=None, help="JSON of every figure")
     parser.add_argument("--max-mutants", type=int, default=30)
     parser.add_argument("--budget", type=float, default=600.0)
+    parser.add_argument(
+        "--times-validation",
+        type=float,
+        default=StrengthConfig().times_validation,
+        help="budget at most this many times each instance's validation (its test runs)",
+    )
     parser.add_argument("--recheck-killed", type=int, default=3)
     parser.add_argument("--held-out", action="store_true", help="the under-tested instances")
     parser.add_argument("--no-half", action="store_true", help="skip the halved-lists run")
@@ -103,7 +109,9 @@ def main() -> int:
         return 2
     executor = Executor(data / "envs", box)
     pythons = sorted(find_pythons())
-    config = StrengthConfig(max_mutants=args.max_mutants, budget_s=args.budget)
+    config = StrengthConfig(
+        max_mutants=args.max_mutants, budget_s=args.budget, times_validation=args.times_validation
+    )
     # Planned together, as SWE-bench groups them: one environment per version, shared.
     groups = plan_groups(rows, git_dirs, pythons)
     scratch = data / "tmp"

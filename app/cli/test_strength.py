@@ -39,7 +39,7 @@ def test_strength_cmd(
     timeout: Annotated[float, typer.Option(min=1, help="Seconds per test run.")] = 900.0,
     max_mutants: Annotated[int, typer.Option(min=0, help="Mutants tried per instance.")] = 30,
     budget: Annotated[
-        float, typer.Option(min=1, help="Seconds per instance once its environment is ready.")
+        float, typer.Option(min=1, help="Seconds per instance, preparing its environment included.")
     ] = 900.0,
     times_validation: Annotated[
         float,

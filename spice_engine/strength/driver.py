@@ -54,13 +54,17 @@ def measure_fix(
     lists: tuple[list[str], list[str]],
     said: Progress,
     writer: TestWriter | None = None,
+    deadline: float | None = None,
 ) -> None:
-    """`record` filled from the session's fix (`lists`: the judged fail- and pass-to-pass)."""
+    """`record` filled from the session's fix (`lists`: the judged fail- and pass-to-pass;
+    `deadline`: when the budget ends, by `time.monotonic()`: by default a whole budget from
+    now)."""
     job, tree = session.job, session.tree
     f2p = lists[0]
     tree.apply(job.test_patch)
     tree.apply(job.patch)
-    runner = Runner(session, time.monotonic() + config.budget(), job.timeout_s)
+    ends = time.monotonic() + config.budget() if deadline is None else deadline
+    runner = Runner(session, ends, job.timeout_s)
     t0 = time.monotonic()
     choice = candidates(session, config.max_mutants)
     record.durations["choose"] = _since(t0)

@@ -70,7 +70,10 @@ def measure(
                 try:
                     lists = judged_tests(job.instance, by_file=session.takes_plugins)
                     if any(lists):
-                        measure_fix(session, config, record, lists, said, writer)
+                        # The budget counts from the start: preparing the environment is
+                        # part of what a measurement costs.
+                        ends = started + config.budget()
+                        measure_fix(session, config, record, lists, said, writer, ends)
                     else:
                         record.status, record.detail = Status.NO_FAIL_TO_PASS, NO_TEST
                 finally:

@@ -16,8 +16,8 @@ class StrengthConfig(BaseModel):
     max_mutants: int = 30
     """Mutants tried at most (spread over the changed lines when there are more)."""
     budget_s: float = 900.0
-    """Seconds for the whole instance after its environment is ready; what is left undone is
-    counted as not run."""
+    """Seconds for the whole instance, preparing its environment included; what is left
+    undone is counted as not run."""
     validation_s: float | None = None
     """This instance's validation, less its environment (its test runs), when known: the
     measurement then gets at most `times_validation` of it (never under `floor_s`)."""
@@ -25,8 +25,9 @@ class StrengthConfig(BaseModel):
     floor_s: float = 15.0
 
     def budget(self) -> float:
-        """Seconds after the environment is ready: `budget_s`, or less for a quick instance,
-        so a measurement costs a bounded multiple of its own validation."""
+        """Seconds for the whole measurement (its environment included): `budget_s`, or less
+        for a quick instance, so a measurement costs a bounded multiple of its own
+        validation."""
         if self.validation_s is None:
             return self.budget_s
         return min(self.budget_s, max(self.floor_s, self.times_validation * self.validation_s))
