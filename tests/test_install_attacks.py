@@ -57,6 +57,8 @@ def _rust_pair(tmp_path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
 def test_a_rustc_wrapper_in_the_tree_does_not_reach_a_sibling_with_the_same_manifests(
     tmp_path: Path,
 ) -> None:
+    # Two cold Rust builds; the umask test below holds the same pair through the CLI by default.
+    every_attack()
     box = _sandbox(tmp_path)
     row, hostile = _rust_pair(tmp_path)
     _after_a_hostile_sibling(tmp_path, lambda envs: Executor(envs, box), row, [hostile], "rust")

@@ -109,6 +109,7 @@ def _maven_sandbox() -> Bubblewrap:
     return box
 
 
+@pytest.mark.heavy  # two Maven reactor builds: about half a minute; the tiny project stays
 @pytest.mark.timeout(900)
 def test_a_reactor_with_a_module_that_cannot_build_here_validates_without_it(
     tmp_path: Path,

@@ -28,6 +28,7 @@ DATA = Path(__file__).parent / "data"
 PR = 12
 
 
+@pytest.mark.heavy  # an npm install and a TypeScript build in the sandbox: about half a minute
 def test_a_typescript_pull_request_gets_the_test_evidence(
     fake_github: FakeGitHub, fake_openai: FakeOpenAI, tmp_path: Path, sandbox: Bubblewrap
 ) -> None:

@@ -110,6 +110,7 @@ def test_sigkill_mid_job_then_restart_completes_once(
     assert stack.queue.huey.pending_count() == 0
 
 
+@pytest.mark.heavy  # waits out the job's lease twice: half a minute; the mid-job SIGKILL stays
 def test_sigkill_during_the_model_call_then_one_comment_on_github(
     tmp_path: Path, start_worker: StartWorker, fake_github: FakeGitHub, fake_openai: FakeOpenAI
 ) -> None:

@@ -37,6 +37,7 @@ def scene(tmp_path: Path) -> Iterator[Scene]:
     made.close()
 
 
+@pytest.mark.heavy  # every probe then three clean jobs: a minute; the App's attack test stays
 def test_the_attack_fails_in_the_sandbox_and_the_next_jobs_run_clean(
     scene: Scene, sandbox: Bubblewrap, calc_repo: tuple[Path, dict[str, str]]
 ) -> None:

@@ -203,6 +203,7 @@ def live_run(world: World) -> Run:
     return live(world)
 
 
+@pytest.mark.heavy  # a live merge of a pull request, then its validation: half a minute
 @pytest.mark.parametrize("variant", LIVE_MERGED)
 def test_live_row1_a_merged_pull_requests_git_directory_runs_nothing_on_the_worker(
     live_run: Run, variant: str
