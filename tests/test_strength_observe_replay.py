@@ -176,6 +176,57 @@ def test_a_generator_is_listed_as_its_caller_would_list_it() -> None:
     assert replay_support._listed(text) is text and replay_support._listed([3]) == [3]
 
 
+class Dispatcher:
+    """As multipledispatch's `@dispatch` (sympy's set handlers): the name is bound to the
+    dispatcher, each handler kept only in its table."""
+
+    def __init__(self) -> None:
+        self.funcs: dict[type, Callable[..., object]] = {}
+
+    def __call__(self, value: object) -> object:
+        return self.funcs[type(value)](value)
+
+    def register(self, kind: type) -> Callable[[Callable[..., object]], Dispatcher]:
+        def add(function: Callable[..., object]) -> Dispatcher:
+            self.funcs[kind] = function
+            return self
+
+        return add
+
+
+shifted = Dispatcher()
+
+
+@shifted.register(int)  # type: ignore[no-redef]
+def shifted(value: int) -> object:
+    """`value > 2` → `value >= 2`: the same for the test's 3, not for its neighbour 2."""
+    return value - 2 if ((value >= 2) if _guard(12) else (value > 2)) else value
+
+
+@shifted.register(str)  # type: ignore[no-redef]
+def shifted(value: str) -> object:
+    return value.strip()
+
+
+def test_a_handler_a_dispatcher_keeps_is_found_and_replayed() -> None:
+    # The module's `shifted` is the dispatcher: the handler the frame runs is found by its code.
+    with Observer(Path(__file__).name, "shifted", replay_support.kept, capture=5) as seen:
+        assert shifted(3) == 1 and shifted(" a ") == "a"
+    assert [code.co_firstlineno for _, code, *_ in seen.captured] == sorted(
+        {f.__code__.co_firstlineno for f in shifted.funcs.values()}
+    )
+    assert {f for f, *_ in seen.captured} == set(shifted.funcs.values())
+
+    def switch(on: bool) -> None:
+        os.environ.pop("SPICE_MUTANT", None)
+        if on:
+            os.environ["SPICE_MUTANT"] = "12"
+
+    judge = (observe_support.outcome, compare_support.changed)
+    told = nearby_differs(seen.captured, 12, switch, judge, time.time() + 30, moves_support)
+    assert told == "returned" and "SPICE_MUTANT" not in os.environ
+
+
 def strict(config: dict[str, object]) -> bool:
     """`config.get("strict", False)` → `True` (the guard is the flag): the default matters
     only without the key."""

@@ -16,6 +16,7 @@ nothing from this package; every replay is bounded in time and never lets an err
 
 import contextlib
 import copy
+import gc
 import inspect
 import itertools
 import signal
@@ -101,7 +102,25 @@ def _function(frame, arguments):
         for function in (candidate, getattr(candidate, "__wrapped__", None)):
             if getattr(function, "__code__", None) is code:
                 return function
-    return None
+    return _holding(code)
+
+
+_HOLDERS = {}  # type: Dict[Any, Any]
+
+
+def _holding(code):
+    # type: (Any) -> Any
+    """The one function object whose code is `code`, wherever it is kept: a name bound to
+    something else holds it (a dispatcher's table, as sympy's `@dispatch` handlers, each
+    `_set_function`, are kept; a registry a decorator fills). None when no function or several
+    (a closure made more than once: which one the frame runs is not known). Found among the
+    code's referrers, once per code object: reading them runs no project code."""
+    if code not in _HOLDERS:
+        functions = [
+            f for f in gc.get_referrers(code) if inspect.isfunction(f) and f.__code__ is code
+        ]
+        _HOLDERS[code] = functions[0] if len(functions) == 1 else None
+    return _HOLDERS[code]
 
 
 def kept(frame, arguments):
