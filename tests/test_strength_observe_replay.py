@@ -118,6 +118,11 @@ def _neighbours_tell(function: Callable[..., int], mutant: int, *args: object) -
     with Observer(Path(__file__).name, function.__name__, replay_support.kept, capture=5) as seen:
         returned = [function(*args)]  # kept: a test that checks it
     assert returned
+    return _replayed(seen.captured, mutant)
+
+
+def _replayed(captured: list[object], mutant: int) -> object:
+    """What the captured calls' neighbours tell of `mutant`, its switch the environment's."""
 
     def switch(on: bool) -> None:
         os.environ.pop("SPICE_MUTANT", None)
@@ -125,7 +130,7 @@ def _neighbours_tell(function: Callable[..., int], mutant: int, *args: object) -
             os.environ["SPICE_MUTANT"] = str(mutant)
 
     judge = (observe_support.outcome, compare_support.changed)
-    return nearby_differs(seen.captured, mutant, switch, judge, time.time() + 30, moves_support)
+    return nearby_differs(captured, mutant, switch, judge, time.time() + 30, moves_support)
 
 
 def test_the_neighbours_of_the_tests_inputs_tell_the_weak_tests_survivor_apart() -> None:
@@ -160,15 +165,7 @@ def test_a_generator_is_listed_as_its_caller_would_list_it() -> None:
     # `list(partitions())`, the mutant's splits are one dict, the last: a caller sees that.
     with Observer(Path(__file__).name, "splits", replay_support.kept, capture=5) as seen:
         assert next(splits(4)) == {1: 1, 3: 1}
-
-    def switch(on: bool) -> None:
-        os.environ.pop("SPICE_MUTANT", None)
-        if on:
-            os.environ["SPICE_MUTANT"] = "11"
-
-    judge = (observe_support.outcome, compare_support.changed)
-    told = nearby_differs(seen.captured, 11, switch, judge, time.time() + 30, moves_support)
-    assert told == "returned" and "SPICE_MUTANT" not in os.environ
+    assert _replayed(seen.captured, 11) == "returned" and "SPICE_MUTANT" not in os.environ
     assert replay_support._listed(splits(4)) == [{1: 1, 3: 1}, {2: 2}]
     assert replay_support._listed(map(abs, [-1, 2])) == [1, 2]
     assert replay_support._listed(itertools.count()) == list(range(replay_support.ITEMS))
@@ -216,15 +213,7 @@ def test_a_handler_a_dispatcher_keeps_is_found_and_replayed() -> None:
         {f.__code__.co_firstlineno for f in shifted.funcs.values()}
     )
     assert {f for f, *_ in seen.captured} == set(shifted.funcs.values())
-
-    def switch(on: bool) -> None:
-        os.environ.pop("SPICE_MUTANT", None)
-        if on:
-            os.environ["SPICE_MUTANT"] = "12"
-
-    judge = (observe_support.outcome, compare_support.changed)
-    told = nearby_differs(seen.captured, 12, switch, judge, time.time() + 30, moves_support)
-    assert told == "returned" and "SPICE_MUTANT" not in os.environ
+    assert _replayed(seen.captured, 12) == "returned" and "SPICE_MUTANT" not in os.environ
 
 
 def strict(config: dict[str, object]) -> bool:
