@@ -53,18 +53,16 @@ def measure_fix(
     record: TestStrength,
     lists: tuple[list[str], list[str]],
     said: Progress,
+    deadline: float,
     writer: TestWriter | None = None,
-    deadline: float | None = None,
 ) -> None:
     """`record` filled from the session's fix (`lists`: the judged fail- and pass-to-pass;
-    `deadline`: when the budget ends, by `time.monotonic()`: by default a whole budget from
-    now)."""
+    `deadline`: when the budget ends, by `time.monotonic()`)."""
     job, tree = session.job, session.tree
     f2p = lists[0]
     tree.apply(job.test_patch)
     tree.apply(job.patch)
-    ends = time.monotonic() + config.budget() if deadline is None else deadline
-    runner = Runner(session, ends, job.timeout_s)
+    runner = Runner(session, deadline, job.timeout_s)
     t0 = time.monotonic()
     choice = candidates(session, config.max_mutants)
     record.durations["choose"] = _since(t0)

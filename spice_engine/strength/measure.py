@@ -73,7 +73,7 @@ def measure(
                         # The budget counts from the start: preparing the environment is
                         # part of what a measurement costs.
                         ends = started + config.budget()
-                        measure_fix(session, config, record, lists, said, writer, ends)
+                        measure_fix(session, config, record, lists, said, ends, writer)
                     else:
                         record.status, record.detail = Status.NO_FAIL_TO_PASS, NO_TEST
                 finally:
