@@ -7,7 +7,7 @@ from pathlib import Path
 
 from spice_engine.strength.new_tokens import new_tokens
 from spice_engine.strength.parts import changed_lines
-from spice_engine.strength.syntax_mutants import find_sites
+from spice_engine.strength.syntax_mutants import SyntaxSite, find_sites
 from tests.fakes.sample_project import git, instance_of
 
 
@@ -19,6 +19,19 @@ def fix_sites(
     copying: frozenset[str] = frozenset(),
 ) -> list[str]:
     """`line change` of each site of the fix turning `path` from before into after."""
+    return [
+        f"{s.line} {s.change}" for s in sites_of(tmp_path, path, before_after, grammar, copying)
+    ]
+
+
+def sites_of(
+    tmp_path: Path,
+    path: str,
+    before_after: tuple[str, str],
+    grammar: str,
+    copying: frozenset[str] = frozenset(),
+) -> list[SyntaxSite]:
+    """The sites of the fix turning `path` from before into after."""
     bug, fix = before_after
     repo = tmp_path / "repo"
     (repo / path).parent.mkdir(parents=True, exist_ok=True)
@@ -29,4 +42,4 @@ def fix_sites(
     patch = instance_of(repo, "octo/repo", {path: fix}, ("t.txt", "x\n"), "bug")["patch"]
     every = lambda p: not p.endswith(".txt")  # noqa: E731 - the language's `mutable`
     lines, written = changed_lines(patch, every)[path], new_tokens(patch, every)[path]
-    return [f"{s.line} {s.change}" for s in find_sites(fix, lines, grammar, written, copying)]
+    return find_sites(fix, lines, grammar, written, copying)

@@ -13,7 +13,7 @@ from spice_engine.strength import mutants, sources
 from spice_engine.strength.choose import choose
 from spice_engine.strength.parts import changed_lines, parts
 from spice_engine.strength.rank import rank, unconfirmed
-from spice_engine.strength.result import CatchingTest, MutantOutcome, TestStrength
+from spice_engine.strength.result import CatchingTest, MutantOutcome, TestStrength, Verdict
 from spice_engine.strength.summary import survivors_text
 
 SOURCE = '''"""A module."""
@@ -205,6 +205,33 @@ def test_the_telling_survivor_changes_a_value_before_a_name_before_a_crash() -> 
         "arguments swapped",
         "statement removed",
     ]
+
+
+def test_a_line_nothing_checks_comes_before_a_lone_slip_past_killed_siblings() -> None:
+    def mutant(line: int, verdict: Verdict, change: str) -> MutantOutcome:
+        return MutantOutcome(
+            path="builtin.c",
+            line=line,
+            operator="constant",
+            change=change,
+            diff="",
+            verdict=verdict,
+            reached="executed_unchecked",
+            by_fail_to_pass=True,
+        )
+
+    slip = mutant(675, Verdict.SURVIVED, "`4` → `5`")
+    unchecked = mutant(684, Verdict.SURVIVED, "`10` → `11`")
+    got = [slip, unchecked, mutant(684, Verdict.SURVIVED, "`+` → `-`")]
+    got += [mutant(675, Verdict.KILLED, f"`4` → `{n}`") for n in (3, 0)]
+    got.append(mutant(684, Verdict.KILLED, "`<=` → `<`"))
+    rank(got, "uri decode function")
+    assert unchecked.rank < slip.rank  # two of three survive on 684, one of three on 675
+    # Where the lines are alike, place decides, as before: the earlier line first.
+    got.append(mutant(684, Verdict.KILLED, "`>=` → `>`"))
+    got.append(mutant(675, Verdict.SURVIVED, "`0x0f` → `0x10`"))
+    rank(got, "uri decode function")
+    assert slip.rank < unchecked.rank
 
 
 def test_a_survivor_is_shown_as_a_wrong_fix_only_with_evidence() -> None:

@@ -44,15 +44,23 @@ def classify(
 
 
 def rank(outcomes: list[MutantOutcome], problem: str) -> None:
-    """Survivors' `rank` (1 = the most telling); every other mutant's is 0."""
-    names = named_functions(problem)
+    """Survivors' `rank` (1 = the most telling); every other mutant's is 0.
 
-    def key(m: MutantOutcome) -> tuple[int, int, int, int, int, str, int]:
+    Among survivors alike in where they are and what was seen of them, one on a line whose
+    other mutants survive too comes first: nothing on that line is checked, while a lone
+    survivor beside killed siblings is one the line's checks cannot see, more often a variant
+    no caller tells apart (jq-3161's buffer size `4` -> `5`, five siblings killed, against its
+    hex decoding line, where three of four survive)."""
+    names = named_functions(problem)
+    killed = _killed_share(outcomes)
+
+    def key(m: MutantOutcome) -> tuple[int, int, int, int, float, int, str, int]:
         return (
             not m.by_fail_to_pass,
             m.function not in names,
             {"executed_unchecked": 0, "not_executed": 1}.get(m.reached or "", 2),
             {"tests": 0, "nearby": 1}.get(m.difference or "", 2),
+            killed[(m.path, m.line)],
             evidence(m.operator),
             m.path,
             m.line,
@@ -63,6 +71,15 @@ def rank(outcomes: list[MutantOutcome], problem: str) -> None:
         m.rank = 0
     for n, m in enumerate(survivors, 1):
         m.rank = n
+
+
+def _killed_share(outcomes: list[MutantOutcome]) -> dict[tuple[str, int], float]:
+    """Each line's share of its judged mutants that were killed."""
+    judged: dict[tuple[str, int], list[bool]] = {}
+    for m in outcomes:
+        if m.verdict in (Verdict.KILLED, Verdict.SURVIVED):
+            judged.setdefault((m.path, m.line), []).append(m.verdict == Verdict.KILLED)
+    return {line: sum(kills) / len(kills) for line, kills in judged.items()}
 
 
 def unconfirmed(m: MutantOutcome) -> str:

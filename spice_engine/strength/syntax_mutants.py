@@ -24,6 +24,7 @@ from typing import Any
 
 from spice_engine.langs import languages
 from spice_engine.strength.emptiness import emptiness_zero
+from spice_engine.strength.function_names import enclosing_function
 from spice_engine.strength.new_tokens import Span, touches
 from spice_engine.strength.syntax_bounds import same_at_bound
 from spice_engine.strength.syntax_messages import (
@@ -59,7 +60,6 @@ _INTEGERS = {
     "number",
     "number_literal",
 }
-_FUNCTIONS = ("function", "method", "func_literal", "closure", "arrow_function", "constructor")
 _CALLS = ("call_expression", "method_invocation")
 REMOVED = "method call removed"
 STATEMENT = "statement removed"
@@ -108,15 +108,6 @@ def _parser(grammar: str) -> Any:
     from tree_sitter_language_pack import get_parser
 
     return get_parser(grammar)  # type: ignore[arg-type]
-
-
-def _function(node: Any) -> str | None:
-    while node is not None:
-        if any(kind in node.type for kind in _FUNCTIONS):
-            name = node.child_by_field_name("name")
-            return name.text.decode("utf-8", "replace") if name is not None else None
-        node = node.parent
-    return None
 
 
 def _receiver(node: Any, copying: frozenset[str]) -> Any:
@@ -257,7 +248,7 @@ def find_sites(
             kind, start, end, repl, change = hit
             first, last = _done(node) if kind == STATEMENT else (start, end)
             if written is None or touches(written, _at(data, first), _at(data, last)):
-                line, fn = node.start_point[0] + 1, _function(node)
+                line, fn = node.start_point[0] + 1, enclosing_function(node)
                 found.append(SyntaxSite(line, kind, change, fn, start, end, repl))
         stack.extend(reversed(node.children))
     return sorted(found, key=lambda s: (s.start, s.end))
