@@ -20,7 +20,7 @@ def _spice(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_bad_input_is_one_clear_line_never_a_traceback(tmp_path: Path) -> None:
     (tmp_path / "bin.txt").write_bytes(b"\xff\xfe\x00bad")
     cases = {
-        ("label-instance", "nope.jsonl", "--dry-run"): "No such file or directory: nope.jsonl",
+        ("label-instance", "nope.jsonl", "--dry-run"): "nope.jsonl: No such file or directory",
         ("eval", "--gold", "bin.txt", "--predictions", "bin.txt"): "not UTF-8",
         (
             "label-issue",

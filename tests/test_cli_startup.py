@@ -56,3 +56,30 @@ def test_listed_help_is_the_commands_own_first_docstring_line(command: str) -> N
     assert function is not None
     doc = inspect.getdoc(function) or ""
     assert lazy.summary == doc.split("\n\n")[0].replace("\n", " "), command
+
+
+BAD_INPUT = {
+    "eval": ("eval", "--gold", "{missing}.csv", "--predictions", "{missing}.jsonl"),
+    "label-instance": ("label-instance", "{missing}.jsonl"),
+    "harvest": ("harvest", "https://example.org/not-a-repo"),
+    "test-strength": ("test-strength", "{missing}.jsonl", "--out", "{missing}.out.jsonl"),
+}
+
+
+@pytest.mark.parametrize("command", sorted(BAD_INPUT))
+def test_a_wrong_input_is_said_before_anything_heavy_loads(command: str, tmp_path: Path) -> None:
+    """scikit-learn, matplotlib, litellm and libcst take seconds to import (tens on a cold
+    disk): a path that does not exist, or a repository that is no owner/name, is said first."""
+    missing = str(tmp_path / "absent")
+    args = [a.format(missing=missing) for a in BAD_INPUT[command]]
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE % ((*HEAVY, "libcst"),), *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    lines = done.stderr.strip().splitlines()
+    assert lines[-1] == "HEAVY=", done.stderr
+    said = "\n".join(lines[:-1])
+    assert said.startswith("error: ") and ("absent" in said or "owner/name" in said), said

@@ -144,9 +144,7 @@ def evaluate_cmd(
 ) -> None:
     """Agreement of predictions with human labels: accuracy, kappa, alpha, F1, CIs, per repo."""
     from spice_engine.evaluation.gold import read_gold
-    from spice_engine.evaluation.plot import plot_confusions
     from spice_engine.evaluation.predictions import read_predictions
-    from spice_engine.evaluation.report import evaluate
 
     if dimension is not None and dimension not in DIMENSIONS:
         fail(f"--dimension must be one of {', '.join(DIMENSIONS)}")
@@ -161,6 +159,10 @@ def evaluate_cmd(
             preds = read_predictions(predictions, mapping, default_dimension=dimension or "clarity")
         except (InputError, OSError) as exc:
             fail(str(exc))
+    # scikit-learn and matplotlib take seconds to import (tens on a cold disk): only once the
+    # input has been read, so a wrong path is said at once.
+    from spice_engine.evaluation.report import evaluate
+
     dims = [dimension] if dimension else list(DIMENSIONS)
     report = evaluate(gold_labels, preds, dims, resamples=resamples)
     if not report:
@@ -170,6 +172,8 @@ def evaluate_cmd(
             json.dumps(_finite(report), indent=2, allow_nan=False), encoding="utf-8"
         )
     if plot is not None:
+        from spice_engine.evaluation.plot import plot_confusions
+
         plot_confusions(report, plot)
     typer.echo(_text_report(report))
     if instances is not None and gold is not None and {"tests", "difficulty"} & set(report):

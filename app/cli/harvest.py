@@ -84,6 +84,8 @@ def harvest(
     local: FromOption = None,
 ) -> None:
     """Harvest merged PRs into SWE-bench-style task instances; a rerun resumes where it stopped."""
+    if problem := repo_name_problem(repo):
+        fail(problem)  # before the seconds the harvest's imports take
     from tqdm import tqdm  # type: ignore[import-untyped]
 
     from app.cli.errors import rerun_hint
@@ -93,8 +95,6 @@ def harvest(
     from spice_engine.errors import InputError
     from spice_engine.validate.gitwork import GitError
 
-    if problem := repo_name_problem(repo):
-        fail(problem)
     settings = settings_with(model=model, api_base=api_base, votes=votes)
     setup_logging(settings.log_level, settings.log_format)
     try:

@@ -17,6 +17,8 @@ from app.cli.common import (
     settings_with,
     setup_logging,
 )
+from spice_engine.errors import InputError
+from spice_engine.jsonl import instances
 
 if TYPE_CHECKING:
     from app.settings import Settings
@@ -26,13 +28,10 @@ if TYPE_CHECKING:
 
 
 def read_instances(path: Path, limit: int | None) -> list[dict[str, Any]]:
-    rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                fail(f"{path}:{n} is not valid JSON: {exc.msg}")
+    try:
+        rows = instances(path)
+    except InputError as exc:
+        fail(str(exc))
     return rows[:limit] if limit else rows
 
 
@@ -85,6 +84,12 @@ def label_instance(
     as_json: JsonOutFlag = False,
 ) -> None:
     """Label SWE-bench instances (tests + difficulty), or dry-run them for a token/cost report."""
+    if report and not dry_run:
+        fail("--report needs --dry-run: the report prices prompts without sending them")
+    # Read before the pipeline's imports (seconds of litellm): a wrong path is said at once.
+    rows = [r for r in read_instances(file, limit) if r.get("patch")]
+    if not rows:
+        fail(f"{file} holds no instance with a patch")
     from tqdm import tqdm  # type: ignore[import-untyped]
 
     from app.cli.render import pr_options
@@ -94,13 +99,8 @@ def label_instance(
     from spice_engine.pr.pipeline import assess_instance
     from spice_engine.pr.repo_context import RepoContextBuilder
 
-    if report and not dry_run:
-        fail("--report needs --dry-run: the report prices prompts without sending them")
     settings = settings_with(model=model, api_base=api_base, votes=votes)
     setup_logging("WARNING" if as_json else settings.log_level, settings.log_format)
-    rows = [r for r in read_instances(file, limit) if r.get("patch")]
-    if not rows:
-        fail(f"{file} holds no instance with a patch")
     opts = pr_options(settings, max_prompt_tokens)
     builder = RepoContextBuilder(opts.context)
     samples: list[PromptSample] = []

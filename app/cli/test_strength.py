@@ -27,7 +27,6 @@ from app.cli.validate import (
 )
 from app.redaction import redacted_outcome, secret_values
 from app.settings import Settings
-from spice_engine.strength.batch import strength_rows
 from spice_engine.strength.result import StrengthConfig
 
 
@@ -126,6 +125,8 @@ def test_strength_cmd(
             f"{got['durations'].get('total', 0):.0f} s{cut})",
             err=True,
         )
+
+    from spice_engine.strength.batch import strength_rows  # libcst: after the input is read
 
     with phases:
         strength_rows(
