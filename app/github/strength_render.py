@@ -52,6 +52,12 @@ def strength_line(s: TestStrength | None, shown: ShownSurvivors | None = None) -
         top = headline.mutant
         change = code_span(top.change.replace("`", ""), 60)
         where = f", {REACHED[top.reached]}" if top.reached else ""
+        if top.issue_example is not None:  # the issue's own input: said before the rest
+            seen = top.issue_example
+            where = (
+                f", where the issue's example prints {code_span(seen.survivor or '(nothing)')}"
+                f" instead of {code_span(seen.fix or '(nothing)')}{where}"
+            )
         parts.append(
             f"{len(survivors)} of {s.mutants_tried} mutants of the fix survive — e.g. "
             f"{change} in {_where(top)}{where} (survivor {code_span(headline.id)})"

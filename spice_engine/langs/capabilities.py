@@ -27,6 +27,11 @@ language's name.
 - `WrittenTests`: a test file the language's test command runs can be placed for a survivor
   (spice_engine.langs.written_tests), so a model's test that catches it can be proven in the
   sandbox (spice_engine.strength.catching). Without it (C, C++) no test is written.
+- `IssueExamples`: the code an issue gives as its example can be read from its text and run
+  alone in the tree's environment, by our driver (Python: spice_engine.langs.python_examples),
+  so a survivor that changes what the reporter's example prints is shown on the issue's own
+  input (spice_engine.strength.issue_examples). Without it the issue's text is only matched
+  against the survivors' function names.
 - `CopyingCalls`: methods that only copy their receiver (Rust's `clone`): a mutant without one
   that still builds moves the same value instead, never a wrong fix, so none is made.
 """
@@ -181,6 +186,20 @@ def version_groups(language: Language) -> VersionGroups | None:
 
 def own_environments(language: Language) -> OwnEnvironments | None:
     return language if isinstance(language, OwnEnvironments) else None
+
+
+@runtime_checkable
+class IssueExamples(Protocol):
+    def issue_examples(self, problem: str, changed: list[str]) -> list[str]: ...
+
+
+def issue_examples(language: Language, problem: str, changed: list[str]) -> list[str]:
+    """The example code `problem` (an issue's text) gives, to run alone in the language's
+    environment, for a fix changing the files `changed` ([]: none, or the language cannot
+    run one)."""
+    if not isinstance(language, IssueExamples):
+        return []
+    return language.issue_examples(problem, changed)
 
 
 def takes_plugins(language: Language, plan: Plan) -> bool:

@@ -18,6 +18,7 @@ from spice_engine.langs import python_failures, python_line_probe, written_tests
 from spice_engine.langs.base import TEST_FOLDERS, Files, Phase, Plan
 from spice_engine.langs.manifests import named
 from spice_engine.langs.python_env import LOG_PARSER, RUNNER, PythonEnvironments, plan_of
+from spice_engine.langs.python_examples import python_snippets
 from spice_engine.langs.python_interpreters import MissingPython, find_pythons
 from spice_engine.langs.python_recipe import infer_recipe
 from spice_engine.langs.python_runners import PYTEST, read_outcomes, runner_named
@@ -78,6 +79,10 @@ class Python:
     def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         settings = plan.settings if plan is not None else {}
         return read_outcomes(settings.get(LOG_PARSER, "parse_log_pytest"), log)
+
+    def issue_examples(self, problem: str, changed: list[str]) -> list[str]:
+        """The issue's Python examples (its code blocks and console sessions)."""
+        return python_snippets(problem, changed)
 
     def line_probe(self, path: str, source: str, at: int) -> str | None:
         """Asked only where no plugin of ours watches the tests (a runner of the repository's own)."""

@@ -160,13 +160,16 @@ class PythonEnvironments:
         shared = self.envs_dir / prepared.key
         recipe = Recipe.model_validate_json(door.read_text(shared, RECIPE))
         runner = runner_named(recipe.test_runner)
-        driven = plugin is not None and plugin.drives
-        if plugin is not None and not (runner.driven if driven else runner.plugins):
+        alone = plugin is not None and plugin.alone
+        driven = plugin is not None and (plugin.drives or alone)
+        if plugin is not None and not (alone or (runner.driven if driven else runner.plugins)):
             raise ValueError(f"the {runner.name} runner takes no such plugin")
         load = [a for m in plugin.modules() for a in ("-p", m)] if plugin and not driven else []
         job = prepared.job
         venv = job / "venv"
-        cmd = [str(venv / "bin" / "python"), *runner.command([*load, *args])]
+        cmd = [str(venv / "bin" / "python")]
+        if not alone:
+            cmd += runner.command([*load, *args])
         if driven and plugin is not None:  # our driver runs the command in its own process
             start = f"import {plugin.support}, {plugin.name}; {plugin.name}.main()"
             cmd[1:1] = ["-c", start]

@@ -213,8 +213,9 @@ class Session:
         settings: dict[str, Any],
         extras: tuple[Path, ...] = (),
         drives: bool = False,
+        alone: bool = False,
     ) -> Plugin:
-        return make_plugin(self.home, source, name, settings, extras, drives)
+        return make_plugin(self.home, source, name, settings, extras, drives, alone)
 
     def run(
         self,

@@ -21,6 +21,7 @@ from spice_engine.strength.ablation import ablate
 from spice_engine.strength.candidates import candidates
 from spice_engine.strength.catching import TestWriter, catch
 from spice_engine.strength.choose import Choice
+from spice_engine.strength.issue_examples import run_examples
 from spice_engine.strength.line_probe import probe_lines
 from spice_engine.strength.mutant_runs import confirm, mutate
 from spice_engine.strength.rank import classify, rank, unconfirmed
@@ -161,6 +162,14 @@ def _judge(
             record.skipped.append(UNWATCHED.format(n=unwatched))
         done = verdicts.done
         rank(list(done.values()), problem)  # with what the differential run saw
+    t0 = time.monotonic()
+    verdicts, stopped = run_examples(runner, verdicts, choice, problem)
+    if stopped:
+        record.skipped.append(stopped)
+    if stopped or verdicts.done is not done:  # the issue's example ran
+        record.durations["examples"] = _since(t0)
+        done = verdicts.done
+        rank(list(done.values()), problem)
     if runner.plugins or driven:  # only a differential run can confirm a difference
         for m in done.values():
             m.unconfirmed = unconfirmed(m) if m.verdict == Verdict.SURVIVED else ""

@@ -54,8 +54,9 @@ def rank(outcomes: list[MutantOutcome], problem: str) -> None:
     names = named_functions(problem)
     killed = _killed_share(outcomes)
 
-    def key(m: MutantOutcome) -> tuple[int, int, int, int, float, int, str, int]:
+    def key(m: MutantOutcome) -> tuple[int, int, int, int, int, float, int, str, int]:
         return (
+            m.difference != "issue",  # wrong on the issue's own example: the news itself
             not m.by_fail_to_pass,
             m.function not in names,
             {"executed_unchecked": 0, "not_executed": 1}.get(m.reached or "", 2),

@@ -87,9 +87,18 @@ Reached = Literal["not_executed", "executed_unchecked"]
 DifferenceIn = Literal["returned", "stored"]
 """What of a call a differential run saw differ: what it returned or raised (or how often it
 was called), or only the state it left its arguments in."""
-Difference = Literal["tests", "nearby"]
-"""Where a differential run saw a survivor differ from the fix: on the tests' own inputs, or
-on inputs next to them (spice_engine.strength.replay_support)."""
+Difference = Literal["tests", "nearby", "issue"]
+"""Where a survivor was seen to differ from the fix: its differential run, on the tests' own
+inputs or on inputs next to them (spice_engine.strength.replay_support); or what the issue's
+own example prints (spice_engine.strength.issue_examples)."""
+
+
+class IssueExample(BaseModel):
+    """The first line the issue's example prints otherwise under a survivor than under the
+    fix (spice_engine.strength.issue_examples); "" where one printed no such line."""
+
+    fix: str
+    survivor: str
 
 
 class CatchingTest(BaseModel):
@@ -151,6 +160,8 @@ class MutantOutcome(BaseModel):
     rank: int = 0
     """Among survivors, 1 = the most telling (0: not a survivor)."""
     catching_test: CatchingTest | None = None
+    issue_example: IssueExample | None = None
+    """Where `difference` is "issue": what the issue's example prints under it and the fix."""
     possibly_equivalent: bool = False
     """A model was asked for a test that tells it from the fix and none held: not a headline."""
     unconfirmed: str = ""
@@ -160,13 +171,14 @@ class MutantOutcome(BaseModel):
 
     @property
     def shown(self) -> bool:
-        """A survivor shown as a wrong fix the tests accept: a written test catches it, or a
-        judged test executes its line and its differential run saw it differ (in a language
-        without one, a judged test executes it, or no probe could say). A line no test executes is not a claim
-        about behaviour: it is shown as such (`untested_line`), not as a wrong fix."""
+        """A survivor shown as a wrong fix the tests accept: a written test catches it, or the
+        issue's own example prints otherwise under it, or a judged test executes its line and
+        its differential run saw it differ (in a language without one, a judged test executes
+        it, or no probe could say). A line no test executes is otherwise not a claim about
+        behaviour: it is shown as such (`untested_line`), not as a wrong fix."""
         if self.verdict != Verdict.SURVIVED or self.possibly_equivalent:
             return False
-        if self.catching_test is not None:
+        if self.catching_test is not None or self.difference == "issue":
             return True
         return not self.unconfirmed and self.reached != "not_executed"
 
@@ -177,6 +189,7 @@ class MutantOutcome(BaseModel):
             self.verdict == Verdict.SURVIVED
             and self.reached == "not_executed"
             and self.catching_test is None
+            and self.difference != "issue"
         )
 
     @property
@@ -185,8 +198,8 @@ class MutantOutcome(BaseModel):
         wrong fix that changes a value or a condition, or a name whose change reached what its
         function returns; not one removing a line or returning None (those are listed, never
         the example: often what they break is a value no caller reads)."""
-        if self.catching_test is not None:
-            return self.shown
+        if self.catching_test is not None or self.difference == "issue":
+            return self.shown  # what the reporter's own example prints, or a written test
         tier = evidence(self.operator)
         # A renamed string or swapped arguments seen only in what was stored (sphinx-7268's
         # ENUM candidates) is a name kept, not yet one compared with anything a user gives.

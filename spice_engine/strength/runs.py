@@ -201,6 +201,10 @@ class Runner:
             self._name("watched"), self.targets, self._timeout(timeout_s), plugin
         )
 
+    def alone(self, plugin: Plugin, timeout_s: float) -> Run:
+        """Our module `plugin` run in the tree instead of the tests (`Plugin.alone`)."""
+        return self.session.run(self._name("examples"), [], self._timeout(timeout_s), plugin)
+
     def run_files(self, files: list[str]) -> Run:
         """`files` run whole, as they are (a test just written there). A runner without our
         plugins is given what validation gave it and them: its own command picks their

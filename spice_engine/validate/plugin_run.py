@@ -33,6 +33,9 @@ class Plugin(BaseModel):
     drives: bool = False
     """The module runs the test command itself (its `main()`), for a runner that loads no
     pytest plugin (spice_engine.strength.watch_plugin)."""
+    alone: bool = False
+    """The module's `main()` runs instead of the test command, whatever the runner (the
+    issue's example: spice_engine.strength.examples_plugin)."""
 
     def modules(self) -> list[str]:
         """What pytest loads (`-p`), in order."""
@@ -46,6 +49,7 @@ def make_plugin(
     settings: dict[str, Any],
     extras: tuple[Path, ...] = (),
     drives: bool = False,
+    alone: bool = False,
 ) -> Plugin:
     """A new plugin folder under `scratch` (the host's: never bound writable). The module gets
     a name of its own for this run (`name` and a random part): pytest imports `-p` plugins by
@@ -65,7 +69,7 @@ def make_plugin(
             folder, f"{named[extra.stem]}.py", door.read_bytes(extra.parent, extra.name)
         )
     door.write_text(folder, "settings.json", json.dumps({**settings, "extras": named}))
-    return Plugin(folder=folder, name=name, support=support, drives=drives)
+    return Plugin(folder=folder, name=name, support=support, drives=drives, alone=alone)
 
 
 def messages(channel: str) -> list[dict[str, Any]]:

@@ -1,0 +1,143 @@
+"""The issue's own example as evidence (issue 49, item 1): a survivor that changes what the
+reporter's example prints is shown as a wrong fix on the issue's input, even on a line no
+judged test executes; an example that prints the mutant switch itself is not trusted."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.github.strength_render import strength_line
+from spice_engine.langs.executor import Executor
+from spice_engine.langs.python_examples import python_snippets
+from spice_engine.langs.python_recipe import Recipe
+from spice_engine.runs.session import Job
+from spice_engine.strength.issue_examples import MOVES, READS_SWITCH
+from spice_engine.strength.measure import measure
+from spice_engine.strength.result import StrengthConfig, TestStrength
+from spice_engine.validate.bubblewrap import Bubblewrap
+from tests.fakes.sample_project import calc_project, instance_of
+from tests.strength_support import FIX, WEAK
+from tests.validation_support import sandbox_fixture  # noqa: F401
+
+RECIPE = Recipe(python="3.11", extra_packages=["pytest"])
+HALF = "\n\ndef half(x):\n    return x // 2\n"
+ISSUE = """add() drops its first argument, and there is no half().
+
+```python
+from calc import add, half
+print(add(2, 3))
+```
+
+>>> half(9)
+4
+"""
+HOSTILE = """add() drops its first argument.
+
+```python
+import os
+from calc import add, half
+print(os.environ.get("SPICE_MUTANT"), add(2, 3), half(9))
+```
+"""
+NOISY = """add() drops its first argument.
+
+```python
+import os
+from calc import add, half
+print(os.urandom(4).hex(), add(2, 3), half(9))
+```
+"""
+
+
+def test_an_issues_examples_are_its_python_blocks_and_console_sessions_in_order() -> None:
+    text = (
+        "Steps:\n\n>>> from calc import add\n>>> add(2, 3)\n-1\n\n```\nTraceback (most recent"
+        " call last):\n  File x\nValueError\n```\n\n```python\nprint(add(1, 2))\n```\n\n"
+        "```bash\npip install calc\n```\n\n```python\nx = 1\n```\n"
+    )
+    # The traceback and the shell are not Python; a block that calls nothing shows nothing.
+    assert python_snippets(text) == ["from calc import add\nadd(2, 3)\n", "print(add(1, 2))\n"]
+    assert python_snippets("no code at all") == []
+
+
+def test_a_session_that_imports_nothing_runs_in_the_fixed_packages_namespace() -> None:
+    session = "```\n>>> exp(9*I*pi/4)\nexp(I*pi/4)\n```\n"
+    fixed = ["sympy/functions/elementary/exponential.py", "sympy/core/power.py"]
+    assert python_snippets(session, fixed) == ["from sympy import *\n", "exp(9*I*pi/4)\n"]
+    assert python_snippets(session, ["src/_pytest/nodes.py"])[0] == "from _pytest import *\n"
+    # One that imports, or a fix across packages (or of a lone module), is run as it is.
+    imports = ">>> import sympy\n>>> sympy.exp(1)\n"
+    assert python_snippets(imports, fixed) == ["import sympy\nsympy.exp(1)\n"]
+    assert python_snippets(session, ["sympy/a.py", "other/b.py"]) == ["exp(9*I*pi/4)\n"]
+    assert python_snippets(session, ["calc.py"]) == ["exp(9*I*pi/4)\n"]
+
+
+def _measured(tmp_path: Path, envs: Path, sandbox: Bubblewrap, problem: str) -> TestStrength:
+    repo = tmp_path / "calc"
+    calc_project(repo, ("calc",), calc=FIX["calc.py"].replace("a + b", "b"))
+    fix = {"calc.py": FIX["calc.py"] + HALF}
+    row = instance_of(repo, "octo/calc", fix, ("tests/test_calc.py", WEAK), problem)
+    row["FAIL_TO_PASS"] = json.dumps(["tests/test_calc.py::test_add"])
+    row["PASS_TO_PASS"] = json.dumps(["tests/test_calc.py::test_mul"])
+    job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, timeout_s=120)
+    config = StrengthConfig(budget_s=180)
+    return measure(job, Executor(envs, sandbox), tmp_path / "scratch", config, None)
+
+
+@pytest.fixture(name="envs", scope="module")
+def envs_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("envs")
+
+
+def test_a_survivor_the_issues_example_tells_apart_is_shown_on_the_issues_input(
+    tmp_path: Path, envs: Path, sandbox: Bubblewrap
+) -> None:
+    got = _measured(tmp_path, envs, sandbox, ISSUE)
+    assert got.status == "measured", got.detail
+    by_change = {(m.function, m.change): m for m in got.survivors}
+    minus = by_change[("add", "`+` → `-`")]
+    assert minus.difference == "issue" and minus.issue_example is not None
+    assert (minus.issue_example.fix, minus.issue_example.survivor) == ("5", "-1")
+    # No judged test calls half(): its survivors are shown only because the example differs.
+    halves = [m for m in got.survivors if m.function == "half"]
+    assert halves and all(m.reached == "not_executed" for m in halves)
+    told = [m for m in halves if m.difference == "issue"]
+    assert told and all(m.shown and not m.untested_line for m in told)
+    assert got.headline is not None and got.headline.difference == "issue"
+    assert "the issue's example prints" in strength_line(got)
+    assert "examples" in got.durations
+
+
+FORGING = """add() drops its first argument.
+
+```python
+import json, os
+forged = json.dumps({"state": "%s", "status": "ok", "digest": "0" * 64, "output": "x"})
+for n in range(1, 4000):
+    for fd in range(3, 256):
+        try:
+            os.write(fd, (forged % n + "\\n").encode())
+        except OSError:
+            pass
+```
+"""
+"""Writes forged states to every descriptor it may hold: a child holds no channel."""
+
+
+@pytest.mark.parametrize(
+    "problem,why",
+    [(HOSTILE, READS_SWITCH), (NOISY, MOVES), (FORGING, None)],
+    ids=["switch", "noise", "forging"],
+)
+def test_an_example_that_prints_the_switch_or_noise_is_not_trusted(
+    tmp_path: Path, envs: Path, sandbox: Bubblewrap, problem: str, why: str | None
+) -> None:
+    got = _measured(tmp_path, envs, sandbox, problem)
+    assert got.status == "measured", got.detail
+    assert why is None or why in got.skipped
+    assert not any(m.difference == "issue" for m in got.survivors)
+    minus = next(m for m in got.survivors if m.change == "`+` → `-`")
+    assert minus.difference == "nearby"  # the differential run's own evidence stands
