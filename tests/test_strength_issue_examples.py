@@ -61,6 +61,8 @@ def test_an_issues_examples_are_its_python_blocks_and_console_sessions_in_order(
     # The traceback and the shell are not Python; a block that calls nothing shows nothing.
     assert python_snippets(text) == ["from calc import add\nadd(2, 3)\n", "print(add(1, 2))\n"]
     assert python_snippets("no code at all") == []
+    ipython = "```\nIn [5]: f(1)\nOut[5]: 2\n\nIn [6]: def g(x):\n   ...:     return x\n```\n"
+    assert python_snippets(ipython) == ["f(1)\ndef g(x):\n    return x\n"]
 
 
 def test_a_session_that_imports_nothing_runs_in_the_fixed_packages_namespace() -> None:

@@ -4,7 +4,8 @@ issue's code blocks, to be run again under the fix and under each survivor
 
 A block counts when its fence names Python (`python`, `py`, `pycon`, `python3`, `ipython`) or
 names nothing, and it holds Python: a console session (`>>> ` prompts, read by the standard
-library's doctest parser, the outputs the reporter saw left out) or a script that parses and
+library's doctest parser, the outputs the reporter saw left out; an IPython session's `In [n]:`
+inputs alike) or a script that parses and
 calls something. A console session written outside any block (Markdown reads its prompts as
 quotes) is one more example, its inputs taken in order. An example that imports nothing ran in
 the project's own interactive namespace (sympy's `isympy`, a `from sympy import *` session):
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import doctest
+import re
 import warnings
 from collections.abc import Sequence
 
@@ -65,6 +67,25 @@ def python_snippets(problem: str, changed: Sequence[str] = ()) -> list[str]:
     return found
 
 
+_IPYTHON_INPUT = re.compile(r"^In \[\d+\]: ", re.MULTILINE)
+_IPYTHON_MORE = re.compile(r"^\s+\.\.\.+: ?")
+
+
+def _ipython_inputs(block: str) -> str:
+    """An IPython session's inputs (`In [3]: x` and its `   ...: ` lines); its `Out[3]:`
+    and whatever else it printed left out. (IPython's own reader is not installed here.)"""
+    lines, inside = [], False
+    for line in block.splitlines():
+        if _IPYTHON_INPUT.match(line):
+            lines.append(_IPYTHON_INPUT.sub("", line, count=1))
+            inside = True
+        elif inside and _IPYTHON_MORE.match(line):
+            lines.append(_IPYTHON_MORE.sub("", line, count=1))
+        else:
+            inside = False
+    return "\n".join(lines) + "\n"
+
+
 def _package(changed: Sequence[str]) -> str | None:
     """The top-level package the changed files belong to (`sympy/core/basic.py` -> `sympy`,
     `src/_pytest/nodes.py` -> `_pytest`), when they agree on one."""
@@ -86,6 +107,8 @@ def _imports(source: str) -> bool:
 def _as_python(block: str) -> str | None:
     """The block as Python source (a console session's inputs), or None: no Python that
     calls anything."""
+    if _IPYTHON_INPUT.search(block):
+        block = _ipython_inputs(block)
     if ">>>" in block:
         try:
             examples = doctest.DocTestParser().get_examples(block)
