@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spice_engine.langs import languages
+from spice_engine.strength.array_lengths import longer_array
 from spice_engine.strength.emptiness import emptiness_zero
 from spice_engine.strength.function_names import enclosing_function
 from spice_engine.strength.new_tokens import Span, touches
@@ -213,6 +214,8 @@ def _site(node: Any, copying: frozenset[str]) -> tuple[str, int, int, bytes, str
         if only_true(node):  # 1 → 2 is as true (spice_engine.strength.syntax_truth)
             return None
         if emptiness_zero(node):  # len(x) > 0 → > 1 (spice_engine.strength.emptiness)
+            return None
+        if longer_array(node):  # spice_engine.strength.array_lengths
             return None
         more = str(int(text) + 1)
         # `-1` is a negation of `1`: said with its sign, it is told from a `1` beside it.
