@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.strength_sites_support import sites_of
+from tests.strength_sites_support import fix_sites
 
 FIXES = [
     (
@@ -62,6 +62,6 @@ FIXES = [
 def test_each_mutant_names_the_function_it_sits_in(
     tmp_path: Path, path: str, grammar: str, bug: str, fix: str, function: str
 ) -> None:
-    sites = sites_of(tmp_path, path, (bug, fix), grammar)
-    assert sites, "the fix gives mutants"
-    assert {s.function for s in sites} == {function}
+    functions = fix_sites(tmp_path, path, (bug, fix), grammar, said=lambda s: s.function)
+    assert functions, "the fix gives mutants"
+    assert set(functions) == {function}
