@@ -23,16 +23,21 @@ from tests.strength_support import FIX, WEAK
 from tests.validation_support import sandbox_fixture  # noqa: F401
 
 RECIPE = Recipe(python="3.11", extra_packages=["pytest"])
-HALF = "\n\ndef half(x):\n    return x // 2\n"
+HALF = "\n\ndef half(x):\n    return x // 2\n\n\ndef big(x):\n    return x > 1000\n"
+BIG_TEST = "\n\ndef test_big():\n    from calc import big\n    assert big(5) is False\n"
+"""big(5) and the inputs next to it cannot tell `>` from `>=`: the differential run finds no
+difference; the issue's big(1000) does."""
 ISSUE = """add() drops its first argument, and there is no half().
 
 ```python
-from calc import add, half
+from calc import add, big, half
 print(add(2, 3))
 ```
 
 >>> half(9)
 4
+>>> big(1000)
+True
 """
 HOSTILE = """add() drops its first argument.
 
@@ -81,8 +86,10 @@ def _measured(tmp_path: Path, envs: Path, sandbox: Bubblewrap, problem: str) -> 
     repo = tmp_path / "calc"
     calc_project(repo, ("calc",), calc=FIX["calc.py"].replace("a + b", "b"))
     fix = {"calc.py": FIX["calc.py"] + HALF}
-    row = instance_of(repo, "octo/calc", fix, ("tests/test_calc.py", WEAK), problem)
-    row["FAIL_TO_PASS"] = json.dumps(["tests/test_calc.py::test_add"])
+    row = instance_of(repo, "octo/calc", fix, ("tests/test_calc.py", WEAK + BIG_TEST), problem)
+    row["FAIL_TO_PASS"] = json.dumps(
+        ["tests/test_calc.py::test_add", "tests/test_calc.py::test_big"]
+    )
     row["PASS_TO_PASS"] = json.dumps(["tests/test_calc.py::test_mul"])
     job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, timeout_s=120)
     config = StrengthConfig(budget_s=180)
@@ -102,14 +109,27 @@ def test_a_survivor_the_issues_example_tells_apart_is_shown_on_the_issues_input(
     by_change = {(m.function, m.change): m for m in got.survivors}
     minus = by_change[("add", "`+` → `-`")]
     assert minus.difference == "issue" and minus.issue_example is not None
-    assert (minus.issue_example.fix, minus.issue_example.survivor) == ("5", "-1")
+    seen = minus.issue_example
+    assert (seen.statement, seen.fix, seen.survivor) == ("print(add(2, 3))", "5", "-1")
     # No judged test calls half(): its survivors are shown only because the example differs.
     halves = [m for m in got.survivors if m.function == "half"]
     assert halves and all(m.reached == "not_executed" for m in halves)
     told = [m for m in halves if m.difference == "issue"]
     assert told and all(m.shown and not m.untested_line for m in told)
+    # One a differential run saw no difference in is a survivor again: big(1000) tells.
+    bound = by_change[("big", "`> 1000` → `>= 1000`")]
+    assert bound.difference == "issue" and bound.shown and bound.verdict == "survived"
     assert got.headline is not None and got.headline.difference == "issue"
-    assert "the issue's example prints" in strength_line(got)
+    gone = by_change[("half", "`return x // 2` → `return None`")].issue_example
+    assert gone is not None and (gone.statement, gone.fix, gone.survivor) == (
+        "half(9)",
+        "4",
+        "None",
+    )
+    top = got.headline.issue_example
+    assert top is not None
+    said = f"the issue's `{top.statement}` prints `{top.survivor}` instead of `{top.fix}`"
+    assert said in strength_line(got)
     assert "examples" in got.durations
 
 

@@ -54,8 +54,9 @@ def strength_line(s: TestStrength | None, shown: ShownSurvivors | None = None) -
         where = f", {REACHED[top.reached]}" if top.reached else ""
         if top.issue_example is not None:  # the issue's own input: said before the rest
             seen = top.issue_example
+            said = f" {code_span(seen.statement, 60)}" if seen.statement else " example"
             where = (
-                f", where the issue's example prints {code_span(seen.survivor or '(nothing)')}"
+                f", where the issue's{said} prints {code_span(seen.survivor or '(nothing)')}"
                 f" instead of {code_span(seen.fix or '(nothing)')}{where}"
             )
         parts.append(

@@ -134,6 +134,15 @@ def _judge(
     together: dict[int, set[int]] | None = None
     classify(verdicts.done, reached, f2p, switchable)
     rank(list(verdicts.done.values()), problem)
+    done_before = verdicts.done
+    # The issue's own example first: a few seconds, and the strongest evidence there is.
+    t0 = time.monotonic()
+    verdicts, stopped = run_examples(runner, verdicts, choice, problem)
+    if stopped:
+        record.skipped.append(stopped)
+    if stopped or verdicts.done is not done_before:
+        record.durations["examples"] = _since(t0)
+        rank(list(verdicts.done.values()), problem)
     done = verdicts.done
     ranked = sorted((k for k, m in done.items() if m.rank), key=lambda k: done[k].rank)
     verdicts = confirm(runner, verdicts, choice, ranked, config.confirm_survivors)
@@ -162,14 +171,6 @@ def _judge(
             record.skipped.append(UNWATCHED.format(n=unwatched))
         done = verdicts.done
         rank(list(done.values()), problem)  # with what the differential run saw
-    t0 = time.monotonic()
-    verdicts, stopped = run_examples(runner, verdicts, choice, problem)
-    if stopped:
-        record.skipped.append(stopped)
-    if stopped or verdicts.done is not done:  # the example ran
-        record.durations["examples"] = _since(t0)
-        done = verdicts.done
-        rank(list(done.values()), problem)
     if runner.plugins or driven:  # only a differential run can confirm a difference
         for m in done.values():
             m.unconfirmed = unconfirmed(m) if m.verdict == Verdict.SURVIVED else ""

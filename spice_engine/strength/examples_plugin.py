@@ -7,8 +7,8 @@ in its settings, in order: the fix (`null`), or a mutant's id (`SPICE_MUTANT`, r
 schema when the mutated code runs). A child runs the example's statements one by one in one
 namespace, as a console does (an expression's value printed, an exception said as its type and
 message and the next statement run), and hands what it printed to the parent through a pipe of
-its own; the parent sends each state's digest and first lines through the run's channel as it
-ends, so a hang or a crash loses only that state. A child past its time is killed.
+its own; the parent sends each state's digest and what each statement printed through the run's channel
+as it ends, so a hang or a crash loses only that state. A child past its time is killed.
 
 The example is the issue's text, hostile: it runs only here, in the sandbox, and a child holds
 neither the channel nor the parent's pipe of another state. A child could still print what
@@ -36,8 +36,8 @@ _SUPPORT = sys.modules.get(os.environ.get("SPICE_SUPPORT_MODULE", "")) or import
     "spice_engine.validate.plugin_support"
 )
 send = _SUPPORT.send
-KEEP = 4000
-"""What of a state's output is sent as text (its digest covers all of it)."""
+KEEP = 500
+"""What of a statement's output is sent (the state's digest covers all of it)."""
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 
 
@@ -77,24 +77,42 @@ def _preimport(snippets):
                 _quietly(compile(ast.Module(body=[node], type_ignores=[]), "<issue>", "exec"))
 
 
+def _show(value):
+    # type: (Any) -> None
+    """The console's echo of an expression's value, `None` included (a mutant returning None
+    where the fix returns a value must print something else)."""
+    sys.stdout.write(repr(value) + "\n")
+
+
 def _run(snippets):
     # type: (List[str]) -> str
-    """What the example prints, run statement by statement in one namespace."""
-    out = io.StringIO()
+    """What each statement of the example prints, run one by one in one namespace: a JSON list
+    of [the statement, what it printed]."""
+    said = []  # type: List[List[str]]
     space = {"__name__": "__main__"}  # type: Dict[str, Any]
-    saved = sys.stdout
-    sys.stdout = out
+    saved, hook = sys.stdout, sys.displayhook
+    sys.displayhook = _show
     try:
         for snippet in snippets:
             for node in _statements(snippet):
+                out = io.StringIO()
+                sys.stdout = out
                 try:
                     exec(compile(ast.Interactive(body=[node]), "<issue>", "single"), space)
                 except BaseException as exc:  # noqa: BLE001 (a console says it and goes on)
                     message = str(exc).splitlines()[0][:300] if str(exc) else ""
                     out.write("raised {}: {}\n".format(type(exc).__name__, message))
+                finally:
+                    sys.stdout = saved
+                source = (
+                    ast.get_source_segment(snippet, node)
+                    if hasattr(ast, "get_source_segment")
+                    else None
+                )
+                said.append([(source or "")[:200], _ADDRESS.sub("0x…", out.getvalue())])
     finally:
-        sys.stdout = saved
-    return _ADDRESS.sub("0x…", out.getvalue())
+        sys.stdout, sys.displayhook = saved, hook
+    return json.dumps(said)
 
 
 def _child(snippets, state, write_end):
@@ -167,6 +185,11 @@ def main():
             limit = min(limit, max(5.0, 3 * seconds + 2))
         message = {"state": state, "status": status, "seconds": round(seconds, 3)}
         if printed is not None:
-            message["digest"] = hashlib.sha256(printed.encode("utf-8", "replace")).hexdigest()
-            message["output"] = printed[:KEEP]
+            try:
+                said = [[str(a)[:200], str(b)[:KEEP]] for a, b in json.loads(printed)][:200]
+            except (ValueError, TypeError):  # the child's pipe held something else
+                message["status"] = "garbled"
+            else:
+                digest = hashlib.sha256(printed.encode("utf-8", "replace")).hexdigest()
+                message.update(digest=digest, statements=said)
         send(message)

@@ -22,13 +22,18 @@ from spice_engine.langs.capabilities import issue_examples
 from spice_engine.strength.choose import ID_STRIDE, Choice, schema_sources
 from spice_engine.strength.result import IssueExample, MutantOutcome, Verdict
 from spice_engine.strength.runs import Runner
-from spice_engine.strength.verdicts import Verdicts
+from spice_engine.strength.verdicts import NO_DIFFERENCE, Verdicts
 from spice_engine.validate.plugin_run import messages
 
 EXAMPLES_PLUGIN = "_spice_examples"
 EXAMPLES_SOURCE = Path(__file__).with_name("examples_plugin.py")
-SHARE = 0.5
-"""Of the budget left, what the example's runs may take (the ablation comes after)."""
+SHARE = 0.3
+"""Of the budget left, what the example's runs may take (confirmations, differential runs and
+the ablation come after)."""
+MAX_MUTANTS = 16
+"""Survivors the example is run under at most (best-ranked first)."""
+UNOBSERVED = NO_DIFFERENCE.split("{", 1)[0]
+"""How a differential run's "equivalent" begins (no proof: the example may still differ)."""
 LINE = 160
 """What of a differing line is kept."""
 PER_STATE_S = 60.0
@@ -46,10 +51,13 @@ def run_examples(
     snippets = issue_examples(session.language, problem, sorted(choice.originals))
     chosen = {c.key: c for c in choice.chosen if c.site.switchable}
     done = verdicts.done
+    # Survivors best-ranked first, then those a differential run found no difference in (on
+    # the tests' inputs and next to them: not a proof, and the issue's input may differ).
     order = sorted(
-        (k for k, m in done.items() if k in chosen and m.verdict == Verdict.SURVIVED and m.rank),
-        key=lambda k: done[k].rank,
+        (k for k, m in done.items() if k in chosen and _unproven(m)),
+        key=lambda k: (done[k].verdict != Verdict.SURVIVED, done[k].rank, k),
     )
+    order = order[:MAX_MUTANTS]
     if not snippets or not order:
         return verdicts, ""
     budget = runner.left() * SHARE
@@ -89,17 +97,48 @@ def run_examples(
     for key in order:
         got = said.get(str(key))
         if got and got[0]["digest"] != fixed[0]["digest"]:
-            kept[key] = _told(done[key], str(fixed[0]["output"]), str(got[0]["output"]))
+            kept[key] = _told(done[key], fixed[0].get("statements"), got[0].get("statements"))
     return verdicts.model_copy(update={"done": kept}), ""
 
 
-def _told(m: MutantOutcome, fix: str, survivor: str) -> MutantOutcome:
-    """`m` marked as told apart by the issue's example, with the first line that differs."""
-    a, b = fix.splitlines(), survivor.splitlines()
+def _unproven(m: MutantOutcome) -> bool:
+    if m.verdict == Verdict.SURVIVED:
+        return True
+    return m.verdict == Verdict.EQUIVALENT and m.reason.startswith(UNOBSERVED)
+
+
+def _told(m: MutantOutcome, fix: Any, survivor: Any) -> MutantOutcome:
+    """`m` marked as told apart by the issue's example, with the first statement whose output
+    differs (as far as the messages keep it)."""
+    a, b = _pairs(fix), _pairs(survivor)
     n = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
-    seen = IssueExample(
-        fix=a[n][:LINE] if n < len(a) else "", survivor=b[n][:LINE] if n < len(b) else ""
+    statement = (a[n] if n < len(a) else b[n] if n < len(b) else ("", ""))[0]
+    fixed, mutated = _first_difference(a[n][1] if n < len(a) else "", b[n][1] if n < len(b) else "")
+    seen = IssueExample(statement=statement[:LINE], fix=fixed, survivor=mutated)
+    why = (
+        f"the issue's `{seen.statement}` prints {seen.survivor!r} where the fix prints {seen.fix!r}"
     )
-    why = f"the issue's example prints {seen.survivor!r} where the fix prints {seen.fix!r}"
-    update = {"difference": "issue", "difference_in": None, "reason": why, "issue_example": seen}
+    update = {
+        "verdict": Verdict.SURVIVED,  # one a differential run saw no difference in, too
+        "difference": "issue",
+        "difference_in": None,
+        "reason": why,
+        "issue_example": seen,
+    }
     return m.model_copy(update=update)
+
+
+def _pairs(statements: Any) -> list[tuple[str, str]]:
+    """The (statement, printed) pairs of a message (what the sandbox sent: checked)."""
+    if not isinstance(statements, list):
+        return []
+    return [(str(p[0]), str(p[1])) for p in statements if isinstance(p, list) and len(p) == 2]
+
+
+def _first_difference(fix: str, survivor: str) -> tuple[str, str]:
+    """The first line of a statement's output that differs, as each printed it."""
+    a, b = fix.strip().splitlines(), survivor.strip().splitlines()
+    n = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    return tuple(  # type: ignore[return-value]
+        (lines[n] if n < len(lines) else "(nothing)")[:LINE] for lines in (a, b)
+    )

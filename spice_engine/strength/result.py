@@ -94,9 +94,10 @@ own example prints (spice_engine.strength.issue_examples)."""
 
 
 class IssueExample(BaseModel):
-    """The first line the issue's example prints otherwise under a survivor than under the
-    fix (spice_engine.strength.issue_examples); "" where one printed no such line."""
+    """The first statement of the issue's example that prints otherwise under a survivor than
+    under the fix (spice_engine.strength.issue_examples), and what each printed."""
 
+    statement: str = ""
     fix: str
     survivor: str
 

@@ -74,9 +74,10 @@ def outcome(
     """A mutant's outcome; `seen`: where a differential run saw a survivor differ (its own
     session's, or the session outcome a confirmation alone keeps)."""
     difference = difference_in = None
+    example = None
     if verdict == Verdict.SURVIVED and isinstance(seen, MutantOutcome):
         difference, difference_in = seen.difference, seen.difference_in
-        reason = reason or seen.reason
+        reason, example = reason or seen.reason, seen.issue_example
     elif verdict == Verdict.SURVIVED and isinstance(seen, Observed):
         difference, difference_in = seen.seen, seen.where
     return MutantOutcome(
@@ -92,6 +93,7 @@ def outcome(
         run=run,
         difference=difference,
         difference_in=difference_in,
+        issue_example=example,
     )
 
 

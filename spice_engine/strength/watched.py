@@ -75,5 +75,11 @@ def watch_survivors(
 
 
 def _watchable(m: MutantOutcome) -> bool:
-    """A survivor a judged test executes (no differential run for code no test runs)."""
-    return m.verdict == Verdict.SURVIVED and m.reached == "executed_unchecked" and m.rank > 0
+    """A survivor a judged test executes (no differential run for code no test runs), and
+    one the issue's example has not already told from the fix."""
+    return (
+        m.verdict == Verdict.SURVIVED
+        and m.reached == "executed_unchecked"
+        and m.rank > 0
+        and m.difference != "issue"
+    )
