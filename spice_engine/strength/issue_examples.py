@@ -30,6 +30,9 @@ EXAMPLES_SOURCE = Path(__file__).with_name("examples_plugin.py")
 SHARE = 0.3
 """Of the budget left, what the example's runs may take (confirmations, differential runs and
 the ablation come after)."""
+FLOOR_S = 15.0
+"""What the example's runs may take of a budget the mutants nearly spent (an import and a few
+forks: seconds, for the best evidence there is)."""
 MAX_MUTANTS = 16
 """Survivors the example is run under at most (best-ranked first)."""
 UNOBSERVED = NO_DIFFERENCE.split("{", 1)[0]
@@ -60,8 +63,9 @@ def run_examples(
     order = order[:MAX_MUTANTS]
     if not snippets or not order:
         return verdicts, ""
-    budget = runner.left() * SHARE
-    if budget < 10:
+    left = runner.left()
+    budget = min(left, max(left * SHARE, FLOOR_S))
+    if budget < 5:
         return verdicts, "the issue's example not run (the time budget)"
     decoy = str(len(choice.originals) * ID_STRIDE + 1 + secrets.randbelow(ID_STRIDE))
     states: list[str | None] = [None, None, decoy, *(str(k) for k in order)]
@@ -69,7 +73,7 @@ def run_examples(
         "snippets": snippets,
         "states": states,
         "per_state_s": PER_STATE_S,
-        "budget_s": budget - 3.0,
+        "budget_s": max(1.0, budget - 2.0),
     }
     only = Choice([chosen[k] for k in order], 0, [], choice.originals, choice.lines)
     tree = session.tree
