@@ -125,8 +125,10 @@ def _child(snippets, state, write_end):
     else:
         os.environ["SPICE_MUTANT"] = state
     printed = _run(snippets)
-    with os.fdopen(write_end, "wb") as pipe:
-        pipe.write(printed.encode("utf-8", "replace"))
+    left = memoryview(printed.encode("utf-8", "replace"))
+    while left:  # the parent reads as it comes: a long output fills the pipe, never blocks it
+        left = left[os.write(write_end, left) :]
+    os.close(write_end)
 
 
 def _in_child(snippets, state, limit):
