@@ -4,8 +4,12 @@ judged test executes; an example that prints the mutant switch itself is not tru
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,7 +18,7 @@ from spice_engine.langs.executor import Executor
 from spice_engine.langs.python_examples import python_snippets
 from spice_engine.langs.python_recipe import Recipe
 from spice_engine.runs.session import Job
-from spice_engine.strength.issue_examples import MOVES, READS_SWITCH
+from spice_engine.strength.issue_examples import MOVES, READS_SWITCH, UNFINISHED
 from spice_engine.strength.measure import measure
 from spice_engine.strength.result import StrengthConfig, TestStrength
 from spice_engine.validate.bubblewrap import Bubblewrap
@@ -23,6 +27,7 @@ from tests.strength_support import FIX, WEAK
 from tests.validation_support import sandbox_fixture  # noqa: F401
 
 RECIPE = Recipe(python="3.11", extra_packages=["pytest"])
+ROOT = Path(__file__).resolve().parents[1]
 HALF = "\n\ndef half(x):\n    return x // 2\n\n\ndef big(x):\n    return x > 1000\n"
 BIG_TEST = "\n\ndef test_big():\n    from calc import big\n    assert big(5) is False\n"
 """big(5) and the inputs next to it cannot tell `>` from `>=`: the differential run finds no
@@ -82,7 +87,11 @@ def test_a_session_that_imports_nothing_runs_in_the_fixed_packages_namespace() -
     assert python_snippets(session, ["calc.py"]) == ["exp(9*I*pi/4)\n"]
 
 
-def _measured(tmp_path: Path, envs: Path, sandbox: Bubblewrap, problem: str) -> TestStrength:
+def _measured(
+    tmp_path: Path, envs: Path, sandbox: Bubblewrap, problem: str, whole: bool = True
+) -> TestStrength:
+    """The instance measured; not `whole`: without the ablation and the confirmations alone,
+    which say nothing of the example (the untrusted examples' cases, kept quick)."""
     repo = tmp_path / "calc"
     calc_project(repo, ("calc",), calc=FIX["calc.py"].replace("a + b", "b"))
     fix = {"calc.py": FIX["calc.py"] + HALF}
@@ -92,7 +101,9 @@ def _measured(tmp_path: Path, envs: Path, sandbox: Bubblewrap, problem: str) -> 
     )
     row["PASS_TO_PASS"] = json.dumps(["tests/test_calc.py::test_mul"])
     job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=RECIPE, timeout_s=120)
-    config = StrengthConfig(budget_s=180)
+    config = StrengthConfig(
+        budget_s=180, ablation=whole, confirm_survivors=StrengthConfig().confirm_survivors * whole
+    )
     return measure(job, Executor(envs, sandbox), tmp_path / "scratch", config, None)
 
 
@@ -136,30 +147,64 @@ def test_a_survivor_the_issues_example_tells_apart_is_shown_on_the_issues_input(
 FORGING = """add() drops its first argument.
 
 ```python
-import json, os
-forged = json.dumps({"state": "%s", "status": "ok", "digest": "0" * 64, "output": "x"})
-for n in range(1, 4000):
+import json, os, re
+import calc
+ids = set(re.findall(r"_spice_mutant\\((\\d+)\\)", open(calc.__file__).read()))
+for n in ids:
+    forged = json.dumps({"state": n, "status": "ok", "digest": "0" * 64, "statements": []})
     for fd in range(3, 256):
         try:
-            os.write(fd, (forged % n + "\\n").encode())
+            os.write(fd, (forged + "\\n").encode())
         except OSError:
             pass
+print(calc.mul(2, 3))
 ```
 """
-"""Writes forged states to every descriptor it may hold: a child holds no channel."""
+"""Reads the mutants' ids from the schema in the tree, as a hostile example could, and writes a
+forged result for each to every descriptor it holds: its own output is garbled, and nothing is
+concluded (that a child holds no channel is `test_a_child_of_the_driver_holds_no_channel`)."""
 
 
 @pytest.mark.parametrize(
     "problem,why",
-    [(HOSTILE, READS_SWITCH), (NOISY, MOVES), (FORGING, None)],
+    [(HOSTILE, READS_SWITCH), (NOISY, MOVES), (FORGING, UNFINISHED)],
     ids=["switch", "noise", "forging"],
 )
 def test_an_example_that_prints_the_switch_or_noise_is_not_trusted(
-    tmp_path: Path, envs: Path, sandbox: Bubblewrap, problem: str, why: str | None
+    tmp_path: Path, envs: Path, sandbox: Bubblewrap, problem: str, why: str
 ) -> None:
-    got = _measured(tmp_path, envs, sandbox, problem)
+    got = _measured(tmp_path, envs, sandbox, problem, whole=False)
     assert got.status == "measured", got.detail
-    assert why is None or why in got.skipped
+    assert why in got.skipped
     assert not any(m.difference == "issue" for m in got.survivors)
     minus = next(m for m in got.survivors if m.change == "`+` → `-`")
     assert minus.difference == "nearby"  # the differential run's own evidence stands
+
+
+def test_a_child_of_the_driver_holds_no_channel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The example runs in a forked child of our driver: what it writes to the run's channel
+    descriptor (the number is no secret) goes nowhere; the driver's own messages still go."""
+    read_end, write_end = os.pipe()
+    monkeypatch.setenv("SPICE_CHANNEL_FD", str(write_end))
+    support = _fresh("plugin_support.py", "spice_engine/validate", "_spice_support_channel")
+    monkeypatch.setenv("SPICE_SUPPORT_MODULE", support.__name__)
+    driver = _fresh("examples_plugin.py", "spice_engine/strength", "_spice_examples_channel")
+    channel = support._OUT.fileno()
+    forging = f"import os\nos.write({channel}, b'forged\\n')\nprint(1)\n"
+    status, printed = driver._in_child([forging], None, 30.0)
+    support.send({"state": "real"})
+    support._OUT.close()
+    with os.fdopen(read_end, "rb") as pipe:
+        sent = pipe.read()
+    assert status == "ok" and printed is not None and "raised OSError" in printed
+    assert b"forged" not in sent and b'"real"' in sent
+
+
+def _fresh(name: str, folder: str, module: str) -> Any:
+    """A new copy of one of our sandbox-side modules, imported as `module`."""
+    spec = importlib.util.spec_from_file_location(module, ROOT / folder / name)
+    assert spec is not None and spec.loader is not None
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules[module] = loaded
+    spec.loader.exec_module(loaded)
+    return loaded

@@ -42,6 +42,7 @@ LINE = 160
 PER_STATE_S = 60.0
 """A state's first limit; the driver lowers it to a few times the fix's own run."""
 MOVES = "the issue's example prints something else on two runs of the fix: it says nothing"
+UNFINISHED = "the issue's example did not run to its end under the fix: it says nothing"
 READS_SWITCH = "the issue's example prints something else under an id no code reads: not trusted"
 
 
@@ -92,7 +93,7 @@ def run_examples(
             said.setdefault(state, []).append(message)
     fixed = said.get(None, [])
     if len(fixed) < 2:
-        return verdicts, "the issue's example did not run to its end under the fix"
+        return verdicts, UNFINISHED
     if fixed[0]["digest"] != fixed[1]["digest"]:
         return verdicts, MOVES
     if [m["digest"] for m in said.get(decoy, [])] != [fixed[0]["digest"]]:
