@@ -11,7 +11,7 @@ from app.github.check_run_render import MAX_NOTES, check_output, conclusion, out
 from app.github.check_runs import CheckRunOutput
 from app.github.strength_render import strength_line
 from app.shown_survivors import SURVIVOR_ID, key_of, shown_survivors, survivor_id
-from spice_engine.strength.result import MutantOutcome, TestStrength, Verdict
+from spice_engine.strength.result import IssueExample, MutantOutcome, TestStrength, Verdict
 
 
 def mutant(
@@ -116,3 +116,19 @@ def test_tests_needing_the_network_are_counted_where_the_reviewer_looks() -> Non
     line = strength_line(s)
     assert "37 tests need the network, which the sandbox does not give" in line
     assert "37 tests need the network" in check_output(s, shown_survivors(s), ()).summary
+
+
+def test_a_survivor_the_issues_example_tells_apart_is_noted_with_what_it_printed() -> None:
+    """Shown on a line no judged test executes, because the issue's own example differs; the
+    comment and the note both say what it printed (the example's output is the sandbox's:
+    redacted and cut like any note)."""
+    secret = "sk-live-abcdefghijklmnop"
+    seen = IssueExample(statement="half(9)", fix="4", survivor=f"None {secret}")
+    told = mutant(3, reached="not_executed", difference="issue", issue_example=seen)
+    s = measured(told)
+    shown = shown_survivors(s)
+    assert [one.mutant for one in shown.shown] == [told] and not told.untested_line
+    note = check_output(s, shown, (secret,)).annotations[0]
+    assert "The issue's example then prints" in note.message and "(half(9))" in note.message
+    assert secret not in note.message
+    assert "where the issue's `half(9)` prints `None" in strength_line(s)

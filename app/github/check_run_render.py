@@ -46,6 +46,12 @@ def _notes(shown: ShownSurvivors, secrets: tuple[str, ...]) -> list[CheckAnnotat
                 f" A test written for it passes on the fix and fails on this change "
                 f"({m.catching_test.failure}): the summary shows it."
             )
+        if m.issue_example is not None:  # the issue's own input shows it
+            seen = m.issue_example
+            caught += (
+                f" The issue's example then prints {seen.survivor!r} instead of {seen.fix!r}"
+                f" ({seen.statement})."
+            )
         message = (
             f"The pull request's tests pass with this line changed ({m.operator}){reached}."
             f"{caught} Survivor {one.id}: comment `/spice not-useful {one.id}` on the pull "
