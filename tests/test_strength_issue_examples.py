@@ -78,8 +78,9 @@ def test_an_issues_examples_are_its_python_blocks_and_console_sessions_in_order(
 def test_a_session_that_imports_nothing_runs_in_the_fixed_packages_namespace() -> None:
     session = "```\n>>> exp(9*I*pi/4)\nexp(I*pi/4)\n```\n"
     fixed = ["sympy/functions/elementary/exponential.py", "sympy/core/power.py"]
-    assert python_snippets(session, fixed) == ["from sympy import *\n", "exp(9*I*pi/4)\n"]
-    assert python_snippets(session, ["src/_pytest/nodes.py"])[0] == "from _pytest import *\n"
+    preamble = "import sympy\nfrom sympy import *\n"  # `sympy.Matrix(...)` and `Matrix(...)`
+    assert python_snippets(session, fixed) == [preamble, "exp(9*I*pi/4)\n"]
+    assert python_snippets(session, ["src/_pytest/nodes.py"])[0].startswith("import _pytest\n")
     # One that imports, or a fix across packages (or of a lone module), is run as it is.
     imports = ">>> import sympy\n>>> sympy.exp(1)\n"
     assert python_snippets(imports, fixed) == ["import sympy\nsympy.exp(1)\n"]

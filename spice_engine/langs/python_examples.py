@@ -9,7 +9,7 @@ inputs alike) or a script that parses and
 calls something. A console session written outside any block (Markdown reads its prompts as
 quotes) is one more example, its inputs taken in order. An example that imports nothing ran in
 the project's own interactive namespace (sympy's `isympy`, a `from sympy import *` session):
-it is run after a star import of the package the fix changes. A traceback, a shell session or output pasted in a block does not parse and
+it is run after an import of the package the fix changes, by name and with a star. A traceback, a shell session or output pasted in a block does not parse and
 is left out. The text is the issue's (hostile): it is only ever run in the sandbox, like the
 repository's tests.
 """
@@ -63,7 +63,7 @@ def python_snippets(problem: str, changed: Sequence[str] = ()) -> list[str]:
             break
     package = _package(changed)
     if found and package and not any(_imports(f) for f in found):
-        found.insert(0, f"from {package} import *\n")
+        found.insert(0, f"import {package}\nfrom {package} import *\n")
     return found
 
 
