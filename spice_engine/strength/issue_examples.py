@@ -6,8 +6,9 @@ The example (spice_engine.langs.python_examples) runs in the sandbox, in the tre
 mutant schema, under our driver (spice_engine.strength.examples_plugin): twice under the fix
 (what it prints must not move between two runs), once under a decoy id no code reads (what it
 prints must not move with the switch itself: a hostile example could print it), then under
-each survivor, best-ranked first, within a share of the budget left. A survivor whose example
-prints otherwise than the fix is marked `difference="issue"` with the first line that differs;
+each survivor, best-ranked first (and each mutant a differential run found no difference in),
+within a share of the budget left. A survivor whose example prints otherwise than the fix is
+marked `difference="issue"` with the statement and the first line of its output that differ;
 one whose example prints the same is left as it was (the example may not reach its case:
 nothing is proven equivalent by it).
 """
@@ -116,7 +117,7 @@ def _told(m: MutantOutcome, fix: Any, survivor: Any) -> MutantOutcome:
     """`m` marked as told apart by the issue's example, with the first statement whose output
     differs (as far as the messages keep it)."""
     a, b = _pairs(fix), _pairs(survivor)
-    n = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    n = _first_unequal(a, b)
     statement = (a[n] if n < len(a) else b[n] if n < len(b) else ("", ""))[0]
     fixed, mutated = _first_difference(a[n][1] if n < len(a) else "", b[n][1] if n < len(b) else "")
     seen = IssueExample(statement=statement[:LINE], fix=fixed, survivor=mutated)
@@ -143,7 +144,14 @@ def _pairs(statements: Any) -> list[tuple[str, str]]:
 def _first_difference(fix: str, survivor: str) -> tuple[str, str]:
     """The first line of a statement's output that differs, as each printed it."""
     a, b = fix.strip().splitlines(), survivor.strip().splitlines()
-    n = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    n = _first_unequal(a, b)
     return tuple(  # type: ignore[return-value]
         (lines[n] if n < len(lines) else "(nothing)")[:LINE] for lines in (a, b)
+    )
+
+
+def _first_unequal(a: list[Any], b: list[Any]) -> int:
+    """Where two sequences first differ (the shorter one's length when one extends the other)."""
+    return next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
     )
