@@ -15,10 +15,11 @@ from functools import cache
 
 from spice_engine.langs import c_code, c_failures, line_probes
 from spice_engine.langs.base import Files, Phase, Plan, Toolchain, ToolchainMissing, with_fix_files
-from spice_engine.langs.c_build import build_for, builds, script, top_build
+from spice_engine.langs.c_build import build_for, build_script, builds, script, top_build
 from spice_engine.langs.c_debian import CACHE_NAME, DEBIAN, install
 from spice_engine.langs.c_libraries import SOURCES, needed
 from spice_engine.langs.c_reports import read_channel
+from spice_engine.langs.programs import ProgramBuild, c_programs
 from spice_engine.validate.outcomes import Outcomes
 
 C_SOURCES = (".c",)
@@ -158,6 +159,18 @@ class CFamily:
 
     def code_command(self, files: Files, path: str, plan: Plan) -> Phase | None:
         return c_code.code_command(files, path, plan)
+
+    def programs(self, files: Files) -> list[str]:
+        return c_programs(files)
+
+    def program_build(self, files: Files, plan: Plan) -> ProgramBuild | None:
+        """The tree's own build, as the tests' script starts (its folder, so only what changed
+        since is built again)."""
+        build = top_build(files)
+        if build is None:
+            return None
+        script, folder = build_script(build)
+        return ProgramBuild(script=script, folders=(folder,))
 
     def line_probe(self, path: str, source: str, at: int) -> str | None:
         return line_probes.probe(self.grammar(path), source, at)

@@ -12,11 +12,12 @@ import posixpath
 import re
 import shlex
 import shutil
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from spice_engine.langs.base import ENV, JOB, Files
+from spice_engine.langs.base import ENV, JOB, TESTBED, Files
 from spice_engine.langs.c_reports import MARK
 
 Kind = Literal["cmake", "autotools", "meson", "make"]
@@ -116,16 +117,21 @@ n=$(nproc 2>/dev/null || echo 2)
 def script(build: Build) -> str:
     """The shell script building and testing with `build`, its reports on standard output."""
     where = shlex.quote(build.folder or ".")
-    body = {
-        "cmake": _cmake,
-        "autotools": _autotools,
-        "meson": _meson,
-        "make": _make_script,
-    }[build.kind](build, where)
-    return PRELUDE + body
+    built, tests = _PARTS[build.kind]
+    return PRELUDE + built(build, where) + tests(build, where)
 
 
-def _cmake(build: Build, where: str) -> str:
+def build_script(build: Build) -> tuple[str, str]:
+    """The shell script that only builds with `build` (what the tests' script builds first, in
+    the same folder: a later test run rebuilds only what changed since), and the folder its
+    programs are built in."""
+    where = shlex.quote(build.folder or ".")
+    built = _make_build if build.kind == "make" else _PARTS[build.kind][0]
+    folder = _OUTPUT.get(build.kind) or posixpath.join(TESTBED, build.folder)
+    return PRELUDE + built(build, where), folder.rstrip("/")
+
+
+def _cmake_build(build: Build, where: str) -> str:
     # `None`: no optimisation and no debug information, the quickest to compile (Debian's own
     # packaging builds so), where a project's default is often Release. The build folder is
     # the job's: the run after the fix rebuilds what the fix changed.
@@ -134,13 +140,16 @@ if ! {{ cmake -S {where} -B "$B" -DCMAKE_BUILD_TYPE=None -DBUILD_TESTING=ON \\
     && cmake --build "$B" -j "$n"; }} >&2; then
   exit 1  # a build that fails runs no test: each is absent from this run
 fi
-(cd "$B" && ctest --output-junit "$R/ctest.xml" --timeout 900 >&2)
+"""
+
+
+def _cmake_tests(build: Build, where: str) -> str:
+    return f"""(cd "$B" && ctest --output-junit "$R/ctest.xml" --timeout 900 >&2)
 if [ -f "$R/ctest.xml" ]; then printf '\\n{MARK}ctest\\n'; cat "$R/ctest.xml"; fi
 """
 
 
-def _autotools(build: Build, where: str) -> str:
-    prefix = f"{build.folder}/" if build.folder else ""
+def _autotools_build(build: Build, where: str) -> str:
     # Configured again only when a build file changed since (the fix's `Makefile.am`); the
     # `.trs` files of an earlier run must not pass for this one's. `--disable-valgrind`: many
     # projects run their tests under valgrind when the machine has it, many times slower.
@@ -154,26 +163,43 @@ if [ ! -f "$S" ] || [ -n "$(find . \\( -name configure.ac -o -name configure.in 
   touch "$S"
 fi
 make -j"$n" >&2 || exit 1
-make -j"$n" -k check >&2
+"""
+
+
+def _autotools_tests(build: Build, where: str) -> str:
+    prefix = f"{build.folder}/" if build.folder else ""
+    return f"""make -j"$n" -k check >&2
 find . -name '*.trs' -type f | sort | while read -r f; do
   t=${{f#./}}; printf '\\n{MARK}trs %s\\n' "{prefix}${{t%.trs}}"; cat "$f"
 done
 """
 
 
-def _meson(build: Build, where: str) -> str:
+def _meson_build(build: Build, where: str) -> str:
     return f"""B={JOB}/meson
 rm -f "$B/meson-logs/testlog.junit.xml"
 if [ ! -f "$B/build.ninja" ]; then meson setup "$B" {where} >&2 || exit 1; fi
 meson compile -C "$B" >&2 || exit 1
-meson test -C "$B" --print-errorlogs >&2
+"""
+
+
+def _meson_tests(build: Build, where: str) -> str:
+    return f"""meson test -C "$B" --print-errorlogs >&2
 if [ -f "$B/meson-logs/testlog.junit.xml" ]; then
   printf '\\n{MARK}junit\\n'; cat "$B/meson-logs/testlog.junit.xml"
 fi
 """
 
 
-def _make_script(build: Build, where: str) -> str:
+def _make_build(build: Build, where: str) -> str:
+    # The Makefile's default goal: what it builds before any test target.
+    overrides = " ".join(shlex.quote(a) for a in build.overrides)
+    return f"""cd {where} || exit 1
+make -j"$n" {overrides} >&2 || exit 1
+"""
+
+
+def _make_tests(build: Build, where: str) -> str:
     args = " ".join(
         shlex.quote(a) for a in [*build.overrides, *([build.goal] if build.goal else [])]
     )
@@ -181,8 +207,7 @@ def _make_script(build: Build, where: str) -> str:
     prefix = f"{build.folder}/" if build.folder else ""
     # googletest writes one XML report a binary into the folder GTEST_OUTPUT names, whatever
     # runs it; a target with no report of its own is one test, judged by its exit status.
-    return f"""cd {where} || exit 1
-GTEST_OUTPUT="xml:$R/gtest/"; export GTEST_OUTPUT
+    return f"""GTEST_OUTPUT="xml:$R/gtest/"; export GTEST_OUTPUT
 make -k -j"$n" {args} >&2
 code=$?
 found=0
@@ -192,3 +217,19 @@ for f in "$R"/gtest/*.xml; do
 done
 if [ $found = 0 ]; then printf '\\n{MARK}target %s %s\\n' {name} "$code"; fi
 """
+
+
+def _make_script(build: Build, where: str) -> str:
+    """A hand-written Makefile's run: its test goal alone builds what it needs (`make -k`: a
+    target that fails to build leaves the others run)."""
+    return f"cd {where} || exit 1\n"
+
+
+Part = Callable[[Build, str], str]
+_PARTS: dict[str, tuple[Part, Part]] = {
+    "cmake": (_cmake_build, _cmake_tests),
+    "autotools": (_autotools_build, _autotools_tests),
+    "meson": (_meson_build, _meson_tests),
+    "make": (_make_script, _make_tests),
+}
+_OUTPUT = {"cmake": f"{JOB}/cmake", "meson": f"{JOB}/meson"}

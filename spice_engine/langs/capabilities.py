@@ -32,6 +32,10 @@ language's name.
   so a survivor that changes what the reporter's example prints is shown on the issue's own
   input (spice_engine.strength.issue_examples). Without it the issue's text is only matched
   against the survivors' function names.
+- `Programs`: the tree builds programs a reporter runs from a shell (jq, ripgrep's `rg`): their
+  names are read from its build files and a command builds them in the job's build folder
+  (spice_engine.langs.programs), so the commands an issue shows (`$ jq -n '.[1.5] = 42'`) run
+  with the fix's build and each survivor's (spice_engine.strength.shell_examples).
 - `CopyingCalls`: methods that only copy their receiver (Rust's `clone`): a mutant without one
   that still builds moves the same value instead, never a wrong fix, so none is made.
 """
@@ -43,6 +47,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from spice_engine.langs.base import Files, Language, Phase, Plan
 from spice_engine.langs.prepared import EnvRequest, Prepared
+from spice_engine.langs.programs import ProgramBuild
 from spice_engine.langs.python_versions import Group
 from spice_engine.langs.written_tests import WrittenPlace
 from spice_engine.validate.executor import RunResult, SetupTree
@@ -200,6 +205,21 @@ def issue_examples(language: Language, problem: str, changed: list[str]) -> list
     if not isinstance(language, IssueExamples):
         return []
     return language.issue_examples(problem, changed)
+
+
+@runtime_checkable
+class Programs(Protocol):
+    def programs(self, files: Files) -> list[str]:
+        """The names of the programs the tree builds (what a reporter types)."""
+        ...
+
+    def program_build(self, files: Files, plan: Plan) -> ProgramBuild | None:
+        """How they are built where the tests' build leaves its output (None: no build)."""
+        ...
+
+
+def programs(language: Language) -> Programs | None:
+    return language if isinstance(language, Programs) else None
 
 
 def takes_plugins(language: Language, plan: Plan) -> bool:

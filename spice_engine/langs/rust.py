@@ -23,6 +23,7 @@ from spice_engine.langs.base import (
     with_fix_files,
 )
 from spice_engine.langs.manifests import named, owner, texts
+from spice_engine.langs.programs import ProgramBuild, rust_programs
 from spice_engine.langs.rust_manifests import table as _table
 from spice_engine.langs.rust_manifests import target_files
 from spice_engine.langs.rust_manifests import toml as _toml
@@ -66,6 +67,17 @@ def _roots(files: Files) -> list[str]:
         if owner(folder + "/", roots) is None:
             roots.append(folder)
     return roots
+
+
+def _locked(root: str) -> str:
+    """Into `root`, its lockfile made usable offline: the environment's where the tree's names
+    crates the environment lacks."""
+    where = shlex.quote(root or ".")
+    lock = shlex.quote(_at(f"{ENV}/lock", _at(root, "Cargo.lock")))
+    return (
+        f"cd {where} && {{ [ -e Cargo.lock ] || cp {lock} . 2>/dev/null || true; }}"
+        f" && {{ cargo fetch --offline -q 2>/dev/null || cp -f {lock} . 2>/dev/null || true; }}"
+    )
 
 
 def _globs(data: dict[str, object], key: str) -> list[str]:
@@ -251,10 +263,6 @@ class Rust:
                     names.add(str(member.get("name", "")))
             select = [a for n in sorted(names - {""}) for a in ("-p", n)]
         args = " ".join(shlex.quote(a) for a in [*select, "--tests"])
-        where, lock = (
-            shlex.quote(root or "."),
-            shlex.quote(_at(f"{ENV}/lock", _at(root, "Cargo.lock"))),
-        )
         # The compiler's JSON on the channel says which source file each test binary is
         # built from; its rendered errors go to the log. The run's `Running <binary>` lines
         # are cargo's standard error: merged into the channel, they stand right before that
@@ -263,11 +271,23 @@ class Rust:
         # the fix): where the tree's own lockfile names crates it lacks (the fix changed the
         # lockfile), that one stands in, and cargo moves it offline to what the manifests ask.
         return (
-            f"(cd {where} && {{ [ -e Cargo.lock ] || cp {lock} . 2>/dev/null || true; }}"
-            f" && {{ cargo fetch --offline -q 2>/dev/null || cp -f {lock} . 2>/dev/null || true; }}"
+            f"({_locked(root)}"
             f" && cargo test --offline --no-run --message-format=json-render-diagnostics {args}"
             f" && cargo test --offline --no-fail-fast {args} 2>&1)"
         )
+
+    def programs(self, files: Files) -> list[str]:
+        return rust_programs(files)
+
+    def program_build(self, files: Files, plan: Plan) -> ProgramBuild | None:
+        """Every root's binaries, built as the tests build (the dev profile: the tests' own
+        dependencies' builds are reused), into the job's target folder."""
+        roots = _roots(files)
+        if not roots:
+            return None
+        steps = [f"({_locked(root)} && cargo build --offline --bins >&2)" for root in roots]
+        target = plan.env.get("CARGO_TARGET_DIR", f"{JOB}/target")
+        return ProgramBuild(script=" && ".join(steps), folders=(f"{target}/debug",))
 
     def code_command(self, files: Files, path: str, plan: Plan) -> Phase | None:
         return rust_code.code_command(files, path, plan, _roots(files))

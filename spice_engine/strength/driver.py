@@ -29,6 +29,7 @@ from spice_engine.strength.result import StrengthConfig, TestStrength, Verdict
 from spice_engine.strength.run_verdict import UNBUILT
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.same_code import NOT_CHECKED, same_code
+from spice_engine.strength.shell_examples import run_shell_examples
 from spice_engine.strength.verdicts import NoVerdicts, Verdicts, proven
 from spice_engine.strength.watched import watch_survivors
 
@@ -135,11 +136,15 @@ def _judge(
     classify(verdicts.done, reached, f2p, switchable)
     rank(list(verdicts.done.values()), problem)
     done_before = verdicts.done
-    # The issue's own example first: a few seconds, and the strongest evidence there is.
+    # The issue's own example first (its code, or the commands it runs the tree's programs
+    # with): seconds to a few rebuilds, and the strongest evidence there is.
     t0 = time.monotonic()
-    verdicts, stopped = run_examples(runner, verdicts, choice, problem)
-    if stopped:
-        record.skipped.append(stopped)
+    stopped = ""
+    for example in (run_examples, run_shell_examples):
+        verdicts, why = example(runner, verdicts, choice, problem)
+        if why:
+            record.skipped.append(why)
+        stopped = stopped or why
     if stopped or verdicts.done is not done_before:
         record.durations["examples"] = _since(t0)
         rank(list(verdicts.done.values()), problem)

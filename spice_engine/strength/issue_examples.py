@@ -59,7 +59,7 @@ def run_examples(
     # Survivors best-ranked first, then those a differential run found no difference in (on
     # the tests' inputs and next to them: not a proof, and the issue's input may differ).
     order = sorted(
-        (k for k, m in done.items() if k in chosen and _unproven(m)),
+        (k for k, m in done.items() if k in chosen and unproven(m)),
         key=lambda k: (done[k].verdict != Verdict.SURVIVED, done[k].rank, k),
     )
     order = order[:MAX_MUTANTS]
@@ -103,17 +103,17 @@ def run_examples(
     for key in order:
         got = said.get(str(key))
         if got and got[0]["digest"] != fixed[0]["digest"]:
-            kept[key] = _told(done[key], fixed[0].get("statements"), got[0].get("statements"))
+            kept[key] = told(done[key], fixed[0].get("statements"), got[0].get("statements"))
     return verdicts.model_copy(update={"done": kept}), ""
 
 
-def _unproven(m: MutantOutcome) -> bool:
+def unproven(m: MutantOutcome) -> bool:
     if m.verdict == Verdict.SURVIVED:
         return True
     return m.verdict == Verdict.EQUIVALENT and m.reason.startswith(UNOBSERVED)
 
 
-def _told(m: MutantOutcome, fix: Any, survivor: Any) -> MutantOutcome:
+def told(m: MutantOutcome, fix: Any, survivor: Any) -> MutantOutcome:
     """`m` marked as told apart by the issue's example, with the first statement whose output
     differs (as far as the messages keep it)."""
     a, b = _pairs(fix), _pairs(survivor)

@@ -190,10 +190,10 @@ class Runner:
         plugin = self.session.plugin(PLUGIN_SOURCE, PLUGIN, {"tests": tests, "select": True})
         return self.session.run(self._name("selected"), files, self._timeout(), plugin)
 
-    def run_phase(self, kind: str, phase: Phase) -> RunResult | None:
-        """A language's own command in the tree, within what is left of the deadline (None:
-        the language's environments run only tests)."""
-        return self.session.run_phase(self._name(kind), phase, self._timeout())
+    def run_phase(self, kind: str, phase: Phase, cap: float | None = None) -> RunResult | None:
+        """A language's own command in the tree, within what is left of the deadline and of
+        `cap` seconds (None: the language's environments run only tests)."""
+        return self.session.run_phase(self._name(kind), phase, self._timeout(cap))
 
     def driven(self, plugin: Plugin, timeout_s: float) -> Run:
         """What validation ran, run by our driver `plugin` (a runner loading no plugin)."""

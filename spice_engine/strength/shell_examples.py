@@ -1,0 +1,131 @@
+"""The issue's shell commands as evidence, for a project that builds a program: a survivor
+under which the reporter's own `jq -n '[1,2,3] | .[1.5] = 42'` prints something else than
+under the fix is a wrong fix on the very input the issue is about, whatever the tests check.
+
+The commands (spice_engine.strength.shell_commands) run in the sandbox with the programs the
+tree builds (`Programs`, spice_engine.langs.capabilities), built where the tests' build leaves
+its output, by our driver (spice_engine.strength.shell_support): twice with the fix's build
+(what they print must not move between two runs), then once with each survivor's, best-ranked
+first, each a rebuild of what the mutant changed, within a share of the budget left. A
+survivor whose commands print otherwise is marked `difference="issue"`, as the Python
+example's are (spice_engine.strength.issue_examples); one whose commands print the same, or
+whose build fails, is left as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from spice_engine.langs.base import Phase
+from spice_engine.langs.capabilities import programs
+from spice_engine.langs.programs import ProgramBuild
+from spice_engine.strength.choose import Choice, Chosen
+from spice_engine.strength.issue_examples import FLOOR_S, MAX_MUTANTS, SHARE, told, unproven
+from spice_engine.strength.result import Verdict
+from spice_engine.strength.runs import Runner
+from spice_engine.strength.shell_commands import shell_commands
+from spice_engine.strength.shell_support import SETTINGS
+from spice_engine.strength.verdicts import Verdicts
+
+DRIVER = Path(__file__).with_name("shell_support.py")
+COMMAND_S = 5.0
+"""What each command of the session may take on top of a floor (a mutant that loops is cut)."""
+SESSION_FLOOR_S = 20.0
+UNBUILT = "the issue's commands not run: the fix's programs did not build ({why})"
+NOT_BUILT = "the issue's commands run none of the programs the build made: they say nothing"
+MOVES = "the issue's commands print something else on two runs of the fix: they say nothing"
+LEFT = "{n} survivor(s) not run against the issue's commands (the time budget)"
+BUDGET = "the issue's commands not run (the time budget)"
+
+
+def run_shell_examples(
+    runner: Runner, verdicts: Verdicts, choice: Choice, problem: str
+) -> tuple[Verdicts, str]:
+    """`verdicts` with each survivor the issue's commands tell from the fix marked so; and
+    what stopped the commands from saying anything ("" when they ran, or there were none)."""
+    session = runner.session
+    language = programs(session.language)
+    if language is None or session.prepared is None:
+        return verdicts, ""
+    names = language.programs(session.tree)
+    commands = shell_commands(problem, names)
+    build = language.program_build(session.tree, session.prepared.plan) if commands else None
+    chosen = {c.key: c for c in choice.chosen}
+    done = verdicts.done
+    order = sorted(
+        (k for k, m in done.items() if k in chosen and unproven(m)),
+        key=lambda k: (done[k].verdict != Verdict.SURVIVED, done[k].rank, k),
+    )[:MAX_MUTANTS]
+    if build is None or not order:
+        return verdicts, ""
+    left = runner.left()
+    end = time.monotonic() + min(left, max(left * SHARE, FLOOR_S))
+    settings = {"commands": commands, "programs": names, "folders": list(build.folders)}
+    t0 = time.monotonic()
+    fixed, why = _run(runner, build, settings | {"runs": 2}, end)
+    if len(fixed) < 2:
+        return verdicts, UNBUILT.format(why=why) if why else BUDGET
+    if not fixed[0].get("built"):
+        return verdicts, NOT_BUILT
+    if fixed[0]["digest"] != fixed[1]["digest"]:
+        return verdicts, MOVES
+    each_s = time.monotonic() - t0  # a rebuild of one file is seldom longer than this
+    kept = dict(done)
+    for n, key in enumerate(order):
+        if end - time.monotonic() < min(each_s, 5.0):
+            return verdicts.model_copy(update={"done": kept}), LEFT.format(n=len(order) - n)
+        got = _with_mutant(runner, build, settings | {"runs": 1}, end, chosen[key])
+        if got and got[0]["digest"] != fixed[0]["digest"]:
+            kept[key] = told(done[key], fixed[0].get("statements"), got[0].get("statements"))
+    return verdicts.model_copy(update={"done": kept}), ""
+
+
+def _with_mutant(
+    runner: Runner, build: ProgramBuild, settings: dict[str, Any], end: float, c: Chosen
+) -> list[dict[str, Any]]:
+    tree = runner.session.tree
+    tree.put(c.path, c.source)
+    try:
+        return _run(runner, build, settings, end)[0]
+    finally:
+        tree.restore(c.path)
+
+
+def _run(
+    runner: Runner, build: ProgramBuild, settings: dict[str, Any], end: float
+) -> tuple[list[dict[str, Any]], str]:
+    """The driver's messages for one build and its sessions, and why there are none (its
+    build failed: the log's last line; "" when the time ran out first)."""
+    timeout = SESSION_FLOOR_S + COMMAND_S * len(settings["commands"])
+    settings = settings | {"timeout_s": timeout}
+    script = f'(\n{build.script}\n) || exit 1\nexec /usr/bin/python3 -c "$SPICE_SHELL_DRIVER"\n'
+    phase = Phase(
+        argv=("sh", "-c", script),
+        env={"SPICE_SHELL_DRIVER": DRIVER.read_text(), SETTINGS: json.dumps(settings)},
+        channel=True,
+    )
+    left = end - time.monotonic()
+    if left < 1:
+        return [], ""
+    done = runner.run_phase("examples", phase, cap=left)
+    if done is None:
+        return [], "the language's environments run only tests"
+    said = [m for m in map(_message, done.channel.splitlines()) if m is not None]
+    if said or done.killed:
+        return said, ""
+    lines = [line for line in done.log.strip().splitlines() if line.strip()]
+    return [], (lines[-1][:200] if lines else f"exit status {done.returncode}")
+
+
+def _message(line: str) -> dict[str, Any] | None:
+    """One run's message as the driver wrote it (anything else on the channel is not)."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(message, dict) or message.get("status") != "ok":
+        return None
+    return message if isinstance(message.get("digest"), str) else None

@@ -1,0 +1,130 @@
+"""Runs an issue's shell commands with the programs the tree just built, inside the sandbox
+(spice_engine.strength.shell_examples): one session in a folder of its own, the commands in
+the issue's order in one shell (a `cd` holds for the next), each one's output, errors and exit
+status kept apart, the whole session run `runs` times afresh. Standard output is the results
+channel: one JSON line per run. Runs under the machine's own Python 3 (3.6 and later), given
+its settings as JSON in SPICE_SHELL_EXAMPLES.
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from typing import Dict, List, Optional, Tuple  # noqa: F401 (type comments)
+
+SETTINGS = "SPICE_SHELL_EXAMPLES"
+KEEP = 4000
+"""What of one command's output is compared and sent (its start)."""
+DEPTH = 4
+SKIPPED = {".git", "node_modules", "deps", "incremental", "build", ".fingerprint"}
+
+
+def _programs(names, folders):
+    # type: (List[str], List[str]) -> Dict[str, str]
+    """name -> the built executable of that name nearest a folder's top (None: not built)."""
+    found = {}  # type: Dict[str, Tuple[int, str]]
+    for top in folders:
+        base = top.rstrip("/").count("/")
+        for here, dirs, files in os.walk(top):
+            depth = here.rstrip("/").count("/") - base
+            dirs[:] = [] if depth >= DEPTH else sorted(d for d in dirs if d not in SKIPPED)
+            for name in names:
+                path = os.path.join(here, name)
+                built = name in files and os.path.isfile(path) and os.access(path, os.X_OK)
+                if built and (name not in found or depth < found[name][0]):
+                    found[name] = (depth, path)
+    return {name: found[name][1] for name in found}
+
+
+def _script(commands, outputs):
+    # type: (List[str], str) -> str
+    """One bash script running `commands` in turn, each one's streams into files of its own."""
+    lines = ["set +e"]
+    for n, command in enumerate(commands):
+        at = os.path.join(outputs, str(n))
+        lines.append(
+            "{ %s\n} >'%s.out' 2>'%s.err' </dev/null; echo $? >'%s.rc'" % (command, at, at, at)
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _read(path):
+    # type: (str) -> Optional[str]
+    try:
+        with open(path, "rb") as f:
+            return f.read(KEEP).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def _session(commands, bin_dir, timeout_s):
+    # type: (List[str], str, float) -> List[List[str]]
+    """[command, printed] for each command that ended, in order."""
+    root = tempfile.mkdtemp(prefix="spice-shell-")
+    # The same folder name every run: a program printing where it runs prints it alike.
+    work = os.path.join(tempfile.gettempdir(), "spice-example")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    env = dict(os.environ)
+    env.pop(SETTINGS, None)
+    env.update({"PATH": bin_dir + os.pathsep + env.get("PATH", ""), "HOME": work, "PWD": work})
+    process = subprocess.Popen(
+        ["bash", "-c", _script(commands, root)],
+        cwd=work,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    said = []  # type: List[List[str]]
+    for n, command in enumerate(commands):
+        at = os.path.join(root, str(n))
+        status = _read(at + ".rc")
+        if status is None:
+            said.append([command, "(did not finish)"])
+            break
+        printed = _read(at + ".out") or ""
+        errors = _read(at + ".err") or ""
+        if errors:
+            printed += "\n[stderr] " + errors
+        if status.strip() != "0":
+            printed += "\n[exit %s]" % status.strip()
+        said.append([command, printed])
+    shutil.rmtree(root, ignore_errors=True)
+    return said
+
+
+def main():
+    # type: () -> None
+    settings = json.loads(os.environ[SETTINGS])
+    commands, names = settings["commands"], settings["programs"]
+    programs = _programs(names, settings["folders"])
+    bin_dir = tempfile.mkdtemp(prefix="spice-bin-")
+    for name, path in programs.items():
+        os.symlink(path, os.path.join(bin_dir, name))
+    for run in range(int(settings.get("runs", 1))):
+        said = _session(commands, bin_dir, float(settings["timeout_s"]))
+        digest = hashlib.sha256(json.dumps(said).encode()).hexdigest()
+        message = {
+            "status": "ok",
+            "run": run,
+            "built": sorted(programs),
+            "statements": said,
+            "digest": digest,
+        }
+        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

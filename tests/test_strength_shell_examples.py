@@ -1,0 +1,152 @@
+"""The issue's shell commands as evidence (spice_engine.strength.shell_examples): read from real
+issue texts' shapes (prompted sessions, a file shown with `cat`, inline code, a script's
+block), and, end to end in the real sandbox, a survivor of a C program's fix that the tests
+accept but under which the reporter's own command prints otherwise, shown as such."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from spice_engine.langs.executor import Executor
+from spice_engine.langs.programs import c_programs, rust_programs
+from spice_engine.runs.validator import validate
+from spice_engine.strength.measure import measure
+from spice_engine.strength.result import StrengthConfig
+from spice_engine.strength.shell_commands import shell_commands
+from spice_engine.validate.bubblewrap import Bubblewrap
+from tests.compiled_code_support import small_project
+from tests.lang_projects import DictFiles, lang_job
+
+JQ_ISSUE = """Get/set inconsistency for fractional array indices
+```
+$ jq -n '[1,2,3] | .[1.5]'
+null
+$ ./jq -n '[1,2,3] | .[1.5] = 42'
+[1,42,3]
+```
+- jq version: 1.7rc1
+"""
+
+
+def test_prompted_commands_are_read_with_the_program_by_its_name() -> None:
+    assert shell_commands(JQ_ISSUE, ["jq"]) == [
+        "jq -n '[1,2,3] | .[1.5]'",
+        "jq -n '[1,2,3] | .[1.5] = 42'",
+    ]
+
+
+def test_a_file_the_reporter_shows_with_cat_is_written_first() -> None:
+    issue = "```\n> cat rgtest.txt\na\nd\ne\n```\n\n```\n> rg -m 1 -A 1 d rgtest.txt\n2:d\n```\n"
+    got = shell_commands(issue, ["rg"])
+    assert got[0].startswith("cat > rgtest.txt <<'")
+    assert "\na\nd\ne\n" in got[0]
+    assert got[1] == "rg -m 1 -A 1 d rgtest.txt"
+
+
+def test_a_scripts_setup_is_kept_and_installs_are_left_out() -> None:
+    issue = (
+        "```sh\nmkdir tmp\ncd tmp\necho needle > rust/source.rs\n# search\n"
+        "cargo install ripgrep\nrg --files-with-matches needle\n```\n"
+    )
+    assert shell_commands(issue, ["rg"]) == [
+        "mkdir tmp",
+        "cd tmp",
+        "echo needle > rust/source.rs",
+        "rg --files-with-matches needle",
+    ]
+
+
+def test_inline_code_counts_when_it_runs_a_program_with_arguments() -> None:
+    issue = "`jq -n '[0,1,2] | .[-5]'` produces `1`; plain `jq` has it too."
+    assert shell_commands(issue, ["jq"]) == ["jq -n '[0,1,2] | .[-5]'"]
+
+
+def test_no_command_runs_a_program_no_example() -> None:
+    issue = "```\n$ ls -la\n$ echo hi\n```\n`make check` fails. ```python\nprint(1)\n```"
+    assert shell_commands(issue, ["jq"]) == []
+    assert shell_commands(JQ_ISSUE, []) == []
+
+
+def test_a_line_the_blocks_break_left_unclosed_is_no_command() -> None:
+    issue = "```\n$ jq implode <<< '[1]'\n$ gdb jq <<< 'run implode <<< \"[\n```\n"
+    assert shell_commands(issue, ["jq"]) == ["jq implode <<< '[1]'"]
+
+
+def test_the_programs_are_read_from_the_build_files() -> None:
+    c = DictFiles(
+        {
+            "Makefile.am": "bin_PROGRAMS = jq\nnoinst_PROGRAMS = tests/jqtest\n",
+            "tools/CMakeLists.txt": "add_executable(fmtcat main.c)\nadd_executable(unit_test t.c)",
+        }
+    )
+    assert c_programs(c) == ["fmtcat", "jq"]
+    rust = DictFiles(
+        {
+            "Cargo.toml": '[package]\nname = "ripgrep"\n[[bin]]\nname = "rg"\npath = "main.rs"\n',
+            "crates/cli/Cargo.toml": '[package]\nname = "grep-cli"\n',
+            "crates/cli/src/lib.rs": "",
+            "tool/Cargo.toml": '[package]\nname = "tool"\n',
+            "tool/src/main.rs": "fn main() {}",
+        }
+    )
+    assert rust_programs(rust) == ["rg", "tool"]
+
+
+CMAKE = """cmake_minimum_required(VERSION 3.10)
+project(greet C)
+enable_testing()
+add_library(repeat repeat.c)
+add_executable(greet main.c)
+target_link_libraries(greet repeat)
+add_executable(repeat_test tests/repeat_test.c)
+target_link_libraries(repeat_test repeat)
+add_test(NAME repeat-test COMMAND repeat_test)
+"""
+MAIN = """#include <stdio.h>
+#include <stdlib.h>
+int repeat(int n);
+int main(int argc, char **argv) {
+  printf("%d\\n", repeat(argc > 1 ? atoi(argv[1]) : 1));
+  return 0;
+}
+"""
+BUG = "int repeat(int n) {\n  return 2;\n}\n"
+FIX = "int repeat(int n) {\n  return n > 0 ? 2 * n : 0;\n}\n"
+WEAK = "int repeat(int n);\nint main(void) { return repeat(0) != 0; }\n"
+ISSUE = "greet ignores its count\n\n```console\n$ ./greet 3\n2\n```\nIt should print 6.\n"
+
+
+def test_a_survivor_the_reporters_command_tells_apart_is_shown_on_it(tmp_path: Path) -> None:
+    if shutil.which("cmake") is None or shutil.which("gcc") is None:
+        pytest.skip("no cmake or gcc on this machine")
+    box = Bubblewrap()
+    if why := box.problem(tmp_path):
+        pytest.skip(f"bubblewrap cannot run here: {why}")
+    row = small_project(
+        tmp_path,
+        {"CMakeLists.txt": CMAKE, "main.c": MAIN, "repeat.c": BUG},
+        {"repeat.c": FIX},
+        {"tests/repeat_test.c": WEAK},
+    )
+    row["problem_statement"] = ISSUE
+    executor = Executor(tmp_path / "envs", box)
+    done = validate(lang_job(row, tmp_path / "repo", "c"), executor, tmp_path / "scratch")
+    assert done.validation.status == "valid", done.validation.detail
+    row["FAIL_TO_PASS"], row["PASS_TO_PASS"] = json.dumps(done.fail_to_pass), "[]"
+    job = lang_job(row, tmp_path / "repo", "c")
+    got = measure(job, executor, tmp_path / "s", StrengthConfig(budget_s=400))
+    assert got.status == "measured", got.detail
+    told = [m for m in got.survivors if m.difference == "issue"]
+    assert told, [(m.change, m.reason) for m in got.survivors] + got.skipped
+    example = told[0].issue_example
+    assert example is not None and example.statement == "greet 3"
+    assert example.fix == "6" and example.survivor != "6"
+    assert all(m.shown for m in told)
+    assert got.headline is not None and got.headline.difference == "issue"
+    # One the command cannot tell apart (`n > 0` as `n >= 0`: the same for 3) is not.
+    same = [m for m in got.survivors if m.change == "`> 0` → `>= 0`"]
+    assert same and same[0].difference is None and same[0].issue_example is None
