@@ -21,6 +21,7 @@ from spice_engine.strength.ablation import ablate
 from spice_engine.strength.candidates import candidates
 from spice_engine.strength.catching import TestWriter, catch
 from spice_engine.strength.choose import Choice
+from spice_engine.strength.import_states import run_import_states
 from spice_engine.strength.issue_examples import run_examples
 from spice_engine.strength.line_probe import probe_lines
 from spice_engine.strength.mutant_runs import confirm, mutate
@@ -140,7 +141,7 @@ def _judge(
     # with): seconds to a few rebuilds, and the strongest evidence there is.
     t0 = time.monotonic()
     stopped = ""
-    for example in (run_examples, run_shell_examples):
+    for example in (run_examples, run_shell_examples, run_import_states):
         verdicts, why = example(runner, verdicts, choice, problem)
         if why:
             record.skipped.append(why)

@@ -173,7 +173,8 @@ def main():
     snippets = settings["snippets"]  # type: List[str]
     if "" not in sys.path:
         sys.path.insert(0, "")  # the tree first, as `python -c` in it has
-    _preimport(snippets)
+    if settings.get("preimport", True):  # not where the example's imports are what it tests
+        _preimport(snippets)
     ends = time.time() + float(settings["budget_s"])
     limit = float(settings["per_state_s"])
     for state in settings["states"]:
@@ -188,7 +189,8 @@ def main():
         message = {"state": state, "status": status, "seconds": round(seconds, 3)}
         if printed is not None:
             try:
-                said = [[str(a)[:200], str(b)[:KEEP]] for a, b in json.loads(printed)][:200]
+                keep = int(settings.get("keep", KEEP))
+                said = [[str(a)[:200], str(b)[:keep]] for a, b in json.loads(printed)][:200]
             except (ValueError, TypeError):  # the child's pipe held something else
                 message["status"] = "garbled"
             else:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from spice_engine.langs.capabilities import issue_examples
-from spice_engine.strength.choose import ID_STRIDE, Choice, schema_sources
+from spice_engine.strength.choose import ID_STRIDE, Choice, Chosen, schema_sources
 from spice_engine.strength.result import IssueExample, MutantOutcome, Verdict
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.verdicts import NO_DIFFERENCE, Verdicts
@@ -69,42 +69,81 @@ def run_examples(
     budget = min(left, max(left * SHARE, FLOOR_S))
     if budget < 5:
         return verdicts, "the issue's example not run (the time budget)"
-    decoy = str(len(choice.originals) * ID_STRIDE + 1 + secrets.randbelow(ID_STRIDE))
-    states: list[str | None] = [None, None, decoy, *(str(k) for k in order)]
-    settings = {
-        "snippets": snippets,
-        "states": states,
-        "per_state_s": PER_STATE_S,
-        "budget_s": max(1.0, budget - 2.0),
-    }
-    only = Choice([chosen[k] for k in order], 0, [], choice.originals, choice.lines)
-    tree = session.tree
-    for path, text in schema_sources(only).items():
-        tree.put(path, text)
-    try:
-        plugin = session.plugin(EXAMPLES_SOURCE, EXAMPLES_PLUGIN, settings, alone=True)
-        run = runner.alone(plugin, budget)
-    finally:
-        for path in choice.originals:
-            tree.restore(path)
-    said: dict[str | None, list[dict[str, Any]]] = {}
-    for message in messages(run.channel):
-        state = message.get("state")
-        if message.get("status") == "ok" and isinstance(message.get("digest"), str):
-            said.setdefault(state, []).append(message)
-    fixed = said.get(None, [])
-    if len(fixed) < 2:
-        return verdicts, UNFINISHED
-    if fixed[0]["digest"] != fixed[1]["digest"]:
-        return verdicts, MOVES
-    if [m["digest"] for m in said.get(decoy, [])] != [fixed[0]["digest"]]:
-        return verdicts, READS_SWITCH
+    said, stopped = run_states(runner, choice, [chosen[k] for k in order], snippets, budget)
+    if stopped:
+        return verdicts, stopped
+    fixed = said[None]
     kept = dict(done)
     for key in order:
         got = said.get(str(key))
         if got and got[0]["digest"] != fixed[0]["digest"]:
             kept[key] = told(done[key], fixed[0].get("statements"), got[0].get("statements"))
     return verdicts.model_copy(update={"done": kept}), ""
+
+
+States = dict[str | None, list[dict[str, Any]]]
+"""What each state (None: the fix; a mutant's id) printed: the driver's messages, in order."""
+
+
+def run_states(
+    runner: Runner,
+    choice: Choice,
+    mutants: list[Chosen],
+    snippets: list[str],
+    budget: float,
+) -> tuple[States, str]:
+    """`snippets` run by our driver under the fix twice, a decoy id no code reads, then each of
+    `mutants` (switched on in the schema), within `budget` seconds; and why nothing can be
+    concluded ("": the fix's two runs agree and the decoy's agrees with them)."""
+    decoy = str(len(choice.originals) * ID_STRIDE + 1 + secrets.randbelow(ID_STRIDE))
+    states: list[str | None] = [None, None, decoy, *(str(c.key) for c in mutants)]
+    only = Choice(mutants, 0, [], choice.originals, choice.lines)
+    tree = runner.session.tree
+    for path, text in schema_sources(only).items():
+        tree.put(path, text)
+    try:
+        said = driver_states(runner, snippets, states, budget)
+    finally:
+        for path in choice.originals:
+            tree.restore(path)
+    fixed = said.get(None, [])
+    if len(fixed) < 2:
+        return said, UNFINISHED
+    if fixed[0]["digest"] != fixed[1]["digest"]:
+        return said, MOVES
+    if [m["digest"] for m in said.get(decoy, [])] != [fixed[0]["digest"]]:
+        return said, READS_SWITCH
+    return said, ""
+
+
+def driver_states(
+    runner: Runner,
+    snippets: list[str],
+    states: list[str | None],
+    budget: float,
+    preimport: bool = True,
+    keep: int = 500,
+) -> States:
+    """What our driver printed running `snippets` in the tree as it is, once per state, within
+    `budget` seconds. `preimport`: the snippets' imports made once before the states (False
+    where what is imported is what the states differ in); `keep`: what of each statement's
+    output comes back (its digest covers all of it)."""
+    settings = {
+        "snippets": snippets,
+        "states": states,
+        "per_state_s": PER_STATE_S,
+        "budget_s": max(1.0, budget - 2.0),
+        "preimport": preimport,
+        "keep": keep,
+    }
+    plugin = runner.session.plugin(EXAMPLES_SOURCE, EXAMPLES_PLUGIN, settings, alone=True)
+    run = runner.alone(plugin, budget)
+    said: States = {}
+    for message in messages(run.channel):
+        state = message.get("state")
+        if message.get("status") == "ok" and isinstance(message.get("digest"), str):
+            said.setdefault(state, []).append(message)
+    return said
 
 
 def unproven(m: MutantOutcome) -> bool:
