@@ -70,8 +70,9 @@ def run_import_states(
         return verdicts, ""
     chosen = {c.key: c for c in choice.chosen}
     done = verdicts.done
+    imported = verdicts.imported or frozenset()  # a module no test imports: its line is untested
     order = sorted(
-        (k for k, m in done.items() if k in chosen and at_import(m) and module_names(m.path)),
+        (k for k, m in done.items() if k in chosen and at_import(m) and m.path in imported),
         key=lambda k: (done[k].rank, k),
     )[:MAX_MUTANTS]
     if not order:

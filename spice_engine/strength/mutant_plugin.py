@@ -85,6 +85,19 @@ def pytest_collection_modifyitems(session, config, items):
         select(config, items, list(_settings["tests"]))
 
 
+def _imported():
+    # type: () -> List[str]
+    """The tree's files the session has imported (the tests' imports and theirs), relative to
+    the tree: where code run at import ran."""
+    here = os.getcwd() + os.sep
+    found = set()  # type: Set[str]
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and path.startswith(here) and path.endswith(".py"):
+            found.add(path[len(here) :].replace(os.sep, "/"))
+    return sorted(found)
+
+
 def _alarm(signum, frame):
     # type: (int, Any) -> None
     raise _TestTimeout("test ran past the mutant time limit")
@@ -196,7 +209,7 @@ def _mutate(session):
     verdicts_end, watching_end = deadline - budget / 2, deadline - budget / 4
     old = signal.signal(signal.SIGALRM, _alarm)
     try:
-        send({"kind": "baseline", "passed": [t for t, _ in tests]})
+        send({"kind": "baseline", "passed": [t for t, _ in tests], "imported": _imported()})
         for test, group in tests:
             ids = set()  # type: Set[int]
             for item in group:

@@ -75,6 +75,7 @@ def mutate(
         unstable=tuple(found.unstable),
         differential_s=found.differential_s,
         log=found.log,
+        imported=found.imported,
     )
 
 

@@ -89,5 +89,5 @@ def unconfirmed(m: MutantOutcome) -> str:
     if m.difference is not None or m.reached == "not_executed":
         return ""
     if m.reached is None:
-        return "code run at import: no differential run"
+        return "code run at import: no call to watch, and its module not seen to hold otherwise"
     return m.reason or "no differential run (the time budget)"

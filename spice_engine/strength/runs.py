@@ -58,6 +58,8 @@ class SessionResult(BaseModel):
     """Judged test -> the mutants whose code its ordinary run executed."""
     observed: dict[int, Observed] = {}
     """Survivor -> its differential run, when one was made."""
+    imported: list[str] | None = None
+    """The tree's files the session had imported by its ordinary run (None: not said)."""
     crashed: int | None = None
     """The mutant that was running when the session ended early (a crash or the timeout)."""
     timed_out: bool = False
@@ -67,6 +69,7 @@ class SessionResult(BaseModel):
 def session_result(run: Run) -> SessionResult:
     """What the mutant plugin sent through the run's channel."""
     baseline: list[str] | None = None
+    imported: list[str] | None = None
     unstable: list[str] = []
     killed_by: dict[int, str | None] = {}
     reached: dict[str, list[int]] = {}
@@ -76,6 +79,8 @@ def session_result(run: Run) -> SessionResult:
         kind = message.get("kind")
         if kind == "baseline" and isinstance(message.get("passed"), list):
             baseline = [str(t) for t in message["passed"]]
+            files = message.get("imported")
+            imported = [str(f) for f in files] if isinstance(files, list) else None
         elif kind == "unstable" and isinstance(message.get("test"), str):
             unstable.append(message["test"])
         elif kind == "reached" and isinstance(message.get("test"), str):
@@ -106,6 +111,7 @@ def session_result(run: Run) -> SessionResult:
         killed_by=killed_by,
         reached=reached,
         observed=observed,
+        imported=imported,
         crashed=crashed,
         timed_out=run.timed_out,
         log=run.log,

@@ -27,6 +27,7 @@ class _Rounds:
     reached: dict[str, set[int]] = field(default_factory=dict)
     unstable: list[str] = field(default_factory=list)
     differential_s: float = 0.0
+    imported: set[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,8 @@ class InSessions:
     unstable: list[str]
     differential_s: float
     log: str
+    imported: frozenset[str] | None = None
+    """The tree's files the sessions imported (None: not said)."""
 
 
 def _take(
@@ -50,6 +53,8 @@ def _take(
     if rounds.judged is None:
         rounds.judged, rounds.log = list(got.baseline or []), got.log
     rounds.unstable += [t for t in got.unstable if t not in rounds.unstable]
+    if got.imported is not None:
+        rounds.imported = (rounds.imported or set()) | set(got.imported)
     rounds.differential_s += sum(o.seconds for o in got.observed.values())
     for test, ids in got.reached.items():
         rounds.reached.setdefault(test, set()).update(ids)
@@ -115,4 +120,5 @@ def in_sessions(
         unstable=rounds.unstable,
         differential_s=rounds.differential_s,
         log=rounds.log,
+        imported=frozenset(rounds.imported) if rounds.imported is not None else None,
     )

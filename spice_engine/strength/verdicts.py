@@ -52,6 +52,8 @@ class Verdicts(BaseModel):
     """Seconds the sessions spent on differential runs."""
     log: str = ""
     """The first run's log."""
+    imported: frozenset[str] | None = None
+    """The tree's files the tests' session imported (None: no session said)."""
 
 
 def differential_reason(seen: Observed | None) -> str:
