@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from app.github.check_run_render import check_output
+from app.github.strength_render import strength_line
+from app.shown_survivors import shown_survivors
 from spice_engine.langs.executor import Executor
 from spice_engine.langs.python_recipe import Recipe
 from spice_engine.runs.session import Job
@@ -81,4 +84,12 @@ def test_a_survivor_in_a_table_built_at_import_is_shown_when_the_module_holds_ot
         assert m.difference == "tests" and m.difference_in == "stored", m.reason
         assert m.shown and not m.unconfirmed
         assert "`calc` holds `UNITS = {" in m.reason
+        held = m.module_state
+        assert held is not None and held.module == "calc"
+        assert held.fix == "UNITS = {'g': 1, 'kg': 1000}" and held.survivor != held.fix
+    top = got.headline
+    assert top is not None and top.module_state is not None
+    assert f"where `calc` imported holds `{top.module_state.survivor}`" in strength_line(got)
+    notes = check_output(got, shown_survivors(got), ()).annotations
+    assert any("Imported with it, calc holds" in n.message for n in notes)
     assert not any(m.shown for m in got.survivors if m.verdict != "survived")

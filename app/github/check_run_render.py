@@ -52,6 +52,11 @@ def _notes(shown: ShownSurvivors, secrets: tuple[str, ...]) -> list[CheckAnnotat
                 f" The issue's example then prints {seen.survivor!r} instead of {seen.fix!r}"
                 f" ({seen.statement})."
             )
+        if m.module_state is not None:  # code run at import
+            held = m.module_state
+            caught += (
+                f" Imported with it, {held.module} holds {held.survivor!r} instead of {held.fix!r}."
+            )
         message = (
             f"The pull request's tests pass with this line changed ({m.operator}){reached}."
             f"{caught} Survivor {one.id}: comment `/spice not-useful {one.id}` on the pull "

@@ -59,6 +59,12 @@ def strength_line(s: TestStrength | None, shown: ShownSurvivors | None = None) -
                 f", where the issue's{said} prints {code_span(seen.survivor or '(nothing)')}"
                 f" instead of {code_span(seen.fix or '(nothing)')}{where}"
             )
+        if top.module_state is not None:  # code run at import: what every importer gets
+            held = top.module_state
+            where = (
+                f", where {code_span(held.module)} imported holds "
+                f"{code_span(held.survivor)} instead of {code_span(held.fix)}{where}"
+            )
         parts.append(
             f"{len(survivors)} of {s.mutants_tried} mutants of the fix survive — e.g. "
             f"{change} in {_where(top)}{where} (survivor {code_span(headline.id)})"

@@ -27,7 +27,7 @@ from spice_engine.strength.issue_examples import (
     UNFINISHED,
     driver_states,
 )
-from spice_engine.strength.result import MutantOutcome, Verdict
+from spice_engine.strength.result import ModuleState, MutantOutcome, Verdict
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.verdicts import Verdicts
 
@@ -127,10 +127,20 @@ def _held(m: MutantOutcome, fix: object, survivor: object) -> MutantOutcome:
     gone = [line for line in a if line not in set(b)]
     new = [line for line in b if line not in set(a)]
     module = next((line[len("module ") :] for line in a if line.startswith("module ")), "")
-    was = (gone[0] if gone else "(nothing)")[:LINE]
-    now = (new[0] if new else "(nothing)")[:LINE]
-    why = f"imported under it, `{module}` holds `{now}` where the fix's holds `{was}`"
-    update = {"difference": "tests", "difference_in": "stored", "reason": why}
+    seen = ModuleState(
+        module=module,
+        fix=(gone[0] if gone else "(nothing)")[:LINE],
+        survivor=(new[0] if new else "(nothing)")[:LINE],
+    )
+    why = (
+        f"imported under it, `{module}` holds `{seen.survivor}` where the fix's holds `{seen.fix}`"
+    )
+    update = {
+        "difference": "tests",
+        "difference_in": "stored",
+        "reason": why,
+        "module_state": seen,
+    }
     return m.model_copy(update=update)
 
 

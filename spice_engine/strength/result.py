@@ -93,6 +93,15 @@ inputs or on inputs next to them (spice_engine.strength.replay_support); or what
 own example prints (spice_engine.strength.issue_examples)."""
 
 
+class ModuleState(BaseModel):
+    """What a module imported with a survivor holds where the fix's holds otherwise: the first
+    line of each that the other lacks (spice_engine.strength.import_states)."""
+
+    module: str
+    fix: str
+    survivor: str
+
+
 class IssueExample(BaseModel):
     """The first statement of the issue's example that prints otherwise under a survivor than
     under the fix (spice_engine.strength.issue_examples), and what each printed."""
@@ -163,6 +172,9 @@ class MutantOutcome(BaseModel):
     catching_test: CatchingTest | None = None
     issue_example: IssueExample | None = None
     """Where `difference` is "issue": what the issue's example prints under it and the fix."""
+    module_state: ModuleState | None = None
+    """For a survivor in code run at import: what its module holds, imported with it, where
+    the fix's holds otherwise."""
     possibly_equivalent: bool = False
     """A model was asked for a test that tells it from the fix and none held: not a headline."""
     unconfirmed: str = ""
