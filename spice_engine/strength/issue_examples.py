@@ -16,6 +16,7 @@ nothing is proven equivalent by it).
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -56,13 +57,7 @@ def run_examples(
     snippets = issue_examples(session.language, problem, sorted(choice.originals))
     chosen = {c.key: c for c in choice.chosen if c.site.switchable}
     done = verdicts.done
-    # Survivors best-ranked first, then those a differential run found no difference in (on
-    # the tests' inputs and next to them: not a proof, and the issue's input may differ).
-    order = sorted(
-        (k for k, m in done.items() if k in chosen and unproven(m)),
-        key=lambda k: (done[k].verdict != Verdict.SURVIVED, done[k].rank, k),
-    )
-    order = order[:MAX_MUTANTS]
+    order = to_try(done, chosen)
     if not snippets or not order:
         return verdicts, ""
     left = runner.left()
@@ -144,6 +139,17 @@ def driver_states(
         if message.get("status") == "ok" and isinstance(message.get("digest"), str):
             said.setdefault(state, []).append(message)
     return said
+
+
+def to_try(done: dict[int, MutantOutcome], among: Iterable[int]) -> list[int]:
+    """The mutants of `among` an example is run under, `MAX_MUTANTS` at most: survivors
+    best-ranked first, then those a differential run found no difference in (on the tests'
+    inputs and next to them: not a proof, and the issue's input may differ)."""
+    keys = set(among)
+    return sorted(
+        (k for k, m in done.items() if k in keys and unproven(m)),
+        key=lambda k: (done[k].verdict != Verdict.SURVIVED, done[k].rank, k),
+    )[:MAX_MUTANTS]
 
 
 def unproven(m: MutantOutcome) -> bool:

@@ -23,8 +23,7 @@ from spice_engine.langs.base import Phase
 from spice_engine.langs.capabilities import programs
 from spice_engine.langs.programs import ProgramBuild
 from spice_engine.strength.choose import Choice, Chosen
-from spice_engine.strength.issue_examples import FLOOR_S, MAX_MUTANTS, SHARE, told, unproven
-from spice_engine.strength.result import Verdict
+from spice_engine.strength.issue_examples import FLOOR_S, SHARE, to_try, told
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.shell_commands import shell_commands
 from spice_engine.strength.shell_support import SETTINGS
@@ -55,10 +54,7 @@ def run_shell_examples(
     build = language.program_build(session.tree, session.prepared.plan) if commands else None
     chosen = {c.key: c for c in choice.chosen}
     done = verdicts.done
-    order = sorted(
-        (k for k, m in done.items() if k in chosen and unproven(m)),
-        key=lambda k: (done[k].verdict != Verdict.SURVIVED, done[k].rank, k),
-    )[:MAX_MUTANTS]
+    order = to_try(done, chosen)
     if build is None or not order:
         return verdicts, ""
     left = runner.left()
