@@ -22,6 +22,7 @@ from typing import Any
 from spice_engine.langs.base import Phase
 from spice_engine.langs.capabilities import programs
 from spice_engine.langs.programs import ProgramBuild
+from spice_engine.redaction import redacted_excerpt
 from spice_engine.strength.choose import Choice, Chosen
 from spice_engine.strength.issue_examples import FLOOR_S, SHARE, to_try, told
 from spice_engine.strength.runs import Runner
@@ -113,7 +114,9 @@ def _run(
     if said or done.killed:
         return said, ""
     lines = [line for line in done.log.strip().splitlines() if line.strip()]
-    return [], (lines[-1][:200] if lines else f"exit status {done.returncode}")
+    return [], (
+        redacted_excerpt(lines[-1], head=200) if lines else f"exit status {done.returncode}"
+    )
 
 
 def _message(line: str) -> dict[str, Any] | None:
