@@ -13,6 +13,8 @@ from spice_engine.strength.result import MutantOutcome, StrengthConfig, Verdict
 from spice_engine.strength.run_verdict import run_verdict
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.schema_session import InSessions, in_sessions
+from spice_engine.strength.shell_examples import RESERVE as COMMANDS_RESERVE
+from spice_engine.strength.shell_examples import has_commands
 from spice_engine.strength.verdicts import NoVerdicts, Verdicts, outcome
 from spice_engine.validate.outcomes import FAILING, passed
 
@@ -58,8 +60,12 @@ def mutate(
     done = dict(found.done)
     alone = found.alone + [c for c in choice.chosen if not (fast and c.site.switchable)]
     # Where our driver makes the differential run after the verdicts, a share of the budget is
-    # kept for it and the probes it needs: a survivor without one is held, not shown.
+    # kept for it and the probes it needs: a survivor without one is held, not shown; where
+    # the issue runs the tree's programs, a share is kept for its commands (jq-3161's mutants
+    # took all of a 457 s budget, leaving the issue's own session unrun).
     kept = DRIVEN_RESERVE * runner.left() if not fast and runner.session.driven_runs else 0.0
+    if not kept and not fast and has_commands(runner.session):  # the issue's own commands
+        kept = COMMANDS_RESERVE * runner.left()
     with runner.holding(kept):
         for c in dict.fromkeys(alone):
             done[c.key] = judge_alone(

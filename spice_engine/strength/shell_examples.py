@@ -23,6 +23,7 @@ from spice_engine.langs.base import Phase
 from spice_engine.langs.capabilities import programs
 from spice_engine.langs.programs import ProgramBuild
 from spice_engine.redaction import redacted_excerpt
+from spice_engine.runs.session import Session
 from spice_engine.strength.choose import Choice, Chosen
 from spice_engine.strength.issue_examples import FLOOR_S, SHARE, to_try, told
 from spice_engine.strength.runs import Runner
@@ -39,6 +40,18 @@ NOT_BUILT = "the issue's commands run none of the programs the build made: they 
 MOVES = "the issue's commands print something else on two runs of the fix: they say nothing"
 LEFT = "{n} survivor(s) not run against the issue's commands (the time budget)"
 BUDGET = "the issue's commands not run (the time budget)"
+RESERVE = 0.25
+"""Of the budget left as the mutants start, what is kept for the issue's commands: a build of
+the fix's programs and one a survivor cost what a mutant's run does, and say more."""
+
+
+def has_commands(session: Session) -> bool:
+    """Whether the session's issue runs one of the programs its tree builds."""
+    language = programs(session.language)
+    if language is None:
+        return False
+    problem = str(session.job.instance.get("problem_statement") or "")
+    return bool(shell_commands(problem, language.programs(session.tree)))
 
 
 def run_shell_examples(
