@@ -150,3 +150,61 @@ def test_a_survivor_the_reporters_command_tells_apart_is_shown_on_it(tmp_path: P
     # One the command cannot tell apart (`n > 0` as `n >= 0`: the same for 3) is not.
     same = [m for m in got.survivors if m.change == "`> 0` → `>= 0`"]
     assert same and same[0].difference is None and same[0].issue_example is None
+
+
+PY_CALC = """import sys
+
+
+def add(a, b):
+    return a + b
+
+
+def mul(a, b):
+    return a * b
+
+
+def main():
+    print(add(int(sys.argv[1]), int(sys.argv[2])))
+"""
+PY_ISSUE = "`calc` prints the wrong sum\n\n```console\n$ calc 2 3\n-1\n```\n"
+
+
+def test_a_python_trees_console_script_runs_under_each_survivor(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A Python tree's program is its environment's console script: the issue's `calc 2 3`
+    runs under each survivor switched on (no build), and tells the weak test's survivor."""
+    from spice_engine.langs.python_recipe import Recipe
+    from spice_engine.runs.session import Job
+    from tests.fakes.sample_project import calc_project, instance_of
+    from tests.strength_support import WEAK
+
+    box = Bubblewrap()
+    if why := box.problem(tmp_path):
+        pytest.skip(f"bubblewrap cannot run here: {why}")
+    repo = tmp_path / "calc"
+    calc_project(repo, ("calc",), calc=PY_CALC.replace("a + b", "b"))
+    scripts = '[project.scripts]\ncalc = "calc:main"\n'
+    pyproject = (
+        (repo / "pyproject.toml")
+        .read_text()
+        .replace("[tool.setuptools]", scripts + "[tool.setuptools]")
+    )
+    (repo / "pyproject.toml").write_text(pyproject)
+    from tests.fakes.sample_project import git
+
+    git(repo, "commit", "-qam", "a console script")
+    row = instance_of(
+        repo, "octo/calc", {"calc.py": PY_CALC}, ("tests/test_calc.py", WEAK), PY_ISSUE
+    )
+    row["FAIL_TO_PASS"] = json.dumps(["tests/test_calc.py::test_add"])
+    row["PASS_TO_PASS"] = json.dumps(["tests/test_calc.py::test_mul"])
+    recipe = Recipe(python="3.11", extra_packages=["pytest"])
+    job = Job(instance=row, git_dir=repo / ".git", version="0.1", recipe=recipe, timeout_s=120)
+    config = StrengthConfig(budget_s=180, ablation=False, confirm_survivors=0)
+    got = measure(job, Executor(tmp_path_factory.mktemp("envs"), box), tmp_path / "s", config)
+    assert got.status == "measured", got.detail
+    minus = next(m for m in got.survivors if m.change == "`+` → `-`")
+    seen = minus.issue_example
+    assert minus.difference == "issue" and seen is not None, (minus.reason, got.skipped)
+    assert (seen.statement, seen.fix, seen.survivor) == ("calc 2 3", "5", "-1")

@@ -7,6 +7,7 @@ sandbox.
 
 from __future__ import annotations
 
+import configparser
 import posixpath
 import re
 
@@ -19,6 +20,9 @@ from spice_engine.langs.rust_manifests import table, toml
 _AUTOMAKE = re.compile(r"^\s*(?:bin|sbin)_PROGRAMS\s*\+?=\s*((?:[^\n\\]|\\\n)*)", re.M)
 _CMAKE = re.compile(r"\badd_executable\s*\(\s*([A-Za-z0-9_.+-]+)", re.I)
 _MESON = re.compile(r"\bexecutable\s*\(\s*'([A-Za-z0-9_.+-]+)'")
+_SETUP_SCRIPT = re.compile(
+    r"""['"]\s*([A-Za-z0-9_.-]+)\s*=\s*[A-Za-z0-9_.]+(?::[A-Za-z0-9_.]+)?\s*['"]"""
+)
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")
 _TESTISH = re.compile(r"(^|[_-])(test|tests|bench|fuzz|example)s?([_-]|$)", re.I)
 """A test, benchmark, fuzzer or example program: not what a reporter runs."""
@@ -64,6 +68,30 @@ def rust_programs(files: Files) -> list[str]:
         if package and files.text(main) is not None:
             found.append(package)
     return _kept(found)
+
+
+def python_programs(files: Files) -> list[str]:
+    """Console scripts the tree installs: `[project.scripts]` (and Poetry's), setup.cfg's
+    `console_scripts`, and those a top `setup.py` lists (read as text, never run)."""
+    found: list[str] = []
+    data = toml(files, "pyproject.toml")
+    for table_keys in (("project", "scripts"), ("tool", "poetry", "scripts")):
+        found += list(table(data, *table_keys))
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(files.text("setup.cfg") or "")
+        found += _entry_names(parser.get("options.entry_points", "console_scripts", fallback=""))
+    except configparser.Error:
+        pass
+    setup = files.text("setup.py") or ""
+    at = setup.find("console_scripts")
+    if at >= 0:
+        found += _SETUP_SCRIPT.findall(setup[at : at + 2000])
+    return _kept(found)
+
+
+def _entry_names(text: str) -> list[str]:
+    return [line.split("=", 1)[0].strip() for line in text.splitlines() if "=" in line]
 
 
 def _kept(names: list[str]) -> list[str]:

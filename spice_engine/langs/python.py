@@ -17,6 +17,7 @@ from typing import Any
 from spice_engine.langs import python_failures, python_line_probe, written_tests
 from spice_engine.langs.base import TEST_FOLDERS, Files, Phase, Plan
 from spice_engine.langs.manifests import named
+from spice_engine.langs.programs import ProgramBuild, python_programs
 from spice_engine.langs.python_env import LOG_PARSER, RUNNER, PythonEnvironments, plan_of
 from spice_engine.langs.python_examples import python_snippets
 from spice_engine.langs.python_interpreters import MissingPython, find_pythons
@@ -83,6 +84,14 @@ class Python:
     def issue_examples(self, problem: str, changed: list[str]) -> list[str]:
         """The issue's Python examples (its code blocks and console sessions)."""
         return python_snippets(problem, changed)
+
+    def programs(self, files: Files) -> list[str]:
+        """The console scripts the tree installs (`pylint`, `sphinx-build`)."""
+        return python_programs(files)
+
+    def program_build(self, files: Files, plan: Plan) -> ProgramBuild | None:
+        """None: the environment installs them; they run where the example driver does."""
+        return None
 
     def line_probe(self, path: str, source: str, at: int) -> str | None:
         """Asked only where no plugin of ours watches the tests (a runner of the repository's own)."""

@@ -86,6 +86,7 @@ def run_states(
     mutants: list[Chosen],
     snippets: list[str],
     budget: float,
+    keep: int = 500,
 ) -> tuple[States, str]:
     """`snippets` run by our driver under the fix twice, a decoy id no code reads, then each of
     `mutants` (switched on in the schema), within `budget` seconds; and why nothing can be
@@ -97,7 +98,7 @@ def run_states(
     for path, text in schema_sources(only).items():
         tree.put(path, text)
     try:
-        said = driver_states(runner, snippets, states, budget)
+        said = driver_states(runner, snippets, states, budget, keep=keep)
     finally:
         for path in choice.originals:
             tree.restore(path)

@@ -21,6 +21,7 @@ import posixpath
 import re
 import shlex
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from markdown_it import MarkdownIt
 
@@ -35,9 +36,27 @@ LEFT_OUT = {
     "more", "man", "open", "ssh", "scp", "ls",
 }  # fmt: skip
 """Commands that install, fetch, build, debug, edit or browse: no part of an example here."""
+SETUP = {"mkdir", "cd", "echo", "printf", "touch", "cat", "export", "cp", "mv", "rm", "ln"}
+"""What a script's lines besides the program's may do: make the files and folders it reads
+(a line of another kind in a shell's block is more likely output: `astroid 2.9.0`)."""
 _PROMPT = re.compile(r"^\s*[$%>]\s+(.*)$")
 _CONTENT_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./-]*$")
 HEREDOC_END = "SPICE_EXAMPLE_EOF"
+_FILE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./-]*\.[A-Za-z0-9]{1,5}$")
+_FENCES = {
+    ".py": {"python", "py", "python3"},
+    ".json": {"json"},
+    ".toml": {"toml"},
+    ".ini": {"ini"},
+    ".cfg": {"ini", "cfg"},
+    ".yaml": {"yaml", "yml"},
+    ".yml": {"yaml", "yml"},
+    ".txt": {"text", "txt"},
+    ".rst": {"rst", "rest"},
+    ".c": {"c"},
+    ".rs": {"rust", "rs"},
+}
+"""A file's extension -> the fences a block holding it may name (when no prose names it)."""
 _SEPARATORS = {"|", "||", "&&", ";", "&", "(", ")", "|&", ";;", "!"}
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
@@ -49,11 +68,17 @@ def shell_commands(problem: str, programs: Iterable[str]) -> list[str]:
     if not names:
         return []
     found: list[str] = []
+    blocks: list[Block] = []  # the blocks that hold no command: a file's text, or output
+    said = ""  # the prose last read before a block
     for token in MarkdownIt("commonmark").parse(problem):
         if token.type in ("fence", "code_block"):
             info = token.info.strip().split(maxsplit=1)[0].lower() if token.info.strip() else ""
-            found += _block(token.content, info, names)
+            commands = _block(token.content, info, names)
+            found += commands
+            if not commands:
+                blocks.append(Block(info, token.content, said))
         elif token.type == "inline":
+            said = token.content
             for child in token.children or []:
                 # A bare name in inline code is prose about the program, not a command.
                 text = child.content.strip()
@@ -62,7 +87,54 @@ def shell_commands(problem: str, programs: Iterable[str]) -> list[str]:
     kept = [_bare(c, names) for c in found if len(c) <= MAX_CHARS and _kept(c)]
     if not any(_runs(c, names) for c in kept):
         return []
-    return list(dict.fromkeys(kept))[:MAX_COMMANDS]
+    return _with_files(list(dict.fromkeys(kept))[:MAX_COMMANDS], blocks)
+
+
+class Block(NamedTuple):
+    info: str
+    content: str
+    said: str
+    """The prose right before it (where a reporter names the file it holds)."""
+
+
+def _with_files(commands: list[str], blocks: list[Block]) -> list[str]:
+    """`commands` with each file they name and none makes written first, from the block that
+    holds it: one the prose before it, or its own first line, names (`# content of
+    test_x.py`), else the one block in the file's language (a reporter's `test.py` shown in
+    the issue's one Python block)."""
+    out: list[str] = []
+    made: set[str] = set()
+    left = list(blocks)
+    for command in commands:
+        words = _arguments(command)
+        made |= {w for w in words if f"> {w}" in command or command.startswith(("touch", "mkdir"))}
+        for name in [w for w in words if _FILE.match(w) and ".." not in w.split("/")]:
+            if name in made:
+                continue
+            block = _holding(name, left)
+            if block is not None:
+                left.remove(block)
+                out.append(_writing(name, block.content.rstrip("\n").split("\n")))
+            made.add(name)
+        out.append(command)
+    return out
+
+
+def _holding(name: str, blocks: list[Block]) -> Block | None:
+    base = posixpath.basename(name)
+    named = [b for b in blocks if base in b.said or base in b.content.split("\n", 1)[0]]
+    if named:
+        return named[0]
+    fences = _FENCES.get(posixpath.splitext(name)[1].lower())
+    same = [b for b in blocks if fences is not None and b.info in fences]
+    return same[0] if len(same) == 1 else None
+
+
+def _arguments(command: str) -> list[str]:
+    try:
+        return shlex.split(command)[1:]
+    except ValueError:
+        return []
 
 
 def _block(content: str, info: str, names: set[str]) -> list[str]:
@@ -83,12 +155,8 @@ def _block(content: str, info: str, names: set[str]) -> list[str]:
     if info not in SHELL_FENCES:
         return []
     if info and any(_runs(line, names) for line in lines):  # a script: its setup with it
-        return [line.strip() for line in lines if line.strip() and not _comment(line)]
+        return [line.strip() for line in lines if _runs(line, names | SETUP)]
     return [line.strip() for line in lines if _runs(line, names)]
-
-
-def _comment(line: str) -> bool:
-    return line.lstrip().startswith("#")
 
 
 def _written(command: str, printed: list[str]) -> str:
@@ -102,9 +170,12 @@ def _written(command: str, printed: list[str]) -> str:
     name = parts[1]
     if not _CONTENT_NAME.match(name) or ".." in name.split("/") or not printed:
         return command
-    body = "\n".join(printed).rstrip("\n")
-    if HEREDOC_END in body:
-        return command
+    return _writing(name, printed) if HEREDOC_END not in "\n".join(printed) else command
+
+
+def _writing(name: str, lines: list[str]) -> str:
+    """The command writing `lines` to the file `name` (its folder made first)."""
+    body = "\n".join(lines).rstrip("\n")
     folder = posixpath.dirname(name)
     make = f"mkdir -p {shlex.quote(folder)} && " if folder else ""
     return f"{make}cat > {shlex.quote(name)} <<'{HEREDOC_END}'\n{body}\n{HEREDOC_END}"

@@ -20,12 +20,21 @@ from pathlib import Path
 from typing import Any
 
 from spice_engine.langs.base import Phase
-from spice_engine.langs.capabilities import programs
+from spice_engine.langs.capabilities import IssueExamples, programs
 from spice_engine.langs.programs import ProgramBuild
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.runs.session import Session
 from spice_engine.strength.choose import Choice, Chosen
-from spice_engine.strength.issue_examples import FLOOR_S, SHARE, to_try, told
+from spice_engine.strength.issue_examples import (
+    FLOOR_S,
+    READS_SWITCH,
+    SHARE,
+    UNFINISHED,
+    run_states,
+    to_try,
+    told,
+)
+from spice_engine.strength.issue_examples import MOVES as EXAMPLE_MOVES
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.shell_commands import shell_commands
 from spice_engine.strength.shell_support import SETTINGS
@@ -40,6 +49,16 @@ NOT_BUILT = "the issue's commands run none of the programs the build made: they 
 MOVES = "the issue's commands print something else on two runs of the fix: they say nothing"
 LEFT = "{n} survivor(s) not run against the issue's commands (the time budget)"
 BUDGET = "the issue's commands not run (the time budget)"
+KEEP = 200_000
+"""What of the session's printed pairs comes back from the example driver (all, short of a
+flood: cut, they no longer parse, and nothing is told apart)."""
+IN_ENVIRONMENT = {
+    EXAMPLE_MOVES: MOVES,
+    UNFINISHED: "the issue's commands did not run to their end under the fix: they say nothing",
+    READS_SWITCH: "the issue's commands print something else under an id no code reads: "
+    "not trusted",
+}
+"""What stops the driver's states, said of the commands."""
 RESERVE = 0.25
 """Of the budget left as the mutants start, what is kept for the issue's commands: a build of
 the fix's programs and one a survivor cost what a mutant's run does, and say more."""
@@ -65,7 +84,11 @@ def run_shell_examples(
         return verdicts, ""
     names = language.programs(session.tree)
     commands = shell_commands(problem, names)
-    build = language.program_build(session.tree, session.prepared.plan) if commands else None
+    if not commands:
+        return verdicts, ""
+    build = language.program_build(session.tree, session.prepared.plan)
+    if build is None and isinstance(session.language, IssueExamples):
+        return _in_environment(runner, verdicts, choice, commands)
     chosen = {c.key: c for c in choice.chosen}
     done = verdicts.done
     order = to_try(done, chosen)
@@ -91,6 +114,51 @@ def run_shell_examples(
         if got and got[0]["digest"] != fixed[0]["digest"]:
             kept[key] = told(done[key], fixed[0].get("statements"), got[0].get("statements"))
     return verdicts.model_copy(update={"done": kept}), ""
+
+
+def _in_environment(
+    runner: Runner, verdicts: Verdicts, choice: Choice, commands: list[str]
+) -> tuple[Verdicts, str]:
+    """The commands run where the programs are the environment's own console scripts (a Python
+    tree's `pylint`): by our example driver, each survivor switched on for the commands it
+    starts (they inherit the switch), no build between."""
+    chosen = {c.key: c for c in choice.chosen if c.site.switchable}
+    done = verdicts.done
+    order = to_try(done, chosen)
+    left = runner.left()
+    budget = min(left, max(left * SHARE, FLOOR_S))
+    if not order:
+        return verdicts, ""
+    if budget < 5:
+        return verdicts, BUDGET
+    timeout = SESSION_FLOOR_S + COMMAND_S * len(commands)
+    call = (
+        "import json, os, sys\n"
+        f"print(json.dumps(_session({commands!r}, os.path.dirname(sys.executable), {timeout})))"
+    )
+    snippets = [DRIVER.read_text(), call]
+    said, stopped = run_states(runner, choice, [chosen[k] for k in order], snippets, budget, KEEP)
+    if stopped:
+        return verdicts, IN_ENVIRONMENT.get(stopped, stopped)
+    fixed = _session_of(said[None][0])
+    kept = dict(done)
+    for key in order:
+        got = said.get(str(key))
+        if got and got[0]["digest"] != said[None][0]["digest"]:
+            kept[key] = told(done[key], fixed, _session_of(got[0]))
+    return verdicts.model_copy(update={"done": kept}), ""
+
+
+def _session_of(message: dict[str, Any]) -> list[Any]:
+    """The [command, printed] pairs a state's session printed (what the sandbox sent)."""
+    for _, printed in message.get("statements") or []:
+        try:  # its first line (the console then echoes the call's None)
+            pairs = json.loads(str(printed).split("\n", 1)[0])
+        except (TypeError, ValueError):
+            continue
+        if isinstance(pairs, list):
+            return pairs
+    return []
 
 
 def _with_mutant(

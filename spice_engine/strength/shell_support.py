@@ -3,7 +3,9 @@
 the issue's order in one shell (a `cd` holds for the next), each one's output, errors and exit
 status kept apart, the whole session run `runs` times afresh. Standard output is the results
 channel: one JSON line per run. Runs under the machine's own Python 3 (3.6 and later), given
-its settings as JSON in SPICE_SHELL_EXAMPLES.
+its settings as JSON in SPICE_SHELL_EXAMPLES; or, for a Python tree whose programs are its
+environment's console scripts, as statements our example driver runs in each state
+(spice_engine.strength.examples_plugin: `_session` called, the mutant's switch inherited).
 """
 
 import hashlib
@@ -126,5 +128,5 @@ def main():
         sys.stdout.flush()
 
 
-if __name__ == "__main__":
+if __name__ == "__main__" and SETTINGS in os.environ:  # not where the example driver runs it
     main()
