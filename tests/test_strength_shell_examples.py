@@ -76,6 +76,41 @@ def test_a_line_the_blocks_break_left_unclosed_is_no_command() -> None:
     assert shell_commands(issue, ["jq"]) == ["jq implode <<< '[1]'"]
 
 
+PYLINT_ISSUE = """--notes ignores tags that are punctuation
+
+```python
+# YES: yes
+# ???: no
+```
+
+`pylint test.py --notes="YES,???"` reports the first line only.
+
+### Command used
+
+```shell
+pylint test.py --notes="YES,???"
+```
+
+### Pylint version
+
+```shell
+pylint 2.12.2
+astroid 2.9.0
+```
+"""
+
+
+def test_a_file_a_command_names_is_written_from_the_block_holding_it() -> None:
+    got = shell_commands(PYLINT_ISSUE, ["pylint"])
+    assert got[0] == "cat > test.py <<'SPICE_EXAMPLE_EOF'\n# YES: yes\n# ???: no\nSPICE_EXAMPLE_EOF"
+    assert got[1] == 'pylint test.py --notes="YES,???"'
+    assert "astroid 2.9.0" not in got  # output in a shell's block is no command
+    named = "Given `conf.py`:\n\n```python\nx = 1\n```\n\n```python\ny = 2\n```\n\n$ `tool conf.py`"
+    assert shell_commands(named, ["tool"])[0].startswith(
+        "cat > conf.py <<'SPICE_EXAMPLE_EOF'\nx = 1\n"
+    )
+
+
 def test_the_programs_are_read_from_the_build_files() -> None:
     c = DictFiles(
         {
