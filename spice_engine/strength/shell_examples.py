@@ -15,11 +15,12 @@ whose build fails, is left as it was.
 from __future__ import annotations
 
 import json
+import shlex
 import time
 from pathlib import Path
 from typing import Any
 
-from spice_engine.langs.base import Phase
+from spice_engine.langs.base import TESTBED, Phase
 from spice_engine.langs.capabilities import IssueExamples, programs
 from spice_engine.langs.programs import ProgramBuild
 from spice_engine.redaction import redacted_excerpt
@@ -98,7 +99,7 @@ def run_shell_examples(
     end = time.monotonic() + min(left, max(left * SHARE, FLOOR_S))
     settings = {"commands": commands, "programs": names, "folders": list(build.folders)}
     t0 = time.monotonic()
-    fixed, why = _run(runner, build, settings | {"runs": 2}, end)
+    fixed, why = _run(runner, build, settings | {"runs": 2}, end, sorted(choice.originals))
     if len(fixed) < 2:
         return verdicts, UNBUILT.format(why=why) if why else BUDGET
     if not fixed[0].get("built"):
@@ -167,19 +168,25 @@ def _with_mutant(
     tree = runner.session.tree
     tree.put(c.path, c.source)
     try:
-        return _run(runner, build, settings, end)[0]
+        return _run(runner, build, settings, end, [c.path])[0]
     finally:
         tree.restore(c.path)
 
 
 def _run(
-    runner: Runner, build: ProgramBuild, settings: dict[str, Any], end: float
+    runner: Runner, build: ProgramBuild, settings: dict[str, Any], end: float, changed: list[str]
 ) -> tuple[list[dict[str, Any]], str]:
-    """The driver's messages for one build and its sessions, and why there are none (its
-    build failed: the log's last line; "" when the time ran out first)."""
+    """The driver's messages for one build (the files `changed` built again) and its
+    sessions, and why there are none (its build failed: the log's last line; "" when the time
+    ran out first)."""
     timeout = SESSION_FLOOR_S + COMMAND_S * len(settings["commands"])
     settings = settings | {"timeout_s": timeout}
-    script = f'(\n{build.script}\n) || exit 1\nexec /usr/bin/python3 -c "$SPICE_SHELL_DRIVER"\n'
+    # Newer than any build's output whatever the clock's grain (cargo took ripgrep's mutated
+    # crate for fresh, 0.6 s, without it): `changed` is always built again.
+    touch = "touch -c " + " ".join(shlex.quote(f"{TESTBED}/{p}") for p in changed)
+    script = (
+        f'{touch}\n(\n{build.script}\n) || exit 1\nexec /usr/bin/python3 -c "$SPICE_SHELL_DRIVER"\n'
+    )
     phase = Phase(
         argv=("sh", "-c", script),
         env={"SPICE_SHELL_DRIVER": DRIVER.read_text(), SETTINGS: json.dumps(settings)},
