@@ -222,6 +222,18 @@ def programs(language: Language) -> Programs | None:
     return language if isinstance(language, Programs) else None
 
 
+@runtime_checkable
+class ConsoleScripts(Protocol):
+    def entry_points(self, files: Files) -> dict[str, str]:
+        """Each program the tree installs -> the `module:function` it calls (Python)."""
+        ...
+
+
+def entry_points(language: Language, files: Files) -> dict[str, str]:
+    """What each of the tree's programs calls, where its language says ({}: it cannot)."""
+    return language.entry_points(files) if isinstance(language, ConsoleScripts) else {}
+
+
 def takes_plugins(language: Language, plan: Plan) -> bool:
     """Whether runs in `plan`'s environment load our pytest plugins."""
     return isinstance(language, LoadsPlugins) and language.loads_plugins(plan)

@@ -21,8 +21,10 @@ _AUTOMAKE = re.compile(r"^\s*(?:bin|sbin)_PROGRAMS\s*\+?=\s*((?:[^\n\\]|\\\n)*)"
 _CMAKE = re.compile(r"\badd_executable\s*\(\s*([A-Za-z0-9_.+-]+)", re.I)
 _MESON = re.compile(r"\bexecutable\s*\(\s*'([A-Za-z0-9_.+-]+)'")
 _SETUP_SCRIPT = re.compile(
-    r"""['"]\s*([A-Za-z0-9_.-]+)\s*=\s*[A-Za-z0-9_.]+(?::[A-Za-z0-9_.]+)?\s*['"]"""
+    r"""['"]\s*([A-Za-z0-9_.-]+)\s*=\s*([A-Za-z0-9_.]+(?::[A-Za-z0-9_.]+)?)\s*['"]"""
 )
+_TARGET = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_.]*$")
+"""`module:function`: what a console script calls (nothing else is ever written into code)."""
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")
 _TESTISH = re.compile(r"(^|[_-])(test|tests|bench|fuzz|example)s?([_-]|$)", re.I)
 """A test, benchmark, fuzzer or example program: not what a reporter runs."""
@@ -71,27 +73,33 @@ def rust_programs(files: Files) -> list[str]:
 
 
 def python_programs(files: Files) -> list[str]:
-    """Console scripts the tree installs: `[project.scripts]` (and Poetry's), setup.cfg's
-    `console_scripts`, and those a top `setup.py` lists (read as text, never run)."""
-    found: list[str] = []
+    """Console scripts the tree installs, by name."""
+    return _kept(list(python_entry_points(files)))
+
+
+def python_entry_points(files: Files) -> dict[str, str]:
+    """Console script -> the `module:function` it calls: `[project.scripts]` (and Poetry's),
+    setup.cfg's `console_scripts`, and those a top `setup.py` lists (read as text, never
+    run)."""
+    found: dict[str, str] = {}
     data = toml(files, "pyproject.toml")
     for table_keys in (("project", "scripts"), ("tool", "poetry", "scripts")):
-        found += list(table(data, *table_keys))
+        found |= {str(k): str(v) for k, v in table(data, *table_keys).items()}
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(files.text("setup.cfg") or "")
-        found += _entry_names(parser.get("options.entry_points", "console_scripts", fallback=""))
+        listed = parser.get("options.entry_points", "console_scripts", fallback="")
     except configparser.Error:
-        pass
+        listed = ""
+    for line in listed.splitlines():
+        name, _, target = line.partition("=")
+        if target.strip():
+            found[name.strip()] = target.strip()
     setup = files.text("setup.py") or ""
     at = setup.find("console_scripts")
     if at >= 0:
-        found += _SETUP_SCRIPT.findall(setup[at : at + 2000])
-    return _kept(found)
-
-
-def _entry_names(text: str) -> list[str]:
-    return [line.split("=", 1)[0].strip() for line in text.splitlines() if "=" in line]
+        found |= dict(_SETUP_SCRIPT.findall(setup[at : at + 2000]))
+    return {name: target for name, target in found.items() if _TARGET.match(target)}
 
 
 def _kept(names: list[str]) -> list[str]:

@@ -17,7 +17,7 @@ from typing import Any
 from spice_engine.langs import python_failures, python_line_probe, written_tests
 from spice_engine.langs.base import TEST_FOLDERS, Files, Phase, Plan
 from spice_engine.langs.manifests import named
-from spice_engine.langs.programs import ProgramBuild, python_programs
+from spice_engine.langs.programs import ProgramBuild, python_entry_points, python_programs
 from spice_engine.langs.python_env import LOG_PARSER, RUNNER, PythonEnvironments, plan_of
 from spice_engine.langs.python_examples import python_snippets
 from spice_engine.langs.python_interpreters import MissingPython, find_pythons
@@ -90,8 +90,12 @@ class Python:
         return python_programs(files)
 
     def program_build(self, files: Files, plan: Plan) -> ProgramBuild | None:
-        """None: the environment installs them; they run where the example driver does."""
+        """None: nothing to build; each is its entry point, called where the example driver
+        runs (spice_engine.strength.shell_examples)."""
         return None
+
+    def entry_points(self, files: Files) -> dict[str, str]:
+        return python_entry_points(files)
 
     def line_probe(self, path: str, source: str, at: int) -> str | None:
         """Asked only where no plugin of ours watches the tests (a runner of the repository's own)."""

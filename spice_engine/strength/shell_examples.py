@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from spice_engine.langs.base import TESTBED, Phase
-from spice_engine.langs.capabilities import IssueExamples, programs
+from spice_engine.langs.capabilities import IssueExamples, entry_points, programs
 from spice_engine.langs.programs import ProgramBuild
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.runs.session import Session
@@ -120,9 +120,10 @@ def run_shell_examples(
 def _in_environment(
     runner: Runner, verdicts: Verdicts, choice: Choice, commands: list[str]
 ) -> tuple[Verdicts, str]:
-    """The commands run where the programs are the environment's own console scripts (a Python
-    tree's `pylint`): by our example driver, each survivor switched on for the commands it
-    starts (they inherit the switch), no build between."""
+    """The commands run where the programs are console scripts of the tree (a Python tree's
+    `pylint`): by our example driver, each calling its entry point with the environment's
+    Python, each survivor switched on for the commands it starts (they inherit the switch), no
+    build between."""
     chosen = {c.key: c for c in choice.chosen if c.site.switchable}
     done = verdicts.done
     order = to_try(done, chosen)
@@ -133,9 +134,12 @@ def _in_environment(
     if budget < 5:
         return verdicts, BUDGET
     timeout = SESSION_FLOOR_S + COMMAND_S * len(commands)
+    entries = entry_points(runner.session.language, runner.session.tree)
     call = (
-        "import json, os, sys\n"
-        f"print(json.dumps(_session({commands!r}, os.path.dirname(sys.executable), {timeout})))"
+        "import json, sys, tempfile\n"
+        '_bin = tempfile.mkdtemp(prefix="spice-bin-")\n'
+        f"_wrappers({entries!r}, sys.executable, _bin)\n"
+        f"print(json.dumps(_session({commands!r}, _bin, {timeout})))"
     )
     snippets = [DRIVER.read_text(), call]
     said, stopped = run_states(runner, choice, [chosen[k] for k in order], snippets, budget, KEEP)

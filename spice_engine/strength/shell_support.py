@@ -11,6 +11,7 @@ environment's console scripts, as statements our example driver runs in each sta
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -40,6 +41,32 @@ def _programs(names, folders):
                 if built and (name not in found or depth < found[name][0]):
                     found[name] = (depth, path)
     return {name: found[name][1] for name in found}
+
+
+_ENTRY = """import importlib, sys
+if sys.path and sys.path[0] in ("", "."):
+    del sys.path[0]  # as an installed script runs: not from the folder it is run in
+sys.argv[0] = %r
+found = importlib.import_module(%r)
+for part in %r.split("."):
+    found = getattr(found, part)
+sys.exit(found())
+"""
+
+
+def _wrappers(entries, python, folder):
+    # type: (Dict[str, str], str, str) -> None
+    """A script in `folder` for each console script of `entries` (name -> `module:function`),
+    calling it with `python`: the tree's own code, as the environment's would."""
+    for name, target in entries.items():
+        module, _, attribute = target.partition(":")
+        code = _ENTRY % (name, module, attribute)
+        path = os.path.join(folder, name)
+        with open(path, "w") as script:
+            script.write(
+                '#!/bin/sh\nexec %s -c %s "$@"\n' % (shlex.quote(python), shlex.quote(code))
+            )
+        os.chmod(path, 0o755)
 
 
 def _script(commands, outputs):
