@@ -1,7 +1,8 @@
 """Mutants of the lines a fix adds or changes, as plain sources and as one switchable schema.
 
 Operators: the selective set of Offutt et al. (relational and logical operators replaced,
-conditions negated, constants ±1, booleans flipped, strings `"XX…XX"` as mutmut does, statements
+conditions negated, constants ±1, booleans flipped, strings `"XX…XX"` as mutmut does (and a raw
+string's or a raw f-string's pattern with an alternative left out), statements
 and early-leaving guards removed, returns replaced by None, `+`/`-`), and those on calls,
 parameters and bounds (spice_engine.strength.call_mutants: the first two positional arguments
 swapped, an argument on a line of its own or a keyword argument removed, a method call removed,
@@ -18,7 +19,11 @@ from libcst.metadata import MetadataWrapper
 
 from spice_engine.strength.call_mutants import CallOperators
 from spice_engine.strength.mutant_context import ORDERING
+from spice_engine.strength.regex_alternatives import dropped_alternatives
 from spice_engine.strength.sites import FLIP_ARITHMETIC, FLIP_COMPARISON, Site, code_of
+
+REGEX = "regex alternative"
+"""A pattern's alternative left out (spice_engine.strength.regex_alternatives)."""
 
 
 class _Mutator(CallOperators):
@@ -92,7 +97,28 @@ class _Mutator(CallOperators):
         mutant = cst.SimpleString(f"{prefix}{quote}XX{body}XX{quote}")
         change = f"`{code_of(original, 30)}` → `{code_of(mutant, 34)}`"
         proof = self.proofs.get(id(original), "")
-        return self._expr(original, updated, [("string", mutant, change)], proofs=[proof])
+        mutants: list[tuple[str, cst.BaseExpression, str]] = [("string", mutant, change)]
+        if "r" in prefix.lower():  # a raw string: where a pattern is written
+            for drop in dropped_alternatives(body):
+                pattern = cst.SimpleString(f"{prefix}{quote}{drop.text}{quote}")
+                mutants.append((REGEX, pattern, f"`{drop.was}` → `{drop.now}`"))
+        return self._expr(original, updated, mutants, proofs=[proof])
+
+    def leave_FormattedString(
+        self, original: cst.FormattedString, updated: cst.FormattedString
+    ) -> cst.BaseExpression:
+        if "r" not in updated.prefix.lower():
+            return updated
+        mutants: list[tuple[str, cst.BaseExpression, str]] = []
+        for n, part in enumerate(updated.parts):
+            if not isinstance(part, cst.FormattedStringText):
+                continue
+            for drop in dropped_alternatives(part.value):
+                parts = list(updated.parts)
+                parts[n] = part.with_changes(value=drop.text)
+                mutant = updated.with_changes(parts=parts)
+                mutants.append((REGEX, mutant, f"`{drop.was}` → `{drop.now}`"))
+        return self._expr(original, updated, mutants) if mutants else updated
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         if updated.value not in ("True", "False"):
