@@ -1,4 +1,4 @@
-"""A pattern's alternative left out (spice_engine.strength.regex_alternatives): a raw string's or
+r"""A pattern's alternative left out (spice_engine.strength.regex_alternatives): a raw string's or
 a raw f-string's group with alternatives loses its last one (pylint-5859's `(?=(:|\s|\Z))`);
 escapes, character classes and prose are not read as groups."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from spice_engine.strength.mutants import REGEX, run_mutator
 from spice_engine.strength.regex_alternatives import dropped_alternatives
 
-NOTES = r'''import re
+NOTES = r"""import re
 
 
 def compile_notes(notes, rgx):
@@ -15,7 +15,7 @@ def compile_notes(notes, rgx):
     plain = "a|b (or c|d)"
     word = re.compile(r"^(foo|bar)$")
     return re.compile(regex_string, re.I), word, plain
-'''
+"""
 
 
 def test_the_last_alternative_of_a_group_is_left_out() -> None:
