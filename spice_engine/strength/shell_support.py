@@ -61,12 +61,13 @@ def _wrappers(entries, python, folder):
     for name, target in entries.items():
         module, _, attribute = target.partition(":")
         code = _ENTRY % (name, module, attribute)
-        path = os.path.join(folder, name)
-        with open(path, "w") as script:
-            script.write(
-                '#!/bin/sh\nexec %s -c %s "$@"\n' % (shlex.quote(python), shlex.quote(code))
-            )
-        os.chmod(path, 0o755)
+        text = '#!/bin/sh\nexec %s -c %s "$@"\n' % (shlex.quote(python), shlex.quote(code))
+        # Written by descriptor (in the sandbox, into our own temporary folder).
+        fd = os.open(os.path.join(folder, name), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o755)
+        try:
+            os.write(fd, text.encode("utf-8"))
+        finally:
+            os.close(fd)
 
 
 def _script(commands, outputs):
