@@ -112,7 +112,8 @@ def _with_files(commands: list[str], blocks: list[Block]) -> list[str]:
             if name in made:
                 continue
             block = _holding(name, left)
-            if block is not None:
+            # A block holding our heredoc's end would end the file there, the rest run.
+            if block is not None and HEREDOC_END not in block.content:
                 left.remove(block)
                 out.append(_writing(name, block.content.rstrip("\n").split("\n")))
             made.add(name)
