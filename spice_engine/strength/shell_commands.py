@@ -151,8 +151,10 @@ def _block(content: str, info: str, names: set[str]) -> list[str]:
             commands.append(match.group(1).strip())
         elif commands:
             shown.setdefault(len(commands) - 1, []).append(line)
-    if commands:
-        return [_written(c, shown.get(n, [])) for n, c in enumerate(commands)]
+    if commands:  # what sets up the program's input, and the program's runs (`tox --version`,
+        # `lsb_release -a`: the reporter's environment, the same under every survivor)
+        written = [_written(c, shown.get(n, [])) for n, c in enumerate(commands)]
+        return [c for c in written if _runs(c, names | SETUP)]
     if info not in SHELL_FENCES:
         return []
     if info and any(_runs(line, names) for line in lines):  # a script: its setup with it
