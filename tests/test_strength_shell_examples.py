@@ -245,3 +245,48 @@ def test_a_python_trees_console_script_runs_under_each_survivor(
     seen = minus.issue_example
     assert minus.difference == "issue" and seen is not None, (minus.reason, got.skipped)
     assert (seen.statement, seen.fix, seen.survivor) == ("calc 2 3", "5", "-1")
+
+
+RS_CARGO = '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n'
+RS_LIB = "pub fn add(a: i64, b: i64) -> i64 {\n    a * b\n}\n"
+RS_MAIN = (
+    "fn main() {\n    let a: Vec<i64> = std::env::args().skip(1).map(|x| x.parse().unwrap())"
+    '.collect();\n    println!("{}", calc::add(a[0], a[1]));\n}\n'
+)
+RS_WEAK = "use calc::add;\n\n#[test]\nfn adds() {\n    assert_eq!(add(2, 0), 2);\n}\n"
+RS_ISSUE = "`calc` multiplies\n\n```console\n$ ./target/debug/calc 2 3\n6\n```\n"
+
+
+def test_a_rust_binary_is_rebuilt_for_each_survivor_and_runs_the_issues_command(
+    tmp_path: Path,
+) -> None:
+    """A Rust tree's binary (`src/main.rs`) built from each survivor's source and run with
+    the issue's command, written by its path (`./target/debug/calc`) in the issue."""
+    from spice_engine.langs.base import ToolchainMissing
+    from spice_engine.langs.rust import machine_rust
+
+    try:
+        machine_rust()
+    except ToolchainMissing as exc:
+        pytest.skip(str(exc))
+    box = Bubblewrap()
+    if why := box.problem(tmp_path):
+        pytest.skip(f"bubblewrap cannot run here: {why}")
+    row = small_project(
+        tmp_path,
+        {"Cargo.toml": RS_CARGO, "src/lib.rs": RS_LIB, "src/main.rs": RS_MAIN},
+        {"src/lib.rs": RS_LIB.replace("a * b", "a + b")},
+        {"tests/add.rs": RS_WEAK},
+    )
+    row["problem_statement"] = RS_ISSUE
+    executor = Executor(tmp_path / "envs", box)
+    done = validate(lang_job(row, tmp_path / "repo", "rust"), executor, tmp_path / "scratch")
+    assert done.validation.status == "valid", done.validation.detail
+    row["FAIL_TO_PASS"], row["PASS_TO_PASS"] = json.dumps(done.fail_to_pass), "[]"
+    job = lang_job(row, tmp_path / "repo", "rust")
+    got = measure(job, executor, tmp_path / "s", StrengthConfig(budget_s=400))
+    assert got.status == "measured", got.detail
+    minus = next(m for m in got.survivors if m.change == "`+ b` → `- b`")
+    seen = minus.issue_example
+    assert seen is not None, (minus.reason, got.skipped)
+    assert (seen.statement, seen.fix, seen.survivor) == ("calc 2 3", "5", "-1")
