@@ -9,7 +9,8 @@ its output, by our driver (spice_engine.strength.shell_support): twice with the 
 first, each a rebuild of what the mutant changed, within a share of the budget left. A
 survivor whose commands print otherwise is marked `difference="issue"`, as the Python
 example's are (spice_engine.strength.issue_examples); one whose commands print the same, or
-whose build fails, is left as it was.
+whose build fails, is left as it was. A Python tree builds nothing: its console scripts are
+called by their entry points inside the example driver's states, each survivor switched on.
 """
 
 from __future__ import annotations
