@@ -24,6 +24,11 @@ language's name.
 - `LineProbes`: a statement failing the test that runs it can be placed before the statement
   holding a line (spice_engine.langs.line_probes): which tests execute a survivor's line, where
   no plugin of ours watches (spice_engine.strength.line_probe).
+- `CallTraces`: the functions holding survivors can be made to write each call the tests make,
+  what it was given and what it answered (Go: spice_engine.langs.go_trace), so a survivor whose
+  function answers the tests' own calls otherwise is shown on evidence a caller sees, and one
+  answering them alike is held (spice_engine.strength.traced). Without it and without plugins
+  a survivor some test executes is shown on that alone.
 - `WrittenTests`: a test file the language's test command runs can be placed for a survivor
   (spice_engine.langs.written_tests), so a model's test that catches it can be proven in the
   sandbox (spice_engine.strength.catching). Without it (C, C++) no test is written.
@@ -169,6 +174,24 @@ def line_probe(language: Language, path: str, source: str, at: int) -> str | Non
     if not isinstance(language, LineProbes):
         return None
     return language.line_probe(path, source, at)
+
+
+@runtime_checkable
+class CallTraces(Protocol):
+    def traced(self, path: str, source: str, at: list[int], mark: str) -> Traced | None:
+        """`source` (of `path`) with the function holding each byte of `at` writing a line
+        begun with `mark` for each call the tests make (what it was given, returned and left
+        behind, hashed: spice_engine.strength.traces), every line kept where it was; and each
+        byte's function's id. None when one is in no function it can trace."""
+        ...
+
+
+Traced = tuple[str, list[str]]
+"""A traced file's text, and the id of the function holding each chosen byte."""
+
+
+def call_traces(language: Language) -> CallTraces | None:
+    return language if isinstance(language, CallTraces) else None
 
 
 @runtime_checkable

@@ -9,7 +9,7 @@ import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
-from spice_engine.langs import go_code, line_probes, written_tests
+from spice_engine.langs import go_code, go_trace, line_probes, written_tests
 from spice_engine.langs.base import (
     CACHE,
     JOB,
@@ -197,6 +197,13 @@ class Go:
 
     def code_misses(self, source: str, line: int) -> str | None:
         return go_code.code_misses(source, line)
+
+    def traced(
+        self, path: str, source: str, at: list[int], mark: str
+    ) -> tuple[str, list[str]] | None:
+        if not path.endswith(".go") or self.is_test_path(path):
+            return None
+        return go_trace.traced(source, at, path, mark)
 
     def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         """`import/path::TestName[/subtest]` for each test that ended."""

@@ -31,6 +31,7 @@ from spice_engine.strength.run_verdict import UNBUILT
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.same_code import NOT_CHECKED, same_code
 from spice_engine.strength.shell_examples import run_shell_examples
+from spice_engine.strength.traced import trace_survivors, traceable
 from spice_engine.strength.verdicts import NoVerdicts, Verdicts, proven
 from spice_engine.strength.watched import watch_survivors
 
@@ -177,9 +178,18 @@ def _judge(
             record.skipped.append(UNWATCHED.format(n=unwatched))
         done = verdicts.done
         rank(list(done.values()), problem)  # with what the differential run saw
-    if runner.plugins or driven:  # only a differential run can confirm a difference
+    traced = not runner.plugins and not driven and traceable(runner.session.language)
+    if traced:  # the tests' calls of each survivor's function, written down by the function
+        t0 = time.monotonic()
+        verdicts, why = trace_survivors(runner, verdicts, choice)
+        record.durations["differential"] = _since(t0)
+        if why:
+            record.skipped.append(why)
+        done = verdicts.done
+        rank(list(done.values()), problem)  # with what the traced runs saw
+    if runner.plugins or driven or traced:  # only a differential run can confirm a difference
         for m in done.values():
-            m.unconfirmed = unconfirmed(m) if m.verdict == Verdict.SURVIVED else ""
+            m.unconfirmed = unconfirmed(m, traced) if m.verdict == Verdict.SURVIVED else ""
     alone = sum(m.verdict == Verdict.SURVIVED and m.run == "session" for m in done.values())
     if alone:
         why = "budget" if runner.left() <= 0 else f"only the top {config.confirm_survivors} are"

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from spice_engine.langs.capabilities import line_probe
-from spice_engine.strength.choose import Choice
+from spice_engine.strength.choose import Choice, Chosen
 from spice_engine.strength.result import MutantOutcome, Verdict
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.verdicts import Verdicts
@@ -89,15 +89,19 @@ def _places(
         if m is None or m.verdict not in (Verdict.SURVIVED, Verdict.KILLED):
             continue
         fixed = choice.originals[c.path]
-        at = _mutated_at(fixed.encode(), c.source.encode())
+        at = mutated_at(fixed, c)
         probed = line_probe(language, c.path, fixed, at)
         if probed is not None:
             places.setdefault((c.path, probed), set()).add(c.key)
     return places
 
 
-def _mutated_at(fixed: bytes, mutant: bytes) -> int:
-    """The first byte the mutant changes."""
+def mutated_at(fixed: str, c: Chosen) -> int:
+    """The first byte of `fixed` (encoded) the mutant `c` changes."""
+    return _first_change(fixed.encode(), c.source.encode())
+
+
+def _first_change(fixed: bytes, mutant: bytes) -> int:
     pairs = zip(fixed, mutant, strict=False)
     return next((i for i, (a, b) in enumerate(pairs) if a != b), min(len(fixed), len(mutant)))
 

@@ -83,11 +83,13 @@ def _killed_share(outcomes: list[MutantOutcome]) -> dict[tuple[str, int], float]
     return {line: sum(kills) / len(kills) for line, kills in judged.items()}
 
 
-def unconfirmed(m: MutantOutcome) -> str:
-    """Why a Python survivor has nothing showing that a caller could see it ("" when it has:
-    its differential run saw it differ, or no judged test executes its line)."""
+def unconfirmed(m: MutantOutcome, traced: bool = False) -> str:
+    """Why a survivor has nothing showing that a caller could see it ("" when it has: its
+    differential run saw it differ, or no judged test executes its line). `traced`: its
+    differential run traced the calls of compiled code (spice_engine.strength.traced), where
+    what no probe placed is not code run at import but code not traced."""
     if m.difference is not None or m.reached == "not_executed":
         return ""
-    if m.reached is None:
+    if m.reached is None and not traced:
         return "code run at import: no call to watch, and its module not seen to hold otherwise"
     return m.reason or "no differential run (the time budget)"

@@ -1,0 +1,164 @@
+"""The differential run of a language our plugins cannot enter but whose functions can be traced
+(`CallTraces`: Go): the fix's build with each survivor's function writing down the tests' calls,
+run twice, then each survivor's the same way, best-ranked first, within a share of the budget.
+
+A survivor whose function answers a call the fix's two runs agree on otherwise (returns, raises
+or leaves in its receiver or arguments something else) is a difference on the tests' own inputs:
+shown, as Python's differential run shows one. One answering every such call alike is held with
+how many were compared ("not confirmed either way": other inputs may differ); one the runs could
+not say of (its function never called, nothing stable, a run cut short) is held with why, and a
+line whose function the tests never call is a line no test executes. Survivors the share leaves
+untraced are held too: only a difference a caller could see shows a wrong fix.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from spice_engine.langs.capabilities import CallTraces, call_traces
+from spice_engine.runs.session import Run
+from spice_engine.strength.choose import Choice, Chosen
+from spice_engine.strength.line_probe import mutated_at
+from spice_engine.strength.result import MutantOutcome, Verdict
+from spice_engine.strength.runs import Runner
+from spice_engine.strength.traces import Call, Compared, compare, recorded
+from spice_engine.strength.verdicts import Verdicts
+from spice_engine.validate.outcomes import passed
+
+SHARE = 0.6
+"""Of the budget left, what the traced runs may take."""
+MAX_TRACED = 12
+NO_ANSWER_DIFFERED = (
+    "differential run: `{function}` answered each of the {calls} distinct calls the tests made "
+    "as the fix's does (what it returned and left behind): not confirmed either way, other "
+    "inputs may differ"
+)
+NOT_TRACED = "differential run: not made (the time budget)"
+
+
+def traceable(language: object) -> bool:
+    return call_traces(language) is not None  # type: ignore[arg-type]
+
+
+def trace_survivors(runner: Runner, verdicts: Verdicts, choice: Choice) -> tuple[Verdicts, str]:
+    """`verdicts` with what the traced runs saw of each survivor some judged test may execute;
+    and why none were traced, when none were (the budget, a traced build the tests fail)."""
+    tracer = call_traces(runner.session.language)
+    done = verdicts.done
+    chosen = {c.key: c for c in choice.chosen}
+    order = sorted(
+        (k for k, m in done.items() if k in chosen and _open(m)), key=lambda k: done[k].rank
+    )[:MAX_TRACED]
+    if tracer is None or not order or runner.test_run_s is None:
+        return verdicts, ""
+    mark = f"SPICE-TRACE-{secrets.token_hex(6)}"
+    fixed, ids = _fix_traced(tracer, choice, [chosen[k] for k in order], mark)
+    order = [k for k in order if k in ids]
+    if not order:
+        return verdicts, ""
+    budget = runner.left() * SHARE
+    with runner.holding(runner.left() - budget):
+        runs = [_run(runner, fixed) for _ in range(2)]
+        if why := _failed(runner, list(verdicts.judged), runs):
+            return verdicts, f"differential run: {why}"
+        fix, again = (recorded(r.channel or r.log, mark) for r in runs)
+        seen: dict[int, Compared] = {}
+        for k in order:
+            c = chosen[k]
+            if runner.left() <= 0:
+                break
+            own = tracer.traced(c.path, c.source, [mutated_at(choice.originals[c.path], c)], mark)
+            if own is None or own[1] != [ids[k]]:
+                continue
+            run = _run(runner, {c.path: own[0]})
+            calls: list[Call] = []
+            if not run.killed and all(passed(run.outcomes, t) for t in _passing(runner, verdicts)):
+                calls = recorded(run.channel or run.log, mark).get(ids[k], [])
+            got = compare(fix.get(ids[k], []), again.get(ids[k], []), calls)
+            if run.killed or (not calls and fix.get(ids[k])):
+                got = Compared(None, why="its traced run was cut short or failed a judged test")
+            seen[k] = got
+    new = dict(done)
+    for k in order:
+        new[k] = _kept(done[k], seen.get(k), bool(fix.get(ids[k])))
+    return verdicts.model_copy(update={"done": new}), ""
+
+
+def _open(m: MutantOutcome) -> bool:
+    """A survivor some judged test may execute, with nothing yet showing it."""
+    return (
+        m.verdict == Verdict.SURVIVED
+        and m.reached != "not_executed"
+        and m.difference is None
+        and m.catching_test is None
+    )
+
+
+def _fix_traced(
+    tracer: CallTraces, choice: Choice, survivors: list[Chosen], mark: str
+) -> tuple[dict[str, str], dict[int, str]]:
+    """Each survivor's file with every survivor's function traced; survivor -> its function's
+    id (a survivor in no traceable function has none)."""
+    by_path: dict[str, list[Chosen]] = {}
+    for c in survivors:
+        by_path.setdefault(c.path, []).append(c)
+    texts: dict[str, str] = {}
+    ids: dict[int, str] = {}
+    for path, cs in by_path.items():
+        fixed = choice.originals[path]
+        usable = [c for c in cs if tracer.traced(path, fixed, [mutated_at(fixed, c)], mark)]
+        got = tracer.traced(path, fixed, [mutated_at(fixed, c) for c in usable], mark)
+        if got is None:
+            continue
+        texts[path] = got[0]
+        ids |= {c.key: ident for c, ident in zip(usable, got[1], strict=True)}
+    return texts, ids
+
+
+def _run(runner: Runner, texts: dict[str, str]) -> Run:
+    tree = runner.session.tree
+    for path, text in texts.items():
+        tree.put(path, text)
+    try:
+        return runner.outcomes([], whole_files=True)
+    finally:
+        for path in texts:
+            tree.restore(path)
+
+
+def _passing(runner: Runner, verdicts: Verdicts) -> list[str]:
+    judged = list(verdicts.judged)
+    control = runner.control(judged)
+    return [t for t in judged if passed(control, t)]
+
+
+def _failed(runner: Runner, judged: list[str], runs: list[Run]) -> str:
+    """Why the fix's traced runs cannot be read against ("": they can)."""
+    control = runner.control(judged)
+    for run in runs:
+        if run.killed:
+            return f"the fix's traced run was stopped ({run.killed})"
+        lost = [t for t in judged if passed(control, t) and not passed(run.outcomes, t)]
+        if lost:
+            return f"a judged test fails in the fix's traced build ({lost[0]}): not traced"
+    return ""
+
+
+def _kept(m: MutantOutcome, seen: Compared | None, called: bool) -> MutantOutcome:
+    if seen is None:
+        return m.model_copy(update={"reason": m.reason or NOT_TRACED})
+    if seen.differs:
+        return m.model_copy(
+            update={
+                "difference": "tests",
+                "difference_in": seen.where,
+                "reason": "differential run: its function returns or leaves behind other "
+                "values on the tests' own inputs",
+            }
+        )
+    if not called and m.reached is None:  # no judged test calls its function
+        return m.model_copy(update={"reached": "not_executed", "reason": seen.why})
+    if seen.differs is False:
+        why = NO_ANSWER_DIFFERED.format(function=m.function or "its function", calls=seen.calls)
+        return m.model_copy(update={"reason": why})
+    return m.model_copy(update={"reason": f"differential run: could not say ({seen.why})"})

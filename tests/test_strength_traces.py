@@ -1,0 +1,212 @@
+"""The differential run of compiled Go (spice_engine.langs.go_trace, spice_engine.strength
+.traces, spice_engine.strength.traced): the survivors' functions write down the tests' calls,
+and a survivor is shown when it answers one of them otherwise, held when it answers all alike."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from spice_engine.langs.go_trace import traced
+from spice_engine.strength.result import StrengthConfig
+from spice_engine.strength.traces import Call, compare, recorded
+from tests.test_strength_line_probe import _measured
+
+MARK = "SPICE-TRACE-0123abcd"
+
+SHAPES = """package shapes
+
+import "errors"
+
+type Box struct {
+	n    int
+	tags map[string]int
+	next *Box
+}
+
+func Pair[T any](a, b T) []T { return []T{a, b} }
+
+func (bx *Box) Put(k string, _ int) (int, error) {
+	if bx.tags == nil {
+		bx.tags = map[string]int{}
+	}
+	bx.tags[k]++
+	if k == "" {
+		return 0, errors.New("empty")
+	}
+	return len(bx.tags), nil
+}
+
+func (Box) Zero(int, ...string) (n int, _ error) { n = 0; return }
+
+func Sum(xs ...int) func(int) int {
+	return func(int) int { s := 0; for _, x := range xs { s += x }; return s }
+}
+
+func Boom(x int) int {
+	if x > 2 {
+		panic("big")
+	}
+	return x
+}
+"""
+SHAPES_TEST = """package shapes
+
+import "testing"
+
+func TestShapes(t *testing.T) {
+	if len(Pair(1, 2)) != 2 {
+		t.Fatal("pair")
+	}
+	b := &Box{}
+	b.next = b
+	b.Put("a", 1)
+	b.Put("", 2)
+	Box{}.Zero(1, "x", "y")
+	if Sum(1, 2)(0) != 3 {
+		t.Fatal("sum")
+	}
+	func() { defer func() { recover() }(); Boom(5) }()
+	if Boom(1) != 1 {
+		t.Fatal("boom")
+	}
+}
+"""
+
+
+def _go() -> str:
+    go = shutil.which("go") or "/usr/local/go/bin/go"
+    if not Path(go).exists():
+        pytest.skip("no Go toolchain on this machine")
+    return go
+
+
+def _run(module: Path, source: str) -> str:
+    (module / "shapes.go").write_text(source)
+    env = os.environ | {"GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOTOOLCHAIN": "local"}
+    env |= {"GOCACHE": str(module.parent / "cache"), "GOPATH": str(module.parent / "gopath")}
+    done = subprocess.run(
+        [_go(), "test", "-json", "-count=1", "."],
+        cwd=module,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout
+
+
+def _module(tmp_path: Path) -> Path:
+    module = tmp_path / "m"
+    module.mkdir()
+    (module / "go.mod").write_text("module example.com/shapes\n\ngo 1.21\n")
+    (module / "shapes_test.go").write_text(SHAPES_TEST)
+    return module
+
+
+def test_every_shape_of_function_is_traced_and_keeps_its_lines(tmp_path: Path) -> None:
+    """Generic functions, methods with unnamed or `_` receivers, parameters and results,
+    variadic ones, a function literal on one line with its code, a panic recovered by the
+    caller: each builds traced, answers as before (the tests pass), and writes its calls."""
+    places = ["[]T{a, b}", "bx.tags[k]++", "n = 0", "s += x", 'panic("big")']
+    got = traced(SHAPES, [SHAPES.encode().index(p.encode()) for p in places], "shapes.go", MARK)
+    assert got is not None
+    text, ids = got
+    assert len(ids) == len(places) and len(set(ids)) == len(places)
+    for place in [*places, "func Boom", "return len(bx.tags), nil"]:  # every line kept
+        assert _line_of(text, place) == _line_of(SHAPES, place), place
+    module = _module(tmp_path)
+    calls = recorded(_run(module, text), MARK)
+    assert {i: len(calls.get(i, [])) for i in ids} == dict(zip(ids, [1, 2, 1, 1, 2], strict=True))
+    boom = calls[ids[4]]
+    assert boom[0].returned != boom[1].returned  # the panic is an answer, and it was raised
+    again = recorded(_run(module, text), MARK)
+    assert again == calls, "no address nor map order in what is written: two runs agree"
+
+
+def _line_of(text: str, part: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines()) if part in line)
+
+
+def test_a_byte_in_no_function_is_not_traced() -> None:
+    assert traced(SHAPES, [SHAPES.index("n    int")], "shapes.go", MARK) is None
+    assert traced("func F() {}\n", [5], "f.go", MARK) is None  # no package clause
+
+
+def test_the_marks_lines_are_read_from_go_tests_json_and_from_plain_output() -> None:
+    line = "\t".join([MARK, "f.go:3:1", "e", "E", "r", "R", "l", "L"])
+    event = {"Action": "output", "Test": "TestX", "Output": line + "\n"}
+    output = json.dumps(event) + "\n" + line + "\n" + line[:-4] + "\nnoise\n"
+    assert recorded(output, MARK) == {"f.go:3:1": [Call("e", "E", "r", "R", "l", "L")] * 2}
+    assert recorded(output, "SPICE-TRACE-other") == {}
+
+
+def _call(entry: str, returned: str, left: str = "s") -> Call:
+    masked = [v.replace("1", "#").replace("2", "#") for v in (entry, returned, left)]
+    return Call(entry, masked[0], returned, masked[1], left, masked[2])
+
+
+def test_a_survivor_differs_only_on_an_input_both_fix_runs_answer_alike() -> None:
+    fix = [_call("a", "x"), _call("b", "t1")]
+    again = [_call("a", "x"), _call("b", "t2")]  # `b`'s answer is a time: unstable
+    assert compare(fix, again, [_call("a", "x"), _call("b", "t3")]).differs is False
+    seen = compare(fix, again, [_call("a", "y")])
+    assert seen.differs and seen.where == "returned" and seen.calls == 1
+    stored = compare(fix, again, [_call("a", "x", left="other")])
+    assert stored.differs and stored.where == "stored"
+
+
+def test_where_nothing_is_stable_exactly_the_masked_answers_are_compared() -> None:
+    fix, again = [_call("k1", "v1")], [_call("k2", "v2")]  # a timestamp in the receiver
+    assert compare(fix, again, [_call("k1", "v1")]).differs is False
+    assert compare(fix, again, [_call("k1", "w1")]).differs is True
+    assert compare(fix, again, [_call("k1", "v2")]).differs is False  # only a number moved
+
+
+def test_no_call_under_the_fix_or_the_survivor_says_nothing() -> None:
+    assert compare([], [], [_call("a", "x")]).differs is None
+    none = compare([_call("a", "x")], [_call("a", "x")], [])
+    assert none.differs is None and "no call" in none.why
+
+
+DESCRIBE_BASE = 'package mathx\n\nfunc Describe(x int) (string, int) {\n\treturn "", 0\n}\n'
+DESCRIBE = (
+    "package mathx\n\ntype Tally struct {\n\tSeen int\n\tLast int\n}\n\n"
+    'func Describe(x int) (string, int) {\n\tif x > 3 {\n\t\treturn "big", x * 2\n\t}\n'
+    '\treturn "small", x\n}\n\n'
+    "func (t *Tally) Add(x int) bool {\n\tt.Seen++\n\tt.Last = x + 1\n\treturn x > 0\n}\n"
+)
+DESCRIBE_TEST = (
+    'package mathx\n\nimport "testing"\n\nfunc TestDescribe(t *testing.T) {\n'
+    '\tif s, _ := Describe(5); s != "big" {\n\t\tt.Fatal(s)\n\t}\n'
+    "\tvar tl Tally\n\tif !tl.Add(4) || tl.Seen != 1 {\n\t\tt.Fatal(tl)\n\t}\n}\n"
+)
+
+
+def test_a_survivor_answering_the_tests_own_call_otherwise_is_shown(tmp_path: Path) -> None:
+    """`x * 2` → `x / 2`: `Describe(5)` returns 2, not 10, which the test does not check:
+    shown on the tests' own input, in what it returned. `x + 1` → `x - 1` is left in the
+    receiver: shown, as what it stored. `x > 3` → `x >= 3` answers `Describe(5)` alike: held."""
+    got = _measured(
+        tmp_path,
+        "describe",
+        (DESCRIBE, DESCRIBE_TEST),
+        "example.com/c/mathx::TestDescribe",
+        StrengthConfig(max_mutants=30),
+        base=DESCRIBE_BASE,
+    )
+    by_change = {(m.line, m.change): m for m in got.survivors}
+    product = by_change.get((10, "`* 2` → `/ 2`"))
+    assert product is not None, sorted(by_change)
+    assert product.shown and product.difference == "tests" and product.difference_in == "returned"
+    last = next(m for (line, _), m in by_change.items() if line == 17)
+    assert last.shown and last.difference_in == "stored", last
+    bound = by_change.get((9, "`> 3` → `>= 3`"))
+    assert bound is not None and not bound.shown and "answered each" in bound.unconfirmed
+    assert got.headline is not None and got.headline.difference == "tests"
