@@ -210,3 +210,95 @@ def test_a_survivor_answering_the_tests_own_call_otherwise_is_shown(tmp_path: Pa
     bound = by_change.get((9, "`> 3` → `>= 3`"))
     assert bound is not None and not bound.shown and "answered each" in bound.unconfirmed
     assert got.headline is not None and got.headline.difference == "tests"
+
+
+RUST = """#![deny(warnings)]
+use std::collections::BTreeMap;
+
+#[derive(Debug, Default)]
+pub struct Tally {
+    seen: usize,
+    last: BTreeMap<String, i64>,
+}
+
+pub struct Opaque(pub u8);
+
+impl Tally {
+    pub fn add(&mut self, k: &str, v: i64) -> Result<usize, String> {
+        if k.is_empty() {
+            return Err("empty".into());
+        }
+        self.seen += 1;
+        self.last.insert(k.to_string(), v);
+        Ok(self.seen)
+    }
+}
+
+pub fn parse(s: &str) -> Result<i64, std::num::ParseIntError> {
+    let n: i64 = s.trim().parse()?;
+    Ok(n * 2)
+}
+
+pub fn first<'a>(xs: &'a [String]) -> Option<&'a str> { xs.first().map(|s| s.as_str()) }
+
+pub fn generic<T: Clone>(x: T, (a, _b): (u8, u8), _: Opaque, mut m: Vec<u8>) -> T {
+    m.push(a);
+    x.clone()
+}
+
+pub async fn later() -> u8 { 1 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all() {
+        let mut t = Tally::default();
+        assert_eq!(t.add("a", 1), Ok(1));
+        assert!(t.add("", 1).is_err());
+        assert_eq!(parse(" 4 "), Ok(8));
+        assert_eq!(first(&["x".to_string()]), Some("x"));
+        assert_eq!(generic(Opaque(1).0, (1, 2), Opaque(3), vec![]), 1);
+    }
+}
+"""
+
+
+def test_rust_functions_are_traced_through_return_and_question_mark(tmp_path: Path) -> None:
+    """Methods on `&mut self`, `?` and an early `return`, a borrowed result, a generic one whose
+    values need not be `Debug`, destructured and `_` parameters, under `deny(warnings)`: each
+    builds traced, answers as before, writes its calls; an `async fn` is not traced."""
+    from spice_engine.langs.rust_trace import traced as rust_traced
+
+    cargo = shutil.which("cargo") or "/root/.cargo/bin/cargo"
+    if not os.access(cargo, os.X_OK):
+        pytest.skip("no cargo on this machine")
+    places = ["self.seen += 1", "s.trim()", "xs.first()", "m.push(a)"]
+    at = [RUST.encode().index(p.encode()) for p in places]
+    got = rust_traced(RUST, at, "src/lib.rs", MARK)
+    assert got is not None and len(set(got[1])) == 4
+    for place in places:
+        assert _line_of(got[0], place) == _line_of(RUST, place), place
+    assert rust_traced(RUST, [RUST.index("1 }")], "src/lib.rs", MARK) is None  # async
+    crate = tmp_path / "rt"
+    (crate / "src").mkdir(parents=True)
+    (crate / "Cargo.toml").write_text(
+        '[package]\nname = "rt"\nversion = "0.1.0"\nedition = "2021"\n'
+    )
+    (crate / "src/lib.rs").write_text(got[0])
+    env = os.environ | {"CARGO_TARGET_DIR": str(tmp_path / "target")}
+    env["PATH"] = f"{Path(cargo).parent}:{env.get('PATH', '')}"
+    done = subprocess.run(
+        [cargo, "test", "--offline", "--lib"],
+        cwd=crate,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    calls = recorded(done.stdout + done.stderr, MARK)
+    assert [len(calls.get(i, [])) for i in got[1]] == [2, 1, 1, 1]
+    add = calls[got[1][0]]
+    assert add[0].returned != add[1].returned  # Ok(1), then the early Err

@@ -25,10 +25,10 @@ language's name.
   holding a line (spice_engine.langs.line_probes): which tests execute a survivor's line, where
   no plugin of ours watches (spice_engine.strength.line_probe).
 - `CallTraces`: the functions holding survivors can be made to write each call the tests make,
-  what it was given and what it answered (Go: spice_engine.langs.go_trace), so a survivor whose
-  function answers the tests' own calls otherwise is shown on evidence a caller sees, and one
-  answering them alike is held (spice_engine.strength.traced). Without it and without plugins
-  a survivor some test executes is shown on that alone.
+  what it was given and what it answered (Go: spice_engine.langs.go_trace; Rust: rust_trace),
+  so a survivor whose function answers the tests' own calls otherwise is shown on evidence a
+  caller sees, and one answering them alike is held (spice_engine.strength.traced). Without it
+  and without plugins a survivor some test executes is shown on that alone.
 - `WrittenTests`: a test file the language's test command runs can be placed for a survivor
   (spice_engine.langs.written_tests), so a model's test that catches it can be proven in the
   sandbox (spice_engine.strength.catching). Without it (C, C++) no test is written.

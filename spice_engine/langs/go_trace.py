@@ -17,9 +17,9 @@ unexported fields, and prints no address: it is the same in two runs of the same
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
+
+from spice_engine.langs.trace_edits import Edit, holding, ident, parsed, spliced, text_of
 
 FUNCTIONS = frozenset({"function_declaration", "method_declaration", "func_literal"})
 CALLS_KEPT = 200
@@ -27,45 +27,30 @@ CALLS_KEPT = 200
 evidence, and each walk costs time)."""
 
 
-@dataclass(frozen=True)
-class Edit:
-    start: int
-    end: int
-    text: str
-
-
 def traced(source: str, at: list[int], tag: str, mark: str) -> tuple[str, list[str]] | None:
     """`source` with the innermost function holding each byte of `at` recording its calls, and
     the id of each byte's function (`tag:line:column` of its `func`); None when a byte is in no
     function with a body or the file has no package clause. `tag` names the file (its path)."""
     raw = source.encode()
-    root = _parsed(source).root_node
+    root = parsed("go", source).root_node
     package = next((c for c in root.children if c.type == "package_clause"), None)
     if package is None:
         return None
     functions: dict[int, Any] = {}
     ids: list[str] = []
     for byte in at:
-        node = root.descendant_for_byte_range(byte, byte) if 0 <= byte < len(raw) else None
-        while node is not None and node.type not in FUNCTIONS:
-            node = node.parent
+        node = holding(root, byte, len(raw), FUNCTIONS)
         if node is None or node.child_by_field_name("body") is None:
             return None
         functions[node.start_byte] = node
-        ids.append(_ident(tag, node))
+        ids.append(ident(tag, node))
     suffix = _suffix(raw)
     edits: list[Edit] = []
     for node in functions.values():
-        edits += _function_edits(raw, node, _ident(tag, node), suffix)
+        edits += _function_edits(raw, node, ident(tag, node), suffix)
     edits.append(Edit(package.end_byte, package.end_byte, "; " + _imports(suffix)))
     edits.append(Edit(len(raw), len(raw), "\n" + _helpers(suffix, mark)))
-    for e in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
-        raw = raw[: e.start] + e.text.encode() + raw[e.end :]
-    return raw.decode(), ids
-
-
-def _ident(tag: str, node: Any) -> str:
-    return f"{tag}:{node.start_point[0] + 1}:{node.start_point[1] + 1}"
+    return spliced(raw, edits), ids
 
 
 def _suffix(raw: bytes) -> str:
@@ -75,7 +60,7 @@ def _suffix(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()[:8]
 
 
-def _function_edits(raw: bytes, node: Any, ident: str, suffix: str) -> list[Edit]:
+def _function_edits(raw: bytes, node: Any, key: str, suffix: str) -> list[Edit]:
     edits: list[Edit] = []
     given: list[str] = []
     receiver = node.child_by_field_name("receiver")
@@ -87,7 +72,7 @@ def _function_edits(raw: bytes, node: Any, ident: str, suffix: str) -> list[Edit
     if result is not None and result.type == "parameter_list":
         results = _named(raw, result, "spiceV", edits)
     elif result is not None:
-        kind = raw[result.start_byte : result.end_byte].decode()
+        kind = text_of(raw, result)
         edits.append(Edit(result.start_byte, result.end_byte, f"(spiceV0 {kind})"))
         results = ["spiceV0"]
     body = node.child_by_field_name("body")
@@ -95,7 +80,7 @@ def _function_edits(raw: bytes, node: Any, ident: str, suffix: str) -> list[Edit
     out = "[]interface{}{" + ", ".join(results) + "}"
     enter, leave = f"spiceEnter{suffix}", f"spiceLeave{suffix}"
     record = (
-        f"spiceIn := {enter}({_go_string(ident)}, {values}); defer func() {{ "
+        f"spiceIn := {enter}({_go_string(key)}, {values}); defer func() {{ "
         f"if spiceP := recover(); spiceP != nil {{ {leave}(spiceIn, {values}, "
         f'[]interface{{}}{{"panic", spiceP}}); panic(spiceP) }}; '
         f"{leave}(spiceIn, {values}, {out}) }}(); "
@@ -120,11 +105,11 @@ def _named(raw: bytes, params: Any, prefix: str, edits: list[Edit]) -> list[str]
             edits.append(Edit(start, start, name + " "))
             names.append(name)
             continue
-        for ident in idents:
-            text = raw[ident.start_byte : ident.end_byte].decode()
+        for token in idents:
+            text = text_of(raw, token)
             if text == "_":
                 text = f"{prefix}{len(names)}"
-                edits.append(Edit(ident.start_byte, ident.end_byte, text))
+                edits.append(Edit(token.start_byte, token.end_byte, text))
             names.append(text)
     return names
 
@@ -295,10 +280,3 @@ def _helpers(suffix: str, mark: str) -> str:
         short = package.rsplit("/", 1)[-1]
         text = text.replace(f"spice{short}N.", f"spice{short}{suffix}.")
     return text
-
-
-@lru_cache(maxsize=4)
-def _parsed(source: str) -> Any:
-    from tree_sitter_language_pack import get_parser
-
-    return get_parser("go").parse(source.encode())

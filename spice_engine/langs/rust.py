@@ -10,7 +10,7 @@ from fnmatch import fnmatch
 from functools import cache
 from pathlib import Path
 
-from spice_engine.langs import line_probes, rust_code, rust_reports, written_tests
+from spice_engine.langs import line_probes, rust_code, rust_reports, rust_trace, written_tests
 from spice_engine.langs.base import (
     BASE_INPUTS,
     ENV,
@@ -297,6 +297,13 @@ class Rust:
 
     def code_misses(self, source: str, line: int) -> str | None:
         return rust_code.code_misses(source, line)
+
+    def traced(
+        self, path: str, source: str, at: list[int], mark: str
+    ) -> tuple[str, list[str]] | None:
+        if not path.endswith(".rs") or self.is_test_path(path):
+            return None
+        return rust_trace.traced(source, at, path, mark)
 
     def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         """`<target's source file>::<libtest name>` for each test that ended."""
