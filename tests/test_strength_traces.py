@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,7 +18,8 @@ from spice_engine.strength.result import StrengthConfig
 from spice_engine.strength.traces import Call, compare, recorded
 from tests.test_strength_line_probe import _measured
 
-MARK = "SPICE-TRACE-0123abcd"
+MARK = f"SPICE-TRACE-{secrets.token_hex(6)}"
+"""A mark of this test process's own: the traced code appends to `/tmp/<mark>`."""
 
 SHAPES = """package shapes
 
@@ -99,7 +101,16 @@ def _run(module: Path, source: str) -> str:
         timeout=300,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return done.stdout
+    return _written()
+
+
+def _written() -> str:
+    """What the traced code appended to `/tmp/<MARK>`, taken away."""
+    file = Path("/tmp") / MARK
+    try:
+        return file.read_text()
+    finally:
+        file.unlink(missing_ok=True)
 
 
 def _module(tmp_path: Path) -> Path:
@@ -298,7 +309,8 @@ def test_rust_functions_are_traced_through_return_and_question_mark(tmp_path: Pa
         timeout=600,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    calls = recorded(done.stdout + done.stderr, MARK)
+    assert MARK not in done.stdout + done.stderr  # nothing a test could read from a program
+    calls = recorded(_written(), MARK)
     assert [len(calls.get(i, [])) for i in got[1]] == [2, 1, 1, 1]
     add = calls[got[1][0]]
     assert add[0].returned != add[1].returned  # Ok(1), then the early Err

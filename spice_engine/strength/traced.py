@@ -58,7 +58,7 @@ def trace_survivors(runner: Runner, verdicts: Verdicts, choice: Choice) -> tuple
         return verdicts, ""
     budget = runner.left() * SHARE
     with runner.holding(runner.left() - budget):
-        runs = [_run(runner, fixed) for _ in range(2)]
+        runs = [_run(runner, fixed, mark) for _ in range(2)]
         if why := _failed(runner, list(verdicts.judged), runs):
             return verdicts, f"differential run: {why}"
         fix, again = (recorded(r.channel or r.log, mark) for r in runs)
@@ -70,7 +70,7 @@ def trace_survivors(runner: Runner, verdicts: Verdicts, choice: Choice) -> tuple
             own = tracer.traced(c.path, c.source, [mutated_at(choice.originals[c.path], c)], mark)
             if own is None or own[1] != [ids[k]]:
                 continue
-            run = _run(runner, {c.path: own[0]})
+            run = _run(runner, {c.path: own[0]}, mark)
             calls: list[Call] = []
             if not run.killed and all(passed(run.outcomes, t) for t in _passing(runner, verdicts)):
                 calls = recorded(run.channel or run.log, mark).get(ids[k], [])
@@ -115,15 +115,33 @@ def _fix_traced(
     return texts, ids
 
 
-def _run(runner: Runner, texts: dict[str, str]) -> Run:
-    tree = runner.session.tree
+def _run(runner: Runner, texts: dict[str, str], mark: str) -> Run:
+    """The tests run whole with `texts` in the tree, then what the traced functions wrote
+    (`/tmp/<mark>`, the sandbox's own) printed on the channel after the runner's report."""
+    session = runner.session
+    assert session.prepared is not None, "prepare() first"
+    tree, plan = session.tree, session.prepared.plan
+    tests = session.language.test_command(tree, runner.targets, plan)
+    phase = tests.model_copy(
+        update={"argv": ("sh", "-c", f'"$@"; cat /tmp/{mark} 2>/dev/null', "sh", *tests.argv)}
+    )
     for path, text in texts.items():
         tree.put(path, text)
     try:
-        return runner.outcomes([], whole_files=True)
+        done = runner.run_phase("traced", phase, runner.test_run_s)
     finally:
         for path in texts:
             tree.restore(path)
+    if done is None:
+        return Run(outcomes={}, messages=[], log="", seconds=0.0, killed="not run")
+    return Run(
+        outcomes=session.language.outcomes(done.channel, done.log, plan),
+        messages=[],
+        log=done.log,
+        seconds=done.seconds,
+        killed=done.killed,
+        channel=done.channel,
+    )
 
 
 def _passing(runner: Runner, verdicts: Verdicts) -> list[str]:
