@@ -25,7 +25,7 @@ language's name.
   holding a line (spice_engine.langs.line_probes): which tests execute a survivor's line, where
   no plugin of ours watches (spice_engine.strength.line_probe).
 - `CallTraces`: the functions holding survivors can be made to write each call the tests make,
-  what it was given and what it answered (Go: spice_engine.langs.go_trace; Rust: rust_trace),
+  what it was given and what it answered (spice_engine.langs.go_trace, rust_trace, java_trace),
   so a survivor whose function answers the tests' own calls otherwise is shown on evidence a
   caller sees, and one answering them alike is held (spice_engine.strength.traced). Without it
   and without plugins a survivor some test executes is shown on that alone.

@@ -10,7 +10,7 @@ import re
 import shlex
 from pathlib import Path
 
-from spice_engine.langs import java_code, java_reports, line_probes, written_tests
+from spice_engine.langs import java_code, java_reports, java_trace, line_probes, written_tests
 from spice_engine.langs.base import (
     ENV,
     JOB,
@@ -289,6 +289,13 @@ done
 
     def code_misses(self, source: str, line: int) -> str | None:
         return None  # a class file holds all its source compiles to (constants included)
+
+    def traced(
+        self, path: str, source: str, at: list[int], mark: str
+    ) -> tuple[str, list[str]] | None:
+        if not path.endswith(".java") or self.is_test_path(path):
+            return None
+        return java_trace.traced(source, at, path, mark)
 
     def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         """`<module>/src/test/java/<Outer>.java::<class>#<method>` for each test reported."""

@@ -1,0 +1,229 @@
+"""A Java file whose chosen methods report each call the tests make (spice_engine.strength
+.traced): what the method was given (its receiver and arguments), what it returned or threw and
+what its receiver and arguments hold afterwards, so a survivor whose method answers the tests'
+own calls otherwise is shown, and one answering them all alike is held.
+
+The method is kept under another name (`m` → `m$spice`, private, or `default` in an interface,
+annotations left to the caller) and a method with its signature, annotations and modifiers
+takes its place, written in front of it on its first line: it walks what it is given, calls the
+kept one, walks what came back (a throwable is recorded and thrown again: a precise rethrow, so
+the `throws` clause is the method's own). Constructors, methods without a body and old `int m()[]`
+declarations are not traced. The walker (a package-private class appended to the file) reads
+fields by reflection, the tree's objects' only (the JDK's are printed by `toString`, their
+modules closed to reflection), sorts a map's entries and a set's elements, and cuts a cycle; it
+is Java 7 source, as old builds compile. Lines are appended to `/tmp/<mark>` in the sandbox; the
+first 200 calls of each method.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from spice_engine.langs.trace_edits import Edit, holding, ident, parsed, spliced, text_of
+
+FUNCTIONS = frozenset({"method_declaration", "constructor_declaration", "lambda_expression"})
+CALLS_KEPT = 200
+
+
+def traced(source: str, at: list[int], tag: str, mark: str) -> tuple[str, list[str]] | None:
+    """`source` with the method holding each byte of `at` recording its calls, and the id of
+    each byte's method; None when one is in no method that can be traced."""
+    raw = source.encode()
+    root = parsed("java", source).root_node
+    methods: dict[int, Any] = {}
+    ids: list[str] = []
+    for byte in at:
+        node = holding(root, byte, len(raw), frozenset({"method_declaration"}))
+        inner = holding(root, byte, len(raw), FUNCTIONS)
+        if node is None or inner is None or inner.start_byte != node.start_byte:
+            return None  # a constructor, or a lambda's body (called as something else)
+        if not _traceable(node):
+            return None
+        methods[node.start_byte] = node
+        ids.append(ident(tag, node))
+    cls = "SpiceTrace" + hashlib.sha256(raw).hexdigest()[:8]
+    edits: list[Edit] = []
+    for node in methods.values():
+        edits += _method_edits(raw, node, ident(tag, node), cls)
+    edits.append(Edit(len(raw), len(raw), "\n" + _helper(cls, mark)))
+    return spliced(raw, edits), ids
+
+
+def _traceable(node: Any) -> bool:
+    return (
+        node.child_by_field_name("body") is not None
+        and node.child_by_field_name("dimensions") is None
+    )
+
+
+def _modifiers(node: Any) -> Any | None:
+    return next((c for c in node.children if c.type == "modifiers"), None)
+
+
+def _in_interface(node: Any) -> bool:
+    parent = node.parent
+    while parent is not None and parent.type not in ("class_body", "interface_body"):
+        parent = parent.parent
+    return parent is not None and parent.type == "interface_body"
+
+
+def _params(raw: bytes, node: Any) -> list[str]:
+    names: list[str] = []
+    for p in node.child_by_field_name("parameters").named_children:
+        if p.type == "formal_parameter":
+            names.append(text_of(raw, p.child_by_field_name("name")))
+        elif p.type == "spread_parameter":
+            declarator = next(c for c in p.named_children if c.type == "variable_declarator")
+            names.append(text_of(raw, declarator.child_by_field_name("name")))
+    return names
+
+
+def _method_edits(raw: bytes, node: Any, key: str, cls: str) -> list[Edit]:
+    mods = _modifiers(node)
+    mod_text = text_of(raw, mods) if mods is not None else ""
+    static = "static" in mod_text.split()
+    name = node.child_by_field_name("name")
+    kept = f"{text_of(raw, name)}$spice{node.start_point[0] + 1}"  # an override of it stays apart
+    body = node.child_by_field_name("body")
+    signature = raw[node.start_byte : body.start_byte].decode()
+    returns = node.child_by_field_name("type")
+    void = returns is not None and returns.type == "void_type"
+    params = _params(raw, node)
+    given = ", ".join(([] if static else ["this"]) + params)
+    call = f"{kept}({', '.join(params)})"
+    on, leave = f"{cls}.on({_java_string(key)})", f"{cls}.leave({_java_string(key)}, spiceE, "
+    result = (
+        f"{call}; if (spiceOn) {leave}null, spiceG); return;"
+        if void
+        else (
+            f"{text_of(raw, returns)} spiceR = {call}; if (spiceOn) {leave}spiceR, spiceG); "
+            "return spiceR;"
+        )
+    )
+    wrapper = (
+        " ".join(signature.split())
+        + f" {{ boolean spiceOn = {on}; Object[] spiceG = new Object[]{{{given}}}; "
+        f'String spiceE = spiceOn ? {cls}.walk(spiceG) : ""; try {{ {result} }} '
+        f"catch (Throwable spiceT) {{ if (spiceOn) {leave}{cls}.thrown(spiceT), spiceG); "
+        "throw spiceT; } } "
+    )
+    kind = ("static " if static else "") + ("default" if _in_interface(node) else "private")
+    if _in_interface(node) and static:
+        kind = "static"  # a static interface method (no private ones before Java 9)
+    edits = [Edit(node.start_byte, node.start_byte, wrapper)]
+    if mods is not None:
+        newlines = "\n" * mod_text.count("\n")
+        edits.append(Edit(mods.start_byte, mods.end_byte, kind + newlines))
+    else:
+        edits.append(Edit(node.start_byte, node.start_byte, kind + " "))
+    edits.append(Edit(name.start_byte, name.end_byte, kept))
+    return edits
+
+
+def _java_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+_HELPER = """final class CLS {
+  private static final java.util.Map<String, Integer> CALLS = new java.util.HashMap<String, Integer>();
+  private CLS() {}
+  static synchronized boolean on(String id) {
+    Integer n = CALLS.get(id);
+    CALLS.put(id, n == null ? 1 : n + 1);
+    return n == null || n < LIMIT;
+  }
+  static String thrown(Throwable t) { return "throws " + t.getClass().getName() + ": " + t.getMessage(); }
+  static String walk(Object v) {
+    StringBuilder b = new StringBuilder();
+    step(b, v, 0, new java.util.IdentityHashMap<Object, Boolean>());
+    return b.toString();
+  }
+  private static boolean plain(Object v) {
+    return v instanceof CharSequence || v instanceof Number || v instanceof Boolean
+        || v instanceof Character || v instanceof Enum || v instanceof Class;
+  }
+  private static boolean jdk(Class<?> c) {
+    String n = c.getName();
+    return n.startsWith("java.") || n.startsWith("javax.") || n.startsWith("sun.")
+        || n.startsWith("jdk.") || n.startsWith("com.sun.");
+  }
+  private static void step(StringBuilder b, Object v, int depth, java.util.IdentityHashMap<Object, Boolean> seen) {
+    if (b.length() > 65536) return;
+    if (v == null) { b.append("null"); return; }
+    if (depth > 8) { b.append("..."); return; }
+    Class<?> c = v.getClass();
+    if (plain(v)) { b.append(c.getName()).append(':').append(String.valueOf(v)); return; }
+    if (seen.containsKey(v)) { b.append("<cycle>"); return; }
+    seen.put(v, Boolean.TRUE);
+    try {
+      if (c.isArray()) {
+        int n = java.lang.reflect.Array.getLength(v);
+        b.append('[');
+        for (int i = 0; i < n && i < 4096; i++) { step(b, java.lang.reflect.Array.get(v, i), depth + 1, seen); b.append(','); }
+        b.append(']');
+      } else if (v instanceof java.util.Map) {
+        java.util.List<String> pairs = new java.util.ArrayList<String>();
+        for (Object o : ((java.util.Map<?, ?>) v).entrySet()) {
+          java.util.Map.Entry<?, ?> e = (java.util.Map.Entry<?, ?>) o;
+          StringBuilder p = new StringBuilder();
+          step(p, e.getKey(), depth + 1, seen); p.append('='); step(p, e.getValue(), depth + 1, seen);
+          pairs.add(p.toString());
+        }
+        java.util.Collections.sort(pairs);
+        b.append(c.getName()).append(pairs);
+      } else if (v instanceof java.util.Collection) {
+        java.util.List<String> items = new java.util.ArrayList<String>();
+        for (Object o : (java.util.Collection<?>) v) { StringBuilder p = new StringBuilder(); step(p, o, depth + 1, seen); items.add(p.toString()); }
+        if (v instanceof java.util.Set) java.util.Collections.sort(items);
+        b.append(c.getName()).append(items);
+      } else if (jdk(c)) {
+        b.append(c.getName()).append(':').append(String.valueOf(v));
+      } else {
+        b.append(c.getName()).append('{');
+        for (Class<?> k = c; k != null && k != Object.class; k = k.getSuperclass()) {
+          for (java.lang.reflect.Field f : k.getDeclaredFields()) {
+            if (java.lang.reflect.Modifier.isStatic(f.getModifiers())) continue;
+            b.append(f.getName()).append(':');
+            try { f.setAccessible(true); step(b, f.get(v), depth + 1, seen); }
+            catch (Exception e) { b.append('?'); }
+            catch (LinkageError e) { b.append('?'); }
+            b.append(',');
+          }
+        }
+        b.append('}');
+      }
+    } catch (RuntimeException e) {
+      b.append("<unreadable>");
+    } finally {
+      seen.remove(v);
+    }
+  }
+  private static String hash(String s) {
+    long h = 1125899906842597L;
+    for (int i = 0; i < s.length(); i++) h = 31 * h + s.charAt(i);
+    return Long.toHexString(h);
+  }
+  private static String mask(String s) { return s.replaceAll("[0-9]", "#"); }
+  static void leave(String id, String entry, Object result, Object[] given) {
+    String out = walk(result), left = walk(given);
+    String line = "MARK\\t" + id + "\\t" + hash(entry) + "\\t" + hash(mask(entry)) + "\\t" + hash(out)
+        + "\\t" + hash(mask(out)) + "\\t" + hash(left) + "\\t" + hash(mask(left)) + "\\n";
+    synchronized (CLS.class) {
+      java.io.FileOutputStream f = null;
+      try {
+        f = new java.io.FileOutputStream("/tmp/MARK", true);
+        f.write(line.getBytes("UTF-8"));
+      } catch (java.io.IOException e) {
+        // nothing recorded: the run says nothing of this call
+      } finally {
+        if (f != null) { try { f.close(); } catch (java.io.IOException e) { } }
+      }
+    }
+  }
+}
+"""
+
+
+def _helper(cls: str, mark: str) -> str:
+    return _HELPER.replace("CLS", cls).replace("LIMIT", str(CALLS_KEPT)).replace("MARK", mark)
