@@ -294,10 +294,9 @@ def test_rust_functions_are_traced_through_return_and_question_mark(tmp_path: Pa
     assert rust_traced(RUST, [RUST.index("1 }")], "src/lib.rs", MARK) is None  # async
     crate = tmp_path / "rt"
     (crate / "src").mkdir(parents=True)
-    (crate / "Cargo.toml").write_text(
-        '[package]\nname = "rt"\nversion = "0.1.0"\nedition = "2021"\n'
-    )
-    (crate / "src/lib.rs").write_text(got[0])
+    # 2015: no `::core` in the crate root (ripgrep's printer is such a crate)
+    (crate / "Cargo.toml").write_text('[package]\nname = "rt"\nversion = "0.1.0"\n')
+    (crate / "src/lib.rs").write_text(got[0].replace("pub async fn", "pub fn"))  # 2015
     env = os.environ | {"CARGO_TARGET_DIR": str(tmp_path / "target")}
     env["PATH"] = f"{Path(cargo).parent}:{env.get('PATH', '')}"
     done = subprocess.run(

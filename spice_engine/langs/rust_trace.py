@@ -28,7 +28,7 @@ _UNTRACEABLE = ("async", "const", "unsafe", "extern")
 _PRELUDE = (
     "#[allow(dead_code, unused)] struct SpiceW<'a, T: ?Sized>(&'a T); "
     "#[allow(dead_code, unused)] trait SpiceDbg { fn spice_dbg(&self) -> String; } "
-    "#[allow(dead_code, unused)] impl<'a, T: ::core::fmt::Debug + ?Sized> SpiceDbg for "
+    "#[allow(dead_code, unused)] impl<'a, T: ::std::fmt::Debug + ?Sized> SpiceDbg for "
     'SpiceW<\'a, T> { fn spice_dbg(&self) -> String { format!("{:?}", self.0) } } '
     "#[allow(dead_code, unused)] trait SpiceOpaque { fn spice_dbg(&self) -> String; } "
     "#[allow(dead_code, unused)] impl<'a, 'b, T: ?Sized> SpiceOpaque for &'b SpiceW<'a, T> "
