@@ -313,3 +313,83 @@ def test_rust_functions_are_traced_through_return_and_question_mark(tmp_path: Pa
     assert [len(calls.get(i, [])) for i in got[1]] == [2, 1, 1, 1]
     add = calls[got[1][0]]
     assert add[0].returned != add[1].returned  # Ok(1), then the early Err
+
+
+JAVA = """package a;
+
+import java.util.*;
+
+interface Shape { default int sides(int x) { return x + 1; } }
+
+public class Foo<T> implements Shape {
+    private final Map<String, Integer> counts = new HashMap<String, Integer>();
+    private Foo<T> self = this;
+
+    @Override
+    public int sides(int x) {
+        return x * 2;
+    }
+
+    public synchronized <U extends Comparable<? super U>> List<U> sorted(
+            final List<U> xs, String... tags) throws java.io.IOException {
+        if (xs == null) throw new java.io.IOException("none");
+        List<U> out = new ArrayList<U>(xs);
+        Collections.sort(out);
+        counts.put(tags.length > 0 ? tags[0] : "", out.size());
+        return out;
+    }
+
+    static void fill(int[] xs) {
+        for (int i = 0; i < xs.length; i++) xs[i] = i;
+    }
+
+    Foo() { counts.put("new", 0); }
+
+    public static void main(String[] args) throws Exception {
+        Foo<String> f = new Foo<String>();
+        System.out.println(f.sides(2) + " " + f.sorted(Arrays.asList(3, 1, 2), "t"));
+        try { f.sorted(null); } catch (java.io.IOException e) { System.out.println("caught"); }
+        int[] a = new int[3]; fill(a); System.out.println(a[2]);
+        System.out.println(new Shape() {}.sides(1));
+    }
+}
+"""
+
+
+def test_java_methods_are_traced_beside_their_overrides_and_throws(tmp_path: Path) -> None:
+    """An interface's default method and the override beside it, a generic synchronized method
+    with varargs and a checked exception thrown through it, a static void method that fills
+    its array: each builds traced (Java 8 source), prints as before, writes its calls, the
+    same twice; a constructor is not traced."""
+    from spice_engine.langs.java_trace import traced as java_traced
+
+    javac, java = shutil.which("javac"), shutil.which("java")
+    if javac is None or java is None:
+        pytest.skip("no JDK on this machine")
+    places = ["x * 2", "Collections.sort(out)", "xs[i] = i", "x + 1"]
+    got = java_traced(JAVA, [JAVA.encode().index(p.encode()) for p in places], "Foo.java", MARK)
+    assert got is not None and len(set(got[1])) == 4
+    for place in places:
+        assert _line_of(got[0], place) == _line_of(JAVA, place), place
+    assert java_traced(JAVA, [JAVA.index('"new", 0')], "Foo.java", MARK) is None
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a/Foo.java").write_text(got[0])
+    built = subprocess.run(
+        [javac, "--release", "8", "-d", str(tmp_path / "out"), str(tmp_path / "a/Foo.java")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stderr[-3000:]
+    runs = []
+    for _ in range(2):
+        done = subprocess.run(
+            [java, "-cp", str(tmp_path / "out"), "a.Foo"], capture_output=True, text=True
+        )
+        assert done.stdout == "4 [1, 2, 3]\ncaught\n2\n2\n", done.stderr[-2000:]
+        runs.append(recorded(_written(), MARK))
+    calls = runs[0]
+    assert [len(calls.get(i, [])) for i in got[1]] == [1, 2, 1, 1]
+    assert runs[0] == runs[1]
+    fill = calls[got[1][2]][0]
+    assert fill.entry != fill.left  # the array it was given, filled
