@@ -92,16 +92,15 @@ def _run(module: Path, source: str) -> str:
     (module / "shapes.go").write_text(source)
     env = os.environ | {"GOFLAGS": "-mod=mod", "GOPROXY": "off", "GOTOOLCHAIN": "local"}
     env |= {"GOCACHE": str(module.parent / "cache"), "GOPATH": str(module.parent / "gopath")}
-    done = subprocess.run(
-        [_go(), "test", "-json", "-count=1", "."],
-        cwd=module,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    _ran([_go(), "test", "-json", "-count=1", "."], module, env)
     return _written()
+
+
+def _ran(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`argv` run on our own fixture (never a tree's code), which must pass."""
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done
 
 
 def _written() -> str:
@@ -299,15 +298,7 @@ def test_rust_functions_are_traced_through_return_and_question_mark(tmp_path: Pa
     (crate / "src/lib.rs").write_text(got[0].replace("pub async fn", "pub fn"))  # 2015
     env = os.environ | {"CARGO_TARGET_DIR": str(tmp_path / "target")}
     env["PATH"] = f"{Path(cargo).parent}:{env.get('PATH', '')}"
-    done = subprocess.run(
-        [cargo, "test", "--offline", "--lib"],
-        cwd=crate,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    done = _ran([cargo, "test", "--offline", "--lib"], crate, env)
     assert MARK not in done.stdout + done.stderr  # nothing a test could read from a program
     calls = recorded(_written(), MARK)
     assert [len(calls.get(i, [])) for i in got[1]] == [2, 1, 1, 1]
@@ -374,13 +365,10 @@ def test_java_methods_are_traced_beside_their_overrides_and_throws(tmp_path: Pat
     assert java_traced(JAVA, [JAVA.index('"new", 0')], "Foo.java", MARK) is None
     (tmp_path / "a").mkdir()
     (tmp_path / "a/Foo.java").write_text(got[0])
-    built = subprocess.run(
-        [javac, "--release", "8", "-d", str(tmp_path / "out"), str(tmp_path / "a/Foo.java")],
-        capture_output=True,
-        text=True,
-        timeout=300,
+    out = str(tmp_path / "out")
+    _ran(
+        [javac, "--release", "8", "-d", out, str(tmp_path / "a/Foo.java")], tmp_path, {**os.environ}
     )
-    assert built.returncode == 0, built.stderr[-3000:]
     runs = []
     for _ in range(2):
         done = subprocess.run(

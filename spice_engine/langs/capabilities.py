@@ -176,22 +176,37 @@ def line_probe(language: Language, path: str, source: str, at: int) -> str | Non
     return language.line_probe(path, source, at)
 
 
-@runtime_checkable
-class CallTraces(Protocol):
-    def traced(self, path: str, source: str, at: list[int], mark: str) -> Traced | None:
-        """`source` (of `path`) with the function holding each byte of `at` writing a line
-        begun with `mark` for each call the tests make (what it was given, returned and left
-        behind, hashed: spice_engine.strength.traces), every line kept where it was; and each
-        byte's function's id. None when one is in no function it can trace."""
-        ...
-
-
 Traced = tuple[str, list[str]]
 """A traced file's text, and the id of the function holding each chosen byte."""
 
 
+class Tracer(Protocol):
+    def __call__(self, source: str, at: list[int], tag: str, mark: str) -> Traced | None:
+        """`source` with the function holding each byte of `at` appending a line begun with
+        `mark` to `/tmp/<mark>` for each call the tests make (what it was given, returned and
+        left behind, hashed: spice_engine.strength.traces), every line kept where it was; and
+        each byte's function's id (`tag` names the file). None when one is in no function it
+        can trace."""
+        ...
+
+
+@runtime_checkable
+class CallTraces(Protocol):
+    call_tracer: Tracer
+
+
 def call_traces(language: Language) -> CallTraces | None:
     return language if isinstance(language, CallTraces) else None
+
+
+def traced(language: Language, path: str, source: str, at: list[int], mark: str) -> Traced | None:
+    """`source` (of `path`) traced at `at` (None: not the language's code, a test, or a
+    language whose calls are not traced)."""
+    if not isinstance(language, CallTraces):
+        return None
+    if language.grammar(path) is None or language.is_test_path(path):
+        return None
+    return language.call_tracer(source, at, path, mark)
 
 
 @runtime_checkable

@@ -91,6 +91,9 @@ def machine_go(goroot: Path = GOROOT) -> tuple[str, tuple[int, int]]:
 
 
 class Go:
+    call_tracer = staticmethod(go_trace.traced)
+    """Its functions' calls written down (spice_engine.langs.capabilities.CallTraces)."""
+
     name = "go"
     compiled_to = "machine code"
 
@@ -197,13 +200,6 @@ class Go:
 
     def code_misses(self, source: str, line: int) -> str | None:
         return go_code.code_misses(source, line)
-
-    def traced(
-        self, path: str, source: str, at: list[int], mark: str
-    ) -> tuple[str, list[str]] | None:
-        if not path.endswith(".go") or self.is_test_path(path):
-            return None
-        return go_trace.traced(source, at, path, mark)
 
     def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         """`import/path::TestName[/subtest]` for each test that ended."""

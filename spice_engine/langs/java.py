@@ -167,6 +167,9 @@ def test_classes(files: Files, test_files: list[str]) -> dict[str, str]:
 
 
 class Java:
+    call_tracer = staticmethod(java_trace.traced)
+    """Its functions' calls written down (spice_engine.langs.capabilities.CallTraces)."""
+
     name = "java"
     compiled_to = "bytecode"
     side_by_side_runs = True
@@ -289,13 +292,6 @@ done
 
     def code_misses(self, source: str, line: int) -> str | None:
         return None  # a class file holds all its source compiles to (constants included)
-
-    def traced(
-        self, path: str, source: str, at: list[int], mark: str
-    ) -> tuple[str, list[str]] | None:
-        if not path.endswith(".java") or self.is_test_path(path):
-            return None
-        return java_trace.traced(source, at, path, mark)
 
     def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         """`<module>/src/test/java/<Outer>.java::<class>#<method>` for each test reported."""

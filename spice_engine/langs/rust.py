@@ -90,6 +90,9 @@ def _at(root: str, name: str) -> str:
 
 
 class Rust:
+    call_tracer = staticmethod(rust_trace.traced)
+    """Its functions' calls written down (spice_engine.langs.capabilities.CallTraces)."""
+
     name = "rust"
     compiled_to = "machine code"
     copying_calls = frozenset({"clone"})
@@ -297,13 +300,6 @@ class Rust:
 
     def code_misses(self, source: str, line: int) -> str | None:
         return rust_code.code_misses(source, line)
-
-    def traced(
-        self, path: str, source: str, at: list[int], mark: str
-    ) -> tuple[str, list[str]] | None:
-        if not path.endswith(".rs") or self.is_test_path(path):
-            return None
-        return rust_trace.traced(source, at, path, mark)
 
     def outcomes(self, channel: str, log: str, plan: Plan | None = None) -> Outcomes:
         """`<target's source file>::<libtest name>` for each test that ended."""

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import secrets
 
-from spice_engine.langs.capabilities import CallTraces, call_traces
+from spice_engine.langs.base import Language
+from spice_engine.langs.capabilities import call_traces, traced
 from spice_engine.runs.session import Run
 from spice_engine.strength.choose import Choice, Chosen
 from spice_engine.strength.line_probe import mutated_at
@@ -36,23 +37,23 @@ NO_ANSWER_DIFFERED = (
 NOT_TRACED = "differential run: not made (the time budget)"
 
 
-def traceable(language: object) -> bool:
-    return call_traces(language) is not None  # type: ignore[arg-type]
+def traceable(language: Language) -> bool:
+    return call_traces(language) is not None
 
 
 def trace_survivors(runner: Runner, verdicts: Verdicts, choice: Choice) -> tuple[Verdicts, str]:
     """`verdicts` with what the traced runs saw of each survivor some judged test may execute;
     and why none were traced, when none were (the budget, a traced build the tests fail)."""
-    tracer = call_traces(runner.session.language)
+    language = runner.session.language
     done = verdicts.done
     chosen = {c.key: c for c in choice.chosen}
     order = sorted(
         (k for k, m in done.items() if k in chosen and _open(m)), key=lambda k: done[k].rank
     )[:MAX_TRACED]
-    if tracer is None or not order or runner.test_run_s is None:
+    if call_traces(language) is None or not order or runner.test_run_s is None:
         return verdicts, ""
     mark = f"SPICE-TRACE-{secrets.token_hex(6)}"
-    fixed, ids = _fix_traced(tracer, choice, [chosen[k] for k in order], mark)
+    fixed, ids = _fix_traced(language, choice, [chosen[k] for k in order], mark)
     order = [k for k in order if k in ids]
     if not order:
         return verdicts, ""
@@ -67,7 +68,9 @@ def trace_survivors(runner: Runner, verdicts: Verdicts, choice: Choice) -> tuple
             c = chosen[k]
             if runner.left() <= 0:
                 break
-            own = tracer.traced(c.path, c.source, [mutated_at(choice.originals[c.path], c)], mark)
+            own = traced(
+                language, c.path, c.source, [mutated_at(choice.originals[c.path], c)], mark
+            )
             if own is None or own[1] != [ids[k]]:
                 continue
             run = _run(runner, {c.path: own[0]}, mark)
@@ -95,7 +98,7 @@ def _open(m: MutantOutcome) -> bool:
 
 
 def _fix_traced(
-    tracer: CallTraces, choice: Choice, survivors: list[Chosen], mark: str
+    language: Language, choice: Choice, survivors: list[Chosen], mark: str
 ) -> tuple[dict[str, str], dict[int, str]]:
     """Each survivor's file with every survivor's function traced; survivor -> its function's
     id (a survivor in no traceable function has none)."""
@@ -106,8 +109,8 @@ def _fix_traced(
     ids: dict[int, str] = {}
     for path, cs in by_path.items():
         fixed = choice.originals[path]
-        usable = [c for c in cs if tracer.traced(path, fixed, [mutated_at(fixed, c)], mark)]
-        got = tracer.traced(path, fixed, [mutated_at(fixed, c) for c in usable], mark)
+        usable = [c for c in cs if traced(language, path, fixed, [mutated_at(fixed, c)], mark)]
+        got = traced(language, path, fixed, [mutated_at(fixed, c) for c in usable], mark)
         if got is None:
             continue
         texts[path] = got[0]
