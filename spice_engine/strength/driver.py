@@ -23,7 +23,7 @@ from spice_engine.strength.catching import TestWriter, catch
 from spice_engine.strength.choose import Choice
 from spice_engine.strength.import_states import run_import_states
 from spice_engine.strength.issue_examples import run_examples
-from spice_engine.strength.line_probe import probe_lines
+from spice_engine.strength.line_probe import Probed, probe_lines
 from spice_engine.strength.mutant_runs import confirm, mutate
 from spice_engine.strength.rank import classify, rank, unconfirmed
 from spice_engine.strength.result import StrengthConfig, TestStrength, Verdict
@@ -38,6 +38,10 @@ from spice_engine.strength.watched import watch_survivors
 UNPROBED = (
     "{n} survivor line(s) not probed for the tests executing them (the time budget): shown "
     "as wrong fixes, though no test may run them"
+)
+UNPROBED_TRACED = (
+    "{n} survivor line(s) not probed for the tests executing them (the time budget): said as "
+    "what their traced calls showed"
 )
 UNWATCHED = (
     "{n} survivor(s) a judged test runs got no differential run (the time budget): "
@@ -159,13 +163,10 @@ def _judge(
         record.durations["same_code"] = _since(t0)
     if unchecked:
         record.skipped.append(NOT_CHECKED.format(n=unchecked))
+    traced = not runner.plugins and traceable(runner.session.language)
     if not runner.plugins:  # no plugin saw which tests reach which mutant: probe the lines
-        t0 = time.monotonic()
-        probed = probe_lines(runner, verdicts, choice, f2p)
-        record.durations["line_probes"] = _since(t0)
+        verdicts, probed = _trace_and_probe(runner, verdicts, choice, f2p, record)
         reached, switchable, together = probed.reached, probed.known, probed.together
-        if probed.unprobed:
-            record.skipped.append(UNPROBED.format(n=probed.unprobed))
     done = verdicts.done
     classify(done, reached, f2p, switchable, together)  # with the confirmations' verdicts
     rank(list(done.values()), problem)
@@ -178,15 +179,6 @@ def _judge(
             record.skipped.append(UNWATCHED.format(n=unwatched))
         done = verdicts.done
         rank(list(done.values()), problem)  # with what the differential run saw
-    traced = not runner.plugins and not driven and traceable(runner.session.language)
-    if traced:  # the tests' calls of each survivor's function, written down by the function
-        t0 = time.monotonic()
-        verdicts, why = trace_survivors(runner, verdicts, choice)
-        record.durations["differential"] = _since(t0)
-        if why:
-            record.skipped.append(why)
-        done = verdicts.done
-        rank(list(done.values()), problem)  # with what the traced runs saw
     if runner.plugins or driven or traced:  # only a differential run can confirm a difference
         for m in done.values():
             m.unconfirmed = unconfirmed(m, traced) if m.verdict == Verdict.SURVIVED else ""
@@ -203,6 +195,33 @@ def _judge(
     if unbuilt:  # a typed language's removed call, mostly: no wrong fix anyone could merge
         record.skipped.append(f"{unbuilt} mutant(s) do not build: not wrong fixes, not judged")
     record.mutants = [done[k] for k in sorted(done)]
+
+
+def _trace_and_probe(
+    runner: Runner, verdicts: Verdicts, choice: Choice, f2p: list[str], record: TestStrength
+) -> tuple[Verdicts, Probed]:
+    """Without our plugins: where the language's functions can be traced, the tests' calls of
+    each survivor's function first (what shows or holds it), then the line probes, for what the
+    traces left unsettled (which tests execute a line the function's calls answered alike)."""
+    settled: set[int] = set()
+    traced = traceable(runner.session.language)
+    if traced:
+        t0 = time.monotonic()
+        verdicts, why = trace_survivors(runner, verdicts, choice)
+        record.durations["differential"] = _since(t0)
+        if why:
+            record.skipped.append(why)
+        settled = {
+            k
+            for k, m in verdicts.done.items()
+            if m.difference is not None or m.reached == "not_executed"
+        }
+    t0 = time.monotonic()
+    probed = probe_lines(runner, verdicts, choice, f2p, settled)
+    record.durations["line_probes"] = _since(t0)
+    if probed.unprobed:
+        record.skipped.append((UNPROBED_TRACED if traced else UNPROBED).format(n=probed.unprobed))
+    return verdicts, probed
 
 
 def _write_tests(

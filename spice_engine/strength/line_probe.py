@@ -15,6 +15,7 @@ it was: a probe errs only towards "executed", which shows a survivor, never hide
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from spice_engine.langs.capabilities import line_probe
@@ -44,10 +45,15 @@ class Probed:
 
 
 def probe_lines(
-    runner: Runner, verdicts: Verdicts, choice: Choice, fail_to_pass: list[str]
+    runner: Runner,
+    verdicts: Verdicts,
+    choice: Choice,
+    fail_to_pass: list[str],
+    settled: AbstractSet[int] = frozenset(),
 ) -> Probed:
     """The judged tests executing each survivor's code, from its killed neighbours (mutants
-    whose probe would go where its own goes) and probes."""
+    whose probe would go where its own goes) and probes; no probe for a place whose survivors
+    are all `settled` (their traced calls already said)."""
     judged = list(verdicts.judged)
     found = Probed(reached={t: set() for t in judged})
     places = _places(runner, verdicts.done, choice)
@@ -59,7 +65,7 @@ def probe_lines(
         if killers & set(fail_to_pass):
             found.known |= keys  # executed, and by what the issue is about: nothing to probe
     start = runner.runs
-    for (path, probed), keys in _by_rank(places, verdicts.done, found.known):
+    for (path, probed), keys in _by_rank(places, verdicts.done, found.known | settled):
         if runner.left() <= 0 or runner.runs - start >= MAX_PROBES:
             found.unprobed += 1
             continue
@@ -115,7 +121,10 @@ def _by_rank(
         ranks = [done[k].rank or 10**6 for k in keys if done[k].verdict == Verdict.SURVIVED]
         return min(ranks, default=0)
 
-    open_ = [(p, keys) for p, keys in places.items() if best(keys) and not keys <= known]
+    def unknown(keys: set[int]) -> bool:
+        return not {k for k in keys if done[k].verdict == Verdict.SURVIVED} <= known
+
+    open_ = [(p, keys) for p, keys in places.items() if best(keys) and unknown(keys)]
     return sorted(open_, key=lambda x: (best(x[1]), x[0][0]))
 
 

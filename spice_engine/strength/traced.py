@@ -168,9 +168,10 @@ def _failed(runner: Runner, judged: list[str], runs: list[Run]) -> str:
 def _kept(m: MutantOutcome, seen: Compared | None, called: bool) -> MutantOutcome:
     if seen is None:
         return m.model_copy(update={"reason": m.reason or NOT_TRACED})
-    if seen.differs:
+    if seen.differs:  # its function answered otherwise: the tests execute what it changed
         return m.model_copy(
             update={
+                "reached": m.reached or "executed_unchecked",
                 "difference": "tests",
                 "difference_in": seen.where,
                 "reason": "differential run: its function returns or leaves behind other "
