@@ -62,7 +62,7 @@ def _measured(
     return got
 
 
-def test_a_survivor_no_test_runs_is_an_untested_line_and_one_run_is_held(tmp_path: Path) -> None:
+def test_a_survivor_no_test_runs_is_an_untested_line_and_one_run_is_shown(tmp_path: Path) -> None:
     low = "example.com/c/mathx::TestClampLow"
     got = _measured(tmp_path, "clamp", (FIX, TEST), low, StrengthConfig(max_mutants=20))
     by_line = {}
@@ -72,13 +72,14 @@ def test_a_survivor_no_test_runs_is_an_untested_line_and_one_run_is_held(tmp_pat
     # `x > hi` → `x >= hi` and the like: no test runs line 7.
     assert all(m.reached == "not_executed" and m.untested_line for m in by_line[7])
     assert not any(m.shown for m in by_line[7])
-    # `x < lo` → `x <= lo`: the failing-before test runs it and cannot tell; nor can any
-    # caller (at `x == lo` both return `lo`): its traced calls answer alike, so it is held.
+    # `x < lo` → `x <= lo`: the failing-before test runs it and cannot tell. Its traced calls
+    # answer alike, but a bound moved by one shows only at the bound, which no test gives:
+    # shown as executed and unchecked, with what the traces saw.
     low_end = by_line[4]
     assert all(m.reached == "executed_unchecked" and m.by_fail_to_pass for m in low_end)
-    assert not any(m.shown for m in low_end)
-    assert all("answered each of the 1 distinct calls" in m.unconfirmed for m in low_end)
-    assert got.headline is None
+    assert all(m.shown for m in low_end)
+    assert all("none may give the input where this change shows" in m.reason for m in low_end)
+    assert got.headline is not None and got.headline.line == 4
     sign = {m.change: m for m in got.mutants if m.function == "Sign"}
     assert sign["`== 0` → `!= 0`"].killed_by == low
     seven = sign["`7` → `8`"]
@@ -136,6 +137,6 @@ def test_a_probe_that_makes_the_tests_hang_was_reached(tmp_path: Path) -> None:
     assert all(m.reached == "executed_unchecked" and not m.by_fail_to_pass for m in bound), [
         (m.line, m.change, m.reached) for m in got.mutants
     ]
-    assert not any(m.shown for m in bound)  # `Work(done, 5)` answered alike: held
+    assert all(m.shown for m in bound)  # a bound moved: `Work(done, 5)` never tries it
     inside = [m for m in got.survivors if m.line == 6]  # `x = 100`: 5 never gets there
     assert inside and all(m.reached == "not_executed" for m in inside)

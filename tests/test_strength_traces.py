@@ -191,18 +191,23 @@ DESCRIBE = (
     'func Describe(x int) (string, int) {\n\tif x > 3 {\n\t\treturn "big", x * 2\n\t}\n'
     '\treturn "small", x\n}\n\n'
     "func (t *Tally) Add(x int) bool {\n\tt.Seen++\n\tt.Last = x + 1\n\treturn x > 0\n}\n"
+    "\nfunc Count(xs []int) int {\n\tverbose := false\n\tn := 0\n\tfor _, x := range xs {\n"
+    '\t\tn += x\n\t}\n\tif verbose {\n\t\tprintln("count", n)\n\t}\n\treturn n\n}\n'
 )
 DESCRIBE_TEST = (
     'package mathx\n\nimport "testing"\n\nfunc TestDescribe(t *testing.T) {\n'
     '\tif s, _ := Describe(5); s != "big" {\n\t\tt.Fatal(s)\n\t}\n'
-    "\tvar tl Tally\n\tif !tl.Add(4) || tl.Seen != 1 {\n\t\tt.Fatal(tl)\n\t}\n}\n"
+    "\tvar tl Tally\n\tif !tl.Add(4) || tl.Seen != 1 {\n\t\tt.Fatal(tl)\n\t}\n"
+    '\tif Count([]int{1, 2}) != 3 {\n\t\tt.Fatal("count")\n\t}\n}\n'
 )
 
 
 def test_a_survivor_answering_the_tests_own_call_otherwise_is_shown(tmp_path: Path) -> None:
     """`x * 2` → `x / 2`: `Describe(5)` returns 2, not 10, which the test does not check:
     shown on the tests' own input, in what it returned. `x + 1` → `x - 1` is left in the
-    receiver: shown, as what it stored. `x > 3` → `x >= 3` answers `Describe(5)` alike: held."""
+    receiver: shown, as what it stored. `verbose := false` → `true` runs and changes nothing a
+    caller gets (a line on standard error): held. `x > 3` → `x >= 3` answers `Describe(5)` alike, but only 3 would tell:
+    shown as executed, unchecked, saying so."""
     got = _measured(
         tmp_path,
         "describe",
@@ -218,7 +223,12 @@ def test_a_survivor_answering_the_tests_own_call_otherwise_is_shown(tmp_path: Pa
     last = next(m for (line, _), m in by_change.items() if line == 17)
     assert last.shown and last.difference_in == "stored", last
     bound = by_change.get((9, "`> 3` → `>= 3`"))
-    assert bound is not None and not bound.shown and "answered each" in bound.unconfirmed
+    assert bound is not None and bound.shown and bound.difference is None, bound
+    assert "none may give the input" in bound.reason
+    flag = by_change.get((22, "`false` → `true`"))
+    assert flag is not None and not flag.shown and "answered each" in flag.unconfirmed, sorted(
+        (line, change, m.verdict, m.reason[:60]) for (line, change), m in by_change.items()
+    )
     assert got.headline is not None and got.headline.difference == "tests"
 
 

@@ -163,7 +163,6 @@ def _judge(
         record.durations["same_code"] = _since(t0)
     if unchecked:
         record.skipped.append(NOT_CHECKED.format(n=unchecked))
-    traced = not runner.plugins and traceable(runner.session.language)
     if not runner.plugins:  # no plugin saw which tests reach which mutant: probe the lines
         verdicts, probed = _trace_and_probe(runner, verdicts, choice, f2p, record)
         reached, switchable, together = probed.reached, probed.known, probed.together
@@ -179,9 +178,9 @@ def _judge(
             record.skipped.append(UNWATCHED.format(n=unwatched))
         done = verdicts.done
         rank(list(done.values()), problem)  # with what the differential run saw
-    if runner.plugins or driven or traced:  # only a differential run can confirm a difference
+    if runner.plugins or driven:  # only a differential run can confirm a difference
         for m in done.values():
-            m.unconfirmed = unconfirmed(m, traced) if m.verdict == Verdict.SURVIVED else ""
+            m.unconfirmed = unconfirmed(m) if m.verdict == Verdict.SURVIVED else ""
     alone = sum(m.verdict == Verdict.SURVIVED and m.run == "session" for m in done.values())
     if alone:
         why = "budget" if runner.left() <= 0 else f"only the top {config.confirm_survivors} are"

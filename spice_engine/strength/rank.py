@@ -54,9 +54,12 @@ def rank(outcomes: list[MutantOutcome], problem: str) -> None:
     names = named_functions(problem)
     killed = _killed_share(outcomes)
 
-    def key(m: MutantOutcome) -> tuple[int, int, int, int, int, float, int, str, int]:
+    def key(m: MutantOutcome) -> tuple[int, int, int, int, int, int, float, int, str, int]:
         return (
             m.difference != "issue",  # wrong on the issue's own example: the news itself
+            # then one a caller was seen to get otherwise (a traced survivor's line is not
+            # probed: whether a FAIL_TO_PASS test runs it is not known)
+            m.difference is None,
             not m.by_fail_to_pass,
             m.function not in names,
             {"executed_unchecked": 0, "not_executed": 1}.get(m.reached or "", 2),
@@ -83,13 +86,11 @@ def _killed_share(outcomes: list[MutantOutcome]) -> dict[tuple[str, int], float]
     return {line: sum(kills) / len(kills) for line, kills in judged.items()}
 
 
-def unconfirmed(m: MutantOutcome, traced: bool = False) -> str:
-    """Why a survivor has nothing showing that a caller could see it ("" when it has: its
-    differential run saw it differ, or no judged test executes its line). `traced`: its
-    differential run traced the calls of compiled code (spice_engine.strength.traced), where
-    what no probe placed is not code run at import but code not traced."""
+def unconfirmed(m: MutantOutcome) -> str:
+    """Why a Python survivor has nothing showing that a caller could see it ("" when it has:
+    its differential run saw it differ, or no judged test executes its line)."""
     if m.difference is not None or m.reached == "not_executed":
         return ""
-    if m.reached is None and not traced:
+    if m.reached is None:
         return "code run at import: no call to watch, and its module not seen to hold otherwise"
     return m.reason or "no differential run (the time budget)"

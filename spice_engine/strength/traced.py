@@ -13,6 +13,7 @@ untraced are held too: only a difference a caller could see shows a wrong fix.
 
 from __future__ import annotations
 
+import re
 import secrets
 
 from spice_engine.langs.base import Language
@@ -34,7 +35,11 @@ NO_ANSWER_DIFFERED = (
     "as the fix's does (what it returned and left behind): not confirmed either way, other "
     "inputs may differ"
 )
-NOT_TRACED = "differential run: not made (the time budget)"
+UNEXERCISED = (
+    "differential run: `{function}` answered each of the {calls} distinct calls the tests made "
+    "as the fix's does, but none may give the input where this change shows (a bound, a "
+    "constant, a value kept): shown as executed and unchecked"
+)
 
 
 def traceable(language: Language) -> bool:
@@ -167,7 +172,7 @@ def _failed(runner: Runner, judged: list[str], runs: list[Run]) -> str:
 
 def _kept(m: MutantOutcome, seen: Compared | None, called: bool) -> MutantOutcome:
     if seen is None:
-        return m.model_copy(update={"reason": m.reason or NOT_TRACED})
+        return m  # not traced (the budget): as the line probe says
     if seen.differs:  # its function answered otherwise: the tests execute what it changed
         return m.model_copy(
             update={
@@ -180,7 +185,32 @@ def _kept(m: MutantOutcome, seen: Compared | None, called: bool) -> MutantOutcom
         )
     if not called and m.reached is None:  # no judged test calls its function
         return m.model_copy(update={"reached": "not_executed", "reason": seen.why})
-    if seen.differs is False:
-        why = NO_ANSWER_DIFFERED.format(function=m.function or "its function", calls=seen.calls)
-        return m.model_copy(update={"reason": why})
-    return m.model_copy(update={"reason": f"differential run: could not say ({seen.why})"})
+    if seen.differs is None:
+        return m.model_copy(update={"reason": f"differential run: could not say ({seen.why})"})
+    function = m.function or "its function"
+    if changes_whenever_run(m):
+        why = NO_ANSWER_DIFFERED.format(function=function, calls=seen.calls)
+        return m.model_copy(update={"reason": why, "unconfirmed": why})
+    return m.model_copy(update={"reason": UNEXERCISED.format(function=function, calls=seen.calls)})
+
+
+_FLIPS = {frozenset(p) for p in (("==", "!="), ("<", ">="), (">", "<="), ("<", ">"), ("<=", ">="))}
+_ASSIGNED = re.compile(r"^`[^`(]*?[^=!<>:]=[^=]")
+
+
+def changes_whenever_run(m: MutantOutcome) -> bool:
+    """Whether the survivor's change makes a value other than the fix's each time its code
+    runs: a truth value flipped or negated, a literal `true`/`false` flipped, an arithmetic
+    operator swapped, a call left out. Then a function answering every call alike though its
+    line ran says the change reached no caller. Not so for a bound moved by one (`<` → `<=`:
+    only at the bound), a constant, `&&` ↔ `||`, a removed assignment (its value may be the
+    one held already: `dir = ReadLink(dir)` on a path with no link): those the tests' inputs
+    may never have tried."""
+    if m.operator in ("negated condition", "negation", "boolean", "arithmetic"):
+        return True
+    if m.operator == "statement removed":
+        return not _ASSIGNED.match(m.change)
+    if m.operator in ("relational", "comparison"):
+        ops = re.findall(r"(==|!=|<=|>=|<|>)", m.change)
+        return len(ops) >= 2 and frozenset(ops[:1] + ops[-1:]) in _FLIPS
+    return False
