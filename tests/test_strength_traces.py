@@ -132,11 +132,11 @@ def test_every_shape_of_function_is_traced_and_keeps_its_lines(tmp_path: Path) -
     for place in [*places, "func Boom", "return len(bx.tags), nil"]:  # every line kept
         assert _line_of(text, place) == _line_of(SHAPES, place), place
     module = _module(tmp_path)
-    calls = recorded(_run(module, text), MARK)
+    calls = recorded(_run(module, text), MARK).calls
     assert {i: len(calls.get(i, [])) for i in ids} == dict(zip(ids, [1, 2, 1, 1, 2], strict=True))
     boom = calls[ids[4]]
     assert boom[0].returned != boom[1].returned  # the panic is an answer, and it was raised
-    again = recorded(_run(module, text), MARK)
+    again = recorded(_run(module, text), MARK).calls
     assert again == calls, "no address nor map order in what is written: two runs agree"
 
 
@@ -153,8 +153,11 @@ def test_the_marks_lines_are_read_from_go_tests_json_and_from_plain_output() -> 
     line = "\t".join([MARK, "f.go:3:1", "e", "E", "r", "R", "l", "L"])
     event = {"Action": "output", "Test": "TestX", "Output": line + "\n"}
     output = json.dumps(event) + "\n" + line + "\n" + line[:-4] + "\nnoise\n"
-    assert recorded(output, MARK) == {"f.go:3:1": [Call("e", "E", "r", "R", "l", "L")] * 2}
-    assert recorded(output, "SPICE-TRACE-other") == {}
+    entered = "\t".join([MARK, "g.go:9:1", "entered"])
+    got = recorded(output + entered + "\n", MARK)
+    assert got.calls == {"f.go:3:1": [Call("e", "E", "r", "R", "l", "L")] * 2}
+    assert got.entered == {"f.go:3:1", "g.go:9:1"}  # g was called and never returned
+    assert recorded(output, "SPICE-TRACE-other").calls == {}
 
 
 def _call(entry: str, returned: str, left: str = "s") -> Call:
@@ -310,7 +313,9 @@ def test_rust_functions_are_traced_through_return_and_question_mark(tmp_path: Pa
     env["PATH"] = f"{Path(cargo).parent}:{env.get('PATH', '')}"
     done = _ran([cargo, "test", "--offline", "--lib"], crate, env)
     assert MARK not in done.stdout + done.stderr  # nothing a test could read from a program
-    calls = recorded(_written(), MARK)
+    written = recorded(_written(), MARK)
+    calls = written.calls
+    assert written.entered == set(got[1])
     assert [len(calls.get(i, [])) for i in got[1]] == [2, 1, 1, 1]
     add = calls[got[1][0]]
     assert add[0].returned != add[1].returned  # Ok(1), then the early Err
@@ -385,7 +390,7 @@ def test_java_methods_are_traced_beside_their_overrides_and_throws(tmp_path: Pat
             [java, "-cp", str(tmp_path / "out"), "a.Foo"], capture_output=True, text=True
         )
         assert done.stdout == "4 [1, 2, 3]\ncaught\n2\n2\n", done.stderr[-2000:]
-        runs.append(recorded(_written(), MARK))
+        runs.append(recorded(_written(), MARK).calls)
     calls = runs[0]
     assert [len(calls.get(i, [])) for i in got[1]] == [1, 2, 1, 1]
     assert runs[0] == runs[1]

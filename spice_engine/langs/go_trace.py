@@ -140,6 +140,9 @@ func spiceEnterN(id string, given []interface{}) spiceCallN {
 	n := spiceCallsN[id]
 	spiceCallsN[id] = n + 1
 	spiceMuN.Unlock()
+	if n == 0 { // called, whether or not it returns (a loop serving until the end)
+		spiceWriteN("MARK\t" + id + "\tentered")
+	}
 	if n >= LIMIT {
 		return spiceCallN{}
 	}
@@ -154,6 +157,10 @@ func spiceLeaveN(call spiceCallN, given []interface{}, results []interface{}) {
 	out, left := spiceWalkN(results), spiceWalkN(given)
 	line := spicestringsN.Join([]string{"MARK", call.id, call.entry, call.masked,
 		spiceHashN(out), spiceHashN(spiceMaskN(out)), spiceHashN(left), spiceHashN(spiceMaskN(left))}, "\\t")
+	spiceWriteN(line)
+}
+
+func spiceWriteN(line string) {
 	spiceMuN.Lock()
 	defer spiceMuN.Unlock()
 	f, err := spiceosN.OpenFile("/tmp/MARK", spiceosN.O_APPEND|spiceosN.O_CREATE|spiceosN.O_WRONLY, 0644)
@@ -279,7 +286,7 @@ func spiceStepN(b *spicestringsN.Builder, v spicereflectN.Value, depth int, seen
 
 def _helpers(suffix: str, mark: str) -> str:
     text = _HELPERS.replace("LIMIT", str(CALLS_KEPT)).replace("MARK", mark)
-    for name in ("Mu", "Calls", "Call", "Enter", "Leave", "Hash", "Mask", "Walk", "Step"):
+    for name in ("Mu", "Write", "Calls", "Call", "Enter", "Leave", "Hash", "Mask", "Walk", "Step"):
         text = text.replace(f"spice{name}N", f"spice{name}{suffix}")
     for package in _PACKAGES:
         short = package.rsplit("/", 1)[-1]

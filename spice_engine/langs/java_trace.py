@@ -131,6 +131,7 @@ _HELPER = """final class CLS {
   static synchronized boolean on(String id) {
     Integer n = CALLS.get(id);
     CALLS.put(id, n == null ? 1 : n + 1);
+    if (n == null) write("MARK\\t" + id + "\\tentered\\n");
     return n == null || n < LIMIT;
   }
   static String thrown(Throwable t) { return "throws " + t.getClass().getName() + ": " + t.getMessage(); }
@@ -209,6 +210,9 @@ _HELPER = """final class CLS {
     String out = walk(result), left = walk(given);
     String line = "MARK\\t" + id + "\\t" + hash(entry) + "\\t" + hash(mask(entry)) + "\\t" + hash(out)
         + "\\t" + hash(mask(out)) + "\\t" + hash(left) + "\\t" + hash(mask(left)) + "\\n";
+    write(line);
+  }
+  private static void write(String line) {
     synchronized (CLS.class) {
       java.io.FileOutputStream f = null;
       try {

@@ -41,7 +41,11 @@ _PRELUDE = (
     "s.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).collect() } "
     "static SPICE_N: ::std::sync::atomic::AtomicUsize = "
     "::std::sync::atomic::AtomicUsize::new(0); "
-    "let spice_on = SPICE_N.fetch_add(1, ::std::sync::atomic::Ordering::Relaxed) < LIMIT; "
+    "let spice_n = SPICE_N.fetch_add(1, ::std::sync::atomic::Ordering::Relaxed); "
+    "let spice_on = spice_n < LIMIT; "
+    "#[allow(dead_code, unused)] fn spice_w(line: &str, at: &str) { use ::std::io::Write as _; "
+    "if let Ok(mut f) = ::std::fs::OpenOptions::new().append(true).create(true).open(at) "
+    "{ let _ = f.write_all(line.as_bytes()); } } "
 )
 
 
@@ -101,7 +105,8 @@ def _function_edits(raw: bytes, node: Any, key: str, mark: str) -> list[Edit]:
     shown = ", ".join(f"(&SpiceW(&{n})).spice_dbg()" for n in _given(raw, node))
     prelude = _PRELUDE.replace("LIMIT", str(CALLS_KEPT))
     head = (
-        f'{prelude}let spice_in: String = if spice_on {{ vec![{shown}].join("\\u{{1f}}") }} '
+        f'{prelude}if spice_n == 0 {{ spice_w("{mark}\\t{key}\\tentered\\n", "/tmp/{mark}"); }} '
+        f'let spice_in: String = if spice_on {{ vec![{shown}].join("\\u{{1f}}") }} '
         f"else {{ String::new() }}; let spice_r = (||{returns} {{ "
     )
     line = (
@@ -110,9 +115,7 @@ def _function_edits(raw: bytes, node: Any, key: str, mark: str) -> list[Edit]:
     )
     tail = (
         " })(); if spice_on { let spice_o = (&SpiceW(&spice_r)).spice_dbg(); "
-        f"let spice_line = {line}; use ::std::io::Write as _; "
-        "if let Ok(mut f) = ::std::fs::OpenOptions::new().append(true).create(true)"
-        f'.open("/tmp/{mark}") {{ let _ = f.write_all(spice_line.as_bytes()); }} }} spice_r '
+        f'spice_w(&{line}, "/tmp/{mark}"); }} spice_r '
     )
     return [
         Edit(body.start_byte + 1, body.start_byte + 1, " " + head),

@@ -81,14 +81,14 @@ def trace_survivors(runner: Runner, verdicts: Verdicts, choice: Choice) -> tuple
             run = _run(runner, {c.path: own[0]}, mark)
             calls: list[Call] = []
             if not run.killed and all(passed(run.outcomes, t) for t in _passing(runner, verdicts)):
-                calls = recorded(run.channel or run.log, mark).get(ids[k], [])
-            got = compare(fix.get(ids[k], []), again.get(ids[k], []), calls)
-            if run.killed or (not calls and fix.get(ids[k])):
+                calls = recorded(run.channel or run.log, mark).calls.get(ids[k], [])
+            got = compare(fix.calls.get(ids[k], []), again.calls.get(ids[k], []), calls)
+            if run.killed or (not calls and fix.calls.get(ids[k])):
                 got = Compared(None, why="its traced run was cut short or failed a judged test")
             seen[k] = got
     new = dict(done)
     for k in order:
-        new[k] = _kept(done[k], seen.get(k), bool(fix.get(ids[k])))
+        new[k] = _kept(done[k], seen.get(k), ids[k] in fix.entered | again.entered)
     return verdicts.model_copy(update={"done": new}), ""
 
 

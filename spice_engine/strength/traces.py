@@ -39,18 +39,29 @@ class Compared:
     why: str = ""
 
 
-def recorded(output: str, mark: str) -> dict[str, list[Call]]:
-    """Function id -> its calls, from a run's output (`go test -json`'s events or plain text)."""
+@dataclass(frozen=True)
+class Recorded:
+    calls: dict[str, list[Call]]
+    """Function id -> the calls it returned from (or raised out of)."""
+    entered: frozenset[str]
+    """The functions called at all (one that never returns, a loop serving till the end, too)."""
+
+
+def recorded(output: str, mark: str) -> Recorded:
+    """What the traced functions wrote, from a run's output (plain text, or `go test -json`'s
+    events)."""
     found: dict[str, list[Call]] = {}
+    entered: set[str] = set()
     for text in _texts(output):
         for line in text.splitlines():
             if not line.startswith(mark + "\t"):
                 continue
             parts = line.split("\t")
-            if len(parts) != 8:
-                continue  # cut short (the run was stopped as it wrote)
-            found.setdefault(parts[1], []).append(Call(*parts[2:]))
-    return found
+            if len(parts) == 3 and parts[2] == "entered":
+                entered.add(parts[1])
+            elif len(parts) == 8:  # else cut short (the run was stopped as it wrote)
+                found.setdefault(parts[1], []).append(Call(*parts[2:]))
+    return Recorded(found, frozenset(entered | found.keys()))
 
 
 def _texts(output: str) -> Iterable[str]:
@@ -81,7 +92,7 @@ def _answers(calls: list[Call], exact: bool) -> Answers:
 def compare(fix: list[Call], again: list[Call], mutant: list[Call]) -> Compared:
     """The survivor's calls (`mutant`) against the fix's two runs' (`fix`, `again`)."""
     if not fix:
-        return Compared(None, why="the tests made no call of its function under the fix")
+        return Compared(None, why="no call of its function by the tests returned under the fix")
     if not mutant:
         return Compared(None, why="the tests made no call of its function under it")
     checked = 0
