@@ -196,12 +196,14 @@ DESCRIBE = (
     "func (t *Tally) Add(x int) bool {\n\tt.Seen++\n\tt.Last = x + 1\n\treturn x > 0\n}\n"
     "\nfunc Count(xs []int) int {\n\tverbose := false\n\tn := 0\n\tfor _, x := range xs {\n"
     '\t\tn += x\n\t}\n\tif verbose {\n\t\tprintln("count", n)\n\t}\n\treturn n\n}\n'
+    "\nfunc capped(n int) int {\n\tif n > 10 {\n\t\treturn 20\n\t}\n\treturn n * 2\n}\n"
+    "\nfunc Long(s string) bool {\n\treturn capped(len(s)) >= 3\n}\n"
 )
 DESCRIBE_TEST = (
     'package mathx\n\nimport "testing"\n\nfunc TestDescribe(t *testing.T) {\n'
     '\tif s, _ := Describe(5); s != "big" {\n\t\tt.Fatal(s)\n\t}\n'
     "\tvar tl Tally\n\tif !tl.Add(4) || tl.Seen != 1 {\n\t\tt.Fatal(tl)\n\t}\n"
-    '\tif Count([]int{1, 2}) != 3 {\n\t\tt.Fatal("count")\n\t}\n}\n'
+    '\tif Count([]int{1, 2}) != 3 || !Long("abcd") {\n\t\tt.Fatal("count")\n\t}\n}\n'
 )
 
 
@@ -209,8 +211,9 @@ def test_a_survivor_answering_the_tests_own_call_otherwise_is_shown(tmp_path: Pa
     """`x * 2` → `x / 2`: `Describe(5)` returns 2, not 10, which the test does not check:
     shown on the tests' own input, in what it returned. `x + 1` → `x - 1` is left in the
     receiver: shown, as what it stored. `verbose := false` → `true` runs and changes nothing a
-    caller gets (a line on standard error): held. `x > 3` → `x >= 3` answers `Describe(5)` alike, but only 3 would tell:
-    shown as executed, unchecked, saying so."""
+    caller gets (a line on standard error): held. `capped(4)` returns 12 under `n * 2` →
+    `n * 3`, but `Long`, its caller, answers alike: held. `x > 3` → `x >= 3` answers
+    `Describe(5)` alike, but only 3 would tell: shown as executed, unchecked, saying so."""
     got = _measured(
         tmp_path,
         "describe",
@@ -228,6 +231,10 @@ def test_a_survivor_answering_the_tests_own_call_otherwise_is_shown(tmp_path: Pa
     bound = by_change.get((9, "`> 3` → `>= 3`"))
     assert bound is not None and bound.shown and bound.difference is None, bound
     assert "none may give the input" in bound.reason
+    # `capped(4)` returns 12 under `2` → `3`; `Long`, its caller, answers alike
+    unpassed = [m for m in got.survivors if m.function == "capped" and m.line == 37]
+    assert unpassed and all(not m.shown for m in unpassed), sorted(by_change)
+    assert any("no caller passes on" in m.unconfirmed for m in unpassed), unpassed
     flag = by_change.get((22, "`false` → `true`"))
     assert flag is not None and not flag.shown and "answered each" in flag.unconfirmed, sorted(
         (line, change, m.verdict, m.reason[:60]) for (line, change), m in by_change.items()

@@ -47,6 +47,7 @@ language's name.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -193,10 +194,18 @@ class Tracer(Protocol):
 @runtime_checkable
 class CallTraces(Protocol):
     call_tracer: Tracer
+    call_callers: Callable[[str, int], list[int]]
+    """A byte inside each function of the source calling the private function holding the
+    given byte ([] when that function is seen outside its file): whose answers are what a
+    caller of the private one sees."""
 
 
 def call_traces(language: Language) -> CallTraces | None:
     return language if isinstance(language, CallTraces) else None
+
+
+def callers(language: Language, source: str, at: int) -> list[int]:
+    return language.call_callers(source, at) if isinstance(language, CallTraces) else []
 
 
 def traced(language: Language, path: str, source: str, at: list[int], mark: str) -> Traced | None:

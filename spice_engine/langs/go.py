@@ -93,6 +93,7 @@ def machine_go(goroot: Path = GOROOT) -> tuple[str, tuple[int, int]]:
 class Go:
     call_tracer = staticmethod(go_trace.traced)
     """Its functions' calls written down (spice_engine.langs.capabilities.CallTraces)."""
+    call_callers = staticmethod(go_trace.callers)
 
     name = "go"
     compiled_to = "machine code"

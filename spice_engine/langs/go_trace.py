@@ -19,7 +19,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from spice_engine.langs.trace_edits import Edit, holding, ident, parsed, spliced, text_of
+from spice_engine.langs.trace_edits import (
+    Edit,
+    callers_in_file,
+    holding,
+    ident,
+    parsed,
+    spliced,
+    text_of,
+)
 
 FUNCTIONS = frozenset({"function_declaration", "method_declaration", "func_literal"})
 CALLS_KEPT = 200
@@ -292,3 +300,14 @@ def _helpers(suffix: str, mark: str) -> str:
         short = package.rsplit("/", 1)[-1]
         text = text.replace(f"spice{short}N.", f"spice{short}{suffix}.")
     return text
+
+
+def callers(source: str, at: int) -> list[int]:
+    """The file's callers of the unexported function holding byte `at` (spice_engine.langs
+    .trace_edits.callers_in_file)."""
+    return callers_in_file("go", source, at, FUNCTIONS, _unexported)
+
+
+def _unexported(raw: bytes, node: Any) -> bool:
+    name = text_of(raw, node.child_by_field_name("name"))
+    return name[:1].islower() or name[:1] == "_"

@@ -169,6 +169,7 @@ def test_classes(files: Files, test_files: list[str]) -> dict[str, str]:
 class Java:
     call_tracer = staticmethod(java_trace.traced)
     """Its functions' calls written down (spice_engine.langs.capabilities.CallTraces)."""
+    call_callers = staticmethod(java_trace.callers)
 
     name = "java"
     compiled_to = "bytecode"

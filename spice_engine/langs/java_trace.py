@@ -20,7 +20,15 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from spice_engine.langs.trace_edits import Edit, holding, ident, parsed, spliced, text_of
+from spice_engine.langs.trace_edits import (
+    Edit,
+    callers_in_file,
+    holding,
+    ident,
+    parsed,
+    spliced,
+    text_of,
+)
 
 FUNCTIONS = frozenset({"method_declaration", "constructor_declaration", "lambda_expression"})
 CALLS_KEPT = 200
@@ -231,3 +239,14 @@ _HELPER = """final class CLS {
 
 def _helper(cls: str, mark: str) -> str:
     return _HELPER.replace("CLS", cls).replace("LIMIT", str(CALLS_KEPT)).replace("MARK", mark)
+
+
+def callers(source: str, at: int) -> list[int]:
+    """The file's callers of the private method holding byte `at` (spice_engine.langs
+    .trace_edits.callers_in_file)."""
+    return callers_in_file("java", source, at, frozenset({"method_declaration"}), _private)
+
+
+def _private(raw: bytes, node: Any) -> bool:
+    mods = _modifiers(node)
+    return mods is not None and "private" in text_of(raw, mods).split()

@@ -92,6 +92,7 @@ def _at(root: str, name: str) -> str:
 class Rust:
     call_tracer = staticmethod(rust_trace.traced)
     """Its functions' calls written down (spice_engine.langs.capabilities.CallTraces)."""
+    call_callers = staticmethod(rust_trace.callers)
 
     name = "rust"
     compiled_to = "machine code"

@@ -19,7 +19,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from spice_engine.langs.trace_edits import Edit, holding, ident, parsed, spliced, text_of
+from spice_engine.langs.trace_edits import (
+    Edit,
+    callers_in_file,
+    holding,
+    ident,
+    parsed,
+    spliced,
+    text_of,
+)
 
 FUNCTIONS = frozenset({"function_item"})
 CALLS_KEPT = 200
@@ -121,3 +129,18 @@ def _function_edits(raw: bytes, node: Any, key: str, mark: str) -> list[Edit]:
         Edit(body.start_byte + 1, body.start_byte + 1, " " + head),
         Edit(body.end_byte - 1, body.end_byte - 1, tail),
     ]
+
+
+def callers(source: str, at: int) -> list[int]:
+    """The file's callers of the private function holding byte `at` (no `pub`, not a trait's
+    method: spice_engine.langs.trace_edits.callers_in_file)."""
+    return callers_in_file("rust", source, at, FUNCTIONS, _private)
+
+
+def _private(raw: bytes, node: Any) -> bool:
+    if any(c.type == "visibility_modifier" for c in node.children):
+        return False
+    owner = node.parent.parent if node.parent is not None else None
+    return not (
+        owner is not None and owner.type == "impl_item" and owner.child_by_field_name("trait")
+    )

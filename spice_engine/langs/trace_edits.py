@@ -1,8 +1,11 @@
-"""What the call tracers (spice_engine.langs.go_trace, rust_trace) share: the function holding a
-byte, and edits spliced into a source without moving a line."""
+"""What the call tracers (spice_engine.langs.go_trace, rust_trace, java_trace) share: the function
+holding a byte, its callers in the file, and edits spliced into a source without moving a
+line."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -44,3 +47,37 @@ def parsed(grammar: str, source: str) -> Any:
     from tree_sitter_language_pack import get_parser
 
     return get_parser(grammar).parse(source.encode())  # type: ignore[arg-type]
+
+
+CALLERS_KEPT = 8
+"""A private function's callers traced at most (a helper everything calls costs every one)."""
+
+
+def callers_in_file(
+    grammar: str, source: str, at: int, kinds: frozenset[str], private: Callable[[bytes, Any], bool]
+) -> list[int]:
+    """Where the other functions of the file calling the function holding byte `at` begin
+    their bodies (a byte inside each), when that function is `private` (no caller outside the
+    file sees what it answers: its callers' answers are what a caller sees); [] otherwise."""
+    raw = source.encode()
+    root = parsed(grammar, source).root_node
+    node = holding(root, at, len(raw), kinds)
+    name = node.child_by_field_name("name") if node is not None else None
+    if node is None or name is None or not private(raw, node):
+        return []
+    call = re.compile(
+        rb"(?<![A-Za-z0-9_$])" + re.escape(raw[name.start_byte : name.end_byte]) + rb"\s*\("
+    )
+    found: list[int] = []
+    stack = [root]
+    while stack:
+        other = stack.pop()
+        stack.extend(other.named_children)
+        body = other.child_by_field_name("body")
+        if other.type not in kinds or body is None or other.start_byte == node.start_byte:
+            continue
+        if other.child_by_field_name("name") is None:
+            continue  # a literal's caller is not known
+        if call.search(raw[body.start_byte : body.end_byte]):
+            found.append(body.start_byte + 1)
+    return sorted(found)[:CALLERS_KEPT]

@@ -17,23 +17,29 @@ import re
 import secrets
 
 from spice_engine.langs.base import Language
-from spice_engine.langs.capabilities import call_traces, traced
+from spice_engine.langs.capabilities import call_traces, callers, traced
 from spice_engine.runs.session import Run
 from spice_engine.strength.choose import Choice, Chosen
 from spice_engine.strength.line_probe import mutated_at
 from spice_engine.strength.result import MutantOutcome, Verdict
 from spice_engine.strength.runs import Runner
-from spice_engine.strength.traces import Call, Compared, compare, recorded
+from spice_engine.strength.traces import Compared, Recorded, compare, recorded
 from spice_engine.strength.verdicts import Verdicts
 from spice_engine.validate.outcomes import passed
 
 SHARE = 0.6
 """Of the budget left, what the traced runs may take."""
-MAX_TRACED = 12
+MAX_TRACED = 24
+"""Survivors traced at most, best-ranked first (the budget's share bounds them first)."""
 NO_ANSWER_DIFFERED = (
     "differential run: `{function}` answered each of the {calls} distinct calls the tests made "
     "as the fix's does (what it returned and left behind): not confirmed either way, other "
     "inputs may differ"
+)
+CALLERS_ALIKE = (
+    "differential run: `{function}` answered otherwise, but the functions of its file calling "
+    "it answered each of the {calls} distinct calls the tests made as the fix's do: a "
+    "difference no caller passes on, not confirmed either way"
 )
 UNEXERCISED = (
     "differential run: `{function}` answered each of the {calls} distinct calls the tests made "
@@ -70,26 +76,53 @@ def trace_survivors(runner: Runner, verdicts: Verdicts, choice: Choice) -> tuple
         fix, again = (recorded(r.channel or r.log, mark) for r in runs)
         seen: dict[int, Compared] = {}
         for k in order:
-            c = chosen[k]
             if runner.left() <= 0:
                 break
-            own = traced(
-                language, c.path, c.source, [mutated_at(choice.originals[c.path], c)], mark
-            )
-            if own is None or own[1] != [ids[k]]:
-                continue
-            run = _run(runner, {c.path: own[0]}, mark)
-            calls: list[Call] = []
-            if not run.killed and all(passed(run.outcomes, t) for t in _passing(runner, verdicts)):
-                calls = recorded(run.channel or run.log, mark).calls.get(ids[k], [])
-            got = compare(fix.calls.get(ids[k], []), again.calls.get(ids[k], []), calls)
-            if run.killed or (not calls and fix.calls.get(ids[k])):
-                got = Compared(None, why="its traced run was cut short or failed a judged test")
-            seen[k] = got
+            got = _survivor_traced(runner, verdicts, choice, chosen[k], ids[k], mark, (fix, again))
+            if got is not None:
+                seen[k] = got
     new = dict(done)
     for k in order:
-        new[k] = _kept(done[k], seen.get(k), ids[k] in fix.entered | again.entered)
+        new[k] = _kept(done[k], seen.get(k), ids[k][0] in fix.entered | again.entered)
     return verdicts.model_copy(update={"done": new}), ""
+
+
+def _survivor_traced(
+    runner: Runner,
+    verdicts: Verdicts,
+    choice: Choice,
+    c: Chosen,
+    ids: list[str],
+    mark: str,
+    fix_runs: tuple[Recorded, Recorded],
+) -> Compared | None:
+    """What one traced run of the survivor `c` shows of its function (`ids[0]`), judged at its
+    callers' level (`ids[1:]`: a private function's callers in its file) where it has them."""
+    fixed = choice.originals[c.path]
+    at = mutated_at(fixed, c)
+    moved = len(c.source.encode()) - len(fixed.encode())
+    places = [at] + [b + moved if b > at else b for b in _callers(runner, fixed, at)]
+    own = traced(runner.session.language, c.path, c.source, places, mark)
+    if own is None or own[1] != ids:
+        return None
+    run = _run(runner, {c.path: own[0]}, mark)
+    fix, again = fix_runs
+    if run.killed or not all(passed(run.outcomes, t) for t in _passing(runner, verdicts)):
+        return Compared(None, why="its traced run was cut short or failed a judged test")
+    got = recorded(run.channel or run.log, mark).calls
+    if not got.get(ids[0]) and fix.calls.get(ids[0]):
+        return Compared(None, why="its function's calls were not seen under it")
+    seen = [compare(fix.calls.get(i, []), again.calls.get(i, []), got.get(i, [])) for i in ids]
+    if not seen[0].differs or len(seen) == 1 or any(s.differs for s in seen[1:]):
+        return next((s for s in seen[1:] if s.differs), seen[0])
+    if all(s.differs is False for s in seen[1:]):
+        calls = sum(s.calls for s in seen[1:])
+        return Compared(False, calls=calls, why=CALLERS_ALIKE, unpassed=True)
+    return seen[0]  # its callers could not say: what its own answers show
+
+
+def _callers(runner: Runner, source: str, at: int) -> list[int]:
+    return callers(runner.session.language, source, at)
 
 
 def _open(m: MutantOutcome) -> bool:
@@ -104,22 +137,31 @@ def _open(m: MutantOutcome) -> bool:
 
 def _fix_traced(
     language: Language, choice: Choice, survivors: list[Chosen], mark: str
-) -> tuple[dict[str, str], dict[int, str]]:
-    """Each survivor's file with every survivor's function traced; survivor -> its function's
-    id (a survivor in no traceable function has none)."""
+) -> tuple[dict[str, str], dict[int, list[str]]]:
+    """Each survivor's file with every survivor's function and its callers in the file traced;
+    survivor -> the ids of its function and of those callers (none: no traceable function)."""
     by_path: dict[str, list[Chosen]] = {}
     for c in survivors:
         by_path.setdefault(c.path, []).append(c)
     texts: dict[str, str] = {}
-    ids: dict[int, str] = {}
+    ids: dict[int, list[str]] = {}
     for path, cs in by_path.items():
         fixed = choice.originals[path]
-        usable = [c for c in cs if traced(language, path, fixed, [mutated_at(fixed, c)], mark)]
-        got = traced(language, path, fixed, [mutated_at(fixed, c) for c in usable], mark)
+        places: dict[int, list[int]] = {}
+        for c in cs:
+            at = mutated_at(fixed, c)
+            here = [at, *callers(language, fixed, at)]
+            if traced(language, path, fixed, here, mark) is not None:
+                places[c.key] = here
+        every = [b for here in places.values() for b in here]
+        got = traced(language, path, fixed, every, mark)
         if got is None:
             continue
         texts[path] = got[0]
-        ids |= {c.key: ident for c, ident in zip(usable, got[1], strict=True)}
+        start = 0
+        for key, here in places.items():
+            ids[key] = got[1][start : start + len(here)]
+            start += len(here)
     return texts, ids
 
 
@@ -188,6 +230,9 @@ def _kept(m: MutantOutcome, seen: Compared | None, called: bool) -> MutantOutcom
     if seen.differs is None:
         return m.model_copy(update={"reason": f"differential run: could not say ({seen.why})"})
     function = m.function or "its function"
+    if seen.unpassed:
+        why = CALLERS_ALIKE.format(function=function, calls=seen.calls)
+        return m.model_copy(update={"reason": why, "unconfirmed": why})
     if changes_whenever_run(m):
         why = NO_ANSWER_DIFFERED.format(function=function, calls=seen.calls)
         return m.model_copy(update={"reason": why, "unconfirmed": why})

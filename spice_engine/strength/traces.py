@@ -37,6 +37,9 @@ class Compared:
     calls: int = 0
     """The stable inputs compared."""
     why: str = ""
+    unpassed: bool = False
+    """It answered otherwise, but its callers in its file answered alike (then `differs` is
+    False: nothing a caller of theirs sees)."""
 
 
 @dataclass(frozen=True)
