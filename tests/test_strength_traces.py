@@ -356,6 +356,10 @@ public class Foo<T> implements Shape {
         for (int i = 0; i < xs.length; i++) xs[i] = i;
     }
 
+    <V> V first(List<V> xs) {
+        return xs.get(0);
+    }
+
     Foo() { counts.put("new", 0); }
 
     public static void main(String[] args) throws Exception {
@@ -364,7 +368,12 @@ public class Foo<T> implements Shape {
         try { f.sorted(null); } catch (java.io.IOException e) { System.out.println("caught"); }
         int[] a = new int[3]; fill(a); System.out.println(a[2]);
         System.out.println(new Shape() {}.sides(1));
+        System.out.println(Other.use(f));
     }
+}
+
+class Other {
+    static String use(Foo<String> f) { return f.first(Arrays.asList("p")); }
 }
 """
 
@@ -372,16 +381,17 @@ public class Foo<T> implements Shape {
 def test_java_methods_are_traced_beside_their_overrides_and_throws(tmp_path: Path) -> None:
     """An interface's default method and the override beside it, a generic synchronized method
     with varargs and a checked exception thrown through it, a static void method that fills
-    its array: each builds traced (Java 8 source), prints as before, writes its calls, the
-    same twice; a constructor is not traced."""
+    its array, a package-private generic one another class calls (its stand-in keeps its
+    access): each builds traced (Java 8 source), prints as before, writes its calls, the same
+    twice; a constructor is not traced."""
     from spice_engine.langs.java_trace import traced as java_traced
 
     javac, java = shutil.which("javac"), shutil.which("java")
     if javac is None or java is None:
         pytest.skip("no JDK on this machine")
-    places = ["x * 2", "Collections.sort(out)", "xs[i] = i", "x + 1"]
+    places = ["x * 2", "Collections.sort(out)", "xs[i] = i", "x + 1", "xs.get(0)"]
     got = java_traced(JAVA, [JAVA.encode().index(p.encode()) for p in places], "Foo.java", MARK)
-    assert got is not None and len(set(got[1])) == 4
+    assert got is not None and len(set(got[1])) == 5
     for place in places:
         assert _line_of(got[0], place) == _line_of(JAVA, place), place
     assert java_traced(JAVA, [JAVA.index('"new", 0')], "Foo.java", MARK) is None
@@ -396,10 +406,10 @@ def test_java_methods_are_traced_beside_their_overrides_and_throws(tmp_path: Pat
         done = subprocess.run(
             [java, "-cp", str(tmp_path / "out"), "a.Foo"], capture_output=True, text=True
         )
-        assert done.stdout == "4 [1, 2, 3]\ncaught\n2\n2\n", done.stderr[-2000:]
+        assert done.stdout == "4 [1, 2, 3]\ncaught\n2\n2\np\n", done.stderr[-2000:]
         runs.append(recorded(_written(), MARK).calls)
     calls = runs[0]
-    assert [len(calls.get(i, [])) for i in got[1]] == [1, 2, 1, 1]
+    assert [len(calls.get(i, [])) for i in got[1]] == [1, 2, 1, 1, 1]
     assert runs[0] == runs[1]
     fill = calls[got[1][2]][0]
     assert fill.entry != fill.left  # the array it was given, filled

@@ -119,12 +119,14 @@ def _method_edits(raw: bytes, node: Any, key: str, cls: str) -> list[Edit]:
     kind = ("static " if static else "") + ("default" if _in_interface(node) else "private")
     if _in_interface(node) and static:
         kind = "static"  # a static interface method (no private ones before Java 9)
-    edits = [Edit(node.start_byte, node.start_byte, wrapper)]
     if mods is not None:
         newlines = "\n" * mod_text.count("\n")
-        edits.append(Edit(mods.start_byte, mods.end_byte, kind + newlines))
-    else:
-        edits.append(Edit(node.start_byte, node.start_byte, kind + " "))
+        edits = [
+            Edit(node.start_byte, node.start_byte, wrapper),
+            Edit(mods.start_byte, mods.end_byte, kind + newlines),
+        ]
+    else:  # one insertion: two at one place could come out in either order
+        edits = [Edit(node.start_byte, node.start_byte, wrapper + kind + " ")]
     edits.append(Edit(name.start_byte, name.end_byte, kept))
     return edits
 
