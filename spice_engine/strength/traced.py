@@ -73,7 +73,7 @@ def trace_survivors(runner: Runner, verdicts: Verdicts, choice: Choice) -> tuple
         runs = [_run(runner, fixed, mark) for _ in range(2)]
         if why := _failed(runner, list(verdicts.judged), runs):
             return verdicts, f"differential run: {why}"
-        fix, again = (recorded(r.channel or r.log, mark) for r in runs)
+        fix, again = (recorded(r.log, mark) for r in runs)
         seen: dict[int, Compared] = {}
         for k in order:
             if runner.left() <= 0:
@@ -109,7 +109,7 @@ def _survivor_traced(
     fix, again = fix_runs
     if run.killed or not all(passed(run.outcomes, t) for t in _passing(runner, verdicts)):
         return Compared(None, why="its traced run was cut short or failed a judged test")
-    got = recorded(run.channel or run.log, mark).calls
+    got = recorded(run.log, mark).calls
     if not got.get(ids[0]) and fix.calls.get(ids[0]):
         return Compared(None, why="its function's calls were not seen under it")
     seen = [compare(fix.calls.get(i, []), again.calls.get(i, []), got.get(i, [])) for i in ids]
@@ -167,13 +167,14 @@ def _fix_traced(
 
 def _run(runner: Runner, texts: dict[str, str], mark: str) -> Run:
     """The tests run whole with `texts` in the tree, then what the traced functions wrote
-    (`/tmp/<mark>`, the sandbox's own) printed on the channel after the runner's report."""
+    (`/tmp/<mark>`, the sandbox's own) printed to the log, after everything else (the channel
+    is the runner's report: Maven's last XML report would have the lines run into it)."""
     session = runner.session
     assert session.prepared is not None, "prepare() first"
     tree, plan = session.tree, session.prepared.plan
     tests = session.language.test_command(tree, runner.targets, plan)
     phase = tests.model_copy(
-        update={"argv": ("sh", "-c", f'"$@"; cat /tmp/{mark} 2>/dev/null', "sh", *tests.argv)}
+        update={"argv": ("sh", "-c", f'"$@"; cat /tmp/{mark} >&2 2>/dev/null', "sh", *tests.argv)}
     )
     for path, text in texts.items():
         tree.put(path, text)
