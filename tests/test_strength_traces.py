@@ -356,7 +356,8 @@ public class Foo<T> implements Shape {
         for (int i = 0; i < xs.length; i++) xs[i] = i;
     }
 
-    <V> V first(List<V> xs) {
+    @SuppressWarnings("unchecked") // a comment the stand-in's one line must not keep
+    <V> V first(List<V> xs /* the list */) {
         return xs.get(0);
     }
 

@@ -94,7 +94,7 @@ def _method_edits(raw: bytes, node: Any, key: str, cls: str) -> list[Edit]:
     name = node.child_by_field_name("name")
     kept = f"{text_of(raw, name)}$spice{node.start_point[0] + 1}"  # an override of it stays apart
     body = node.child_by_field_name("body")
-    signature = raw[node.start_byte : body.start_byte].decode()
+    signature = _without_comments(raw, node, body.start_byte)
     returns = node.child_by_field_name("type")
     void = returns is not None and returns.type == "void_type"
     params = _params(raw, node)
@@ -129,6 +129,24 @@ def _method_edits(raw: bytes, node: Any, key: str, cls: str) -> list[Edit]:
         edits = [Edit(node.start_byte, node.start_byte, wrapper + kind + " ")]
     edits.append(Edit(name.start_byte, name.end_byte, kept))
     return edits
+
+
+def _without_comments(raw: bytes, node: Any, end: int) -> str:
+    """`node`'s text up to byte `end`, each comment in it blanked: the stand-in's signature is
+    written on one line, where a `// …` would swallow the rest (gson's `@SuppressWarnings(…)
+    // Casts guarded by conditionals.` before `getTypeAdapter`)."""
+    text = bytearray(raw[node.start_byte : end])
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.start_byte >= end:
+            continue
+        if n.type in ("line_comment", "block_comment", "comment"):
+            for i in range(n.start_byte, min(n.end_byte, end)):
+                text[i - node.start_byte] = 0x20
+            continue
+        stack.extend(n.children)
+    return text.decode()
 
 
 def _java_string(text: str) -> str:
