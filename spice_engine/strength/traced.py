@@ -1,14 +1,17 @@
 """The differential run of a language our plugins cannot enter but whose functions can be traced
-(`CallTraces`: Go): the fix's build with each survivor's function writing down the tests' calls,
-run twice, then each survivor's the same way, best-ranked first, within a share of the budget.
+(`CallTraces`: Go, Rust, Java): the fix's build with each survivor's function (and a private
+one's callers in its file) writing down the tests' calls, run twice, then each survivor's the
+same way, best-ranked first, within a share of the budget.
 
 A survivor whose function answers a call the fix's two runs agree on otherwise (returns, raises
 or leaves in its receiver or arguments something else) is a difference on the tests' own inputs:
-shown, as Python's differential run shows one. One answering every such call alike is held with
-how many were compared ("not confirmed either way": other inputs may differ); one the runs could
-not say of (its function never called, nothing stable, a run cut short) is held with why, and a
-line whose function the tests never call is a line no test executes. Survivors the share leaves
-untraced are held too: only a difference a caller could see shows a wrong fix.
+shown, as Python's differential run shows one — unless the function is private and its callers
+in the file all answer alike (a difference no caller passes on: held). One answering every such
+call alike is held ("not confirmed either way") when its change alters a value whenever it runs
+(`changes_whenever_run`), and stays shown, saying so, when it is a bound, a constant or an
+assignment the tests' inputs may never have tried. A function the tests never enter is a line
+no test executes; what the runs could not say (a run cut short, the budget) leaves the survivor
+as the line probe says, with the reason.
 """
 
 from __future__ import annotations
