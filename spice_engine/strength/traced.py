@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from dataclasses import dataclass
 
 from spice_engine.langs.base import Language
 from spice_engine.langs.capabilities import call_traces, callers, traced
@@ -67,8 +68,8 @@ def trace_survivors(runner: Runner, verdicts: Verdicts, choice: Choice) -> tuple
     if call_traces(language) is None or not order or runner.test_run_s is None:
         return verdicts, ""
     mark = f"SPICE-TRACE-{secrets.token_hex(6)}"
-    fixed, ids = _fix_traced(language, choice, [chosen[k] for k in order], mark)
-    order = [k for k in order if k in ids]
+    fixed, sites = _fix_traced(language, choice, [chosen[k] for k in order], mark)
+    order = [k for k in order if k in sites]
     if not order:
         return verdicts, ""
     budget = runner.left() * SHARE
@@ -81,12 +82,14 @@ def trace_survivors(runner: Runner, verdicts: Verdicts, choice: Choice) -> tuple
         for k in order:
             if runner.left() <= 0:
                 break
-            got = _survivor_traced(runner, verdicts, choice, chosen[k], ids[k], mark, (fix, again))
+            got = _survivor_traced(
+                runner, verdicts, choice, chosen[k], sites[k], mark, (fix, again)
+            )
             if got is not None:
                 seen[k] = got
     new = dict(done)
     for k in order:
-        new[k] = _kept(done[k], seen.get(k), ids[k][0] in fix.entered | again.entered)
+        new[k] = _kept(done[k], seen.get(k), sites[k].ids[0] in fix.entered | again.entered)
     return verdicts.model_copy(update={"done": new}), ""
 
 
@@ -95,22 +98,21 @@ def _survivor_traced(
     verdicts: Verdicts,
     choice: Choice,
     c: Chosen,
-    ids: list[str],
+    site: Site,
     mark: str,
     fix_runs: tuple[Recorded, Recorded],
 ) -> Compared | None:
-    """What one traced run of the survivor `c` shows of its function (`ids[0]`), judged at its
-    callers' level (`ids[1:]`: a private function's callers in its file) where it has them."""
-    fixed = choice.originals[c.path]
-    at = mutated_at(fixed, c)
-    moved = len(c.source.encode()) - len(fixed.encode())
-    places = [at] + [b + moved if b > at else b for b in _callers(runner, fixed, at)]
+    """What one traced run of the survivor `c` shows of its function (`site.ids[0]`), judged at
+    its callers' level (the rest: a private function's callers in its file) where it has them."""
+    at, ids = site.places[0], site.ids
+    moved = len(c.source.encode()) - len(choice.originals[c.path].encode())
+    places = [at] + [b + moved if b > at else b for b in site.places[1:]]
     own = traced(runner.session.language, c.path, c.source, places, mark)
     if own is None or own[1] != ids:
         return None
     run = _run(runner, {c.path: own[0]}, mark)
     fix, again = fix_runs
-    if run.killed or not all(passed(run.outcomes, t) for t in _passing(runner, verdicts)):
+    if run.killed or _lost(runner, list(verdicts.judged), run):
         return Compared(None, why="its traced run was cut short or failed a judged test")
     got = recorded(run.log, mark).calls
     if not got.get(ids[0]) and fix.calls.get(ids[0]):
@@ -124,10 +126,6 @@ def _survivor_traced(
     return seen[0]  # its callers could not say: what its own answers show
 
 
-def _callers(runner: Runner, source: str, at: int) -> list[int]:
-    return callers(runner.session.language, source, at)
-
-
 def _open(m: MutantOutcome) -> bool:
     """A survivor some judged test may execute, with nothing yet showing it."""
     return (
@@ -138,16 +136,25 @@ def _open(m: MutantOutcome) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class Site:
+    """What is traced for one survivor: bytes of the fixed file in its function, then in each
+    of that function's callers in the file (a private one's), and those functions' ids."""
+
+    places: list[int]
+    ids: list[str]
+
+
 def _fix_traced(
     language: Language, choice: Choice, survivors: list[Chosen], mark: str
-) -> tuple[dict[str, str], dict[int, list[str]]]:
+) -> tuple[dict[str, str], dict[int, Site]]:
     """Each survivor's file with every survivor's function and its callers in the file traced;
-    survivor -> the ids of its function and of those callers (none: no traceable function)."""
+    survivor -> what is traced for it (none: no traceable function)."""
     by_path: dict[str, list[Chosen]] = {}
     for c in survivors:
         by_path.setdefault(c.path, []).append(c)
     texts: dict[str, str] = {}
-    ids: dict[int, list[str]] = {}
+    sites: dict[int, Site] = {}
     for path, cs in by_path.items():
         fixed = choice.originals[path]
         places: dict[int, list[int]] = {}
@@ -163,9 +170,9 @@ def _fix_traced(
         texts[path] = got[0]
         start = 0
         for key, here in places.items():
-            ids[key] = got[1][start : start + len(here)]
+            sites[key] = Site(here, got[1][start : start + len(here)])
             start += len(here)
-    return texts, ids
+    return texts, sites
 
 
 def _run(runner: Runner, texts: dict[str, str], mark: str) -> Run:
@@ -198,20 +205,18 @@ def _run(runner: Runner, texts: dict[str, str], mark: str) -> Run:
     )
 
 
-def _passing(runner: Runner, verdicts: Verdicts) -> list[str]:
-    judged = list(verdicts.judged)
+def _lost(runner: Runner, judged: list[str], run: Run) -> list[str]:
+    """The judged tests the fix's own run passes and `run` does not."""
     control = runner.control(judged)
-    return [t for t in judged if passed(control, t)]
+    return [t for t in judged if passed(control, t) and not passed(run.outcomes, t)]
 
 
 def _failed(runner: Runner, judged: list[str], runs: list[Run]) -> str:
     """Why the fix's traced runs cannot be read against ("": they can)."""
-    control = runner.control(judged)
     for run in runs:
         if run.killed:
             return f"the fix's traced run was stopped ({run.killed})"
-        lost = [t for t in judged if passed(control, t) and not passed(run.outcomes, t)]
-        if lost:
+        if lost := _lost(runner, judged, run):
             return f"a judged test fails in the fix's traced build ({lost[0]}): not traced"
     return ""
 
