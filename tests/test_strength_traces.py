@@ -19,6 +19,8 @@ from spice_engine.strength.traces import Call, compare, recorded
 from tests.test_strength_line_probe import _measured
 
 MARK = f"SPICE-TRACE-{secrets.token_hex(6)}"
+HOSTILE = 'sh"a{p}e\\s\n\t.x'
+"""A file name a tree may hold: what the tracers write of it must stay text in every language."""
 """A mark of this test process's own: the traced code appends to `/tmp/<mark>`."""
 
 SHAPES = """package shapes
@@ -125,7 +127,7 @@ def test_every_shape_of_function_is_traced_and_keeps_its_lines(tmp_path: Path) -
     variadic ones, a function literal on one line with its code, a panic recovered by the
     caller: each builds traced, answers as before (the tests pass), and writes its calls."""
     places = ["[]T{a, b}", "bx.tags[k]++", "n = 0", "s += x", 'panic("big")']
-    got = traced(SHAPES, [SHAPES.encode().index(p.encode()) for p in places], "shapes.go", MARK)
+    got = traced(SHAPES, [SHAPES.encode().index(p.encode()) for p in places], HOSTILE, MARK)
     assert got is not None
     text, ids = got
     assert len(ids) == len(places) and len(set(ids)) == len(places)
@@ -306,7 +308,7 @@ def test_rust_functions_are_traced_through_return_and_question_mark(tmp_path: Pa
         pytest.skip("no cargo on this machine")
     places = ["self.seen += 1", "s.trim()", "xs.first()", "m.push(a)"]
     at = [RUST.encode().index(p.encode()) for p in places]
-    got = rust_traced(RUST, at, "src/lib.rs", MARK)
+    got = rust_traced(RUST, at, HOSTILE, MARK)
     assert got is not None and len(set(got[1])) == 4
     for place in places:
         assert _line_of(got[0], place) == _line_of(RUST, place), place
@@ -391,7 +393,7 @@ def test_java_methods_are_traced_beside_their_overrides_and_throws(tmp_path: Pat
     if javac is None or java is None:
         pytest.skip("no JDK on this machine")
     places = ["x * 2", "Collections.sort(out)", "xs[i] = i", "x + 1", "xs.get(0)"]
-    got = java_traced(JAVA, [JAVA.encode().index(p.encode()) for p in places], "Foo.java", MARK)
+    got = java_traced(JAVA, [JAVA.encode().index(p.encode()) for p in places], HOSTILE, MARK)
     assert got is not None and len(set(got[1])) == 5
     for place in places:
         assert _line_of(got[0], place) == _line_of(JAVA, place), place

@@ -123,7 +123,10 @@ def _named(raw: bytes, params: Any, prefix: str, edits: list[Edit]) -> list[str]
 
 
 def _go_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    """`text` (a path of the tree's) as a Go string literal: a quote, a backslash or a control
+    character in it stays text."""
+    body = "".join(c if c.isprintable() and c not in '"\\' else f"\\u{ord(c):04x}" for c in text)
+    return f'"{body}"'
 
 
 _PACKAGES = ("fmt", "hash/fnv", "os", "reflect", "sort", "strconv", "strings", "sync")

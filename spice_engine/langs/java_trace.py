@@ -150,7 +150,13 @@ def _without_comments(raw: bytes, node: Any, end: int) -> str:
 
 
 def _java_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """`text` (a path of the tree's) as a Java string literal. Octal escapes, not `\\u`:
+    Java reads those before the literal, so `\\u000a` would end the line in it."""
+    body = "".join(
+        c if c.isprintable() and c not in '"\\' else f"\\{ord(c):o}" if ord(c) < 256 else c
+        for c in text
+    )
+    return f'"{body}"'
 
 
 _HELPER = """final class CLS {

@@ -107,18 +107,20 @@ def _given(raw: bytes, node: Any) -> list[str]:
 
 
 def _function_edits(raw: bytes, node: Any, key: str, mark: str) -> list[Edit]:
+    name = _rust_string(key)  # a path of the tree's: an argument, never in a format string
     body = node.child_by_field_name("body")
     result = node.child_by_field_name("return_type")
     returns = f" -> {text_of(raw, result)}" if result is not None else ""
     shown = ", ".join(f"(&SpiceW(&{n})).spice_dbg()" for n in _given(raw, node))
     prelude = _PRELUDE.replace("LIMIT", str(CALLS_KEPT))
     head = (
-        f'{prelude}if spice_n == 0 {{ spice_w("{mark}\\t{key}\\tentered\\n", "/tmp/{mark}"); }} '
+        f'{prelude}if spice_n == 0 {{ spice_w(&format!("{mark}\\t{{}}\\tentered\\n", {name}), '
+        f'"/tmp/{mark}"); }} '
         f'let spice_in: String = if spice_on {{ vec![{shown}].join("\\u{{1f}}") }} '
         f"else {{ String::new() }}; let spice_r = (||{returns} {{ "
     )
     line = (
-        f'format!("{mark}\\t{key}\\t{{}}\\t{{}}\\t{{}}\\t{{}}\\t-\\t-\\n", spice_h(&spice_in), '
+        f'format!("{mark}\\t{{}}\\t{{}}\\t{{}}\\t{{}}\\t{{}}\\t-\\t-\\n", {name}, spice_h(&spice_in), '
         "spice_h(&spice_m(&spice_in)), spice_h(&spice_o), spice_h(&spice_m(&spice_o)))"
     )
     tail = (
@@ -144,3 +146,10 @@ def _private(raw: bytes, node: Any) -> bool:
     return not (
         owner is not None and owner.type == "impl_item" and owner.child_by_field_name("trait")
     )
+
+
+def _rust_string(text: str) -> str:
+    """`text` as a Rust string literal (a quote, a backslash, a brace or a newline in a file's
+    name stays text)."""
+    body = "".join(c if c.isprintable() and c not in '"\\' else f"\\u{{{ord(c):x}}}" for c in text)
+    return f'"{body}"'

@@ -34,8 +34,10 @@ def holding(root: Any, byte: int, size: int, kinds: frozenset[str]) -> Any | Non
 
 
 def ident(tag: str, node: Any) -> str:
-    """A function's id in the trace: its file and where its first token starts."""
-    return f"{tag}:{node.start_point[0] + 1}:{node.start_point[1] + 1}"
+    """A function's id in the trace: its file and where its first token starts (a tab or a
+    newline in the file's name escaped: the id is one field of one line)."""
+    name = tag.encode("unicode_escape").decode("ascii")
+    return f"{name}:{node.start_point[0] + 1}:{node.start_point[1] + 1}"
 
 
 def text_of(raw: bytes, node: Any) -> str:
