@@ -118,9 +118,10 @@ def judge_alone(
     tree = runner.session.tree
     tree.put(c.path, c.source)
     try:
-        done = runner.outcomes(judged, whole_files=True)
+        done = runner.outcomes(judged, whole_files=True, cap=runner.cap_for(c.path))
     finally:
         tree.restore(c.path)
+    runner.ran(c.path, judged, done)
     gone = runner.left() <= 1
     lacks = not done.killed and any(t not in done.outcomes for t in judged)
     control = runner.control(judged) if lacks else {}

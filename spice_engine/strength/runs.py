@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -122,6 +123,29 @@ RUN_FACTOR = 3.0
 """A run under a mutant or a probe may take this multiple of the fix's (and its slack more)."""
 
 
+@dataclass
+class FileRuns:
+    """How long whole runs with a mutant of each file took to their end: a later mutant of the
+    file may take that multiple of the longest, and the slack, when that is less than the
+    bound the fix's own run set. The fix's first run builds the tree cold (jq's 45 s against
+    5 s warm): a mutant making a test hang waited three times that, 150–180 s of a 300–450 s
+    budget, before this; a mutant of a header, rebuilding much (fmt's 60 s), sets its own."""
+
+    slack_s: float = 0.0
+    longest: dict[str, float] = field(default_factory=dict)
+
+    def cap(self, path: str, bound: float | None) -> float | None:
+        if bound is None or path not in self.longest:
+            return bound
+        return min(bound, RUN_FACTOR * self.longest[path] + self.slack_s)
+
+    def note(self, path: str, seconds: float, complete: bool) -> None:
+        """A run ended; only one that gave every judged test an outcome says what a run costs
+        (a build that failed, a crash, a cut run: not)."""
+        if complete:
+            self.longest[path] = max(self.longest.get(path, 0.0), seconds)
+
+
 class Runner:
     """Runs the tests of one session's tree, each run within what is left of a deadline."""
 
@@ -134,6 +158,7 @@ class Runner:
         """What a run without the plugins is given (the language picks its tests there)."""
         self.test_run_s: float | None = None
         """What a whole run of the tests may take, once the fix's own has set it."""
+        self.by_file = FileRuns()
         self.controls: dict[tuple[str, ...], Outcomes] = {}
         """The fix's own whole run of these tests (what a mutant's run is read against)."""
 
@@ -164,6 +189,16 @@ class Runner:
         and leaves the budget to the others."""
         bound = max(RUN_FACTOR * fix_s + slack_s, validation_s or 0.0)
         self.test_run_s = min(self.max_run_s, bound)
+        self.by_file.slack_s = slack_s
+
+    def cap_for(self, path: str) -> float | None:
+        """What a whole run with a mutant of `path` may take (`FileRuns.cap`)."""
+        return self.by_file.cap(path, self.test_run_s)
+
+    def ran(self, path: str, tests: list[str], run: Run) -> None:
+        """Note a whole run with a mutant of `path` (`FileRuns.note`)."""
+        complete = not run.killed and bool(tests) and all(t in run.outcomes for t in tests)
+        self.by_file.note(path, run.seconds, complete)
 
     def _timeout(self, cap: float | None = None) -> float:
         return max(1.0, min(cap or self.max_run_s, self.left()))
@@ -172,7 +207,9 @@ class Runner:
         self.runs += 1
         return f"{kind}-{self.runs}"
 
-    def outcomes(self, tests: list[str], whole_files: bool = False) -> Run:
+    def outcomes(
+        self, tests: list[str], whole_files: bool = False, cap: float | None = None
+    ) -> Run:
         """`tests` run once: their files on the command line, never their ids (an id with a
         space, a bracket cut open or an escape that pytest cannot find stops the whole run).
 
@@ -182,10 +219,11 @@ class Runner:
         (spice_engine.strength.mutant_plugin).
 
         A runner without our plugins cannot choose tests, nor always name their files (Go's
-        ids are packages'): it runs what validation ran, whole."""
+        ids are packages'): it runs what validation ran, whole, within `cap` seconds (None: the
+        bound the fix's own run set)."""
         if not self.plugins:
             return self.session.run(
-                self._name("whole"), self.targets, self._timeout(self.test_run_s)
+                self._name("whole"), self.targets, self._timeout(cap or self.test_run_s)
             )
         tree = self.session.tree
         files = [f for f in files_of(tests) if tree.tracked(f)]

@@ -1,0 +1,32 @@
+"""How long a mutant's whole run may take: the fix's first run builds the tree cold, so once a
+mutant of a file has run to its end, a later one of the same file is held to that run (jq's
+mutant runs took 5 s after a 45 s first build; a hanging one waited 150–180 s before)."""
+
+from __future__ import annotations
+
+from spice_engine.strength.runs import RUN_FACTOR, FileRuns
+
+
+def test_a_file_without_a_finished_mutant_run_keeps_the_fix_s_bound() -> None:
+    runs = FileRuns(slack_s=30.0)
+    assert runs.cap("src/jv.c", 165.0) == 165.0
+    assert runs.cap("src/jv.c", None) is None  # no bound yet: none is made up
+
+
+def test_a_finished_run_holds_later_mutants_of_its_file_only() -> None:
+    runs = FileRuns(slack_s=30.0)
+    runs.note("src/jv.c", 5.0, complete=True)
+    assert runs.cap("src/jv.c", 165.0) == RUN_FACTOR * 5.0 + 30.0
+    assert runs.cap("src/builtin.c", 165.0) == 165.0  # another file rebuilds other units
+    runs.note("src/jv.c", 9.0, complete=True)
+    runs.note("src/jv.c", 6.0, complete=True)
+    assert runs.cap("src/jv.c", 165.0) == RUN_FACTOR * 9.0 + 30.0  # the longest sets it
+
+
+def test_a_build_that_failed_or_a_cut_run_says_nothing_of_what_a_run_costs() -> None:
+    runs = FileRuns(slack_s=30.0)
+    runs.note("include/fmt/format.h", 1.0, complete=False)  # did not compile: 1 s
+    assert runs.cap("include/fmt/format.h", 200.0) == 200.0
+    runs.note("include/fmt/format.h", 60.0, complete=True)  # a header rebuilds much
+    assert runs.cap("include/fmt/format.h", 200.0) == 200.0  # never above the fix's bound
+    assert runs.cap("include/fmt/format.h", 300.0) == RUN_FACTOR * 60.0 + 30.0
