@@ -113,3 +113,50 @@ def test_a_message_on_stderr_and_a_release_are_never_removed_nor_their_text_muta
     rust = "fn f() {\n    drop(x);\n    v.push(1);\n}\n"
     sites = syntax_mutants.find_sites(rust, {2, 3}, "rust")
     assert [f"{s.line} {s.change}" for s in sites] == ["3 `v.push(1);` removed", "3 `1` → `2`"]
+
+
+LINK_BUG = """package util
+
+func isLink(name string) (bool, error) {
+\treturn false, nil
+}
+"""
+LINK_FIX = """package util
+
+func isLink(name string) (bool, error) {
+\tfi, err := os.Lstat(name)
+\tif err != nil {
+\t\treturn false, err
+\t}
+\tif len(name) > 9 {
+\t\treturn true, fmt.Errorf("long %d", len(name))
+\t}
+\tok, err := check(name)
+\tif ok {
+\t\treturn false, err
+\t}
+\tfor err != nil {
+\t\treturn true, err
+\t}
+\treturn fi.Mode()&fs.ModeSymlink != 0, nil
+}
+"""
+"""go-zero-990's `isLink`, grown: a flag beside the error just tested, beside one built, and
+beside one that may be nil."""
+
+
+def test_a_zero_value_returned_beside_a_go_error_is_not_mutated(tmp_path: Path) -> None:
+    """A caller given an error reads nothing else the call returned: `false` → `true` beside
+    the tested `err` or a built error is no mutant. Beside an `err` no `if err != nil` has
+    tested (`if ok`, a loop), the flag is what the caller gets, and stays mutable."""
+    assert fix_sites(tmp_path, "tools/util/path.go", (LINK_BUG, LINK_FIX), "go") == [
+        "5 `!= nil` → `== nil`",  # whether the error is returned still matters
+        "8 `> 9` → `>= 9`",
+        "8 `9` → `10`",
+        "13 `false` → `true`",  # `err` untested here: nil when `check` went well
+        "15 `!= nil` → `== nil`",
+        "16 `true` → `false`",  # in a loop, not an `if`'s body
+        "18 `fi.Mode()` → `fi`",
+        "18 `!= 0` → `== 0`",
+        "18 `0` → `1`",
+    ]

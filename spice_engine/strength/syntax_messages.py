@@ -97,6 +97,14 @@ def _call_says(node: Any, panics: bool = True) -> bool:
     return errors or _logs(receiver, name) or (not receiver and _to_stderr(node, name))
 
 
+def builds_error(call: Any) -> bool:
+    """Whether a Go call builds an error (`fmt.Errorf(…)`, `errors.New(…)`), not a panic."""
+    if call.type not in _CALLS:
+        return False
+    receiver, name = _callee(call)
+    return bool(receiver) and (receiver.rsplit(".", 1)[-1], name) in _ERRORS
+
+
 def _to_stderr(call: Any, name: str) -> bool:
     """C's `fprintf(stderr, …)`, `fputs(…, stderr)`, `perror(…)`: a message on standard error."""
     if name == "perror":

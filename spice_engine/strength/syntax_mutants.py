@@ -24,6 +24,7 @@ from typing import Any
 
 from spice_engine.langs import languages
 from spice_engine.strength.array_lengths import longer_array
+from spice_engine.strength.beside_errors import beside_error
 from spice_engine.strength.emptiness import emptiness_zero
 from spice_engine.strength.function_names import enclosing_function
 from spice_engine.strength.new_tokens import Span, touches
@@ -246,6 +247,8 @@ def find_sites(
         ):
             continue
         if only_says(node) or logs_only(node):  # a message, or which one (syntax_messages)
+            continue
+        if beside_error(node):  # what no caller given the error reads (beside_errors)
             continue
         if node.start_point[0] + 1 in lines and (hit := _site(node, copying)) is not None:
             kind, start, end, repl, change = hit
