@@ -234,6 +234,33 @@ def test_a_line_nothing_checks_comes_before_a_lone_slip_past_killed_siblings() -
     assert slip.rank < unchecked.rank
 
 
+def test_a_lone_survivor_on_its_line_ranks_between_checked_and_unchecked_lines() -> None:
+    """jq-3161's `0` → `1` in a first octet's initial value, the only mutant of its line, came
+    first, as if its siblings had all survived; nothing beside it says either way."""
+
+    def mutant(line: int, verdict: Verdict, change: str) -> MutantOutcome:
+        return MutantOutcome(
+            path="builtin.c",
+            line=line,
+            operator="constant",
+            change=change,
+            diff="",
+            verdict=verdict,
+            reached="executed_unchecked",
+            by_fail_to_pass=True,
+        )
+
+    lone = mutant(671, Verdict.SURVIVED, "`0` → `1`")
+    unchecked = mutant(684, Verdict.SURVIVED, "`<= 'f'` → `< 'f'`")
+    slip = mutant(685, Verdict.SURVIVED, "`<= c` → `< c`")
+    got = [lone, unchecked, slip, mutant(684, Verdict.SURVIVED, "`10` → `11`")]
+    got += [mutant(684, Verdict.SURVIVED, "`- 'a'` → `+ 'a'`")]
+    got += [mutant(684, Verdict.KILLED, "`&&` → `||`")]
+    got += [mutant(685, Verdict.KILLED, change) for change in ("`+ 10`", "`- 'A'`")]
+    rank(got, "uri decode function")
+    assert unchecked.rank < lone.rank < slip.rank
+
+
 def test_a_survivor_is_shown_as_a_wrong_fix_only_with_evidence() -> None:
     def survivor(**seen: object) -> MutantOutcome:
         m = MutantOutcome(path="m.py", line=1, operator="string", change="", diff="", **seen)

@@ -50,7 +50,7 @@ def rank(outcomes: list[MutantOutcome], problem: str) -> None:
     other mutants survive too comes first: nothing on that line is checked, while a lone
     survivor beside killed siblings is one the line's checks cannot see, more often a variant
     no caller tells apart (jq-3161's buffer size `4` -> `5`, five siblings killed, against its
-    hex decoding line, where three of four survive)."""
+    hex decoding line, where three of four survive); one with no sibling sits between."""
     names = named_functions(problem)
     killed = _killed_share(outcomes)
 
@@ -64,7 +64,7 @@ def rank(outcomes: list[MutantOutcome], problem: str) -> None:
             m.function not in names,
             {"executed_unchecked": 0, "not_executed": 1}.get(m.reached or "", 2),
             {"tests": 0, "nearby": 1}.get(m.difference or "", 2),
-            killed[(m.path, m.line)],
+            killed.get(id(m), 0.5),
             evidence(m.operator),
             m.path,
             m.line,
@@ -77,13 +77,21 @@ def rank(outcomes: list[MutantOutcome], problem: str) -> None:
         m.rank = n
 
 
-def _killed_share(outcomes: list[MutantOutcome]) -> dict[tuple[str, int], float]:
-    """Each line's share of its judged mutants that were killed."""
-    judged: dict[tuple[str, int], list[bool]] = {}
+def _killed_share(outcomes: list[MutantOutcome]) -> dict[int, float]:
+    """Each judged mutant's share of the other judged mutants of its line that were killed;
+    a mutant alone on its line, with nothing beside it to tell, gets the middle (jq-3161's
+    lone `0` → `1` in a first octet's initial value used to rank as if every sibling had
+    survived, above its hex decoding line's survivors)."""
+    judged: dict[tuple[str, int], list[MutantOutcome]] = {}
     for m in outcomes:
         if m.verdict in (Verdict.KILLED, Verdict.SURVIVED):
-            judged.setdefault((m.path, m.line), []).append(m.verdict == Verdict.KILLED)
-    return {line: sum(kills) / len(kills) for line, kills in judged.items()}
+            judged.setdefault((m.path, m.line), []).append(m)
+    share: dict[int, float] = {}
+    for line in judged.values():
+        for m in line:
+            others = [o.verdict == Verdict.KILLED for o in line if o is not m]
+            share[id(m)] = sum(others) / len(others) if others else 0.5
+    return share
 
 
 def unconfirmed(m: MutantOutcome) -> str:
