@@ -207,19 +207,22 @@ def test_the_telling_survivor_changes_a_value_before_a_name_before_a_crash() -> 
     ]
 
 
-def test_a_line_nothing_checks_comes_before_a_lone_slip_past_killed_siblings() -> None:
-    def mutant(line: int, verdict: Verdict, change: str) -> MutantOutcome:
-        return MutantOutcome(
-            path="builtin.c",
-            line=line,
-            operator="constant",
-            change=change,
-            diff="",
-            verdict=verdict,
-            reached="executed_unchecked",
-            by_fail_to_pass=True,
-        )
+def _c_mutant(line: int, verdict: Verdict, change: str) -> MutantOutcome:
+    """A constant mutant of jq's builtin.c, its line run by a FAIL_TO_PASS test."""
+    return MutantOutcome(
+        path="builtin.c",
+        line=line,
+        operator="constant",
+        change=change,
+        diff="",
+        verdict=verdict,
+        reached="executed_unchecked",
+        by_fail_to_pass=True,
+    )
 
+
+def test_a_line_nothing_checks_comes_before_a_lone_slip_past_killed_siblings() -> None:
+    mutant = _c_mutant
     slip = mutant(675, Verdict.SURVIVED, "`4` → `5`")
     unchecked = mutant(684, Verdict.SURVIVED, "`10` → `11`")
     got = [slip, unchecked, mutant(684, Verdict.SURVIVED, "`+` → `-`")]
@@ -237,19 +240,7 @@ def test_a_line_nothing_checks_comes_before_a_lone_slip_past_killed_siblings() -
 def test_a_lone_survivor_on_its_line_ranks_between_checked_and_unchecked_lines() -> None:
     """jq-3161's `0` → `1` in a first octet's initial value, the only mutant of its line, came
     first, as if its siblings had all survived; nothing beside it says either way."""
-
-    def mutant(line: int, verdict: Verdict, change: str) -> MutantOutcome:
-        return MutantOutcome(
-            path="builtin.c",
-            line=line,
-            operator="constant",
-            change=change,
-            diff="",
-            verdict=verdict,
-            reached="executed_unchecked",
-            by_fail_to_pass=True,
-        )
-
+    mutant = _c_mutant
     lone = mutant(671, Verdict.SURVIVED, "`0` → `1`")
     unchecked = mutant(684, Verdict.SURVIVED, "`<= 'f'` → `< 'f'`")
     slip = mutant(685, Verdict.SURVIVED, "`<= c` → `< c`")
