@@ -293,11 +293,10 @@ def _survivor(operator: str, line: int, **seen: Any) -> MutantOutcome:
     )
 
 
-def test_the_example_is_a_changed_value_seen_to_differ_never_a_removed_line_or_an_unrun_one() -> (
-    None
-):
+def test_the_example_is_a_changed_value_seen_to_differ_not_a_removed_line_or_an_unrun_one() -> None:
     seen = {"reached": "executed_unchecked", "difference": "tests", "by_fail_to_pass": True}
-    removed = _survivor("statement removed", 1, **seen)
+    nearby = seen | {"difference": "nearby"}
+    removed = _survivor("statement removed", 1, **nearby)  # seen only on other inputs
     unrun = _survivor("constant", 2, reached="not_executed")
     changed = _survivor("comparison", 3, **seen)
     got = _ranked(removed, unrun, changed)
@@ -308,6 +307,11 @@ def test_the_example_is_a_changed_value_seen_to_differ_never_a_removed_line_or_a
     evidence = survivors_text(got)
     assert "change 1 in `load()`" in evidence and "change 3 in `load()`" in evidence
     assert "change 2" not in evidence and "no test executes: `load()` (`m.py` line 2)" in evidence
+    # A removed line whose function answered the tests' own calls otherwise broke what a
+    # caller gets (go-zero-2283's CORS router never installed): the example, as a value is.
+    for where in ("returned", "stored"):
+        broke = _survivor("statement removed", 1, difference_in=where, **seen)
+        assert _ranked(broke, _survivor("constant", 2, reached="not_executed")).headline is broke
 
 
 def test_a_renamed_string_seen_only_in_what_was_stored_is_not_the_example() -> None:
@@ -326,7 +330,7 @@ def test_a_renamed_string_seen_only_in_what_was_stored_is_not_the_example() -> N
 def test_with_no_telling_survivor_the_comment_shows_none_and_says_why() -> None:
     seen = {"reached": "executed_unchecked", "difference": "tests", "by_fail_to_pass": True}
     got = _ranked(
-        _survivor("return replaced", 1, **seen),
+        _survivor("return replaced", 1, **(seen | {"difference": "nearby"})),
         _survivor("constant", 2, reached="not_executed"),
         _survivor("constant", 3, reached="executed_unchecked", reason="could not say"),
     )
