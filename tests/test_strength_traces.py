@@ -416,3 +416,90 @@ def test_java_methods_are_traced_beside_their_overrides_and_throws(tmp_path: Pat
     assert runs[0] == runs[1]
     fill = calls[got[1][2]][0]
     assert fill.entry != fill.left  # the array it was given, filled
+
+
+DAG = """package shapes
+
+type Node struct {
+	L    *Node
+	Kids map[int]*Node
+	N    int
+}
+
+func Depth(n *Node) int {
+	d := 0
+	for ; n != nil; n = n.L {
+		d++
+	}
+	return d
+}
+"""
+DAG_TEST = """package shapes
+
+import "testing"
+
+func TestShapes(t *testing.T) {
+	var n *Node
+	for i := 0; i < 60; i++ {
+		kids := map[int]*Node{}
+		for k := 0; k < 20; k++ {
+			kids[k] = n // each entry written apart: no cap on the whole walk's text
+		}
+		n = &Node{L: n, Kids: kids, N: i} // 21 ways to one node: 21^10 paths in 10 steps
+	}
+	if Depth(n) != 60 {
+		t.Fatal("depth")
+	}
+}
+"""
+
+
+def test_a_value_whose_nodes_are_shared_is_walked_in_bounded_steps(tmp_path: Path) -> None:
+    """A walk follows each path to a node (only a cycle on the path is cut), so a graph of
+    shared nodes (a parser's caches, gson's factories: its fix's traced run outlived its
+    bound) has paths without end: the walk stops after `WALKED` values, the same place in
+    each run, and the call is recorded."""
+    module = _module(tmp_path)
+    (module / "shapes_test.go").write_text(DAG_TEST)
+    got = traced(DAG, [DAG.index("d++")], "dag.go", MARK)
+    assert got is not None
+    first = recorded(_run(module, got[0]), MARK).calls[got[1][0]]
+    assert len(first) == 1 and first == recorded(_run(module, got[0]), MARK).calls[got[1][0]]
+
+
+JAVA_DAG = """package a;
+
+public class Dag {
+    Dag l;
+    java.util.List<Dag> kids = new java.util.ArrayList<Dag>();
+    Dag(Dag below) { l = below; for (int i = 0; i < 20; i++) kids.add(below); }
+
+    static int depth(Dag d) {
+        int n = 0;
+        for (; d != null; d = d.l) n++;
+        return n;
+    }
+
+    public static void main(String[] args) {
+        Dag d = null;
+        for (int i = 0; i < 60; i++) d = new Dag(d);
+        System.out.println(depth(d));
+    }
+}
+"""
+
+
+def test_a_java_value_whose_nodes_are_shared_is_walked_in_bounded_steps(tmp_path: Path) -> None:
+    from spice_engine.langs.java_trace import traced as java_traced
+
+    javac, java = shutil.which("javac"), shutil.which("java")
+    if javac is None or java is None:
+        pytest.skip("no JDK on this machine")
+    got = java_traced(JAVA_DAG, [JAVA_DAG.index("n++")], "Dag.java", MARK)
+    assert got is not None
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a/Dag.java").write_text(got[0])
+    _ran([javac, "--release", "8", "-d", "out", "a/Dag.java"], tmp_path, {**os.environ})
+    done = _ran([java, "-cp", "out", "a.Dag"], tmp_path, {**os.environ})
+    assert done.stdout == "60\n"
+    assert len(recorded(_written(), MARK).calls[got[1][0]]) == 1

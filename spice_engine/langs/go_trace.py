@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from spice_engine.langs.trace_edits import (
+    WALKED,
     Edit,
     callers_in_file,
     holding,
@@ -198,12 +199,17 @@ func spiceMaskN(s string) string {
 
 func spiceWalkN(v interface{}) string {
 	var b spicestringsN.Builder
-	spiceStepN(&b, spicereflectN.ValueOf(v), 0, map[uintptr]bool{})
+	left := WALKED
+	spiceStepN(&b, spicereflectN.ValueOf(v), 0, map[uintptr]bool{}, &left)
 	return b.String()
 }
 
-func spiceStepN(b *spicestringsN.Builder, v spicereflectN.Value, depth int, seen map[uintptr]bool) {
+func spiceStepN(b *spicestringsN.Builder, v spicereflectN.Value, depth int, seen map[uintptr]bool, left *int) {
 	if b.Len() > 1<<16 {
+		return
+	}
+	if *left--; *left < 0 {
+		b.WriteString("~")
 		return
 	}
 	if !v.IsValid() {
@@ -239,7 +245,7 @@ func spiceStepN(b *spicestringsN.Builder, v spicereflectN.Value, depth int, seen
 		}
 		seen[p] = true
 		b.WriteString("&")
-		spiceStepN(b, v.Elem(), depth+1, seen)
+		spiceStepN(b, v.Elem(), depth+1, seen, left)
 		delete(seen, p)
 	case spicereflectN.Interface:
 		if v.IsNil() {
@@ -247,13 +253,13 @@ func spiceStepN(b *spicestringsN.Builder, v spicereflectN.Value, depth int, seen
 			return
 		}
 		b.WriteString(v.Elem().Type().String() + ":")
-		spiceStepN(b, v.Elem(), depth+1, seen)
+		spiceStepN(b, v.Elem(), depth+1, seen, left)
 	case spicereflectN.Struct:
 		t := v.Type()
 		b.WriteString(t.String() + "{")
 		for i := 0; i < v.NumField(); i++ {
 			b.WriteString(t.Field(i).Name + ":")
-			spiceStepN(b, v.Field(i), depth+1, seen)
+			spiceStepN(b, v.Field(i), depth+1, seen, left)
 			b.WriteString(",")
 		}
 		b.WriteString("}")
@@ -264,7 +270,7 @@ func spiceStepN(b *spicestringsN.Builder, v spicereflectN.Value, depth int, seen
 		}
 		b.WriteString("[")
 		for i := 0; i < v.Len() && i < 4096; i++ {
-			spiceStepN(b, v.Index(i), depth+1, seen)
+			spiceStepN(b, v.Index(i), depth+1, seen, left)
 			b.WriteString(",")
 		}
 		b.WriteString("]")
@@ -273,14 +279,27 @@ func spiceStepN(b *spicestringsN.Builder, v spicereflectN.Value, depth int, seen
 			b.WriteString("nil")
 			return
 		}
-		var pairs []string
-		for _, k := range v.MapKeys() {
-			var kb, vb spicestringsN.Builder
-			spiceStepN(&kb, k, depth+1, seen)
-			spiceStepN(&vb, v.MapIndex(k), depth+1, seen)
-			pairs = append(pairs, kb.String()+"="+vb.String())
+		// Keys in their printed order before any value is walked: the walk's bound cuts
+		// the same values in every run, whatever order the map gives its keys in.
+		keys := v.MapKeys()
+		named := make([]string, len(keys))
+		for i, k := range keys {
+			var kb spicestringsN.Builder
+			spiceStepN(&kb, k, depth+1, seen, left)
+			named[i] = kb.String()
 		}
-		spicesortN.Strings(pairs)
+		order := make([]int, len(keys))
+		for i := range order {
+			order[i] = i
+		}
+		spicesortN.SliceStable(order, func(i, j int) bool { return named[order[i]] < named[order[j]] })
+		var pairs []string
+		for _, i := range order {
+			var vb spicestringsN.Builder
+			spiceStepN(&vb, v.MapIndex(keys[i]), depth+1, seen, left)
+			pairs = append(pairs, named[i]+"="+vb.String())
+		}
+		spicesortN.Strings(pairs) // keys printed alike: their values decide
 		b.WriteString("map[" + spicestringsN.Join(pairs, ",") + "]")
 	case spicereflectN.Func:
 		if v.IsNil() {
@@ -296,7 +315,7 @@ func spiceStepN(b *spicestringsN.Builder, v spicereflectN.Value, depth int, seen
 
 
 def _helpers(suffix: str, mark: str) -> str:
-    text = _HELPERS.replace("LIMIT", str(CALLS_KEPT)).replace("MARK", mark)
+    text = _HELPERS.replace("LIMIT", str(CALLS_KEPT)).replace("WALKED", str(WALKED)).replace("MARK", mark)
     for name in ("Mu", "Write", "Calls", "Call", "Enter", "Leave", "Hash", "Mask", "Walk", "Step"):
         text = text.replace(f"spice{name}N", f"spice{name}{suffix}")
     for package in _PACKAGES:

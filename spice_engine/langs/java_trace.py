@@ -21,6 +21,7 @@ import hashlib
 from typing import Any
 
 from spice_engine.langs.trace_edits import (
+    WALKED,
     Edit,
     callers_in_file,
     holding,
@@ -171,7 +172,7 @@ _HELPER = """final class CLS {
   static String thrown(Throwable t) { return "throws " + t.getClass().getName() + ": " + t.getMessage(); }
   static String walk(Object v) {
     StringBuilder b = new StringBuilder();
-    step(b, v, 0, new java.util.IdentityHashMap<Object, Boolean>());
+    step(b, v, 0, new java.util.IdentityHashMap<Object, Boolean>(), new int[] {WALKED});
     return b.toString();
   }
   private static boolean plain(Object v) {
@@ -183,8 +184,9 @@ _HELPER = """final class CLS {
     return n.startsWith("java.") || n.startsWith("javax.") || n.startsWith("sun.")
         || n.startsWith("jdk.") || n.startsWith("com.sun.");
   }
-  private static void step(StringBuilder b, Object v, int depth, java.util.IdentityHashMap<Object, Boolean> seen) {
+  private static void step(StringBuilder b, Object v, int depth, java.util.IdentityHashMap<Object, Boolean> seen, int[] left) {
     if (b.length() > 65536) return;
+    if (--left[0] < 0) { b.append('~'); return; }
     if (v == null) { b.append("null"); return; }
     if (depth > 8) { b.append("..."); return; }
     Class<?> c = v.getClass();
@@ -195,21 +197,21 @@ _HELPER = """final class CLS {
       if (c.isArray()) {
         int n = java.lang.reflect.Array.getLength(v);
         b.append('[');
-        for (int i = 0; i < n && i < 4096; i++) { step(b, java.lang.reflect.Array.get(v, i), depth + 1, seen); b.append(','); }
+        for (int i = 0; i < n && i < 4096; i++) { step(b, java.lang.reflect.Array.get(v, i), depth + 1, seen, left); b.append(','); }
         b.append(']');
       } else if (v instanceof java.util.Map) {
         java.util.List<String> pairs = new java.util.ArrayList<String>();
         for (Object o : ((java.util.Map<?, ?>) v).entrySet()) {
           java.util.Map.Entry<?, ?> e = (java.util.Map.Entry<?, ?>) o;
           StringBuilder p = new StringBuilder();
-          step(p, e.getKey(), depth + 1, seen); p.append('='); step(p, e.getValue(), depth + 1, seen);
+          step(p, e.getKey(), depth + 1, seen, left); p.append('='); step(p, e.getValue(), depth + 1, seen, left);
           pairs.add(p.toString());
         }
         java.util.Collections.sort(pairs);
         b.append(c.getName()).append(pairs);
       } else if (v instanceof java.util.Collection) {
         java.util.List<String> items = new java.util.ArrayList<String>();
-        for (Object o : (java.util.Collection<?>) v) { StringBuilder p = new StringBuilder(); step(p, o, depth + 1, seen); items.add(p.toString()); }
+        for (Object o : (java.util.Collection<?>) v) { StringBuilder p = new StringBuilder(); step(p, o, depth + 1, seen, left); items.add(p.toString()); }
         if (v instanceof java.util.Set) java.util.Collections.sort(items);
         b.append(c.getName()).append(items);
       } else if (jdk(c)) {
@@ -220,7 +222,7 @@ _HELPER = """final class CLS {
           for (java.lang.reflect.Field f : k.getDeclaredFields()) {
             if (java.lang.reflect.Modifier.isStatic(f.getModifiers())) continue;
             b.append(f.getName()).append(':');
-            try { f.setAccessible(true); step(b, f.get(v), depth + 1, seen); }
+            try { f.setAccessible(true); step(b, f.get(v), depth + 1, seen, left); }
             catch (Exception e) { b.append('?'); }
             catch (LinkageError e) { b.append('?'); }
             b.append(',');
@@ -264,7 +266,7 @@ _HELPER = """final class CLS {
 
 
 def _helper(cls: str, mark: str) -> str:
-    return _HELPER.replace("CLS", cls).replace("LIMIT", str(CALLS_KEPT)).replace("MARK", mark)
+    return _HELPER.replace("CLS", cls).replace("LIMIT", str(CALLS_KEPT)).replace("WALKED", str(WALKED)).replace("MARK", mark)
 
 
 def callers(source: str, at: int) -> list[int]:

@@ -53,6 +53,10 @@ def parsed(grammar: str, source: str) -> Any:
 
 CALLERS_KEPT = 8
 """A private function's callers traced at most (a helper everything calls costs every one)."""
+WALKED = 20_000
+"""Values a walk of one argument or result reads at most: a graph whose nodes are shared (a
+parser's caches, gson's factories) is walked again along each path to it, and gson-1555's
+traced run of the fix outlived its bound."""
 
 
 def callers_in_file(
