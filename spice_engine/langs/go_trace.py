@@ -315,7 +315,11 @@ func spiceStepN(b *spicestringsN.Builder, v spicereflectN.Value, depth int, seen
 
 
 def _helpers(suffix: str, mark: str) -> str:
-    text = _HELPERS.replace("LIMIT", str(CALLS_KEPT)).replace("WALKED", str(WALKED)).replace("MARK", mark)
+    text = (
+        _HELPERS.replace("LIMIT", str(CALLS_KEPT))
+        .replace("WALKED", str(WALKED))
+        .replace("MARK", mark)
+    )
     for name in ("Mu", "Write", "Calls", "Call", "Enter", "Leave", "Hash", "Mask", "Walk", "Step"):
         text = text.replace(f"spice{name}N", f"spice{name}{suffix}")
     for package in _PACKAGES:

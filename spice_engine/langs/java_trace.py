@@ -266,7 +266,12 @@ _HELPER = """final class CLS {
 
 
 def _helper(cls: str, mark: str) -> str:
-    return _HELPER.replace("CLS", cls).replace("LIMIT", str(CALLS_KEPT)).replace("WALKED", str(WALKED)).replace("MARK", mark)
+    return (
+        _HELPER.replace("CLS", cls)
+        .replace("LIMIT", str(CALLS_KEPT))
+        .replace("WALKED", str(WALKED))
+        .replace("MARK", mark)
+    )
 
 
 def callers(source: str, at: int) -> list[int]:
