@@ -140,3 +140,39 @@ def test_a_probe_that_makes_the_tests_hang_was_reached(tmp_path: Path) -> None:
     assert all(m.shown for m in bound)  # a bound moved: `Work(done, 5)` never tries it
     inside = [m for m in got.survivors if m.line == 6]  # `x = 100`: 5 never gets there
     assert inside and all(m.reached == "not_executed" for m in inside)
+
+
+def test_a_survivor_nothing_classed_is_not_confirmed_either_way() -> None:
+    """No probe ran for its line (the budget) and no trace saw its function: shown, it was a
+    claim with no evidence (go-zero-2463's three wrappers, go-zero-990's unresolved `Dir`).
+    What a probe, a trace, the issue's example or a written test said stays as it was."""
+    from spice_engine.strength.line_probe import UNKNOWN_LINE, hold_unknown
+    from spice_engine.strength.result import CatchingTest, MutantOutcome, Verdict
+
+    def survivor(line: int, **seen: Any) -> MutantOutcome:
+        return MutantOutcome(
+            path="logs.go",
+            line=line,
+            operator="statement removed",
+            change=f"`call{line}()` removed",
+            diff="",
+            **({"verdict": Verdict.SURVIVED} | seen),
+        )
+
+    caught = CatchingTest(path="logs_test.go", code="func TestX(t *testing.T) {}", failure="x")
+    unknown = survivor(1)
+    done = {
+        1: unknown,
+        2: survivor(2, reached="executed_unchecked"),
+        3: survivor(3, reached="not_executed"),
+        4: survivor(4, difference="tests"),
+        5: survivor(5, difference="issue"),
+        6: survivor(6, catching_test=caught),
+        7: survivor(7, unconfirmed="its function answered alike"),
+        8: survivor(8, verdict=Verdict.KILLED, killed_by="TestX"),
+    }
+    assert [m.shown for m in done.values()] == [True, True, False, True, True, True, False, False]
+    assert hold_unknown(done) == 1
+    assert unknown.unconfirmed == UNKNOWN_LINE and not unknown.shown
+    assert [m.shown for m in done.values()] == [False, True, False, True, True, True, False, False]
+    assert done[7].unconfirmed == "its function answered alike"

@@ -23,7 +23,7 @@ from spice_engine.strength.catching import TestWriter, catch
 from spice_engine.strength.choose import Choice
 from spice_engine.strength.import_states import run_import_states
 from spice_engine.strength.issue_examples import run_examples
-from spice_engine.strength.line_probe import Probed, probe_lines
+from spice_engine.strength.line_probe import Probed, hold_unknown, probe_lines
 from spice_engine.strength.mutant_runs import confirm, mutate
 from spice_engine.strength.rank import classify, rank, unconfirmed
 from spice_engine.strength.result import StrengthConfig, TestStrength, Verdict
@@ -35,14 +35,8 @@ from spice_engine.strength.traced import trace_survivors, traceable
 from spice_engine.strength.verdicts import NoVerdicts, Verdicts, proven
 from spice_engine.strength.watched import watch_survivors
 
-UNPROBED = (
-    "{n} survivor line(s) not probed for the tests executing them (the time budget): shown "
-    "as wrong fixes, though no test may run them"
-)
-UNPROBED_TRACED = (
-    "{n} survivor line(s) not probed for the tests executing them (the time budget): said as "
-    "what their traced calls showed"
-)
+UNPROBED = "{n} survivor line(s) not probed for the tests executing them (the time budget)"
+UNKNOWN = "{n} survivor(s) with nothing classing their line: not confirmed either way"
 UNWATCHED = (
     "{n} survivor(s) a judged test runs got no differential run (the time budget): "
     "not confirmed either way"
@@ -168,6 +162,8 @@ def _judge(
         reached, switchable, together = probed.reached, probed.known, probed.together
     done = verdicts.done
     classify(done, reached, f2p, switchable, together)  # with the confirmations' verdicts
+    if not runner.plugins and not runner.session.driven_runs and (held := hold_unknown(done)):
+        record.skipped.append(UNKNOWN.format(n=held))
     rank(list(done.values()), problem)
     driven = not runner.plugins and runner.session.driven_runs
     if driven:  # our driver watches the runner's own command: the differential run there
@@ -219,7 +215,7 @@ def _trace_and_probe(
     probed = probe_lines(runner, verdicts, choice, f2p, settled)
     record.durations["line_probes"] = _since(t0)
     if probed.unprobed:
-        record.skipped.append((UNPROBED_TRACED if traced else UNPROBED).format(n=probed.unprobed))
+        record.skipped.append(UNPROBED.format(n=probed.unprobed))
     return verdicts, probed
 
 

@@ -245,7 +245,10 @@ def _kept(m: MutantOutcome, seen: Compared | None, called: bool) -> MutantOutcom
     if changes_whenever_run(m):
         why = NO_ANSWER_DIFFERED.format(function=function, calls=seen.calls)
         return m.model_copy(update={"reason": why, "unconfirmed": why})
-    return m.model_copy(update={"reason": UNEXERCISED.format(function=function, calls=seen.calls)})
+    # Its function was entered by the tests (its calls answered): executed, unless its line's
+    # probe says no test runs it.
+    said = UNEXERCISED.format(function=function, calls=seen.calls)
+    return m.model_copy(update={"reason": said, "reached": m.reached or "executed_unchecked"})
 
 
 _FLIPS = {frozenset(p) for p in (("==", "!="), ("<", ">="), (">", "<="), ("<", ">"), ("<=", ">="))}
