@@ -9,6 +9,7 @@ on other input, or only as a spurious warning; *irrelevant*: no behaviour a user
 A row names its `language` (none: python); `shown: false` marks one judged while held back.
 
     .venv/bin/python benchmarks/judged.py OUT.jsonl ...   (rows `spice test-strength` wrote)
+    .venv/bin/python benchmarks/judged.py --as-now OUT.jsonl ...   (re-read under today's rules)
 """
 
 from __future__ import annotations
@@ -89,14 +90,37 @@ def report(results: dict[str, TestStrength], path: Path = JUDGED) -> None:
         print(f"  shown, not judged yet: {line}")
 
 
-def main(outputs: list[str]) -> None:
-    """The report for the rows of `spice test-strength` outputs."""
+def as_now(strength: TestStrength, problem: str, language: str) -> TestStrength:
+    """What a run written by an older pipeline shows under today's rules that read only what
+    it stored: ranked again, and a survivor nothing classed held (a traced one whose function
+    the tests entered, said in its reason, counted as executed). Rules that need a new run (a
+    mutant no longer made, a bound, a trace) are not applied: re-run for those."""
+    from spice_engine.strength.line_probe import hold_unknown
+    from spice_engine.strength.rank import rank
+
+    again = strength.model_copy(deep=True)
+    for m in again.mutants:
+        if m.reached is None and "none may give the input" in m.reason:
+            m.reached = "executed_unchecked"
+    if language.lower() not in ("python", "javascript"):  # no differential run of our driver
+        hold_unknown(dict(enumerate(again.mutants)))
+    rank(again.mutants, problem)
+    return again
+
+
+def main(args: list[str]) -> None:
+    """The report for the rows of `spice test-strength` outputs (`--as-now`: each re-read
+    under today's rules, `as_now`)."""
+    now = "--as-now" in args
     results: dict[str, TestStrength] = {}
-    for out in outputs:
+    for out in (a for a in args if a != "--as-now"):
         for row in _rows(Path(out)):
             strength = (row.get("spice") or {}).get("test_strength")
             if strength:
-                results[str(row["instance_id"])] = TestStrength.model_validate(strength)
+                got = TestStrength.model_validate(strength)
+                problem = str(row.get("problem_statement") or "")
+                language = str(row.get("language") or "python")
+                results[str(row["instance_id"])] = as_now(got, problem, language) if now else got
     report(results)
 
 

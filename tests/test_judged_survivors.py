@@ -71,3 +71,31 @@ def test_the_report_gives_precision_per_language_and_the_headline_rate(
     assert "0.50 genuine only; headline genuine on 1 of 1 instances" in out
     assert "python: 1 judged: genuine 0, edge 0, irrelevant 1" in out
     assert "shown, not judged yet: a-1 a.js:3" in out
+
+
+def test_as_now_holds_what_nothing_classed_and_keeps_what_a_trace_saw_entered() -> None:
+    """An older run re-read under today's rules: a compiled survivor with neither a probe's nor
+    a trace's word on its line is held; one whose traced function the tests entered (said in
+    its reason) counts as executed and stays shown; Python's are left to its own rules."""
+
+    def survivor(line: int, reason: str = "") -> MutantOutcome:
+        return MutantOutcome(
+            path="a.go",
+            line=line,
+            operator="relational",
+            change="`<` → `<=`",
+            diff="",
+            verdict="survived",
+            reason=reason,
+            rank=line,
+        )
+
+    traced = "differential run: `f` answered each of the 2 distinct calls … none may give the input"
+    run = TestStrength(status="measured", mutants=[survivor(1), survivor(2, traced)])
+    assert [m.shown for m in run.mutants] == [True, True]
+    now = _judged_module().as_now(run, "", "Go")
+    assert [m.shown for m in now.mutants] == [False, True]
+    assert now.mutants[1].reached == "executed_unchecked" and now.headline is now.mutants[1]
+    assert run.mutants[0].shown  # the stored run is not changed
+    python = _judged_module().as_now(run, "", "python")
+    assert [m.shown for m in python.mutants] == [True, True]
