@@ -160,3 +160,38 @@ def test_a_zero_value_returned_beside_a_go_error_is_not_mutated(tmp_path: Path) 
         "18 `!= 0` → `== 0`",
         "18 `0` → `1`",
     ]
+
+
+PAD_BUG = """class P {
+  int read(Variant b, int ch) {
+    if (b.usesPadding()) {
+      return -1;
+    }
+    return ch;
+  }
+}
+"""
+
+
+def test_a_method_call_read_as_a_truth_value_is_negated_not_removed(tmp_path: Path) -> None:
+    """jackson-core-922 wrote `b.requiresPaddingOnRead()` in four conditions: `x.m()` → `x`
+    never builds where a condition takes only a truth value (twelve such mutants, none built).
+    The check inverted is the wrong fix tried there; JavaScript, where any value is tested for
+    truth, keeps the receiver in place of the call."""
+    fix = PAD_BUG.replace("b.usesPadding()", "b.requiresPaddingOnRead() && ch > 0")
+    assert fix_sites(tmp_path / "java", "src/P.java", (PAD_BUG, fix), "java") == [
+        "3 `b.requiresPaddingOnRead()` → `!b.requiresPaddingOnRead()`",
+        "3 `&& ch > 0` → `|| ch > 0`",
+        "3 `> 0` → `>= 0`",
+        "3 `0` → `1`",
+    ]
+    go_bug = "package p\n\nfunc f(b V) int {\n\tif b.Pads() {\n\t\treturn 1\n\t}\n\treturn 0\n}\n"
+    go_fix = go_bug.replace("b.Pads()", "b.Requires()")
+    assert fix_sites(tmp_path / "go", "p/f.go", (go_bug, go_fix), "go") == [
+        "4 `b.Requires()` → `!b.Requires()`"
+    ]
+    js_bug = "function f(b) {\n  if (b.pads()) {\n    return 1;\n  }\n  return 0;\n}\n"
+    js_fix = js_bug.replace("b.pads()", "b.requires()")
+    assert fix_sites(tmp_path / "js", "src/f.js", (js_bug, js_fix), "javascript") == [
+        "2 `b.requires()` → `b`"
+    ]

@@ -37,6 +37,7 @@ from spice_engine.strength.syntax_messages import (
     says_only,
 )
 from spice_engine.strength.syntax_truth import only_true
+from spice_engine.strength.truth_positions import UNTYPED, tested
 
 _SWAPS = {
     "<": "<=",
@@ -176,12 +177,21 @@ def _done(statement: Any) -> tuple[int, int]:
     return value.start_byte, value.end_byte
 
 
-def _site(node: Any, copying: frozenset[str]) -> tuple[str, int, int, bytes, str] | None:
-    """(operator, start, end, replacement, change) for a node that is a mutation site."""
+def _site(
+    node: Any, copying: frozenset[str], typed: bool = False
+) -> tuple[str, int, int, bytes, str] | None:
+    """(operator, start, end, replacement, change) for a node that is a mutation site; `typed`:
+    a language whose conditions take only truth values."""
     if (removed := _removed(node)) is not None:
         return removed
     text = node.text.decode("utf-8", "replace")
     if (receiver := _receiver(node, copying)) is not None:
+        if typed and tested(node):
+            # `x.requiresPaddingOnRead()` → `x` never builds where a condition must be a truth
+            # value (jackson-core-922: twelve such mutants, none built): the check inverted is
+            # the wrong fix to try there.
+            change = f"`{text[:30]}` → `!{text[:30]}`"
+            return "negated condition", node.start_byte, node.end_byte, b"!" + node.text, change
         kept = receiver.text
         change = f"`{text[:30]}` → `{kept.decode('utf-8', 'replace')[:30]}`"
         return REMOVED, node.start_byte, node.end_byte, kept, change
@@ -250,7 +260,12 @@ def find_sites(
             continue
         if beside_error(node):  # what no caller given the error reads (beside_errors)
             continue
-        if node.start_point[0] + 1 in lines and (hit := _site(node, copying)) is not None:
+        hit = (
+            _site(node, copying, grammar not in UNTYPED)
+            if node.start_point[0] + 1 in lines
+            else None
+        )
+        if hit is not None:
             kind, start, end, repl, change = hit
             first, last = _done(node) if kind == STATEMENT else (start, end)
             if written is None or touches(written, _at(data, first), _at(data, last)):
