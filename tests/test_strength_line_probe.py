@@ -176,3 +176,29 @@ def test_a_survivor_nothing_classed_is_not_confirmed_either_way() -> None:
     assert unknown.unconfirmed == UNKNOWN_LINE and not unknown.shown
     assert [m.shown for m in done.values()] == [False, True, False, True, True, True, False, False]
     assert done[7].unconfirmed == "its function answered alike"
+
+
+def test_a_budget_gone_before_the_fix_s_own_run_ends_is_a_timeout_not_a_failing_fix(
+    tmp_path: Path,
+) -> None:
+    """go-zero-990's 25 s budget (5× a 5 s validation) went on preparing a cold environment:
+    its fix's own run had a second left, and the measurement said "no judged test passes with
+    the fix" — a claim about the fix nothing had tested. A run the budget cut says so."""
+    box = go_sandbox(tmp_path)
+    from spice_engine.langs.executor import Executor
+    from spice_engine.strength.measure import measure
+
+    slow = TEST.replace("{\n\tif Clamp", "{\n\ttime.Sleep(30 * time.Second)\n\tif Clamp")
+    slow = slow.replace('import "testing"', 'import (\n\t"testing"\n\t"time"\n)')
+    _project(tmp_path / "data", "clamp", FIX, slow)
+    row = project_instance(tmp_path / "data", tmp_path / "repo")
+    row["FAIL_TO_PASS"], row["PASS_TO_PASS"] = (
+        json.dumps(["example.com/c/mathx::TestClampLow"]),
+        "[]",
+    )
+    job = lang_job(row, tmp_path / "repo", "go")
+    config = StrengthConfig(budget_s=3.0, floor_s=3.0)
+    got = measure(job, Executor(tmp_path / "envs", box), tmp_path / "scratch", config)
+    assert got.status == Status.TIMEOUT, (got.status, got.detail)
+    assert got.detail.startswith("the time budget (3 s) ran out before the fix's own run ended")
+    assert "passes with the fix" not in got.detail

@@ -106,7 +106,8 @@ def _judge_mutants(
     try:
         verdicts = mutate(runner, runner.targets, f2p + p2p, choice, config, f2p)
     except NoVerdicts as stop:
-        record.status, record.detail = Status.BASELINE_FAILED, stop.detail
+        ended = Status.TIMEOUT if stop.cut else Status.BASELINE_FAILED
+        record.status, record.detail = ended, stop.detail
         return False
     record.durations["mutants"] = _since(t0)
     if runner.plugins:  # a part of the above

@@ -19,6 +19,17 @@ from spice_engine.strength.verdicts import NoVerdicts, Verdicts, outcome
 from spice_engine.validate.outcomes import FAILING, passed
 
 NOT_REACHED = "time budget: not reached"
+BUDGET_GONE = (
+    "the time budget ({budget}) ran out before the fix's own run ended{spent}: nothing is "
+    "known of its tests; re-run with the environment ready, or a larger budget"
+)
+
+
+def _spent(runner: Runner) -> str:
+    prepared = runner.session.durations.get("environment")
+    return f" (preparing the environment took {prepared:.0f} s of it)" if prepared else ""
+
+
 DRIVEN_RESERVE = 1 / 3
 """Of the budget left when the verdicts start, what a driven runner keeps for after them."""
 
@@ -26,6 +37,9 @@ DRIVEN_RESERVE = 1 / 3
 def _one_run(runner: Runner, tests: list[str], config: StrengthConfig) -> InSessions:
     """Without the plugin: one whole run of the fix says which of `tests` pass with it."""
     done = runner.outcomes(tests, whole_files=True)
+    if done.killed and runner.left() <= 1:
+        why = BUDGET_GONE.format(budget=config.budget_said(), spent=_spent(runner))
+        raise NoVerdicts(why, done.log, cut=True)
     runner.bound_runs(done.seconds, config.run_slack_s, config.validation_s)
     if done.outcomes and not set(tests) & set(done.outcomes):
         raise NoVerdicts(foreign_ids(tests, list(done.outcomes)), done.log)

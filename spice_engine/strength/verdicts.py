@@ -27,11 +27,12 @@ NO_DIFFERENCE = (
 
 
 class NoVerdicts(Exception):
-    """No mutant could be judged: no run said which tests pass with the fix."""
+    """No mutant could be judged: no run said which tests pass with the fix (`cut`: the fix's
+    own run was stopped by the budget, which says nothing of the fix)."""
 
-    def __init__(self, detail: str, log: str = "") -> None:
+    def __init__(self, detail: str, log: str = "", cut: bool = False) -> None:
         super().__init__(detail)
-        self.detail, self.log = detail, log
+        self.detail, self.log, self.cut = detail, log, cut
 
 
 class Verdicts(BaseModel):
