@@ -25,6 +25,7 @@ from typing import Any
 from spice_engine.langs import languages
 from spice_engine.strength.array_lengths import longer_array
 from spice_engine.strength.beside_errors import beside_error
+from spice_engine.strength.call_receivers import receiver_of
 from spice_engine.strength.emptiness import emptiness_zero
 from spice_engine.strength.function_names import enclosing_function
 from spice_engine.strength.new_tokens import Span, touches
@@ -63,7 +64,6 @@ _INTEGERS = {
     "number",
     "number_literal",
 }
-_CALLS = ("call_expression", "method_invocation")
 REMOVED = "method call removed"
 STATEMENT = "statement removed"
 _STATEMENTS = {
@@ -83,12 +83,6 @@ _DOING = {
 }
 """What an expression statement removed may hold: a call, an assignment, `i++`; not a bare
 value or a block-like expression (a Rust `if` or `match` standing as a statement)."""
-_MEMBERS = {
-    "member_expression": "object",  # JavaScript, TypeScript
-    "selector_expression": "operand",  # Go
-    "field_expression": "value",  # Rust (C++'s is `argument`)
-}
-_SELVES = {"this", "self", "super", "Self"}
 
 
 @dataclass(frozen=True)
@@ -111,31 +105,6 @@ def _parser(grammar: str) -> Any:
     from tree_sitter_language_pack import get_parser
 
     return get_parser(grammar)  # type: ignore[arg-type]
-
-
-def _receiver(node: Any, copying: frozenset[str]) -> Any:
-    """The receiver of a method call without arguments that is not a statement of its own
-    (`x.copy()`, `s.trim()`, `v.clone()`) nor one of `copying`, else None. C's `s->f()` calls a
-    pointer, no method."""
-    if node.type not in _CALLS or getattr(node.parent, "type", "") == "expression_statement":
-        return None
-    arguments = node.child_by_field_name("arguments")
-    if arguments is None or arguments.named_child_count:
-        return None
-    callee = node.text[: arguments.start_byte - node.start_byte].decode("utf-8", "replace")
-    if callee.rsplit(".", 1)[-1].strip() in copying:
-        return None
-    if node.type == "method_invocation":  # Java: the receiver is the call's own field
-        receiver = node.child_by_field_name("object")
-    else:
-        member = node.child_by_field_name("function")
-        field = _MEMBERS.get(getattr(member, "type", ""))
-        receiver = member.child_by_field_name(field) if field else None
-        if receiver is None and member is not None and member.type == "field_expression":
-            receiver = member.child_by_field_name("argument")  # C++
-    if receiver is None or receiver.text.decode("utf-8", "replace") in _SELVES:
-        return None
-    return receiver
 
 
 def _negated(node: Any) -> bool:
@@ -185,7 +154,7 @@ def _site(
     if (removed := _removed(node)) is not None:
         return removed
     text = node.text.decode("utf-8", "replace")
-    if (receiver := _receiver(node, copying)) is not None:
+    if (receiver := receiver_of(node, copying)) is not None:
         if typed and tested(node):
             # `x.requiresPaddingOnRead()` → `x` never builds where a condition must be a truth
             # value (jackson-core-922: twelve such mutants, none built): the check inverted is
