@@ -97,10 +97,11 @@ def as_now(strength: TestStrength, problem: str, language: str) -> TestStrength:
     mutant no longer made, a bound, a trace) are not applied: re-run for those."""
     from spice_engine.strength.line_probe import hold_unknown
     from spice_engine.strength.rank import rank
+    from spice_engine.strength.traced import UNTRIED
 
     again = strength.model_copy(deep=True)
     for m in again.mutants:
-        if m.reached is None and "none may give the input" in m.reason:
+        if m.reached is None and UNTRIED in m.reason:
             m.reached = "executed_unchecked"
     if language.lower() not in ("python", "javascript"):  # no differential run of our driver
         hold_unknown(dict(enumerate(again.mutants)))

@@ -90,7 +90,9 @@ def test_as_now_holds_what_nothing_classed_and_keeps_what_a_trace_saw_entered() 
             rank=line,
         )
 
-    traced = "differential run: `f` answered each of the 2 distinct calls … none may give the input"
+    from spice_engine.strength.traced import UNEXERCISED
+
+    traced = UNEXERCISED.format(function="f", calls=2)  # as the traced run writes it
     run = TestStrength(status="measured", mutants=[survivor(1), survivor(2, traced)])
     assert [m.shown for m in run.mutants] == [True, True]
     now = _judged_module().as_now(run, "", "Go")

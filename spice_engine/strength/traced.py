@@ -45,10 +45,13 @@ CALLERS_ALIKE = (
     "it answered each of the {calls} distinct calls the tests made as the fix's do: a "
     "difference no caller passes on, not confirmed either way"
 )
+UNTRIED = "none may give the input where this change shows"
+"""What UNEXERCISED says of a traced survivor whose function the tests entered (a reader of
+stored rows tells it by this)."""
 UNEXERCISED = (
     "differential run: `{function}` answered each of the {calls} distinct calls the tests made "
-    "as the fix's does, but none may give the input where this change shows (a bound, a "
-    "constant, a value kept): shown as executed and unchecked"
+    f"as the fix's does, but {UNTRIED} (a bound, a constant, a value kept): shown as executed "
+    "and unchecked"
 )
 
 
