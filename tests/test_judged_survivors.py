@@ -101,3 +101,24 @@ def test_as_now_holds_what_nothing_classed_and_keeps_what_a_trace_saw_entered() 
     assert run.mutants[0].shown  # the stored run is not changed
     python = _judged_module().as_now(run, "", "python")
     assert [m.shown for m in python.mutants] == [True, True]
+
+
+def test_as_now_on_rows_the_pipeline_wrote() -> None:
+    """ripgrep's stored run (`strength_rust_2026-12-04c.jsonl`, written by `spice
+    test-strength`): 2209's bound, shown though no probe reached its line, is held; 1642's
+    `1` → `2` on line 680, whose traced function the tests entered, stays shown, executed."""
+    judged = _judged_module()
+    path = BENCHMARKS / "results" / "strength_rust_2026-12-04c.jsonl"
+    rows = {r["instance_id"]: r for r in map(json.loads, path.open())}
+    got = {}
+    for iid in ("BurntSushi__ripgrep-2209", "BurntSushi__ripgrep-1642"):
+        row = rows[iid]
+        stored = TestStrength.model_validate(row["spice"]["test_strength"])
+        now = judged.as_now(stored, row["problem_statement"], row["language"])
+        pairs = zip(stored.mutants, now.mutants, strict=True)
+        got[iid] = {(m.line, m.change): (a.shown, m.shown, m.reached) for a, m in pairs}
+    assert got["BurntSushi__ripgrep-2209"][(480, "`>= range.end` → `> range.end`")][:2] == (
+        True,
+        False,
+    )
+    assert got["BurntSushi__ripgrep-1642"][(680, "`1` → `2`")] == (True, True, "executed_unchecked")
