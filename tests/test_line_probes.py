@@ -4,13 +4,13 @@ exactly when the probed line runs (spice_engine.langs.line_probes)."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from spice_engine.langs.line_probes import probe
+from tests.program_builds import build_program
 
 # Each program: `pick(n)` whose line marked PROBED runs only for n > 1, called with the count of
 # command-line arguments (no argument: not run; two: run).
@@ -74,43 +74,6 @@ BRANCHES = {
 what); the probe goes at the `3`."""
 
 
-def _rustc() -> str | None:
-    return shutil.which("rustc") or next(
-        (str(p) for p in [Path.home() / ".cargo/bin/rustc"] if p.exists()), None
-    )
-
-
-def _build(grammar: str, folder: Path, name: str) -> list[str] | None:
-    """Builds `folder/name`; the command running it (None: this machine lacks the compiler)."""
-    source = str(folder / name)
-    if grammar == "go":
-        go = shutil.which("go") or "/usr/local/go/bin/go"
-        if not Path(go).exists():
-            return None
-        env = {"HOME": str(folder), "GOCACHE": str(folder / "cache"), "GOPATH": str(folder / "p")}
-        env["PATH"] = "/usr/bin:/bin"
-        subprocess.run([go, "build", "-o", str(folder / "prog"), source], check=True, env=env)
-        return [str(folder / "prog")]
-    if grammar == "rust":
-        if (rustc := _rustc()) is None:
-            return None
-        subprocess.run([rustc, "-o", str(folder / "prog"), source], check=True)
-        return [str(folder / "prog")]
-    if grammar in ("c", "cpp"):
-        compiler = shutil.which("gcc" if grammar == "c" else "g++")
-        if compiler is None:
-            return None
-        out = str(folder / "prog")
-        subprocess.run([compiler, "-Wall", "-Werror", "-o", out, source], check=True)
-        return [out]
-    if grammar == "java":
-        if shutil.which("javac") is None:
-            return None
-        subprocess.run(["javac", "-Werror", "-d", str(folder), source], check=True)
-        return ["java", "-cp", str(folder), "Main"]
-    return ["node", source] if shutil.which("node") else None
-
-
 @pytest.mark.parametrize("grammar", sorted(PROGRAMS))
 def test_a_probed_program_builds_and_fails_only_where_the_line_runs(
     grammar: str, tmp_path: Path
@@ -141,7 +104,7 @@ def _check(grammar: str, name: str, source: str, at: int, tmp_path: Path) -> Non
     assert probed is not None and probed != source
     assert probed.count("\n") == source.count("\n")  # every line where it was
     (tmp_path / name).write_text(probed)
-    run = _build(grammar, tmp_path, name)
+    run = build_program(grammar, tmp_path, name)
     if run is None:
         pytest.skip(f"no {grammar} compiler on this machine")
     quiet = subprocess.run(run, capture_output=True, text=True, timeout=60)
@@ -180,7 +143,7 @@ def test_a_probe_goes_inside_a_preprocessor_branch(tmp_path: Path) -> None:
     left_out = probe("c", DIRECTIVES, DIRECTIVES.index("3"))
     assert left_out is not None and "__builtin_trap(); r = n * 3;" in left_out
     (tmp_path / "main.c").write_text(left_out)
-    run = _build("c", tmp_path, "main.c")
+    run = build_program("c", tmp_path, "main.c")
     if run is None:
         pytest.skip("no c compiler on this machine")
     assert subprocess.run([*run, "a", "b"], timeout=60).returncode == 0  # not built: silent

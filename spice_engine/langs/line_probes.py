@@ -87,7 +87,7 @@ def probe(grammar: str | None, source: str, at: int) -> str | None:
     raw = source.encode()
     if kind is None or not 0 <= at < len(raw):
         return None
-    node = _parsed(str(grammar), source).root_node.descendant_for_byte_range(at, at)
+    node = parsed(str(grammar), source).root_node.descendant_for_byte_range(at, at)
     while node is not None:
         parent = node.parent
         if parent is not None and node.is_named and node.type not in _NOT_STATEMENTS:
@@ -117,9 +117,10 @@ def _in_branch_of_directive(parent: Any, node: Any) -> bool:
     return parent is not None
 
 
-@lru_cache(maxsize=4)
-def _parsed(grammar: str, source: str) -> Any:
-    """`source`'s syntax tree (every mutant of one fixed file asks where its probe goes)."""
+@lru_cache(maxsize=8)
+def parsed(grammar: str, source: str) -> Any:
+    """`source`'s syntax tree (every mutant of one fixed file asks where its probe goes, and
+    its decision probe what it compares)."""
     from tree_sitter_language_pack import get_parser
 
     return get_parser(grammar).parse(source.encode())  # type: ignore[arg-type]
