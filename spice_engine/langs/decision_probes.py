@@ -27,7 +27,7 @@ MARK = "spice: decision probe"
 _HELPER = {
     "go": (
         "spiceProbeSame({f}, {m})",
-        "\nfunc spiceProbeSame(f, m bool) bool {{\n\tif f != m {{\n\t\tpanic(\"{mark}\")\n\t}}"
+        '\nfunc spiceProbeSame(f, m bool) bool {{\n\tif f != m {{\n\t\tpanic("{mark}")\n\t}}'
         "\n\treturn f\n}}\n",
     ),
     "rust": (

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from spice_engine.langs.capabilities import written_place
 from spice_engine.runs.session import Session, Status
 from spice_engine.runs.validator_support import test_files
+from spice_engine.strength import decision_probe as decisions
 from spice_engine.strength import sources
 from spice_engine.strength.ablation import ablate
 from spice_engine.strength.candidates import candidates
@@ -163,8 +164,12 @@ def _judge(
         reached, switchable, together = probed.reached, probed.known, probed.together
     done = verdicts.done
     classify(done, reached, f2p, switchable, together)  # with the confirmations' verdicts
-    if not runner.plugins and not runner.session.driven_runs and (held := hold_unknown(done)):
-        record.skipped.append(UNKNOWN.format(n=held))
+    if not runner.plugins and not runner.session.driven_runs:
+        if held := hold_unknown(done):
+            record.skipped.append(UNKNOWN.format(n=held))
+        t0 = time.monotonic()
+        decisions.say(decisions.probe_decisions(runner, verdicts, choice), record)
+        record.durations["decision_probes"] = _since(t0)
     rank(list(done.values()), problem)
     driven = not runner.plugins and runner.session.driven_runs
     if driven:  # our driver watches the runner's own command: the differential run there

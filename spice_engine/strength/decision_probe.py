@@ -1,0 +1,125 @@
+"""Whether the tests ever give the input where a survivor decides otherwise, where no plugin of
+ours watches them: each survivor a judged test executes, with no difference seen, probed by the
+fixed file comparing its decision with the mutant's there (spice_engine.langs.decision_probes),
+its tests run whole as a mutant's are.
+
+Until a mutant's expression first differs its run is the fix's; so a survivor no judged test
+makes differ passes because no test gives the input where it shows: shown, saying so (go-zero's
+uint field never given 0, jq's lowercase `f` never decoded). One a judged test makes differ and
+which still passes every test was tried and masked, or tried and not checked: nothing a caller
+could see is known, so it is held as not confirmed either way, as Python's differential run
+holds one answering alike (jq's first octet set to 1 and shifted out; fmt's native and generic
+path, the same string on POSIX). A probe that does not build, a run the budget cut, or one that
+hung leaves the survivor as it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spice_engine.langs.base import Language
+from spice_engine.langs.decision_probes import DecisionProbe, probe
+from spice_engine.strength.choose import Choice, Chosen
+from spice_engine.strength.result import MutantOutcome, TestStrength, Verdict
+from spice_engine.strength.runs import Runner
+from spice_engine.strength.verdicts import Verdicts
+from spice_engine.validate.outcomes import passed
+
+MAX_DECISIONS = 8
+"""Survivors probed at most in one measurement (each one whole run), best-ranked first."""
+TRIED = (
+    "decision probe: {tests} made `{expression}` {differ} and still passed, and nothing showed "
+    "a caller the difference: not confirmed either way"
+)
+UNTRIED = (
+    "decision probe: no judged test makes `{expression}` {differ} (its line runs): the tests "
+    "never give the input where this change shows"
+)
+HELD = "{n} survivor(s) the tests made decide otherwise and still passed: not confirmed either way"
+UNDECIDED = "{n} survivor(s) not decision-probed (the time budget)"
+
+
+@dataclass
+class Decided:
+    held: int = 0
+    untried: int = 0
+    unprobed: int = 0
+
+
+def probe_decisions(runner: Runner, verdicts: Verdicts, choice: Choice) -> Decided:
+    """Each survivor a judged test executes with nothing yet showing a difference, best-ranked
+    first: held (`unconfirmed`) when a judged test makes its expression differ, said so
+    (`reason`) when none does."""
+    found = Decided()
+    done, judged = verdicts.done, list(verdicts.judged)
+    language = runner.session.language
+    open_ = sorted(
+        (c for c in choice.chosen if c.key in done and _open(done[c.key])),
+        key=lambda c: done[c.key].rank or 10**6,
+    )
+    start = runner.runs
+    for c in open_:
+        decision = _probed(language, choice, c)
+        if decision is None:
+            continue
+        if runner.left() <= 0 or runner.runs - start >= MAX_DECISIONS:
+            found.unprobed += 1
+            continue
+        differing = _differing(runner, c.path, decision.source, judged)
+        if differing is None:
+            continue
+        m = done[c.key]
+        differ = "decide otherwise" if decision.decision else "take another value"
+        said = {"expression": _cut(decision.expression), "differ": differ}
+        if differing:
+            m.unconfirmed = TRIED.format(tests=_named(differing), **said)
+            found.held += 1
+        else:
+            m.reason = UNTRIED.format(**said)
+            found.untried += 1
+    return found
+
+
+def say(found: Decided, record: TestStrength) -> None:
+    if found.held:
+        record.skipped.append(HELD.format(n=found.held))
+    if found.unprobed:
+        record.skipped.append(UNDECIDED.format(n=found.unprobed))
+
+
+def _open(m: MutantOutcome) -> bool:
+    """A survivor shown on its line's run alone: nothing seen to differ, none catching it."""
+    return (
+        m.verdict == Verdict.SURVIVED
+        and m.reached == "executed_unchecked"
+        and m.difference is None
+        and m.catching_test is None
+        and not m.unconfirmed
+    )
+
+
+def _probed(language: Language, choice: Choice, c: Chosen) -> DecisionProbe | None:
+    return probe(language.grammar(c.path), choice.originals[c.path], c.source)
+
+
+def _differing(runner: Runner, path: str, probed: str, judged: list[str]) -> list[str] | None:
+    """The judged tests under which the probe fired (None: the run could not say)."""
+    tree = runner.session.tree
+    tree.put(path, probed)
+    try:
+        done = runner.outcomes(judged, whole_files=True)
+    finally:
+        tree.restore(path)
+    if done.killed or not done.outcomes:
+        return None  # cut, hung, or nothing built (a probe its compiler refused)
+    control = runner.control(judged)
+    return [t for t in judged if passed(control, t) and not passed(done.outcomes, t)]
+
+
+def _named(tests: list[str]) -> str:
+    more = f" and {len(tests) - 1} more" if len(tests) > 1 else ""
+    return f"`{tests[0]}`{more}"
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= 60 else text[:59] + "…"
