@@ -32,6 +32,10 @@ def _spent(runner: Runner) -> str:
 
 DRIVEN_RESERVE = 1 / 3
 """Of the budget left when the verdicts start, what a driven runner keeps for after them."""
+PROBES_RESERVE = 0.15
+"""What a runner neither driven nor with our plugins keeps: its survivors' probes and traces
+are what shows or holds them (jq-3161's mutants took all of a 457 s budget, leaving every
+survivor shown on a killed neighbour's line alone)."""
 
 
 def _one_run(runner: Runner, tests: list[str], config: StrengthConfig) -> InSessions:
@@ -74,12 +78,14 @@ def mutate(
     done = dict(found.done)
     alone = found.alone + [c for c in choice.chosen if not (fast and c.site.switchable)]
     # Where our driver makes the differential run after the verdicts, a share of the budget is
-    # kept for it and the probes it needs: a survivor without one is held, not shown; where
-    # the issue runs the tree's programs, a share is kept for its commands (jq-3161's mutants
-    # took all of a 457 s budget, leaving the issue's own session unrun).
+    # kept for it and the probes it needs: a survivor without one is held, not shown; without
+    # it, a share for the probes and traces; where the issue runs the tree's programs, one for
+    # its commands too (jq-3161's mutants took all of a 457 s budget, leaving them unrun).
     kept = DRIVEN_RESERVE * runner.left() if not fast and runner.session.driven_runs else 0.0
-    if not kept and not fast and has_commands(runner.session):  # the issue's own commands
-        kept = COMMANDS_RESERVE * runner.left()
+    if not kept and not fast:  # the probes of survivors' lines and decisions, and traces
+        kept = PROBES_RESERVE * runner.left()
+        if has_commands(runner.session):  # the issue's own commands
+            kept += COMMANDS_RESERVE * runner.left()
     with runner.holding(kept):
         for c in dict.fromkeys(alone):
             done[c.key] = judge_alone(
