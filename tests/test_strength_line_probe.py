@@ -24,10 +24,13 @@ FIX = (
     "func Label(x int) string {\n\treturn level(x).Name()\n}\n"
     # One line, two places: the condition runs (its mutant is killed), the return never does.
     "\nfunc Sign(x int) int {\n\tif x == 0 { return 7 }\n\treturn 1\n}\n"
+    # At 0, `x < 0` → `x <= 0` decides otherwise and returns -0: the test tries it, masked.
+    "\nfunc Abs(x int) int {\n\tif x < 0 {\n\t\treturn -x\n\t}\n\treturn x\n}\n"
 )
 TEST = (
     'package mathx\n\nimport "testing"\n\nfunc TestClampLow(t *testing.T) {\n'
-    '\tif Clamp(-5, 0, 10) != 0 || Sign(5) != 1 {\n\t\tt.Fatal("not clamped")\n\t}\n}\n'
+    '\tif Clamp(-5, 0, 10) != 0 || Sign(5) != 1 || Abs(0) != 0 {\n\t\tt.Fatal("not clamped")\n'
+    "\t}\n}\n"
 )
 
 
@@ -73,12 +76,21 @@ def test_a_survivor_no_test_runs_is_an_untested_line_and_one_run_is_shown(tmp_pa
     assert all(m.reached == "not_executed" and m.untested_line for m in by_line[7])
     assert not any(m.shown for m in by_line[7])
     # `x < lo` → `x <= lo`: the failing-before test runs it and cannot tell. Its traced calls
-    # answer alike, but a bound moved by one shows only at the bound, which no test gives:
-    # shown as executed and unchecked, with what the traces saw.
+    # answer alike; its decision probe finds no test deciding otherwise there (none gives
+    # x = lo): shown as executed and unchecked, saying so.
     low_end = by_line[4]
     assert all(m.reached == "executed_unchecked" and m.by_fail_to_pass for m in low_end)
     assert all(m.shown for m in low_end)
-    assert all("none may give the input where this change shows" in m.reason for m in low_end)
+    assert all(
+        m.reason.startswith("decision probe: no judged test makes `x < lo` decide otherwise")
+        for m in low_end
+    ), [m.reason for m in low_end]
+    # `x < 0` → `x <= 0` in Abs: `Abs(0)` decides otherwise and returns -0, the same 0: tried
+    # by the test and masked, held (not confirmed either way), not shown.
+    masked = [m for m in got.survivors if m.function == "Abs" and m.change == "`< 0` → `<= 0`"]
+    assert masked and not masked[0].shown, [(m.change, m.verdict) for m in got.mutants]
+    assert masked[0].unconfirmed.startswith(f"decision probe: `{low}` made `x < 0` decide")
+    assert any("survivor(s) the tests made decide otherwise" in s for s in got.skipped), got.skipped
     assert got.headline is not None and got.headline.line == 4
     sign = {m.change: m for m in got.mutants if m.function == "Sign"}
     assert sign["`== 0` → `!= 0`"].killed_by == low
