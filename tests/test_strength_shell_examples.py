@@ -184,9 +184,13 @@ def test_a_survivor_the_reporters_command_tells_apart_is_shown_on_it(tmp_path: P
     assert example.fix == "6" and example.survivor != "6"
     assert all(m.shown for m in told)
     assert got.headline is not None and got.headline.difference == "issue"
-    # One the command cannot tell apart (`n > 0` as `n >= 0`: the same for 3) is not.
+    # One the command cannot tell apart (`n > 0` as `n >= 0`: the same for 3) is not. The test
+    # gives 0, where it decides otherwise and still answers 0: its decision probe says the test
+    # tried it, masked, so it is held (not confirmed either way), not shown.
     same = [m for m in got.survivors if m.change == "`> 0` → `>= 0`"]
     assert same and same[0].difference is None and same[0].issue_example is None
+    assert same[0].unconfirmed.startswith("decision probe: `") and not same[0].shown
+    assert "made `n > 0` decide otherwise and still passed" in same[0].unconfirmed
 
 
 PY_CALC = """import sys

@@ -9,8 +9,9 @@ uint field never given 0, jq's lowercase `f` never decoded). One a judged test m
 which still passes every test was tried and masked, or tried and not checked: nothing a caller
 could see is known, so it is held as not confirmed either way, as Python's differential run
 holds one answering alike (jq's first octet set to 1 and shifted out; fmt's native and generic
-path, the same string on POSIX). A probe that does not build, a run the budget cut, or one that
-hung leaves the survivor as it was.
+path, the same string on POSIX). A statement left out that assigns nothing is tried wherever its
+line runs: held without a probe (go-zero-2463's wrappers of logx left empty). A probe that does
+not build, a run the budget cut, or one that hung leaves the survivor as it was.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from spice_engine.langs.decision_probes import DecisionProbe, probe
 from spice_engine.strength.choose import Choice, Chosen
 from spice_engine.strength.result import MutantOutcome, TestStrength, Verdict
 from spice_engine.strength.runs import Runner
+from spice_engine.strength.traced import changes_whenever_run
 from spice_engine.strength.verdicts import Verdicts
 from spice_engine.validate.outcomes import passed
 
@@ -34,6 +36,11 @@ TRIED = (
 UNTRIED = (
     "decision probe: no judged test makes `{expression}` {differ} (its line runs): the tests "
     "never give the input where this change shows"
+)
+LEFT_OUT = (
+    "a statement left out whose line a judged test runs: what it does is undone each time it "
+    "runs, the tests still pass, and nothing showed a caller the difference: not confirmed "
+    "either way"
 )
 HELD = "{n} survivor(s) the tests made decide otherwise and still passed: not confirmed either way"
 UNDECIDED = "{n} survivor(s) not decision-probed (the time budget)"
@@ -61,6 +68,9 @@ def probe_decisions(runner: Runner, verdicts: Verdicts, choice: Choice) -> Decid
     for c in open_:
         decision = _probed(language, choice, c)
         if decision is None:
+            if _left_out(done[c.key]):
+                done[c.key].unconfirmed = LEFT_OUT
+                found.held += 1
             continue
         if runner.left() <= 0 or runner.runs - start >= MAX_DECISIONS:
             found.unprobed += 1
@@ -96,6 +106,12 @@ def _open(m: MutantOutcome) -> bool:
         and m.catching_test is None
         and not m.unconfirmed
     )
+
+
+def _left_out(m: MutantOutcome) -> bool:
+    """A call or another statement left out that is no assignment: its line's run is its
+    change's (as a traced function answering alike holds it, `changes_whenever_run`)."""
+    return m.operator == "statement removed" and changes_whenever_run(m)
 
 
 def _probed(language: Language, choice: Choice, c: Chosen) -> DecisionProbe | None:
