@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from spice_engine.langs.base import Language
 from spice_engine.langs.decision_probes import DecisionProbe, probe
 from spice_engine.strength.choose import Choice, Chosen
+from spice_engine.strength.line_probe import failing, probed_run
 from spice_engine.strength.result import MutantOutcome, TestStrength, Verdict
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.traced import changes_whenever_run
 from spice_engine.strength.verdicts import Verdicts
-from spice_engine.validate.outcomes import passed
 
 MAX_DECISIONS = 8
 """Survivors probed at most in one measurement (each one whole run), best-ranked first."""
@@ -75,7 +75,7 @@ def probe_decisions(runner: Runner, verdicts: Verdicts, choice: Choice) -> Decid
         if runner.left() <= 0 or runner.runs - start >= MAX_DECISIONS:
             found.unprobed += 1
             continue
-        differing = _differing(runner, c.path, decision.source, judged)
+        differing = failing(runner, probed_run(runner, c.path, decision.source, judged), judged)
         if differing is None:
             continue
         m = done[c.key]
@@ -116,20 +116,6 @@ def _left_out(m: MutantOutcome) -> bool:
 
 def _probed(language: Language, choice: Choice, c: Chosen) -> DecisionProbe | None:
     return probe(language.grammar(c.path), choice.originals[c.path], c.source)
-
-
-def _differing(runner: Runner, path: str, probed: str, judged: list[str]) -> list[str] | None:
-    """The judged tests under which the probe fired (None: the run could not say)."""
-    tree = runner.session.tree
-    tree.put(path, probed)
-    try:
-        done = runner.outcomes(judged, whole_files=True)
-    finally:
-        tree.restore(path)
-    if done.killed or not done.outcomes:
-        return None  # cut, hung, or nothing built (a probe its compiler refused)
-    control = runner.control(judged)
-    return [t for t in judged if passed(control, t) and not passed(done.outcomes, t)]
 
 
 def _named(tests: list[str]) -> str:

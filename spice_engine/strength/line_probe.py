@@ -19,6 +19,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from spice_engine.langs.capabilities import line_probe
+from spice_engine.runs.session import Run
 from spice_engine.strength.choose import Choice, Chosen
 from spice_engine.strength.result import MutantOutcome, Verdict
 from spice_engine.strength.runs import Runner
@@ -130,18 +131,29 @@ def _by_rank(
 
 def _probe(runner: Runner, path: str, probed: str, judged: list[str]) -> list[str] | None:
     """The judged tests executing the probed code (None: the run could not say)."""
-    tree = runner.session.tree
-    tree.put(path, probed)
-    try:
-        done = runner.outcomes(judged, whole_files=True)
-    finally:
-        tree.restore(path)
+    done = probed_run(runner, path, probed, judged)
     if done.killed == "timeout" and runner.left() > 0:
         # Stopped at the bound, not by the budget: the probe changed what ran (a panic in a
         # worker thread left the others waiting: ripgrep-1642's), so some test reached it.
         return [HUNG]
+    return failing(runner, done, judged)
+
+
+def probed_run(runner: Runner, path: str, probed: str, judged: list[str]) -> Run:
+    """One whole run of `judged` with `path` holding `probed`, the fix put back after."""
+    tree = runner.session.tree
+    tree.put(path, probed)
+    try:
+        return runner.outcomes(judged, whole_files=True)
+    finally:
+        tree.restore(path)
+
+
+def failing(runner: Runner, done: Run, judged: list[str]) -> list[str] | None:
+    """The judged tests passing with the fix that a probed run failed (None: the run could
+    not say: cut off, hung, or nothing built)."""
     if done.killed or not done.outcomes:
-        return None  # cut off by the budget, or nothing built: not known
+        return None
     control = runner.control(judged)
     return [t for t in judged if passed(control, t) and not passed(done.outcomes, t)]
 
