@@ -68,7 +68,7 @@ def test_a_probe_fails_only_where_the_mutant_decides_otherwise(
     runs as the fix does at n = 3."""
     name, fixed = PROGRAMS[grammar]
     found = probe(grammar, fixed, fixed.replace("n > 1", "n >= 1"))
-    assert found is not None and found.decision
+    assert found is not None and found.differ == "decide otherwise"
     assert found.expression.replace("(", "").replace(")", "") == "n > 1 && n < 9"
     assert found.source.count("\n") >= fixed.count("\n")
     assert found.source.splitlines()[: fixed.count("\n") - 1] == [
@@ -101,7 +101,7 @@ def test_c_compares_a_value_in_no_decision(tmp_path: Path) -> None:
         "int main(int argc, char **argv) {\n  (void)argv;\n  return argc > 1 ? pick(argc) : 0;\n}\n"
     )
     found = probe("c", fixed, fixed.replace("{0}", "{1}"))
-    assert found is not None and not found.decision and found.expression == "0"
+    assert found is not None and found.differ == "take another value" and found.expression == "0"
     assert found.source.count("\n") == fixed.count("\n")
     low, high = _run("c", "main.c", found.source, tmp_path)
     assert low == 0 and high != 0
@@ -139,3 +139,70 @@ def test_no_probe_where_it_cannot_compare(grammar: str, fixed: str, mutant: str)
         changed = fixed.replace("\tg(n)\n", "")
     assert changed != fixed
     assert probe(grammar, fixed, changed) is None
+
+
+# `even(n)`: `n = n / 2 * 2;` changes n only when it is odd; the program's argument count is n.
+KEPT = {
+    "go": (
+        "main.go",
+        'package main\n\nimport "os"\n\nfunc even(n int) int {\n\tn = n / 2 * 2\n\treturn 0 * n\n}'
+        "\n\nfunc main() {\n\tos.Exit(even(len(os.Args)))\n}\n",
+    ),
+    "c": (
+        "main.c",
+        "static int even(int n) {\n  n = n / 2 * 2;\n  return 0 * n;\n}\n\n"
+        "int main(int argc, char **argv) {\n  (void)argv;\n  return even(argc);\n}\n",
+    ),
+    "cpp": (
+        "main.cpp",
+        "#include <string>\nstatic int even(int n) {\n  std::string s(n, 'x');\n"
+        "  s = std::string(n / 2 * 2, 'x');\n  return 0 * (int)s.size();\n}\n\n"
+        "int main(int argc, char **) { return even(argc); }\n",
+    ),
+    "java": (
+        "Main.java",
+        "public class Main {\n  static int even(int n) {\n    n = n / 2 * 2;\n    return 0 * n;\n  }"
+        "\n\n  public static void main(String[] args) {\n    System.exit(even(args.length + 1));\n"
+        "  }\n}\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("grammar", sorted(KEPT))
+def test_an_assignment_left_out_is_probed_for_changing_its_target(
+    grammar: str, tmp_path: Path
+) -> None:
+    """Left out, `n = n / 2 * 2` differs from the fix only where n is odd: the probed program
+    fails at n = 1 (no argument) and runs as the fix at n = 2 (one)."""
+    from spice_engine.langs.kept_probes import probe as kept
+
+    name, fixed = KEPT[grammar]
+    line = next(x for x in fixed.splitlines() if "/ 2 * 2" in x)
+    statement = line.strip()
+    mutant = fixed.replace(statement, "", 1)
+    found = kept(grammar, fixed, mutant)
+    assert found is not None and found.differ in ("change what `n` holds", "change what `s` holds")
+    assert found.expression == statement
+    probed = found.source.splitlines()
+    moved = [
+        i
+        for i, x in enumerate(fixed.splitlines()[:-1])
+        if probed[i] != x and x != line and not x.startswith("package ")
+    ]
+    assert not moved  # only the statement's line (and Go's package clause) changed
+    (tmp_path / name).write_text(found.source)
+    run = build_program(grammar, tmp_path, name)
+    if run is None:
+        pytest.skip(f"no {grammar} compiler on this machine")
+    odd = subprocess.run(run, capture_output=True, timeout=60).returncode
+    even = subprocess.run([*run, "a"], capture_output=True, timeout=60).returncode
+    assert odd != 0 and even == 0
+
+
+def test_no_assignment_probe_for_several_targets_an_index_or_another_operator() -> None:
+    from spice_engine.langs.kept_probes import probe as kept
+
+    go = "package p\n\nfunc f(a []int, i int) {\n\t{stmt}\n}\n"
+    for stmt in ("a, i = a[1:], 0", "a[i] = 1", "i += 1", "g(a)"):
+        fixed = go.replace("{stmt}", stmt)
+        assert kept("go", fixed, fixed.replace(stmt, "")) is None, stmt

@@ -60,8 +60,10 @@ class DecisionProbe(NamedTuple):
     """The fixed file, probed."""
     expression: str
     """The fix's expression compared (as a message names it)."""
-    decision: bool
-    """A truth value compared (False: a value, in C or C++)."""
+    differ: str
+    """What the change does where a test makes it differ: "decide otherwise" (a truth value),
+    "take another value" (a value, in C or C++), "change what `x` holds" (an assignment left
+    out)."""
 
 
 def probe(grammar: str | None, fixed: str, mutant: str) -> DecisionProbe | None:
@@ -71,7 +73,7 @@ def probe(grammar: str | None, fixed: str, mutant: str) -> DecisionProbe | None:
     if grammar not in _HELPER and grammar not in _SCALARS:
         return None
     raw, other = fixed.encode(), mutant.encode()
-    span = _changed(raw, other)
+    span = changed(raw, other)
     if span is None:
         return None
     start, end, delta = span
@@ -97,7 +99,8 @@ def probe(grammar: str | None, fixed: str, mutant: str) -> DecisionProbe | None:
     if written is None:
         return None
     shown = f[1:-1] if top.type == "parenthesized_expression" else f
-    return DecisionProbe(written, " ".join(shown.split()), truth)
+    differ = "decide otherwise" if truth else "take another value"
+    return DecisionProbe(written, " ".join(shown.split()), differ)
 
 
 def _compared(node: Any) -> tuple[Any, bool]:
@@ -151,14 +154,14 @@ def _written(grammar: str, root: Any, raw: bytes, top: Any, fm: tuple[str, str])
     body = raw[: top.start_byte] + text + raw[top.end_byte :]
     if grammar != "java":
         return body.decode().rstrip("\n") + "\n" + helper.format(mark=MARK)
-    closing = _class_end(root, top.start_byte)
+    closing = class_end(root, top.start_byte)
     if closing is None:
         return None
     at = closing + len(text) - (top.end_byte - top.start_byte)
     return (body[:at] + helper.format(mark=MARK).encode() + body[at:]).decode()
 
 
-def _class_end(root: Any, at: int) -> int | None:
+def class_end(root: Any, at: int) -> int | None:
     """The byte of the closing brace of the top-level class holding byte `at` (None: an
     interface, an enum, a record, whose bodies a helper does not fit as simply)."""
     for child in root.named_children:
@@ -170,7 +173,7 @@ def _class_end(root: Any, at: int) -> int | None:
     return None
 
 
-def _changed(raw: bytes, other: bytes) -> tuple[int, int, int] | None:
+def changed(raw: bytes, other: bytes) -> tuple[int, int, int] | None:
     """(first byte changed, end of the change in `raw`, its length in `other` less in `raw`)."""
     if raw == other:
         return None

@@ -9,8 +9,9 @@ uint field never given 0, jq's lowercase `f` never decoded). One a judged test m
 which still passes every test was tried and masked, or tried and not checked: nothing a caller
 could see is known, so it is held as not confirmed either way, as Python's differential run
 holds one answering alike (jq's first octet set to 1 and shifted out; fmt's native and generic
-path, the same string on POSIX). A statement left out that assigns nothing is tried wherever its
-line runs: held without a probe (go-zero-2463's wrappers of logx left empty). A probe that does
+path, the same string on POSIX). An assignment left out is probed for whether it changed what its
+target holds (spice_engine.langs.kept_probes: go-zero-990's `dir = filepath.Dir(dir)`); a
+statement left out that assigns nothing is tried wherever its line runs: held without a probe (go-zero-2463's wrappers of logx left empty). A probe that does
 not build, a run the budget cut, or one that hung leaves the survivor as it was.
 """
 
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 
 from spice_engine.langs.base import Language
 from spice_engine.langs.decision_probes import DecisionProbe, probe
+from spice_engine.langs.kept_probes import probe as kept
 from spice_engine.strength.choose import Choice, Chosen
 from spice_engine.strength.line_probe import failing, probed_run
 from spice_engine.strength.result import MutantOutcome, TestStrength, Verdict
@@ -79,8 +81,7 @@ def probe_decisions(runner: Runner, verdicts: Verdicts, choice: Choice) -> Decid
         if differing is None:
             continue
         m = done[c.key]
-        differ = "decide otherwise" if decision.decision else "take another value"
-        said = {"expression": _cut(decision.expression), "differ": differ}
+        said = {"expression": _cut(decision.expression), "differ": decision.differ}
         if differing:
             m.unconfirmed = TRIED.format(tests=_named(differing), **said)
             found.held += 1
@@ -115,7 +116,8 @@ def _left_out(m: MutantOutcome) -> bool:
 
 
 def _probed(language: Language, choice: Choice, c: Chosen) -> DecisionProbe | None:
-    return probe(language.grammar(c.path), choice.originals[c.path], c.source)
+    grammar, fixed = language.grammar(c.path), choice.originals[c.path]
+    return probe(grammar, fixed, c.source) or kept(grammar, fixed, c.source)
 
 
 def _named(tests: list[str]) -> str:
