@@ -32,7 +32,7 @@ def _unshown(survivors: list[MutantOutcome]) -> list[str]:
         "renaming or reordering only what is stored": sum(
             m.shown and evidence(m.operator) < 2 for m in survivors
         ),
-        "not confirmed either way (no differential run or written test told it from the fix)": (
+        "not confirmed either way (nothing a caller could see told it from the fix)": (
             sum(not m.shown and not m.untested_line for m in survivors)
         ),
     }
