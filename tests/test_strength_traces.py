@@ -232,7 +232,8 @@ def test_a_survivor_answering_the_tests_own_call_otherwise_is_shown(tmp_path: Pa
     assert last.shown and last.difference_in == "stored", last
     bound = by_change.get((9, "`> 3` → `>= 3`"))
     assert bound is not None and bound.shown and bound.difference is None, bound
-    assert "none may give the input" in bound.reason
+    # Its traced calls answered alike; its decision probe: no test gives x = 3.
+    assert "no judged test makes `x > 3` decide otherwise" in bound.reason, bound.reason
     # `capped(4)` returns 12 under `2` → `3`; `Long`, its caller, answers alike
     unpassed = [m for m in got.survivors if m.function == "capped" and m.line == 37]
     assert unpassed and all(not m.shown for m in unpassed), sorted(by_change)
