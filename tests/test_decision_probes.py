@@ -206,3 +206,74 @@ def test_no_assignment_probe_for_several_targets_an_index_or_another_operator() 
     for stmt in ("a, i = a[1:], 0", "a[i] = 1", "i += 1", "g(a)"):
         fixed = go.replace("{stmt}", stmt)
         assert kept("go", fixed, fixed.replace(stmt, "")) is None, stmt
+
+
+VALUES = {
+    "java": (
+        "Main.java",
+        "public class Main {\n  static int pick(int n) {\n    int r = n % 2;\n    return r * 0;\n"
+        "  }\n\n  public static void main(String[] args) {\n"
+        "    System.exit(pick(args.length + 1));\n  }\n}\n",
+    ),
+    "rust": (
+        "main.rs",
+        "#![deny(warnings)]\nfn pick(n: usize) -> usize {\n    let r = n % 2;\n    r * 0\n}\n\n"
+        "fn main() {\n    std::process::exit(pick(std::env::args().count()) as i32);\n}\n",
+    ),
+    "c": (
+        "main.c",
+        "static int pick(int n) {\n  int r = n % 2;\n  return r * 0;\n}\n\n"
+        "int main(int argc, char **argv) {\n  (void)argv;\n  return pick(argc);\n}\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("grammar", sorted(VALUES))
+def test_a_value_in_no_decision_is_compared_where_a_helper_can(
+    grammar: str, tmp_path: Path
+) -> None:
+    """`n % 2` → `n % 3` gives the same 1 at n = 1 and another value at n = 3: the probed
+    program runs at n = 1 and fails at n = 3."""
+    name, fixed = VALUES[grammar]
+    found = probe(grammar, fixed, fixed.replace("n % 2", "n % 3"))
+    assert found is not None and found.differ == "take another value"
+    assert found.expression == "n % 2"
+    (tmp_path / name).write_text(found.source)
+    run = build_program(grammar, tmp_path, name)
+    if run is None:
+        pytest.skip(f"no {grammar} compiler on this machine")
+    same = subprocess.run(run, capture_output=True, timeout=60).returncode
+    other = subprocess.run([*run, "a", "b"], capture_output=True, timeout=60).returncode
+    assert same == 0 and other != 0
+
+
+@pytest.mark.parametrize(
+    ("grammar", "fixed", "old", "new"),
+    [
+        (
+            "rust",
+            "fn f(n: u8) -> u8 {\n    match n {\n        1 => 0,\n        _ => 1,\n    }\n}\n",
+            "1 =>",
+            "2 =>",
+        ),
+        (
+            "c",
+            "int f(int n) {\n  switch (n) {\n  case 1:\n    return 0;\n  }\n  return 1;\n}\n",
+            "case 1",
+            "case 2",
+        ),
+        (
+            "java",
+            "class A {\n  int f(int n) {\n    switch (n) {\n      case 1: return 0;\n"
+            "    }\n    return 1;\n  }\n}\n",
+            "case 1",
+            "case 2",
+        ),
+        ("rust", 'fn f(n: u8) -> String {\n    format!("{}", n + 1)\n}\n', "n + 1", "n + 2"),
+    ],
+)
+def test_no_value_probe_where_a_constant_or_no_expression_is_wanted(
+    grammar: str, fixed: str, old: str, new: str
+) -> None:
+    """A `match` arm's pattern, a `case` label, a macro's tokens."""
+    assert probe(grammar, fixed, fixed.replace(old, new)) is None

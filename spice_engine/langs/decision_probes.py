@@ -4,8 +4,10 @@ where they differ, the fix's value used otherwise (spice_engine.strength.decisio
 
 What is compared is the decision the mutated token takes part in: the highest truth value of
 the comparisons and connectives around it (`specs.alt && n <= d && value != 0`, not `value != 0`
-alone, whose flip `alt` may leave without effect), or, in C and C++, whose statement expressions
-compare any scalar, the value around it when it is in no decision (`unsigned char u[4] = {0}`).
+alone, whose flip `alt` may leave without effect), or the value around it when it is in no
+decision (`unsigned char u[4] = {0}`, `length() - 1`): in C and C++ a statement expression
+compares any scalar, Java's and Rust's generic helpers any value they can compare (Go's modules
+here predate generics: truth values only).
 Until a mutant's expression first differs the mutant's run is the fix's, step for step: a
 mutant no test's run makes differ passes every test because none gives the input where it
 shows; one that differs and still passes was tried by the tests and masked or not checked.
@@ -41,6 +43,23 @@ _HELPER = {
         'AssertionError("{mark}"); return f; }} ',
     ),
 }
+_VALUE_HELPER = {
+    "rust": (
+        "spice_probe_value({f}, {m})",
+        "\n#[allow(dead_code)]\nfn spice_probe_value<T: PartialEq>(f: T, m: T) -> T {{\n"
+        '    if f != m {{\n        panic!("{mark}")\n    }}\n    f\n}}\n',
+    ),
+    "java": (
+        "spiceProbeValue({f}, {m})",
+        "private static <T> T spiceProbeValue(T f, T m) {{ if (!java.util.Objects.equals(f, m)) "
+        'throw new AssertionError("{mark}"); return f; }} ',
+    ),
+}
+"""A value in no decision, where a generic helper compares it (Go's modules here predate
+generics: truth values only)."""
+_NO_VALUE = ("pattern", "token_tree", "switch_label", "annotation", "element_value")
+"""Where a value must be a constant or is no expression (a `match` arm, a macro's tokens, a
+`case`, an annotation): no probe."""
 _SCALAR = (
     "(__extension__ ({{ __typeof__({flat}) spice_f_ = ({f}); __typeof__({flat}) spice_m_ = ({m}); "
     "if (spice_f_ != spice_m_) __builtin_trap(); spice_f_; }}))"
@@ -91,11 +110,12 @@ def probe(grammar: str | None, fixed: str, mutant: str) -> DecisionProbe | None:
                 theirs.start_byte,
                 theirs.end_byte - delta,
             )
-    if top is None or not (truth or grammar in _SCALARS) or not _fit(grammar, raw, top):
+    valued = grammar in _SCALARS or grammar in _VALUE_HELPER
+    if top is None or not (truth or valued) or not _fit(grammar, raw, top, truth):
         return None
     f = raw[top.start_byte : top.end_byte].decode()
     m = other[top.start_byte : top.end_byte + delta].decode()
-    written = _written(str(grammar), root, raw, top, (f, m.replace("\n", " ")))
+    written = _written(str(grammar), root, raw, top, (f, m.replace("\n", " "), truth))
     if written is None:
         return None
     shown = f[1:-1] if top.type == "parenthesized_expression" else f
@@ -118,13 +138,22 @@ def _compared(node: Any) -> tuple[Any, bool]:
     return (truth[-1], True) if truth else (path[-1], False)
 
 
-def _fit(grammar: str, raw: bytes, top: Any) -> bool:
+def _fit(grammar: str, raw: bytes, top: Any, truth: bool) -> bool:
     """Whether `top` can be evaluated twice and written on its own lines: nothing in it assigns,
-    increments or comments (its mutant's text goes on one line); not on a directive's line; in
-    C and C++, inside a function (a statement expression is nowhere else)."""
+    increments or comments (its mutant's text goes on one line); not on a directive's line; a
+    value nowhere a constant or no expression is wanted (`_NO_VALUE`); in C and C++, inside a
+    function (a statement expression is nowhere else)."""
     line = raw[raw.rfind(b"\n", 0, top.start_byte) + 1 : top.start_byte]
     if line.lstrip().startswith(b"#"):
         return False
+    up = top.parent
+    label = up.child_by_field_name("value") if up is not None else None
+    if not truth and label is not None and up.type == "case_statement" and label == top:
+        return False  # C's `case 1:`
+    while not truth and up is not None:
+        if any(word in up.type for word in _NO_VALUE):
+            return False
+        up = up.parent
     stack = [top]
     while stack:
         n = stack.pop()
@@ -140,14 +169,16 @@ def _fit(grammar: str, raw: bytes, top: Any) -> bool:
     return up is not None
 
 
-def _written(grammar: str, root: Any, raw: bytes, top: Any, fm: tuple[str, str]) -> str | None:
-    """`raw` with `top` (the fix's text `f`) compared with the mutant's `m`; None when no helper
-    has a place (Java: no top-level class holds it)."""
-    f, m = fm
+def _written(
+    grammar: str, root: Any, raw: bytes, top: Any, fmt: tuple[str, str, bool]
+) -> str | None:
+    """`raw` with `top` (the fix's text `f`) compared with the mutant's `m`, as a truth value
+    or as a value (`t`); None when no helper has a place (Java: no top-level class holds it)."""
+    f, m, truth = fmt
     if grammar in _SCALARS:
         text = _SCALAR.format(f=f, flat=f.replace("\n", " "), m=m).encode()
         return (raw[: top.start_byte] + text + raw[top.end_byte :]).decode()
-    call, helper = _HELPER[grammar]
+    call, helper = (_HELPER if truth else _VALUE_HELPER)[grammar]
     text = call.format(f=f, m=m).encode()
     if top.type == "parenthesized_expression":  # an `if`'s own parentheses kept
         text = b"(" + text + b")"
