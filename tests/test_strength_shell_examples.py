@@ -152,7 +152,7 @@ int main(int argc, char **argv) {
 }
 """
 BUG = "int repeat(int n) {\n  return 2;\n}\n"
-FIX = "int repeat(int n) {\n  return n > 0 ? 2 * n : 0;\n}\n"
+FIX = "static int calls;\nint repeat(int n) {\n  calls++;\n  return n > 0 ? 2 * n : 0;\n}\n"
 WEAK = "int repeat(int n);\nint main(void) { return repeat(0) != 0; }\n"
 ISSUE = "greet ignores its count\n\n```console\n$ ./greet 3\n2\n```\nIt should print 6.\n"
 
@@ -191,6 +191,10 @@ def test_a_survivor_the_reporters_command_tells_apart_is_shown_on_it(tmp_path: P
     assert same and same[0].difference is None and same[0].issue_example is None
     assert same[0].unconfirmed.startswith("decision probe: `") and not same[0].shown
     assert "made `n > 0` decide otherwise and still passed" in same[0].unconfirmed
+    # `calls++` left out: its line runs, nothing reads it: held without a probe.
+    counted = [m for m in got.survivors if m.change == "`calls++;` removed"]
+    assert counted, [(m.change, m.verdict) for m in got.mutants]
+    assert counted[0].unconfirmed.startswith("a statement left out whose line")
 
 
 PY_CALC = """import sys
