@@ -44,14 +44,16 @@ LEFT_OUT = (
     "runs, the tests still pass, and nothing showed a caller the difference: not confirmed "
     "either way"
 )
-HELD = "{n} survivor(s) the tests made decide otherwise and still passed: not confirmed either way"
+HELD = (
+    "{n} survivor(s) the tests tried (a decision, a value or a statement that differed) and still "
+    "passed: not confirmed either way"
+)
 UNDECIDED = "{n} survivor(s) not decision-probed (the time budget)"
 
 
 @dataclass
 class Decided:
     held: int = 0
-    untried: int = 0
     unprobed: int = 0
 
 
@@ -87,7 +89,6 @@ def probe_decisions(runner: Runner, verdicts: Verdicts, choice: Choice) -> Decid
             found.held += 1
         else:
             m.reason = UNTRIED.format(**said)
-            found.untried += 1
     return found
 
 
