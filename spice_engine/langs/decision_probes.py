@@ -182,17 +182,25 @@ def _written(
     text = call.format(f=f, m=m).encode()
     if top.type == "parenthesized_expression":  # an `if`'s own parentheses kept
         text = b"(" + text + b")"
-    body = raw[: top.start_byte] + text + raw[top.end_byte :]
+    return placed(grammar, root, raw, top, (text, helper.format(mark=MARK)))
+
+
+def placed(grammar: str, root: Any, raw: bytes, node: Any, with_: tuple[bytes, str]) -> str | None:
+    """`raw` with `node` replaced by the text of `with_` and its helper where the language
+    takes one: after the last line, or, in Java, before the closing brace of the top-level
+    class holding `node`, on that brace's line (None: no such class)."""
+    text, helper = with_
+    body = raw[: node.start_byte] + text + raw[node.end_byte :]
     if grammar != "java":
-        return body.decode().rstrip("\n") + "\n" + helper.format(mark=MARK)
-    closing = class_end(root, top.start_byte)
+        return body.decode().rstrip("\n") + "\n" + helper
+    closing = _class_end(root, node.start_byte)
     if closing is None:
         return None
-    at = closing + len(text) - (top.end_byte - top.start_byte)
-    return (body[:at] + helper.format(mark=MARK).encode() + body[at:]).decode()
+    at = closing + len(text) - (node.end_byte - node.start_byte)
+    return (body[:at] + helper.encode() + body[at:]).decode()
 
 
-def class_end(root: Any, at: int) -> int | None:
+def _class_end(root: Any, at: int) -> int | None:
     """The byte of the closing brace of the top-level class holding byte `at` (None: an
     interface, an enum, a record, whose bodies a helper does not fit as simply)."""
     for child in root.named_children:

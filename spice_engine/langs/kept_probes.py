@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from spice_engine.langs.decision_probes import MARK, DecisionProbe, changed, class_end
+from spice_engine.langs.decision_probes import MARK, DecisionProbe, changed, placed
 from spice_engine.langs.line_probes import parsed
 
 _STATEMENT = {
@@ -37,6 +37,7 @@ _JAVA_HELPER = (
     "private static void spiceProbeKept(Object o, Object n) {{ if (!java.util.Objects.equals(o,"
     ' n)) throw new AssertionError("{mark}"); }} '
 )
+_HELPERS = {"go": _GO_HELPER, "java": _JAVA_HELPER}
 
 
 def probe(grammar: str | None, fixed: str, mutant: str) -> DecisionProbe | None:
@@ -112,18 +113,13 @@ def _written(grammar: str, root: Any, raw: bytes, node: Any, ts: tuple[str, str]
             f"{{ __typeof__({target}) spice_old_ = {target}; {statement} "
             f"if (spice_old_ != {target}) __builtin_trap(); }}"
         )
-    body = raw[: node.start_byte] + text.encode() + raw[node.end_byte :]
-    if grammar == "go":
-        clause = next((c for c in root.named_children if c.type == "package_clause"), None)
-        if clause is None:
-            return None
-        end = clause.end_byte
-        imported = body[:end] + b'; import spiceProbeReflect "reflect"' + body[end:]
-        return imported.decode().rstrip("\n") + "\n" + _GO_HELPER.format(mark=MARK)
-    if grammar == "java":
-        closing = class_end(root, node.start_byte)
-        if closing is None:
-            return None
-        at = closing + len(text.encode()) - (node.end_byte - node.start_byte)
-        return (body[:at] + _JAVA_HELPER.format(mark=MARK).encode() + body[at:]).decode()
-    return body.decode()
+    if grammar not in _HELPERS:  # C and C++ compare in the statement itself
+        return (raw[: node.start_byte] + text.encode() + raw[node.end_byte :]).decode()
+    written = placed(grammar, root, raw, node, (text.encode(), _HELPERS[grammar].format(mark=MARK)))
+    if written is None or grammar != "go":
+        return written
+    clause = next((c for c in root.named_children if c.type == "package_clause"), None)
+    if clause is None:
+        return None
+    data, end = written.encode(), clause.end_byte  # before the statement: not moved
+    return (data[:end] + b'; import spiceProbeReflect "reflect"' + data[end:]).decode()

@@ -23,19 +23,17 @@ BUDGET_GONE = (
     "the time budget ({budget}) ran out before the fix's own run ended{spent}: nothing is "
     "known of its tests; re-run with the environment ready, or a larger budget"
 )
-
-
-def _spent(runner: Runner) -> str:
-    prepared = runner.session.durations.get("environment")
-    return f" (preparing the environment took {prepared:.0f} s of it)" if prepared else ""
-
-
 DRIVEN_RESERVE = 1 / 3
 """Of the budget left when the verdicts start, what a driven runner keeps for after them."""
 PROBES_RESERVE = 0.15
 """What a runner neither driven nor with our plugins keeps: its survivors' probes and traces
 are what shows or holds them (jq-3161's mutants took all of a 457 s budget, leaving every
 survivor shown on a killed neighbour's line alone)."""
+
+
+def _spent(runner: Runner) -> str:
+    prepared = runner.session.durations.get("environment")
+    return f" (preparing the environment took {prepared:.0f} s of it)" if prepared else ""
 
 
 def _one_run(runner: Runner, tests: list[str], config: StrengthConfig) -> InSessions:
