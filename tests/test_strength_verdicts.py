@@ -127,9 +127,9 @@ def test_a_quick_instance_gets_a_budget_in_proportion_to_its_own_validation() ->
     assert validation_seconds({"spice": {"validation": {"status": "error"}}}) is None
     assert validation_seconds({}) is None
     config = StrengthConfig(budget_s=600, validation_s=6.0)
-    assert config.budget() == 30.0 and "5× the validation's 6 s" in config.budget_said()
+    assert config.budget() == 18.0 and "3× the validation's 6 s" in config.budget_said()
     assert StrengthConfig(budget_s=600, validation_s=1.0).budget() == 15.0  # the floor
-    assert StrengthConfig(budget_s=25, validation_s=6.0).budget() == 25.0  # never above
+    assert StrengthConfig(budget_s=16, validation_s=6.0).budget() == 16.0  # never above
     assert StrengthConfig(budget_s=600).budget() == 600.0  # no validation known
 
 
@@ -145,7 +145,7 @@ def test_what_a_budget_in_proportion_cuts_is_said_with_the_budget(
     config = StrengthConfig(budget_s=600, validation_s=1.6, floor_s=1.0, ablation=False)
     got = measure(job, Executor(envs, sandbox), tmp_path / "s", config)
     assert got.not_run >= 1, [m.verdict for m in got.mutants]
-    assert got.skipped[-1] == "the budget was 8 s: 5× the validation's 2 s of test runs"
+    assert got.skipped[-1] == "the budget was 5 s: 3× the validation's 2 s of test runs"
     assert got.durations["total"] < 600  # cut by its own validation's measure, not --budget
 
 

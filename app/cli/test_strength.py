@@ -47,7 +47,7 @@ def test_strength_cmd(
             help="At most this many times a row's own validation (its test runs, when the row "
             "carries one from `spice validate`), if that is less than --budget.",
         ),
-    ] = 5.0,
+    ] = StrengthConfig().times_validation,
     ablation: Annotated[
         bool, typer.Option(help="Leave out each file and hunk of the fix in turn.")
     ] = True,

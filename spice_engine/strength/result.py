@@ -21,7 +21,9 @@ class StrengthConfig(BaseModel):
     validation_s: float | None = None
     """This instance's validation, less its environment (its test runs), when known: the
     measurement then gets at most `times_validation` of it (never under `floor_s`)."""
-    times_validation: float = 5.0
+    times_validation: float = 3.0
+    """What an instance costs at most, in its own validations: the measure's promise (issue 49:
+    ≤ 3× median); what it cuts is `not_run` or held, never a kill."""
     floor_s: float = 15.0
 
     def budget(self) -> float:
@@ -33,7 +35,7 @@ class StrengthConfig(BaseModel):
         return min(self.budget_s, max(self.floor_s, self.times_validation * self.validation_s))
 
     def budget_said(self) -> str:
-        """The budget in words, for what it cut (e.g. "30 s: 5× the validation's 6 s")."""
+        """The budget in words, for what it cut (e.g. "18 s: 3× the validation's 6 s")."""
         if self.budget() == self.budget_s:
             return f"{self.budget_s:.0f} s"
         return (
