@@ -217,3 +217,84 @@ def test_a_tiny_maven_project_validates_with_its_exact_fail_to_pass(tmp_path: Pa
     assert done.validation.status == "valid", done.validation.detail
     assert sorted(done.fail_to_pass) == [CALC + "absOfNegative", CHECK]
     assert done.pass_to_pass == [CALC + "absOfPositive"]
+
+
+def test_narrowed_command_runs_only_the_given_test_sources_classes(tmp_path: Path) -> None:
+    """A wrong fix's run is given the test patch's sources alone (`judged_targets`): just their
+    classes and those nested in them, by `-Dtest`; validation's targets (the fix's file among
+    them) keep the module whole and the patch's classes its includes leave out."""
+    files = committed_files(
+        tmp_path,
+        {
+            "pom.xml": "<project/>",
+            "core/pom.xml": "<project/>",
+            "core/src/main/java/a/Foo.java": "class Foo {}",
+            "core/src/test/java/a/FooTest.java": "class FooTest { @Test void f() {} }",
+            "core/src/test/resources/data.json": "{}",
+        },
+    )
+    java = Java()
+    given = ["core/src/test/java/a/FooTest.java", "core/src/test/resources/data.json"]
+    narrowed = java.judged_targets(given, ["core/src/main/java/a/Foo.java"])
+    assert narrowed == ["core/src/test/java/a/FooTest.java"]
+    plan = java.plan(files, None)
+    script = java.test_command(files, narrowed, plan).argv[2]
+    assert "-pl core -am -amd -Dtest='FooTest,FooTest$*'" in script
+    assert "missing" not in script and "surefire-reports/TEST-*.xml" in script
+    whole = java.test_command(files, java.targets(given, ["core/src/main/java/a/Foo.java"]), plan)
+    assert "-Dtest='FooTest" not in whole.argv[2] and "missing=" in whole.argv[2]
+    # a test patch with no test source: nothing to narrow to, validation's targets
+    assert java.judged_targets(["core/src/test/resources/data.json"], ["core/pom.xml"]) == [
+        "core/src/test/resources/data.json",
+        "core/pom.xml",
+    ]
+
+
+OTHER_TEST = """package demo;
+
+import static org.junit.Assert.assertEquals;
+
+import org.junit.Test;
+
+public class OtherTest {
+    @Test
+    public void absOfZero() {
+        assertEquals(0, Calc.abs(0));
+    }
+}
+"""
+
+
+@pytest.mark.heavy  # the install resolves Maven's plugins: about a minute
+def test_a_wrong_fixs_run_leaves_out_the_modules_other_test_classes(tmp_path: Path) -> None:
+    """Surefire itself picks the classes: the narrowed run reports the test patch's class and
+    no other, where validation's run of the same tree reports the untouched class too."""
+    from spice_engine.langs.capabilities import judged_targets
+    from spice_engine.runs.validator import run_targets, test_files
+    from tests.compiled_code_support import fixed_session, small_project
+
+    if not (Path(JDKS[17].env["JAVA_HOME"]) / "bin" / "javac").exists() or not Path(MAVEN).exists():
+        pytest.skip("no JDK 17 or no Maven on this machine")
+    if why := Bubblewrap().network_problem():
+        pytest.skip(f"the install's sandbox reaches no registry: {why}")
+    project = DATA / "project"
+    calc = "src/main/java/demo/Calc.java"
+    base = {
+        "pom.xml": (project / "pom.xml").read_text(),
+        calc: (project / calc).read_text(),
+        "src/test/java/demo/OtherTest.java": OTHER_TEST,
+    }
+    fixed = (project / calc).read_text().replace("return x;", "return x < 0 ? -x : x;")
+    test = "src/test/java/demo/CalcTest.java"
+    row = small_project(tmp_path, base, {calc: fixed}, {test: (project / test).read_text()})
+    with fixed_session(tmp_path, row, "java") as check:
+        runner = check.runner
+        job = runner.session.job
+        assert runner.targets == judged_targets(
+            runner.session.language, test_files(job.test_patch), test_files(job.patch)
+        )
+        narrowed = runner.outcomes([CALC + "absOfPositive"], whole_files=True).outcomes
+        whole = runner.session.run("validation's", run_targets(job), 600).outcomes
+    assert set(narrowed) == {CALC + "absOfPositive"}, narrowed
+    other = "src/test/java/demo/OtherTest.java::demo.OtherTest#absOfZero"
+    assert set(whole) == {CALC + "absOfPositive", other}, whole

@@ -41,6 +41,11 @@ language's name.
   names are read from its build files and a command builds them in the job's build folder
   (spice_engine.langs.programs), so the commands an issue shows (`$ jq -n '.[1.5] = 42'`) run
   with the fix's build and each survivor's (spice_engine.strength.shell_examples).
+- `NarrowRuns`: a wrong fix's run can be given the test patch's test files alone, and the
+  language then runs only their tests (Java: their classes, by `-Dtest`), not every test of the
+  modules the fix touches: what a mutant is judged by is theirs (spice_engine.strength.runs),
+  while validation's pass-to-pass needs the modules whole. Without it a mutant's run is
+  validation's.
 - `CopyingCalls`: methods that only copy their receiver (Rust's `clone`): a mutant without one
   that still builds moves the same value instead, never a wrong fix, so none is made.
 """
@@ -230,6 +235,20 @@ class SideBySideRuns(Protocol):
 def side_by_side(language: Language) -> bool:
     """Whether validation's runs before and after the fix may go on at once."""
     return isinstance(language, SideBySideRuns) and language.side_by_side_runs
+
+
+@runtime_checkable
+class NarrowRuns(Protocol):
+    def judged_targets(self, test_files: list[str], fix_files: list[str]) -> list[str]:
+        """What a wrong fix's run is given: the test files whose tests alone are run."""
+        ...
+
+
+def judged_targets(language: Language, test_files: list[str], fix_files: list[str]) -> list[str]:
+    """What a run judging a wrong fix is given (`targets`, where the language runs no less)."""
+    if isinstance(language, NarrowRuns):
+        return language.judged_targets(test_files, fix_files)
+    return language.targets(test_files, fix_files)
 
 
 def version_groups(language: Language) -> VersionGroups | None:

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from spice_engine.langs import FALLBACK, languages
+from spice_engine.langs.capabilities import judged_targets
 from spice_engine.runs.session import Job, Run, Status, Stopped
 from spice_engine.validate.outcomes import Accounting, Outcomes
 
@@ -76,6 +77,13 @@ def run_targets(job: Job) -> list[str]:
     package's or module's tests together (a compiled one) also gets the fix's files, whose own
     tests are the fix's first tests."""
     return languages()[job.language].targets(test_files(job.test_patch), test_files(job.patch))
+
+
+def judged_run_targets(job: Job) -> list[str]:
+    """What a run judging a wrong fix is given: `run_targets`, or less where the language runs
+    only the judged tests' files then (spice_engine.langs.capabilities.NarrowRuns)."""
+    language = languages()[job.language]
+    return judged_targets(language, test_files(job.test_patch), test_files(job.patch))
 
 
 def ended(run: Run, name: str, timeout_s: float) -> Outcomes:

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from spice_engine.langs.base import Phase
 from spice_engine.runs.session import Run, Session
-from spice_engine.runs.validator import run_targets
+from spice_engine.runs.validator_support import judged_run_targets
 from spice_engine.strength.result import Difference, DifferenceIn
 from spice_engine.validate.executor import RunResult
 from spice_engine.validate.outcomes import Outcomes
@@ -154,8 +154,9 @@ class Runner:
         self.runs = 0
         self.plugins = session.takes_plugins
         """The runner loads our pytest plugins: tests chosen by id, the mutant session."""
-        self.targets = run_targets(session.job)
-        """What a run without the plugins is given (the language picks its tests there)."""
+        self.targets = judged_run_targets(session.job)
+        """What a run without the plugins is given (the language picks its tests there): the
+        judged tests' files, where the language can run no more than those."""
         self.test_run_s: float | None = None
         """What a whole run of the tests may take, once the fix's own has set it."""
         self.by_file = FileRuns()
