@@ -128,7 +128,13 @@ def test_a_quick_instance_gets_a_budget_in_proportion_to_its_own_validation() ->
     assert validation_seconds({}) is None
     config = StrengthConfig(budget_s=600, validation_s=6.0)
     assert config.budget() == 18.0 and "3× the validation's 6 s" in config.budget_said()
-    assert StrengthConfig(budget_s=600, validation_s=1.0).budget() == 15.0  # the floor
+    floored = StrengthConfig(budget_s=600, validation_s=4.0)
+    assert floored.budget() == 15.0  # the floor
+    assert (
+        floored.budget_said()
+        == "15 s: the least a measure gets (3.8× the validation's 4 s of test runs)"
+    )
+    assert StrengthConfig(budget_s=600, validation_s=1.0).budget() == 6.0  # never above 6×
     assert StrengthConfig(budget_s=16, validation_s=6.0).budget() == 16.0  # never above
     assert StrengthConfig(budget_s=600).budget() == 600.0  # no validation known
 

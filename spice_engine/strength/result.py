@@ -20,11 +20,17 @@ class StrengthConfig(BaseModel):
     undone is counted as not run."""
     validation_s: float | None = None
     """This instance's validation, less its environment (its test runs), when known: the
-    measurement then gets at most `times_validation` of it (never under `floor_s`)."""
+    measurement then gets at most `times_validation` of it (never under `floor_s`, unless that
+    is more than `most_times` of it)."""
     times_validation: float = 3.0
     """What an instance costs at most, in its own validations: the measure's promise (issue 49:
     ≤ 3× median); what it cuts is `not_run` or held, never a kill."""
     floor_s: float = 15.0
+    """What a quick instance gets however quick its validation (a session's start, the fix's own
+    run and a survivor's confirmation take seconds whatever the tests)..."""
+    most_times: float = 6.0
+    """...but never more than this many of its validations (issue 49: ≤ 6× worst): pytest-9646's
+    1.4 s validation would otherwise get 15 s, and took 8.6."""
 
     def budget(self) -> float:
         """Seconds for the whole measurement (its environment included): `budget_s`, or less
@@ -32,16 +38,18 @@ class StrengthConfig(BaseModel):
         validation."""
         if self.validation_s is None:
             return self.budget_s
-        return min(self.budget_s, max(self.floor_s, self.times_validation * self.validation_s))
+        floor = min(self.floor_s, self.most_times * self.validation_s)
+        return min(self.budget_s, max(floor, self.times_validation * self.validation_s))
 
     def budget_said(self) -> str:
         """The budget in words, for what it cut (e.g. "18 s: 3× the validation's 6 s")."""
-        if self.budget() == self.budget_s:
+        budget, runs = self.budget(), self.validation_s or 0.0
+        if budget == self.budget_s:
             return f"{self.budget_s:.0f} s"
-        return (
-            f"{self.budget():.0f} s: {self.times_validation:g}× the validation's "
-            f"{self.validation_s or 0:.0f} s of test runs"
-        )
+        of = f"the validation's {runs:.0f} s of test runs"
+        if budget > self.times_validation * runs:
+            return f"{budget:.0f} s: the least a measure gets ({budget / runs:.1f}× {of})"
+        return f"{budget:.0f} s: {self.times_validation:g}× {of}"
 
     per_test_s: float = 20.0
     """One test's time limit under a mutant (a mutant that makes it loop is killed by it)."""
