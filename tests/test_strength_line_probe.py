@@ -34,11 +34,14 @@ TEST = (
 )
 
 
-def _project(data: Path, name: str, fix: str, test: str, base: str = BASE) -> None:
+def _project(
+    data: Path, name: str, fix: str, test: str, base: str = BASE, more: dict[str, str] | None = None
+) -> None:
     """A Go module's base, test patch and fix as `project_instance` reads them: `mathx/`'s
-    `name.go` (BASE, then `fix`) and `name_test.go`."""
+    `name.go` (BASE, then `fix`) and `name_test.go`; `more` files in the base beside them."""
     for part, files in {
-        "base": {"go.mod": "module example.com/c\n\ngo 1.21\n", f"mathx/{name}.go": base},
+        "base": {"go.mod": "module example.com/c\n\ngo 1.21\n", f"mathx/{name}.go": base}
+        | (more or {}),
         "test": {f"mathx/{name}_test.go": test},
         "fix": {f"mathx/{name}.go": fix},
     }.items():
@@ -48,7 +51,13 @@ def _project(data: Path, name: str, fix: str, test: str, base: str = BASE) -> No
 
 
 def _measured(
-    tmp_path: Path, name: str, fix_test: tuple[str, str], f2p: str, config: Any, base: str = BASE
+    tmp_path: Path,
+    name: str,
+    fix_test: tuple[str, str],
+    f2p: str,
+    config: Any,
+    base: str = BASE,
+    more: dict[str, str] | None = None,
 ) -> Any:
     """The strength of the Go fix `fix_test` of `mathx/name.go`, judged by `f2p`, in the
     sandbox (skipped, with the reason, where Go or bubblewrap is not there)."""
@@ -56,7 +65,7 @@ def _measured(
     from spice_engine.langs.executor import Executor
     from spice_engine.strength.measure import measure
 
-    _project(tmp_path / "data", name, *fix_test, base=base)
+    _project(tmp_path / "data", name, *fix_test, base=base, more=more)
     row = project_instance(tmp_path / "data", tmp_path / "repo")
     row["FAIL_TO_PASS"], row["PASS_TO_PASS"] = json.dumps([f2p]), "[]"
     job = lang_job(row, tmp_path / "repo", "go")
@@ -68,7 +77,7 @@ def _measured(
 def test_a_survivor_no_test_runs_is_an_untested_line_and_one_run_is_shown(tmp_path: Path) -> None:
     low = "example.com/c/mathx::TestClampLow"
     got = _measured(tmp_path, "clamp", (FIX, TEST), low, StrengthConfig(max_mutants=20))
-    by_line = {}
+    by_line: dict[int, list[Any]] = {}
     for m in got.survivors:
         by_line.setdefault(m.line, []).append(m)
     assert 7 in by_line and 4 in by_line, [(m.line, m.change) for m in got.survivors]
@@ -100,6 +109,23 @@ def test_a_survivor_no_test_runs_is_an_untested_line_and_one_run_is_shown(tmp_pa
     assert [m.verdict for m in unbuilt] == ["not_run"]
     assert "1 mutant(s) do not build: not wrong fixes, not judged" in got.skipped
     assert "line_probes" in got.durations and not any("not probed" in s for s in got.skipped)
+
+
+def test_a_survivor_whose_decision_probe_does_not_answer_is_not_confirmed(tmp_path: Path) -> None:
+    """The tree already has the probe's helper (as a hostile one could): no probe builds, so
+    the bound the tests never try is held, said as unanswered, not shown on its line's run
+    alone (what survivors shown so were, genuine about half the time)."""
+    from spice_engine.strength.decision_probe import UNANSWERED
+
+    low = "example.com/c/mathx::TestClampLow"
+    taken = {"mathx/taken.go": "package mathx\n\nfunc spiceProbeSame() {}\n"}
+    got = _measured(tmp_path, "clamp", (FIX, TEST), low, StrengthConfig(max_mutants=20), more=taken)
+    low_end = [m for m in got.survivors if m.line == 4]
+    assert low_end and all(m.reached == "executed_unchecked" for m in low_end), got.mutants
+    assert all(m.unconfirmed == UNANSWERED and not m.shown for m in low_end), [
+        (m.change, m.reason, m.unconfirmed) for m in low_end
+    ]
+    assert any("not decision-probed" in s for s in got.skipped), got.skipped
 
 
 COUNT = (
