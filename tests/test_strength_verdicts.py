@@ -137,6 +137,7 @@ def test_a_quick_instance_gets_a_budget_in_proportion_to_its_own_validation() ->
     assert StrengthConfig(budget_s=600, validation_s=1.0).budget() == 6.0  # never above 6×
     assert StrengthConfig(budget_s=16, validation_s=6.0).budget() == 16.0  # never above
     assert StrengthConfig(budget_s=600).budget() == 600.0  # no validation known
+    assert StrengthConfig(budget_s=600, validation_s=0.0).budget() == 600.0  # nor a 0 s one
 
 
 def test_what_a_budget_in_proportion_cuts_is_said_with_the_budget(

@@ -36,7 +36,7 @@ class StrengthConfig(BaseModel):
         """Seconds for the whole measurement (its environment included): `budget_s`, or less
         for a quick instance, so a measurement costs a bounded multiple of its own
         validation."""
-        if self.validation_s is None:
+        if not self.validation_s or self.validation_s < 0:  # none known (a row said 0 s)
             return self.budget_s
         floor = min(self.floor_s, self.most_times * self.validation_s)
         return min(self.budget_s, max(floor, self.times_validation * self.validation_s))
