@@ -138,6 +138,8 @@ def test_a_quick_instance_gets_a_budget_in_proportion_to_its_own_validation() ->
     assert StrengthConfig(budget_s=16, validation_s=6.0).budget() == 16.0  # never above
     assert StrengthConfig(budget_s=600).budget() == 600.0  # no validation known
     assert StrengthConfig(budget_s=600, validation_s=0.0).budget() == 600.0  # nor a 0 s one
+    assert config.deadline_s() == 17.0  # the last second for ending the session
+    assert StrengthConfig(budget_s=600).deadline_s() == 594.0
 
 
 def test_what_a_budget_in_proportion_cuts_is_said_with_the_budget(

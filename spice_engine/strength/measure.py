@@ -72,7 +72,7 @@ def measure(
                     if any(lists):
                         # The budget counts from the start: preparing the environment is
                         # part of what a measurement costs.
-                        ends = started + config.budget()
+                        ends = started + config.deadline_s()
                         measure_fix(session, config, record, lists, said, ends, writer)
                     else:
                         record.status, record.detail = Status.NO_FAIL_TO_PASS, NO_TEST

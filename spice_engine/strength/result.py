@@ -41,6 +41,13 @@ class StrengthConfig(BaseModel):
         floor = min(self.floor_s, self.most_times * self.validation_s)
         return min(self.budget_s, max(floor, self.times_validation * self.validation_s))
 
+    def deadline_s(self) -> float:
+        """When the work stops, counted from the start: the budget less what ending the
+        session takes after it (its last run stopped, its tree put away: 0.5–2 s measured
+        over, at 3×), so the whole measure stays within its budget."""
+        budget = self.budget()
+        return budget - max(1.0, 0.01 * budget)
+
     def budget_said(self) -> str:
         """The budget in words, for what it cut (e.g. "18 s: 3× the validation's 6 s")."""
         budget, runs = self.budget(), self.validation_s or 0.0
