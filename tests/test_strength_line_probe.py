@@ -128,6 +128,36 @@ def test_a_survivor_whose_decision_probe_does_not_answer_is_not_confirmed(tmp_pa
     assert any("not decision-probed" in s for s in got.skipped), got.skipped
 
 
+CMP_BASE = "package mathx\n\nfunc Cmp(a, b int) int {\n\treturn a - b\n}\n"
+CMP = (
+    "package mathx\n\nfunc Cmp(a, b int) int {\n\td := a - b\n\tif d == 0 {\n"
+    "\t\tif a > 100 {\n\t\t\td = 1\n\t\t} else {\n\t\t\td = 0\n\t\t}\n\t}\n\treturn d\n}\n"
+)
+CMP_TEST = (
+    'package mathx\n\nimport "testing"\n\nfunc TestCmp(t *testing.T) {\n'
+    '\tif Cmp(3, 3) != 0 || Cmp(5, 3) != 2 {\n\t\tt.Fatal("no")\n\t}\n}\n'
+)
+
+
+def test_an_assignment_left_out_that_never_changed_its_target_is_held(tmp_path: Path) -> None:
+    """`d = 0` under `if d == 0` writes what is there each time the tests run it: left out,
+    nothing differs, as with an assignment made to change nothing; held, not shown."""
+    from spice_engine.strength.decision_probe import NEVER_CHANGED
+
+    config = StrengthConfig(max_mutants=20)
+    got = _measured(
+        tmp_path, "cmp", (CMP, CMP_TEST), "example.com/c/mathx::TestCmp", config, CMP_BASE
+    )
+    kept = [m for m in got.survivors if m.change == "`d = 0` removed"]
+    assert kept and kept[0].reached == "executed_unchecked", [
+        (m.change, m.verdict) for m in got.mutants
+    ]
+    said = NEVER_CHANGED.format(expression="d = 0", differ="change what `d` holds")
+    assert kept[0].unconfirmed == said and not kept[0].shown, kept[0]
+    # `d = 1` never runs (no test compares two equal numbers over 100): said so, not shown.
+    assert all(m.untested_line for m in got.survivors if m.line == 7)
+
+
 COUNT = (
     "package mathx\n\nfunc Count(n int) int {\n\tsteps := 0\n\tfor n > 0 {\n\t\tn = n - 1\n"
     "\t\tsteps++\n\t}\n\treturn steps\n}\n"

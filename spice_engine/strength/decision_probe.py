@@ -17,6 +17,12 @@ statement left out that assigns nothing is tried wherever its line runs: held wi
 its line's run alone is the evidence the probe was there to weigh, and shown on it alone
 survivors were genuine about half the time (C 4 of 9, C++ 1 of 2, Go 8 of 14 before the
 probes); fmt-3750's dead `0` → `1` was shown so when a 3× budget cut its probe.
+
+An assignment left out that never changed its target is held too, unlike a decision no test
+makes differ: what it writes was already there each time the tests ran it, which is what an
+assignment made on purpose to change nothing does (gson-1391's `toResolve = original;` after
+`original = (WildcardType) toResolve`, jackson-core-1053's `else { diff = 0; }` under
+`if (diff == 0)`: both shown so, both irrelevant, and no genuine one was seen).
 """
 
 from __future__ import annotations
@@ -42,6 +48,11 @@ TRIED = (
 UNTRIED = (
     "decision probe: no judged test makes `{expression}` {differ} (its line runs): the tests "
     "never give the input where this change shows"
+)
+NEVER_CHANGED = (
+    "kept-assignment probe: no judged test makes `{expression}` {differ}: it wrote what was "
+    "already there each time it ran, as an assignment made to change nothing does: not "
+    "confirmed either way"
 )
 LEFT_OUT = (
     "a statement left out whose line a judged test runs: what it does is undone each time it "
@@ -81,7 +92,7 @@ def probe_decisions(runner: Runner, verdicts: Verdicts, choice: Choice) -> Decid
     )
     start = runner.runs
     for c in open_:
-        decision = _probed(language, choice, c)
+        decision, assignment = _probed(language, choice, c)
         if decision is None:
             if _left_out(done[c.key]):
                 done[c.key].unconfirmed = LEFT_OUT
@@ -100,6 +111,9 @@ def probe_decisions(runner: Runner, verdicts: Verdicts, choice: Choice) -> Decid
         said = {"expression": _cut(decision.expression), "differ": decision.differ}
         if differing:
             m.unconfirmed = TRIED.format(tests=_named(differing), **said)
+            found.held += 1
+        elif assignment:
+            m.unconfirmed = NEVER_CHANGED.format(**said)
             found.held += 1
         else:
             m.reason = UNTRIED.format(**said)
@@ -130,9 +144,12 @@ def _left_out(m: MutantOutcome) -> bool:
     return m.operator == "statement removed" and changes_whenever_run(m)
 
 
-def _probed(language: Language, choice: Choice, c: Chosen) -> DecisionProbe | None:
+def _probed(language: Language, choice: Choice, c: Chosen) -> tuple[DecisionProbe | None, bool]:
+    """The survivor's decision probe, else its kept-assignment probe (True: this one)."""
     grammar, fixed = language.grammar(c.path), choice.originals[c.path]
-    return probe(grammar, fixed, c.source) or kept(grammar, fixed, c.source)
+    if (decision := probe(grammar, fixed, c.source)) is not None:
+        return decision, False
+    return kept(grammar, fixed, c.source), True
 
 
 def _named(tests: list[str]) -> str:
