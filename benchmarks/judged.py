@@ -92,17 +92,26 @@ def report(results: dict[str, TestStrength], path: Path = JUDGED) -> None:
 
 def as_now(strength: TestStrength, problem: str, language: str) -> TestStrength:
     """What a run written by an older pipeline shows under today's rules that read only what
-    it stored: ranked again, and a survivor nothing classed held (a traced one whose function
-    the tests entered, said in its reason, counted as executed). Rules that need a new run (a
+    it stored: ranked again, a survivor nothing classed held (a traced one whose function
+    the tests entered, said in its reason, counted as executed), and an assignment left out
+    that its kept probe saw never change its target held. Rules that need a new run (a
     mutant no longer made, a bound, a trace) are not applied: re-run for those."""
     from spice_engine.strength.line_probe import hold_unknown
     from spice_engine.strength.rank import rank
     from spice_engine.strength.traced import UNTRIED
 
+    NO_TEST_MAKES = "decision probe: no judged test makes `"  # an older run's kept probe
+
     again = strength.model_copy(deep=True)
     for m in again.mutants:
         if m.reached is None and UNTRIED in m.reason:
             m.reached = "executed_unchecked"
+        if (
+            m.reason.startswith(NO_TEST_MAKES)
+            and " change what `" in m.reason
+            and not m.unconfirmed
+        ):
+            m.unconfirmed = "kept-assignment probe: never changed its target (read again)"
     if language.lower() not in ("python", "javascript"):  # no differential run of our driver
         hold_unknown(dict(enumerate(again.mutants)))
     rank(again.mutants, problem)
