@@ -43,8 +43,9 @@ from spice_engine.langs.python_versions import plan_groups
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.runs.validate_rows import validate_rows
 from spice_engine.strength.batch import strength_rows
+from spice_engine.strength.config import StrengthConfig
 from spice_engine.strength.recheck import verdicts_hold
-from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength
+from spice_engine.strength.result import MutantOutcome, TestStrength
 from spice_engine.validate import gitwork
 from spice_engine.validate.bubblewrap import Bubblewrap
 from spice_engine.validate.executor import EnvBuildError

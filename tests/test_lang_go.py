@@ -117,8 +117,8 @@ def test_a_go_fix_is_measured_by_mutants_of_its_changed_lines(tmp_path: Path) ->
     if why := box.problem(tmp_path):
         pytest.skip(f"bubblewrap cannot run here: {why}")
     from spice_engine.langs.executor import Executor
+    from spice_engine.strength.config import StrengthConfig
     from spice_engine.strength.measure import measure
-    from spice_engine.strength.result import StrengthConfig
 
     row = project_instance(DATA / "calc", tmp_path / "repo")
     pkg = "example.com/calc/mathx"

@@ -14,8 +14,9 @@ from app.github.strength_render import catching_block, strength_line, survivor_b
 from spice_engine.langs.executor import Executor
 from spice_engine.langs.python_recipe import Recipe
 from spice_engine.runs.session import Job
+from spice_engine.strength.config import StrengthConfig
 from spice_engine.strength.measure import measure
-from spice_engine.strength.result import StrengthConfig, TestStrength
+from spice_engine.strength.result import TestStrength
 from spice_engine.validate.bubblewrap import Bubblewrap
 from tests.fakes.sample_project import git
 from tests.strength_support import FIX, WEAK, calc_instance, test_writer

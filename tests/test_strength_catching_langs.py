@@ -21,8 +21,9 @@ from spice_engine.langs.capabilities import written_place
 from spice_engine.langs.executor import Executor
 from spice_engine.langs.rust import machine_rust
 from spice_engine.runs.validator import validate
+from spice_engine.strength.config import StrengthConfig
 from spice_engine.strength.measure import measure
-from spice_engine.strength.result import StrengthConfig, TestStrength
+from spice_engine.strength.result import TestStrength
 from spice_engine.validate.bubblewrap import Bubblewrap
 from tests.compiled_code_support import small_project
 from tests.lang_projects import DictFiles, go_sandbox, java_sandbox, lang_job, node_sandbox

@@ -11,8 +11,9 @@ import pytest
 from spice_engine.langs.executor import Executor
 from spice_engine.langs.python_recipe import Recipe
 from spice_engine.runs.session import Job
+from spice_engine.strength.config import StrengthConfig
 from spice_engine.strength.measure import measure
-from spice_engine.strength.result import StrengthConfig, TestStrength, Verdict
+from spice_engine.strength.result import TestStrength, Verdict
 from spice_engine.validate.bubblewrap import Bubblewrap
 from tests.strength_support import CLAMP_STRONG, CLAMP_WEAK, clamp_instance
 from tests.validation_support import sandbox_fixture  # noqa: F401

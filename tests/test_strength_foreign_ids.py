@@ -20,8 +20,8 @@ def test_lists_of_another_harness_are_named_as_such(tmp_path: Path) -> None:
     if why := box.problem(tmp_path):
         pytest.skip(f"bubblewrap cannot run here: {why}")
     from spice_engine.langs.executor import Executor
+    from spice_engine.strength.config import StrengthConfig
     from spice_engine.strength.measure import measure
-    from spice_engine.strength.result import StrengthConfig
 
     row = project_instance(DATA / "calc", tmp_path / "repo")
     row["FAIL_TO_PASS"] = json.dumps(["TestAdd", "TestSub"])  # no package: not our ids

@@ -17,9 +17,9 @@ from app.shown_survivors import shown_survivors
 from spice_engine.langs.executor import Executor
 from spice_engine.langs.python_recipe import Recipe
 from spice_engine.runs.session import Job
+from spice_engine.strength.config import StrengthConfig
 from spice_engine.strength.import_states import module_names
 from spice_engine.strength.measure import measure
-from spice_engine.strength.result import StrengthConfig
 from spice_engine.strength.state_dump_support import _spice_lines
 from spice_engine.validate.bubblewrap import Bubblewrap
 from tests.fakes.sample_project import calc_project, instance_of

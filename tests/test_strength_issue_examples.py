@@ -18,9 +18,10 @@ from spice_engine.langs.executor import Executor
 from spice_engine.langs.python_examples import python_snippets
 from spice_engine.langs.python_recipe import Recipe
 from spice_engine.runs.session import Job
+from spice_engine.strength.config import StrengthConfig
 from spice_engine.strength.issue_examples import MOVES, READS_SWITCH, UNFINISHED
 from spice_engine.strength.measure import measure
-from spice_engine.strength.result import StrengthConfig, TestStrength
+from spice_engine.strength.result import TestStrength
 from spice_engine.validate.bubblewrap import Bubblewrap
 from tests.fakes.sample_project import calc_project, instance_of
 from tests.strength_support import FIX, WEAK

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from spice_engine.runs.session import Status
-from spice_engine.strength.result import StrengthConfig
+from spice_engine.strength.config import StrengthConfig
 from tests.lang_projects import go_sandbox, lang_job, project_instance
 
 BASE = "package mathx\n\nfunc Clamp(x, lo, hi int) int {\n\treturn x\n}\n"

@@ -13,8 +13,9 @@ import pytest
 from spice_engine.langs.executor import Executor
 from spice_engine.langs.python_recipe import Recipe
 from spice_engine.runs.session import Job, open_session
+from spice_engine.strength.config import StrengthConfig
 from spice_engine.strength.measure import measure
-from spice_engine.strength.result import StrengthConfig, TestStrength
+from spice_engine.strength.result import TestStrength
 from spice_engine.strength.runs import Runner
 from spice_engine.validate.bubblewrap import Bubblewrap
 from tests.strength_support import FIX, STRONG, UNTESTED, WEAK, calc_instance

@@ -21,11 +21,12 @@ from spice_engine.langs.executor import Executor
 from spice_engine.langs.python_recipe import Recipe
 from spice_engine.runs.session import Job
 from spice_engine.strength import compare_support, moves_support, observe_support, replay_support
+from spice_engine.strength.config import StrengthConfig
 from spice_engine.strength.measure import measure
 from spice_engine.strength.moves_support import moves, neighbours
 from spice_engine.strength.observe_support import Observer
 from spice_engine.strength.replay_support import nearby_differs
-from spice_engine.strength.result import StrengthConfig, Verdict
+from spice_engine.strength.result import Verdict
 from spice_engine.validate.bubblewrap import Bubblewrap
 from tests.fakes.sample_project import calc_project, instance_of
 from tests.strength_observe_support import Box

@@ -14,8 +14,9 @@ from spice_engine.langs.executor import Executor
 from spice_engine.langs.python_recipe import Recipe
 from spice_engine.langs.python_runners import SYMPY
 from spice_engine.runs.session import Job, Status
+from spice_engine.strength.config import StrengthConfig
 from spice_engine.strength.measure import measure
-from spice_engine.strength.result import StrengthConfig, Verdict
+from spice_engine.strength.result import Verdict
 from spice_engine.validate.bubblewrap import Bubblewrap
 from tests.fakes.sample_project import instance_of, own_runner_calc
 from tests.validation_support import sandbox_fixture  # noqa: F401

@@ -134,8 +134,9 @@ def test_a_measurement_marks_a_survivor_with_the_fixs_code_equivalent(tmp_path: 
     if not Path("/usr/local/go/bin/go").exists():
         pytest.skip("no Go toolchain in /usr/local/go on this machine")
     from spice_engine.langs.executor import Executor
+    from spice_engine.strength.config import StrengthConfig
     from spice_engine.strength.measure import measure
-    from spice_engine.strength.result import StrengthConfig, Verdict
+    from spice_engine.strength.result import Verdict
     from spice_engine.validate.bubblewrap import Bubblewrap
     from tests.lang_projects import lang_job
 

@@ -14,8 +14,8 @@ import pytest
 from spice_engine.langs.executor import Executor
 from spice_engine.langs.programs import c_programs, rust_programs
 from spice_engine.runs.validator import validate
+from spice_engine.strength.config import StrengthConfig
 from spice_engine.strength.measure import measure
-from spice_engine.strength.result import StrengthConfig
 from spice_engine.strength.shell_commands import shell_commands
 from spice_engine.validate.bubblewrap import Bubblewrap
 from tests.compiled_code_support import small_project

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from spice_engine.langs.go_trace import traced
-from spice_engine.strength.result import StrengthConfig
+from spice_engine.strength.config import StrengthConfig
 from spice_engine.strength.traces import Call, compare, recorded
 from tests.test_strength_line_probe import _measured
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from spice_engine.langs.executor import Executor
 from spice_engine.strength.batch import strength_rows
-from spice_engine.strength.result import StrengthConfig
+from spice_engine.strength.config import StrengthConfig
 from spice_engine.validate.sandbox import Unsandboxed
 from tests.fakes.sample_project import make_calc_repo
 

@@ -17,10 +17,11 @@ from spice_engine.runs.session import Job, Session, open_session
 from spice_engine.strength.ablation import ablate
 from spice_engine.strength.batch import validation_seconds
 from spice_engine.strength.choose import Choice, choose
+from spice_engine.strength.config import StrengthConfig
 from spice_engine.strength.measure import measure
 from spice_engine.strength.mutant_runs import judge_alone, mutate
 from spice_engine.strength.parts import changed_lines
-from spice_engine.strength.result import MutantOutcome, StrengthConfig, TestStrength, Verdict
+from spice_engine.strength.result import MutantOutcome, TestStrength, Verdict
 from spice_engine.strength.runs import Runner
 from spice_engine.validate.bubblewrap import Bubblewrap
 from tests.strength_support import FIX, STRONG, UNTESTED, WEAK, calc_instance
@@ -134,7 +135,7 @@ def test_a_quick_instance_gets_a_budget_in_proportion_to_its_own_validation() ->
         floored.budget_said()
         == "15 s: the least a measure gets (3.8× the validation's 4 s of test runs)"
     )
-    assert StrengthConfig(budget_s=600, validation_s=1.0).budget() == 6.0  # never above 6×
+    assert StrengthConfig(budget_s=600, validation_s=1.0).budget() == 15.0  # 15×: the floor
     assert StrengthConfig(budget_s=16, validation_s=6.0).budget() == 16.0  # never above
     assert StrengthConfig(budget_s=600).budget() == 600.0  # no validation known
     assert StrengthConfig(budget_s=600, validation_s=0.0).budget() == 600.0  # nor a 0 s one

@@ -27,7 +27,7 @@ from app.cli.validate import (
 )
 from app.redaction import redacted_outcome, secret_values
 from app.settings import Settings
-from spice_engine.strength.result import StrengthConfig
+from spice_engine.strength.config import StrengthConfig
 
 
 def test_strength_cmd(

@@ -23,8 +23,9 @@ from spice_engine.runs.session import Status
 from spice_engine.runs.validator import validate
 from spice_engine.strength.batch import run_seconds
 from spice_engine.strength.catching import TestWriter
+from spice_engine.strength.config import StrengthConfig
 from spice_engine.strength.measure import measure
-from spice_engine.strength.result import StrengthConfig, TestStrength
+from spice_engine.strength.result import TestStrength
 from spice_engine.validate.clone_cache import clone_from_github
 from spice_engine.validate.gitwork import GitError
 

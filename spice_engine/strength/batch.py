@@ -11,8 +11,9 @@ from spice_engine.langs.executor import Executor
 from spice_engine.runs.planner import Unplanned, plan_jobs
 from spice_engine.runs.session import Status
 from spice_engine.strength.catching import TestWriter
+from spice_engine.strength.config import StrengthConfig
 from spice_engine.strength.measure import measure
-from spice_engine.strength.result import StrengthConfig, TestStrength
+from spice_engine.strength.result import TestStrength
 
 
 def run_seconds(durations: Mapping[str, float]) -> float:

@@ -22,12 +22,13 @@ from spice_engine.strength.ablation import ablate
 from spice_engine.strength.candidates import candidates
 from spice_engine.strength.catching import TestWriter, catch
 from spice_engine.strength.choose import Choice
+from spice_engine.strength.config import StrengthConfig
 from spice_engine.strength.import_states import run_import_states
 from spice_engine.strength.issue_examples import run_examples
 from spice_engine.strength.line_probe import Probed, hold_unknown, probe_lines
 from spice_engine.strength.mutant_runs import confirm, mutate
 from spice_engine.strength.rank import classify, rank, unconfirmed
-from spice_engine.strength.result import StrengthConfig, TestStrength, Verdict
+from spice_engine.strength.result import TestStrength, Verdict
 from spice_engine.strength.run_verdict import UNBUILT
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.same_code import NOT_CHECKED, same_code

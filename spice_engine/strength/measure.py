@@ -19,8 +19,9 @@ from spice_engine.redaction import redacted_excerpt
 from spice_engine.runs.session import Job, Status, check, open_session, stopped_by
 from spice_engine.runs.validator import test_files
 from spice_engine.strength.catching import TestWriter
+from spice_engine.strength.config import StrengthConfig
 from spice_engine.strength.driver import Progress, measure_fix
-from spice_engine.strength.result import StrengthConfig, TestStrength
+from spice_engine.strength.result import TestStrength
 
 NO_TEST = "the instance lists no test"
 

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.strength.choose import Choice, Chosen
-from spice_engine.strength.result import MutantOutcome, StrengthConfig, Verdict
+from spice_engine.strength.config import StrengthConfig
+from spice_engine.strength.result import MutantOutcome, Verdict
 from spice_engine.strength.run_verdict import run_verdict
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.schema_session import InSessions, in_sessions

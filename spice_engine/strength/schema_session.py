@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 from spice_engine.redaction import redacted_excerpt
 from spice_engine.strength.choose import Choice, Chosen, schema_sources
-from spice_engine.strength.result import MutantOutcome, StrengthConfig, evidence
+from spice_engine.strength.config import StrengthConfig
+from spice_engine.strength.result import MutantOutcome, evidence
 from spice_engine.strength.runs import Runner, SessionResult
 from spice_engine.strength.verdicts import NoVerdicts, session_outcome
 
