@@ -24,6 +24,8 @@ from spice_engine.strength.result import MutantOutcome, TestStrength
 
 JUDGED = Path(__file__).with_name("judged_survivors.jsonl")
 Key = tuple[str, str, int, str]
+NO_TEST_MAKES = "decision probe: no judged test makes `"
+"""How an older run's kept-assignment probe said an assignment never changed its target."""
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
@@ -99,8 +101,6 @@ def as_now(strength: TestStrength, problem: str, language: str) -> TestStrength:
     from spice_engine.strength.line_probe import hold_unknown
     from spice_engine.strength.rank import rank
     from spice_engine.strength.traced import UNTRIED
-
-    NO_TEST_MAKES = "decision probe: no judged test makes `"  # an older run's kept probe
 
     again = strength.model_copy(deep=True)
     for m in again.mutants:
