@@ -13,8 +13,11 @@ def _rustc() -> str | None:
     )
 
 
-def build_program(grammar: str, folder: Path, name: str) -> list[str] | None:
-    """Builds `folder/name`; the command running it (None: this machine lacks the compiler)."""
+def build_program(
+    grammar: str, folder: Path, name: str, flags: tuple[str, ...] = ()
+) -> list[str] | None:
+    """Builds `folder/name` (Rust's `flags` given to rustc); the command running it (None: this
+    machine lacks the compiler)."""
     source = str(folder / name)
     if grammar == "go":
         go = shutil.which("go") or "/usr/local/go/bin/go"
@@ -27,7 +30,7 @@ def build_program(grammar: str, folder: Path, name: str) -> list[str] | None:
     if grammar == "rust":
         if (rustc := _rustc()) is None:
             return None
-        subprocess.run([rustc, "-o", str(folder / "prog"), source], check=True)
+        subprocess.run([rustc, *flags, "-o", str(folder / "prog"), source], check=True)
         return [str(folder / "prog")]
     if grammar in ("c", "cpp"):
         compiler = shutil.which("gcc" if grammar == "c" else "g++")

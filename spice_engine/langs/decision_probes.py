@@ -22,10 +22,13 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from spice_engine.langs.line_probes import parsed
+from spice_engine.langs.line_probes import constant_context, parsed, rust_fails
 
 MARK = "spice: decision probe"
 """The probe's message, where its language prints one."""
+_FAILS = rust_fails(MARK)
+"""Rust's failure: a panic on libtest's threads, an abort elsewhere
+(spice_engine.langs.line_probes)."""
 _HELPER = {
     "go": (
         "spiceProbeSame({f}, {m})",
@@ -34,8 +37,8 @@ _HELPER = {
     ),
     "rust": (
         "spice_probe_same({f}, {m})",
-        "\n#[allow(dead_code)]\nconst fn spice_probe_same(f: bool, m: bool) -> bool {{\n"
-        '    if f != m {{\n        panic!("{mark}")\n    }}\n    f\n}}\n',
+        "\n#[allow(dead_code)]\nfn spice_probe_same(f: bool, m: bool) -> bool {{\n"
+        "    if f != m {{\n        {fails}\n    }}\n    f\n}}\n",
     ),
     "java": (
         "spiceProbeSame({f}, {m})",
@@ -47,7 +50,7 @@ _VALUE_HELPER = {
     "rust": (
         "spice_probe_value({f}, {m})",
         "\n#[allow(dead_code)]\nfn spice_probe_value<T: PartialEq>(f: T, m: T) -> T {{\n"
-        '    if f != m {{\n        panic!("{mark}")\n    }}\n    f\n}}\n',
+        "    if f != m {{\n        {fails}\n    }}\n    f\n}}\n",
     ),
     "java": (
         "spiceProbeValue({f}, {m})",
@@ -57,6 +60,13 @@ _VALUE_HELPER = {
 }
 """A value in no decision, where a generic helper compares it (Go's modules here predate
 generics: truth values only)."""
+_RUST_CONSTANT = (
+    "spice_probe_same({f}, {m})",
+    "\n#[allow(dead_code)]\nconst fn spice_probe_same(f: bool, m: bool) -> bool {{\n"
+    '    if f != m {{\n        panic!("{mark}")\n    }}\n    f\n}}\n',
+)
+"""Rust's truth helper where the code runs at compile time (`constant_context`): a `const fn`
+may only panic (a value there gets no probe: comparing one is no `const` operation)."""
 _NO_VALUE = ("pattern", "token_tree", "switch_label", "annotation", "element_value")
 """Where a value must be a constant or is no expression (a `match` arm, a macro's tokens, a
 `case`, an annotation): no probe."""
@@ -179,10 +189,14 @@ def _written(
         text = _SCALAR.format(f=f, flat=f.replace("\n", " "), m=m).encode()
         return (raw[: top.start_byte] + text + raw[top.end_byte :]).decode()
     call, helper = (_HELPER if truth else _VALUE_HELPER)[grammar]
+    if grammar == "rust" and constant_context(top):
+        if not truth:
+            return None
+        call, helper = _RUST_CONSTANT
     text = call.format(f=f, m=m).encode()
     if top.type == "parenthesized_expression":  # an `if`'s own parentheses kept
         text = b"(" + text + b")"
-    return placed(grammar, root, raw, top, (text, helper.format(mark=MARK)))
+    return placed(grammar, root, raw, top, (text, helper.format(mark=MARK, fails=_FAILS)))
 
 
 def placed(grammar: str, root: Any, raw: bytes, node: Any, with_: tuple[bytes, str]) -> str | None:

@@ -12,10 +12,18 @@ statement is. Code in no body (a package's constant, a field's default) gets no 
 known.
 
 Each probe is written so its language accepts what follows it: Go and JavaScript take code
-after a `panic`/`throw`; Rust's `if true { panic!() }` is of type `()` (no unreachable-code
+after a `panic`/`throw`; Rust's `if true { … }` is of type `()` (no unreachable-code
 lint, which a crate's `deny(warnings)` would make an error); Java's `if (true) throw` is its
 one permitted unreachable-looking statement; C and C++'s `__builtin_trap()` ends the process
 (a test binary reports its tests failed or missing).
+
+Rust's probe panics only on a thread libtest started (named after its test); anywhere else (a
+program's main thread, a thread it started) it aborts the process: a panic there can leave the
+program waiting for the thread forever (ripgrep's `rg`, run by its integration tests, held each
+probe run to its bound: 14–27 s where a mutant's took 2–6 s), while an aborted program is a
+failure the test running it sees at once. `std` is named through a crate of the block's own, so
+a `no_std` crate builds it too; where the code runs at compile time (a `const fn`, a constant)
+the probe is the plain `panic!`, all such code may call.
 """
 
 from __future__ import annotations
@@ -29,17 +37,55 @@ class Probe(NamedTuple):
     """Written before the statement, on its line (ends in a space: no newline)."""
     bodies: frozenset[str]
     """Node kinds whose statements are children, each one a place for a statement."""
+    constant: str | None = None
+    """Written instead where the code runs at compile time (`constant_context`)."""
 
 
 MARK = "spice: line probe"
 """The probe's message, where its language prints one."""
+
+
+def rust_fails(mark: str) -> str:
+    """Rust statements ending the test that runs them (of type `!`): a panic on a thread
+    libtest started, an abort of the process anywhere else."""
+    return (
+        "extern crate std as spice_std; match spice_std::thread::current().name() { "
+        f'Some(spice_n) if spice_n != "main" => panic!("{mark}"), '
+        "_ => spice_std::process::abort() }"
+    )
+
+
+_CONSTANTS = frozenset({"const_item", "static_item", "const_block", "array_type", "enum_variant"})
+
+
+def constant_context(node: Any) -> bool:
+    """Whether Rust evaluates `node` at compile time: in a constant, a static, a `const` block,
+    an array's length, a discriminant, or a `const fn`."""
+    while node is not None:
+        if node.type in _CONSTANTS:
+            return True
+        if node.type == "function_item":
+            return any(
+                c.type == "function_modifiers" and any(m.type == "const" for m in c.children)
+                for c in node.children
+            )
+        if node.parent is not None and _is_field(node.parent, node, "length"):
+            return True
+        node = node.parent
+    return False
+
+
 _C = Probe("__builtin_trap(); ", frozenset({"compound_statement", "case_statement"}))
 _JS = Probe(
     f'throw new Error("{MARK}"); ', frozenset({"statement_block", "switch_case", "switch_default"})
 )
 PROBES = {
     "go": Probe(f'panic("{MARK}"); ', frozenset({"statement_list"})),
-    "rust": Probe(f'if true {{ panic!("{MARK}") }} ', frozenset({"block"})),
+    "rust": Probe(
+        f"if true {{ {rust_fails(MARK)} }} ",
+        frozenset({"block"}),
+        f'if true {{ panic!("{MARK}") }} ',
+    ),
     "c": _C,
     "cpp": _C,
     "javascript": _JS,
@@ -88,17 +134,18 @@ def probe(grammar: str | None, source: str, at: int) -> str | None:
     if kind is None or not 0 <= at < len(raw):
         return None
     node = parsed(str(grammar), source).root_node.descendant_for_byte_range(at, at)
+    statement = kind.statement
+    if kind.constant is not None and constant_context(node):
+        statement = kind.constant
     while node is not None:
         parent = node.parent
         if parent is not None and node.is_named and node.type not in _NOT_STATEMENTS:
             if (
                 parent.type in kind.bodies and not _is_field(parent, node, "value")
             ) or _in_branch_of_directive(parent, node):
-                return _spliced(raw, node.start_byte, node.start_byte, kind.statement.encode())
+                return _spliced(raw, node.start_byte, node.start_byte, statement.encode())
             if _branch(parent, node):
-                text = (
-                    b"{ " + kind.statement.encode() + raw[node.start_byte : node.end_byte] + b" }"
-                )
+                text = b"{ " + statement.encode() + raw[node.start_byte : node.end_byte] + b" }"
                 return _spliced(raw, node.start_byte, node.end_byte, text)
         node = parent
     return None
