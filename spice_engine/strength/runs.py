@@ -121,6 +121,8 @@ def session_result(run: Run) -> SessionResult:
 
 RUN_FACTOR = 3.0
 """A run under a mutant or a probe may take this multiple of the fix's (and its slack more)."""
+SLACK_FLOOR_S = 10.0
+"""The least slack a file's finished mutant run leaves a later one (a loaded machine's noise)."""
 
 
 @dataclass
@@ -129,7 +131,10 @@ class FileRuns:
     file may take that multiple of the longest, and the slack, when that is less than the
     bound the fix's own run set. The fix's first run builds the tree cold (jq's 45 s against
     5 s warm): a mutant making a test hang waited three times that, 150–180 s of a 300–450 s
-    budget, before this; a mutant of a header, rebuilding much (fmt's 60 s), sets its own."""
+    budget, before this; a mutant of a header, rebuilding much (fmt's 60 s), sets its own.
+    The slack on top is no more than that run itself, short of `SLACK_FLOOR_S`: what it is for,
+    the mutant's build, is in that run already (ripgrep's mutants ran in 2.5 s and a hanging one
+    waited 37 s of an 84 s budget, leaving eight unrun)."""
 
     slack_s: float = 0.0
     longest: dict[str, float] = field(default_factory=dict)
@@ -137,7 +142,8 @@ class FileRuns:
     def cap(self, path: str, bound: float | None) -> float | None:
         if bound is None or path not in self.longest:
             return bound
-        return min(bound, RUN_FACTOR * self.longest[path] + self.slack_s)
+        longest = self.longest[path]
+        return min(bound, RUN_FACTOR * longest + min(self.slack_s, max(longest, SLACK_FLOOR_S)))
 
     def note(self, path: str, seconds: float, complete: bool) -> None:
         """A run ended; only one that gave every judged test an outcome says what a run costs
