@@ -28,6 +28,7 @@ from spice_engine.strength.beside_errors import beside_error
 from spice_engine.strength.call_receivers import receiver_of
 from spice_engine.strength.emptiness import emptiness_zero
 from spice_engine.strength.function_names import enclosing_function
+from spice_engine.strength.inline_test_items import inline_test
 from spice_engine.strength.new_tokens import Span, touches
 from spice_engine.strength.syntax_bounds import same_at_bound
 from spice_engine.strength.syntax_messages import (
@@ -228,6 +229,8 @@ def find_sites(
         if only_says(node) or logs_only(node):  # a message, or which one (syntax_messages)
             continue
         if beside_error(node):  # what no caller given the error reads (beside_errors)
+            continue
+        if inline_test(node):  # a test the fix's pull request wrote (inline_test_items)
             continue
         hit = (
             _site(node, copying, grammar not in UNTYPED)
