@@ -129,7 +129,9 @@ def test_the_build_runs_in_the_test_command_and_its_reports_go_to_the_channel() 
     assert phase.channel and not phase.network
     script = phase.argv[-1]
     assert "cmake --build" in script and "ctest --output-junit" in script
-    assert "; }} >&2" not in script and "} >&2; then" in script  # the build writes to the log
+    # the build writes to the log, never to the channel (what it lists of its targets is read)
+    built = [line for line in script.splitlines() if "cmake -S" in line or "cmake --build" in line]
+    assert built and all(">&2" in line or "--target help" in line for line in built)
 
 
 def test_packages_are_inferred_from_the_build_files_less_what_the_tree_bundles() -> None:
@@ -213,3 +215,43 @@ def test_a_makefile_project_validates_end_to_end_in_the_sandbox(tmp_path: Path) 
     done = validate(job, Executor(tmp_path / "envs", box), tmp_path / "scratch")
     assert done.validation.status == Status.VALID, done.validation.detail
     assert done.fail_to_pass == ["Makefile::check"]  # the target is the test: its status
+
+
+def test_a_wrong_fixs_run_builds_only_the_test_patchs_programs(tmp_path: Path) -> None:
+    """Given the test patch's sources alone (`judged_targets`), CMake builds just their programs:
+    the other test does not run (ctest's "notrun", never judged), where validation's targets
+    build and run both. A test source naming no target of the build gets the whole build."""
+    from spice_engine.langs.capabilities import judged_targets
+    from spice_engine.runs.validator import run_targets, test_files
+    from tests.compiled_code_support import fixed_session
+
+    _sandbox(tmp_path, "cmake", "ctest", "cc")
+    row = project_instance(DATA / "cmake_calc", tmp_path / "repo")
+    with fixed_session(tmp_path, row, "c") as check:
+        runner = check.runner
+        job = runner.session.job
+        assert runner.targets == ["tests/mul_test.c"]
+        assert runner.targets == judged_targets(
+            runner.session.language, test_files(job.test_patch), test_files(job.patch)
+        )
+        narrowed = runner.outcomes(["mul-test"], whole_files=True).outcomes
+        whole = runner.session.run("validation's", run_targets(job), 600).outcomes
+        unknown = runner.session.run("unknown", ["tests/no_such_test.c"], 600).outcomes
+    assert narrowed == {"mul-test": P, "add-test": E}, narrowed
+    assert whole == {"mul-test": P, "add-test": P}, whole
+    assert unknown == whole  # no such target: everything built, as before
+
+
+def test_only_cmake_narrows_and_only_to_plain_program_names() -> None:
+    from spice_engine.langs.c_build import judged_build, script
+
+    cmake = Build(kind="cmake")
+    narrowed = judged_build(cmake, ["test/format-test.cc", "test/util.h"])
+    assert narrowed.only == ("format-test",)  # a header is no program
+    assert "--target $T" in script(narrowed) and "--target" not in script(cmake)
+    assert judged_build(cmake, ["test/$(rm -rf ~).cc"]) == cmake
+    assert judged_build(Build(kind="autotools"), ["tests/a_test.c"]).only == ()
+    assert C().judged_targets(["tests/a_test.c", "tests/data.json"], ["src/a.c"]) == [
+        "tests/a_test.c"
+    ]
+    assert C().judged_targets(["tests/data.json"], ["src/a.c"]) == ["tests/data.json", "src/a.c"]

@@ -15,7 +15,15 @@ from functools import cache
 
 from spice_engine.langs import c_code, c_failures, line_probes
 from spice_engine.langs.base import Files, Phase, Plan, Toolchain, ToolchainMissing, with_fix_files
-from spice_engine.langs.c_build import build_for, build_script, builds, script, top_build
+from spice_engine.langs.c_build import (
+    PROGRAM_SOURCES,
+    build_for,
+    build_script,
+    builds,
+    judged_build,
+    script,
+    top_build,
+)
 from spice_engine.langs.c_debian import CACHE_NAME, DEBIAN, install
 from spice_engine.langs.c_libraries import SOURCES, needed
 from spice_engine.langs.c_reports import read_channel
@@ -147,12 +155,23 @@ class CFamily:
     def targets(self, test_files: list[str], fix_files: list[str]) -> list[str]:
         return with_fix_files(test_files, fix_files)
 
+    def judged_targets(self, test_files: list[str], fix_files: list[str]) -> list[str]:
+        """The test patch's test sources alone: `test_command` then builds only their programs,
+        where CMake builds them (`judged_build`)."""
+        sources = [p for p in test_files if p.endswith(PROGRAM_SOURCES) and self.is_test_path(p)]
+        return sources or self.targets(test_files, fix_files)
+
     def test_command(self, files: Files, test_files: list[str], plan: Plan) -> Phase:
         """Builds the tree (the whole suite: a test that does not build leaves its suite
-        unrun, as `cmake --build && ctest` or `make check` does) and runs its tests."""
+        unrun, as `cmake --build && ctest` or `make check` does) and runs its tests; given
+        test sources alone (a wrong fix's run, `judged_targets`), CMake builds only theirs."""
         build = build_for(files, test_files)
         if build is None:
             return Phase(argv=("sh", "-c", "echo no build system found >&2; exit 1"))
+        if test_files and all(
+            p.endswith(PROGRAM_SOURCES) and self.is_test_path(p) for p in test_files
+        ):
+            build = judged_build(build, test_files)
         # A googletest failure says `Value of: res` where a client got no connection: the
         # lookups noted between its `[ RUN ]` and `[  FAILED  ]` lines say why.
         return Phase(argv=("sh", "-c", script(build)), channel=True, lookups=True)

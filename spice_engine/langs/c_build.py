@@ -41,6 +41,9 @@ class Build(BaseModel):
     """A hand-written Makefile's target that runs the tests ("" its default)."""
     overrides: tuple[str, ...] = ()
     """`make` variables set on its command line: a compiler this machine lacks replaced."""
+    only: tuple[str, ...] = ()
+    """CMake targets a wrong fix's run builds, where the build defines each one: the test
+    patch's programs (`judged_build`); empty: everything."""
 
 
 def _at(folder: str, name: str) -> str:
@@ -135,12 +138,56 @@ def _cmake_build(build: Build, where: str) -> str:
     # `None`: no optimisation and no debug information, the quickest to compile (Debian's own
     # packaging builds so), where a project's default is often Release. The build folder is
     # the job's: the run after the fix rebuilds what the fix changed.
-    return f"""B={JOB}/cmake
-if ! {{ cmake -S {where} -B "$B" -DCMAKE_BUILD_TYPE=None -DBUILD_TESTING=ON \\
-    && cmake --build "$B" -j "$n"; }} >&2; then
+    configure = f"""B={JOB}/cmake
+if ! cmake -S {where} -B "$B" -DCMAKE_BUILD_TYPE=None -DBUILD_TESTING=ON >&2; then
   exit 1  # a build that fails runs no test: each is absent from this run
 fi
 """
+    if not build.only:
+        return configure + _BUILD_ALL
+    # Only where the Makefiles CMake wrote name every one of them; a test whose program is
+    # not built then does not run (ctest's "notrun"), is never judged, and costs nothing.
+    wanted = " ".join(shlex.quote(t) for t in build.only)
+    return (
+        configure
+        + f"""T={shlex.quote(" ".join(build.only))}
+listed=$(cmake --build "$B" --target help 2>/dev/null)
+for t in {wanted}; do
+  printf '%s\\n' "$listed" | grep -Fqx "... $t" || T=
+done
+if [ -z "$T" ]; then
+{_BUILD_ALL}else
+  cmake --build "$B" -j "$n" --target $T >&2 || exit 1
+fi
+"""
+    )
+
+
+_BUILD_ALL = """if ! cmake --build "$B" -j "$n" >&2; then
+  exit 1
+fi
+"""
+
+
+def judged_build(build: Build, test_files: list[str]) -> Build:
+    """`build` for a wrong fix's run given the test patch's files alone: with CMake, only the
+    programs named as its sources are (fmt's `test/format-test.cc` is `format-test`: a mutant
+    of a header rebuilt twenty test programs, where the judged tests are one's)."""
+    stems = tuple(
+        dict.fromkeys(
+            posixpath.splitext(posixpath.basename(p))[0]
+            for p in test_files
+            if p.endswith(PROGRAM_SOURCES)
+        )
+    )
+    if build.kind != "cmake" or not stems or not all(_NAME.fullmatch(t) for t in stems):
+        return build
+    return build.model_copy(update={"only": stems})
+
+
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
+PROGRAM_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".c++")
+"""Sources a test program is built from (a header is none)."""
 
 
 def _cmake_tests(build: Build, where: str) -> str:
