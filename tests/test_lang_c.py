@@ -220,7 +220,8 @@ def test_a_makefile_project_validates_end_to_end_in_the_sandbox(tmp_path: Path) 
 def test_a_wrong_fixs_run_builds_only_the_test_patchs_programs(tmp_path: Path) -> None:
     """Given the test patch's sources alone (`judged_targets`), CMake builds just their programs:
     the other test does not run (ctest's "notrun", never judged), where validation's targets
-    build and run both. A test source naming no target of the build gets the whole build."""
+    build and run both. A test source naming no target of the build, or one no test runs (a
+    library's), gets the whole build."""
     from spice_engine.langs.capabilities import judged_targets
     from spice_engine.runs.validator import run_targets, test_files
     from tests.compiled_code_support import fixed_session
@@ -237,9 +238,11 @@ def test_a_wrong_fixs_run_builds_only_the_test_patchs_programs(tmp_path: Path) -
         narrowed = runner.outcomes(["mul-test"], whole_files=True).outcomes
         whole = runner.session.run("validation's", run_targets(job), 600).outcomes
         unknown = runner.session.run("unknown", ["tests/no_such_test.c"], 600).outcomes
+        library = runner.session.run("library", ["tests/calc.c"], 600).outcomes
     assert narrowed == {"mul-test": P, "add-test": E}, narrowed
     assert whole == {"mul-test": P, "add-test": P}, whole
     assert unknown == whole  # no such target: everything built, as before
+    assert library == whole  # a library's target runs no test: everything, as before
 
 
 def test_only_cmake_narrows_and_only_to_plain_program_names() -> None:
