@@ -42,3 +42,15 @@ def test_the_slack_is_no_more_than_the_finished_run_itself() -> None:
     assert runs.cap("src/a.rs", 200.0) == RUN_FACTOR * 20.0 + 20.0
     runs.note("src/b.rs", 45.0, complete=True)
     assert runs.cap("src/b.rs", 500.0) == RUN_FACTOR * 45.0 + 30.0
+
+
+def test_the_watched_run_takes_what_is_left_when_half_would_be_too_little() -> None:
+    """The differential run of a runner of the repository's own (sympy's) is what shows or holds
+    a survivor: with 16 s left (sympy-20154 at 3×) it takes 15 s, not half (8 s: skipped, the
+    rest unused); with much left, half (the hunk check after it); never the last second."""
+    from spice_engine.strength.watched import MIN_S, watch_budget
+
+    assert MIN_S <= watch_budget(16.4) == 15.4
+    assert watch_budget(101.0) == 50.0
+    assert watch_budget(9.0) < MIN_S  # too little for a run: skipped, said so
+    assert all(watch_budget(s) <= s - 1.0 for s in (2.0, 12.0, 30.0, 400.0))

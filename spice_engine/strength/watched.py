@@ -22,6 +22,11 @@ WATCH_PLUGIN = "_spice_watch"
 WATCH_SOURCE = Path(__file__).with_name("watch_plugin.py")
 SHARE = 0.5
 """Of the budget left, what the watched run may take (the ablation and confirmations after)."""
+FLOOR_S = 15.0
+"""What the watched run takes at least, of all that is left: it is what shows or holds a
+survivor, the hunk check after it a lesser claim (sympy-20154's two `.copy()` removals, the
+issue's bug back, went unwatched with 16 s left of a 38 s budget, and 10 s of it unused)."""
+MIN_S = 10.0
 
 
 def watch_survivors(
@@ -36,8 +41,8 @@ def watch_survivors(
     order = sorted(
         (k for k, m in done.items() if k in chosen and _watchable(m)), key=lambda k: done[k].rank
     )
-    budget = runner.left() * SHARE
-    if not order or budget < 10 or runner.test_run_s is None:
+    budget = watch_budget(runner.left())
+    if not order or budget < MIN_S or runner.test_run_s is None:
         return verdicts, len(order)
     only = Choice([chosen[k] for k in order], 0, [], choice.originals, choice.lines)
     # The driver watches in `order`, the ranking's: it needs no hint of what comes late.
@@ -72,6 +77,13 @@ def watch_survivors(
             update = {"difference": observed.seen, "difference_in": observed.where}
             kept[key] = m.model_copy(update=update | {"reason": differential_reason(observed)})
     return verdicts.model_copy(update={"done": kept}), len(set(order) - set(seen))
+
+
+def watch_budget(left_s: float) -> float:
+    """What the watched run may take of `left_s`: `SHARE` of it, at least `FLOOR_S`, and never
+    the last second (the measure's end)."""
+    left = left_s - 1.0
+    return min(left, max(left * SHARE, FLOOR_S))
 
 
 def _watchable(m: MutantOutcome) -> bool:
