@@ -50,7 +50,7 @@ def test_the_watched_run_takes_what_is_left_when_half_would_be_too_little() -> N
     rest unused); with much left, half (the hunk check after it); never the last second."""
     from spice_engine.strength.watched import MIN_S, watch_budget
 
-    assert MIN_S <= watch_budget(16.4) == 15.4
+    assert MIN_S <= watch_budget(16.4) == 15.0
     assert watch_budget(101.0) == 50.0
     assert watch_budget(9.0) < MIN_S  # too little for a run: skipped, said so
     assert all(watch_budget(s) <= s - 1.0 for s in (2.0, 12.0, 30.0, 400.0))
