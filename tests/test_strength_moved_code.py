@@ -10,7 +10,10 @@ from pathlib import Path
 
 from tests.strength_sites_support import fix_sites
 
-BUG = """package jsonx
+HELPERS = "".join(f"\nfunc helper{i}(n int) int {{\n\treturn n * {i}\n}}\n" for i in range(1, 5))
+"""Unchanged functions between the hunks, so git makes two of them."""
+BUG = (
+    """package jsonx
 
 func Marshal(v interface{}) ([]byte, error) {
 \treturn json.Marshal(v)
@@ -19,23 +22,9 @@ func Marshal(v interface{}) ([]byte, error) {
 func Unmarshal(data []byte, v interface{}) error {
 \treturn json.Unmarshal(data, v)
 }
-
-func helper1(n int) int {
-\treturn n * 1
-}
-
-func helper2(n int) int {
-\treturn n * 2
-}
-
-func helper3(n int) int {
-\treturn n * 3
-}
-
-func helper4(n int) int {
-\treturn n * 4
-}
-
+"""
+    + HELPERS
+    + """
 func MarshalToString(v interface{}) (string, error) {
 \tdata, err := Marshal(v)
 \tif err != nil {
@@ -44,7 +33,9 @@ func MarshalToString(v interface{}) (string, error) {
 \treturn string(data), nil
 }
 """
-FIX = """package jsonx
+)
+FIX = (
+    """package jsonx
 
 func Marshal(v interface{}) ([]byte, error) {
 \treturn json.Marshal(v)
@@ -64,23 +55,9 @@ func Unmarshal(data []byte, v interface{}) error {
 \t}
 \treturn json.Unmarshal(data, v)
 }
-
-func helper1(n int) int {
-\treturn n * 1
-}
-
-func helper2(n int) int {
-\treturn n * 2
-}
-
-func helper3(n int) int {
-\treturn n * 3
-}
-
-func helper4(n int) int {
-\treturn n * 4
-}
 """
+    + HELPERS
+)
 
 
 def test_code_moved_between_hunks_is_not_mutated(tmp_path: Path) -> None:
