@@ -158,8 +158,11 @@ class CFamily:
     def judged_targets(self, test_files: list[str], fix_files: list[str]) -> list[str]:
         """The test patch's test sources alone: `test_command` then builds only their programs,
         where CMake builds them (`judged_build`)."""
-        sources = [p for p in test_files if p.endswith(PROGRAM_SOURCES) and self.is_test_path(p)]
+        sources = [p for p in test_files if self._test_program(p)]
         return sources or self.targets(test_files, fix_files)
+
+    def _test_program(self, path: str) -> bool:
+        return path.endswith(PROGRAM_SOURCES) and self.is_test_path(path)
 
     def test_command(self, files: Files, test_files: list[str], plan: Plan) -> Phase:
         """Builds the tree (the whole suite: a test that does not build leaves its suite
@@ -168,9 +171,7 @@ class CFamily:
         build = build_for(files, test_files)
         if build is None:
             return Phase(argv=("sh", "-c", "echo no build system found >&2; exit 1"))
-        if test_files and all(
-            p.endswith(PROGRAM_SOURCES) and self.is_test_path(p) for p in test_files
-        ):
+        if test_files and all(self._test_program(p) for p in test_files):
             build = judged_build(build, test_files)
         # A googletest failure says `Value of: res` where a client got no connection: the
         # lookups noted between its `[ RUN ]` and `[  FAILED  ]` lines say why.
