@@ -147,12 +147,11 @@ fi
         return configure + _BUILD_ALL
     # Only where the Makefiles CMake wrote name every one of them; a test whose program is
     # not built then does not run (ctest's "notrun"), is never judged, and costs nothing.
-    wanted = " ".join(shlex.quote(t) for t in build.only)
     return (
         configure
         + f"""T={shlex.quote(" ".join(build.only))}
 listed=$(cmake --build "$B" --target help 2>/dev/null)
-for t in {wanted}; do
+for t in $T; do
   printf '%s\\n' "$listed" | grep -Fqx "... $t" || T=
 done
 if [ -z "$T" ]; then
@@ -197,13 +196,10 @@ def _cmake_tests(build: Build, where: str) -> str:
     again = f"""if [ -n "${{T:-}}" ] && ! grep -q 'status="run"' "$R/ctest.xml" 2>/dev/null; then
 {_BUILD_ALL}{run}fi
 """
-    return (
-        run
-        + (again if build.only else "")
-        + (
-            f"""if [ -f "$R/ctest.xml" ]; then printf '\\n{MARK}ctest\\n'; cat "$R/ctest.xml"; fi\n"""
-        )
+    printed = (
+        f"""if [ -f "$R/ctest.xml" ]; then printf '\\n{MARK}ctest\\n'; cat "$R/ctest.xml"; fi\n"""
     )
+    return run + (again if build.only else "") + printed
 
 
 def _autotools_build(build: Build, where: str) -> str:

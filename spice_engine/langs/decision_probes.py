@@ -60,12 +60,14 @@ _VALUE_HELPER = {
 }
 """A value in no decision, where a generic helper compares it (Go's modules here predate
 generics: truth values only)."""
-_RUST_CONSTANT = (
-    "spice_probe_same({f}, {m})",
-    "\n#[allow(dead_code)]\nconst fn spice_probe_same(f: bool, m: bool) -> bool {{\n"
-    '    if f != m {{\n        panic!("{mark}")\n    }}\n    f\n}}\n',
-)
-"""Rust's truth helper where the code runs at compile time (`constant_context`): a `const fn`
+_CONSTANT_HELPER = {
+    "rust": (
+        "spice_probe_same({f}, {m})",
+        "\n#[allow(dead_code)]\nconst fn spice_probe_same(f: bool, m: bool) -> bool {{\n"
+        '    if f != m {{\n        panic!("{mark}")\n    }}\n    f\n}}\n',
+    ),
+}
+"""The truth helper where the code runs at compile time (`constant_context`): a Rust `const fn`
 may only panic (a value there gets no probe: comparing one is no `const` operation)."""
 _NO_VALUE = ("pattern", "token_tree", "switch_label", "annotation", "element_value")
 """Where a value must be a constant or is no expression (a `match` arm, a macro's tokens, a
@@ -189,10 +191,10 @@ def _written(
         text = _SCALAR.format(f=f, flat=f.replace("\n", " "), m=m).encode()
         return (raw[: top.start_byte] + text + raw[top.end_byte :]).decode()
     call, helper = (_HELPER if truth else _VALUE_HELPER)[grammar]
-    if grammar == "rust" and constant_context(top):
+    if grammar in _CONSTANT_HELPER and constant_context(top):
         if not truth:
             return None
-        call, helper = _RUST_CONSTANT
+        call, helper = _CONSTANT_HELPER[grammar]
     text = call.format(f=f, m=m).encode()
     if top.type == "parenthesized_expression":  # an `if`'s own parentheses kept
         text = b"(" + text + b")"
