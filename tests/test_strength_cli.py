@@ -32,3 +32,20 @@ def test_rows_it_cannot_measure_say_why_and_a_rerun_resumes(tmp_path: Path) -> N
     assert got["b"]["status"] == "no_fail_to_pass"
     again = CliRunner().invoke(cli, [*args, "--no-sandbox"], env=env)
     assert again.exit_code == 0 and len(out.read_text().splitlines()) == 2
+
+
+def test_a_repository_named_in_another_case_is_the_one_given(tmp_path: Path) -> None:
+    """GitHub's owner and repository names ignore case: rows naming `FasterXML/jackson-core`
+    are run in the copy given as `fasterxml/jackson-core`."""
+    rows = tmp_path / "in.jsonl"
+    row = {"instance_id": "a", "repo": "Octo/None", "base_commit": "0" * 40, "patch": ""}
+    rows.write_text(json.dumps(row | {"test_patch": "", "FAIL_TO_PASS": '["t.py::test_a"]'}))
+    repo = tmp_path / "empty"
+    repo.mkdir()
+    out = tmp_path / "out.jsonl"
+    args = ["test-strength", str(rows), "--out", str(out), "--repo", f"octo/none={repo}"]
+    env = {"SPICE_DATA_DIR": str(tmp_path / "data")}
+    done = CliRunner().invoke(cli, [*args, "--no-sandbox"], env=env)
+    assert done.exit_code == 0, done.output
+    got = json.loads(out.read_text())["spice"]["test_strength"]
+    assert got["status"] == "missing_commit" and "not in repo" in got["detail"], got

@@ -50,6 +50,10 @@ def repo_map(
             git_dirs[name] = open_repository(Path(path).expanduser(), cache)
         except InputError as exc:
             fail(str(exc))
+    given = {name.lower(): path for name, path in git_dirs.items()}
+    for name in {str(r["repo"]) for r in rows} - git_dirs.keys():  # GitHub's names ignore case
+        if name.lower() in given:
+            git_dirs[name] = given[name.lower()]
     if not specs:  # no local copies: clone each repository the rows name (SPICE_GIT_BASE_URL)
         for name in sorted({str(r["repo"]) for r in rows}):
             try:

@@ -12,7 +12,8 @@ holds one answering alike (jq's first octet set to 1 and shifted out; fmt's nati
 path, the same string on POSIX). An assignment left out is probed for whether it changed what its
 target holds (spice_engine.langs.kept_probes: go-zero-990's `dir = filepath.Dir(dir)`); a
 statement left out that assigns nothing is tried wherever its line runs: held without a probe
-(go-zero-2463's wrappers of logx left empty). Where a probe could be placed but did not answer
+(go-zero-2463's wrappers of logx left empty), unless it calls what the caller gave
+(spice_engine.strength.parameter_calls: go-zero-2363's `next.ServeHTTP(w, r)`): shown. Where a probe could be placed but did not answer
 (the budget spent, a run cut or hung, a probe that did not build) the survivor is held as well:
 its line's run alone is the evidence the probe was there to weigh, and shown on it alone
 survivors were genuine about half the time (C 4 of 9, C++ 1 of 2, Go 8 of 14 before the
@@ -33,7 +34,8 @@ from spice_engine.langs.base import Language
 from spice_engine.langs.decision_probes import DecisionProbe, probe
 from spice_engine.langs.kept_probes import probe as kept
 from spice_engine.strength.choose import Choice, Chosen
-from spice_engine.strength.line_probe import failing, probed_run
+from spice_engine.strength.line_probe import failing, mutated_at, probed_run
+from spice_engine.strength.parameter_calls import Called, called_parameter
 from spice_engine.strength.result import MutantOutcome, TestStrength, Verdict
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.traced import changes_whenever_run
@@ -58,6 +60,10 @@ LEFT_OUT = (
     "a statement left out whose line a judged test runs: what it does is undone each time it "
     "runs, the tests still pass, and nothing showed a caller the difference: not confirmed "
     "either way"
+)
+CALLER_CODE = (
+    "a call left out through `{name}`, which its caller gave it: that code is never run, which a "
+    "caller sees in its own code, and the tests still pass"
 )
 HELD = (
     "{n} survivor(s) the tests tried (a decision, a value or a statement that differed) and still "
@@ -94,7 +100,11 @@ def probe_decisions(runner: Runner, verdicts: Verdicts, choice: Choice) -> Decid
     for c in open_:
         decision, assignment = _probed(language, choice, c)
         if decision is None:
-            if _left_out(done[c.key]):
+            if not _left_out(done[c.key]):
+                continue
+            if called := _through_parameter(language, choice, c):
+                done[c.key].reason = CALLER_CODE.format(name=called.name)
+            else:
                 done[c.key].unconfirmed = LEFT_OUT
                 found.held += 1
             continue
@@ -142,6 +152,11 @@ def _left_out(m: MutantOutcome) -> bool:
     """A call or another statement left out that is no assignment: its line's run is its
     change's (as a traced function answering alike holds it, `changes_whenever_run`)."""
     return m.operator == "statement removed" and changes_whenever_run(m)
+
+
+def _through_parameter(language: Language, choice: Choice, c: Chosen) -> Called | None:
+    grammar, fixed = language.grammar(c.path), choice.originals[c.path]
+    return None if grammar is None else called_parameter(grammar, fixed, mutated_at(fixed, c))
 
 
 def _probed(language: Language, choice: Choice, c: Chosen) -> tuple[DecisionProbe | None, bool]:

@@ -9,7 +9,9 @@ shown, as Python's differential run shows one — unless the function is private
 in the file all answer alike (a difference no caller passes on: held). One answering every such
 call alike is held ("not confirmed either way") when its change alters a value whenever it runs
 (`changes_whenever_run`), and stays shown, saying so, when it is a bound, a constant or an
-assignment the tests' inputs may never have tried. A function the tests never enter is a line
+assignment the tests' inputs may never have tried. A call left out that goes through a parameter its
+function captured (spice_engine.strength.parameter_calls) is not traced: no answer can say. A
+function the tests never enter is a line
 no test executes; what the runs could not say (a run cut short, the budget) leaves the survivor
 as the line probe says, with the reason.
 """
@@ -25,6 +27,7 @@ from spice_engine.langs.capabilities import call_traces, callers, traced
 from spice_engine.runs.session import Run
 from spice_engine.strength.choose import Choice, Chosen
 from spice_engine.strength.line_probe import mutated_at
+from spice_engine.strength.parameter_calls import called_parameter
 from spice_engine.strength.result import MutantOutcome, Verdict
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.traces import Compared, Recorded, compare, recorded
@@ -44,6 +47,10 @@ CALLERS_ALIKE = (
     "differential run: `{function}` answered otherwise, but the functions of its file calling "
     "it answered each of the {calls} distinct calls the tests made as the fix's do: a "
     "difference no caller passes on, not confirmed either way"
+)
+CAPTURED = (
+    "the call left out goes through `{name}`, which its function takes from the one around it, "
+    "not as an argument: no walk of its calls sees what that call does"
 )
 UNTRIED = "none may give the input where this change shows"
 """What UNEXERCISED says of a traced survivor whose function the tests entered (a reader of
@@ -85,6 +92,9 @@ def trace_survivors(runner: Runner, verdicts: Verdicts, choice: Choice) -> tuple
         for k in order:
             if runner.left() <= 0:
                 break
+            if name := _captured(language, choice, chosen[k], done[k]):
+                seen[k] = Compared(None, why=CAPTURED.format(name=name))
+                continue  # its run could not say: none is spent on it
             got = _survivor_traced(
                 runner, verdicts, choice, chosen[k], sites[k], mark, (fix, again)
             )
@@ -127,6 +137,16 @@ def _survivor_traced(
         calls = sum(s.calls for s in seen[1:])
         return Compared(False, calls=calls, why=CALLERS_ALIKE, unpassed=True)
     return seen[0]  # its callers could not say: what its own answers show
+
+
+def _captured(language: Language, choice: Choice, c: Chosen, m: MutantOutcome) -> str | None:
+    """The name a left-out call goes through that its function captured from one around it."""
+    grammar = language.grammar(c.path)
+    if m.operator != "statement removed" or grammar is None:
+        return None
+    fixed = choice.originals[c.path]
+    called = called_parameter(grammar, fixed, mutated_at(fixed, c))
+    return called.name if called is not None and called.captured else None
 
 
 def _open(m: MutantOutcome) -> bool:
