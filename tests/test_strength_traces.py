@@ -504,3 +504,69 @@ def test_a_java_value_whose_nodes_are_shared_is_walked_in_bounded_steps(tmp_path
     done = _ran([java, "-cp", "out", "a.Dag"], tmp_path, {**os.environ})
     assert done.stdout == "60\n"
     assert len(recorded(_written(), MARK).calls[got[1][0]]) == 1
+
+
+VALUES = """package a;
+
+public class Values {
+  static int variant;
+
+  static final class Name {
+    final String text;
+    int cache;
+    Name(String text) { this.text = text; }
+    @Override public boolean equals(Object o) { return o instanceof Name && ((Name) o).text.equals(text); }
+    @Override public int hashCode() { return text.hashCode(); }
+    @Override public String toString() { return text; }
+  }
+
+  static final class Bag {
+    final String text;
+    int cache;
+    Bag(String text) { this.text = text; }
+  }
+
+  static Name name(String s) { Name n = new Name(s); n.cache = variant; return n; }
+
+  static Bag bag(String s) { Bag b = new Bag(s); b.cache = variant; return b; }
+
+  public static void main(String[] args) {
+    variant = Integer.parseInt(args[0]);
+    System.out.println(name("x") + " " + bag("x").text);
+  }
+}
+"""
+
+
+def test_a_java_value_whose_class_says_what_equal_means_is_walked_as_it_prints(
+    tmp_path: Path,
+) -> None:
+    """Two runs leave another number in a field outside what `Name.equals` compares: its
+    callers see the same name, so `name`'s calls answer alike; `Bag`, with no equality of its
+    own, is walked field by field, and `bag`'s answers differ."""
+    from spice_engine.langs.java_trace import traced as java_traced
+
+    javac, java = shutil.which("javac"), shutil.which("java")
+    if javac is None or java is None:
+        pytest.skip("no JDK on this machine")
+    places = ["n.cache = variant", "b.cache = variant"]
+    got = java_traced(VALUES, [VALUES.index(p) for p in places], "Values.java", MARK)
+    assert got is not None
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a/Values.java").write_text(got[0])
+    out = str(tmp_path / "out")
+    _ran(
+        [javac, "--release", "8", "-d", out, str(tmp_path / "a/Values.java")],
+        tmp_path,
+        {**os.environ},
+    )
+    runs = []
+    for variant in ("0", "1"):
+        done = subprocess.run(
+            [java, "-cp", out, "a.Values", variant], capture_output=True, text=True
+        )
+        assert done.stdout == "x x\n", done.stderr[-2000:]
+        runs.append(recorded(_written(), MARK).calls)
+    name, bag = got[1]
+    assert runs[0][name] == runs[1][name]
+    assert runs[0][bag] != runs[1][bag]

@@ -11,7 +11,12 @@ the `throws` clause is the method's own). Constructors, methods without a body a
 declarations are not traced. The walker (a package-private class appended to the file) reads
 fields by reflection, the tree's objects' only (the JDK's are printed by `toString`, their
 modules closed to reflection), sorts a map's entries and a set's elements, and cuts a cycle; it
-is Java 7 source, as old builds compile. Lines are appended to `/tmp/<mark>` in the sandbox; the
+is Java 7 source, as old builds compile. An object whose class says what equal means (its own
+`equals`, and a `toString`), not a collection, is walked as what it prints, whatever its class:
+Java's callers compare such values with `equals`, and an interface's contract (`ParameterizedType`,
+`Map.Entry`) makes one implementation equal another's. gson-1391's wrong fix copies an owner
+type it need not, the JDK's `ParameterizedTypeImpl` becoming gson's equal one: the same value
+to every caller, no longer a difference. Lines are appended to `/tmp/<mark>` in the sandbox; the
 first 200 calls of each method.
 """
 
@@ -179,6 +184,14 @@ _HELPER = """final class CLS {
     return v instanceof CharSequence || v instanceof Number || v instanceof Boolean
         || v instanceof Character || v instanceof Enum || v instanceof Class;
   }
+  private static boolean valued(Class<?> c) {
+    try {
+      return c.getMethod("equals", Object.class).getDeclaringClass() != Object.class
+          && c.getMethod("toString").getDeclaringClass() != Object.class;
+    } catch (NoSuchMethodException e) {
+      return false;
+    }
+  }
   private static boolean jdk(Class<?> c) {
     String n = c.getName();
     return n.startsWith("java.") || n.startsWith("javax.") || n.startsWith("sun.")
@@ -214,6 +227,9 @@ _HELPER = """final class CLS {
         for (Object o : (java.util.Collection<?>) v) { StringBuilder p = new StringBuilder(); step(p, o, depth + 1, seen, left); items.add(p.toString()); }
         if (v instanceof java.util.Set) java.util.Collections.sort(items);
         b.append(c.getName()).append(items);
+      } else if (valued(c)) {  // the tree's own toString may fail, or recurse without end
+        try { b.append("value:").append(String.valueOf(v)); }
+        catch (Throwable e) { b.append("<unreadable>"); }
       } else if (jdk(c)) {
         b.append(c.getName()).append(':').append(String.valueOf(v));
       } else {
