@@ -15,7 +15,7 @@ import pytest
 
 from spice_engine.langs.go_trace import traced
 from spice_engine.strength.config import StrengthConfig
-from spice_engine.strength.traces import Call, compare, recorded
+from spice_engine.strength.traces import Call, compare, received_alike, recorded
 from tests.test_strength_line_probe import _measured
 
 MARK = f"SPICE-TRACE-{secrets.token_hex(6)}"
@@ -570,3 +570,68 @@ def test_a_java_value_whose_class_says_what_equal_means_is_walked_as_it_prints(
     name, bag = got[1]
     assert runs[0][name] == runs[1][name]
     assert runs[0][bag] != runs[1][bag]
+
+
+GOT = """package a;
+
+import java.util.*;
+
+public class Got {
+  static int variant;
+
+  static final class Holder {
+    final List<String> items = new ArrayList<String>();
+    int cache;
+    Holder add(String s) { items.add(s); cache = variant; return this; }
+    List<String> items() { return items; }
+  }
+
+  static long twice(long x) { return 2 * x; }
+  static Object pick(Object o) { return "object"; }
+  static Object pick(int i) { return "int"; }
+
+  public static void main(String[] args) {
+    variant = Integer.parseInt(args[0]);
+    List<String> none = Collections.emptyList();
+    int n = new Holder().add("a").add("b").items().size();
+    System.out.println(n + " " + twice(n) + " " + pick(Integer.valueOf(n).intValue()) + " " + none.size());
+    new Holder().add("c");
+    Runnable r = () -> System.out.println(String.valueOf(Collections.max(Arrays.asList(3, 1))));
+    r.run();
+  }
+}
+"""
+
+
+def test_a_java_test_file_records_what_its_calls_got_back(tmp_path: Path) -> None:
+    """Every call whose value the file uses is recorded, chains outer call first, primitives
+    kept (`pick(int)` still chosen), a target-typed `emptyList()` still builds; a call standing
+    alone is not. The holder's `cache` differs between the variants: `add`'s values differ, the
+    list and its size do not."""
+    from spice_engine.langs.java_received import received
+
+    javac, java = shutil.which("javac"), shutil.which("java")
+    if javac is None or java is None:
+        pytest.skip("no JDK on this machine")
+    text = received(GOT, HOSTILE, MARK)
+    assert text is not None
+    assert _line_of(text, "System.out.println(n") == _line_of(GOT, "System.out.println(n")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a/Got.java").write_text(text)
+    out = str(tmp_path / "out")
+    _ran(
+        [javac, "--release", "8", "-d", out, str(tmp_path / "a/Got.java")], tmp_path, {**os.environ}
+    )
+    runs = []
+    for variant in ("0", "1", "1"):
+        done = subprocess.run([java, "-cp", out, "a.Got", variant], capture_output=True, text=True)
+        assert done.stdout == "2 4 int 0\n3\n", done.stderr[-2000:]
+        runs.append(recorded(_written(), MARK))
+    sites = runs[0].received
+    assert all(site.startswith(HOSTILE.encode("unicode_escape").decode()) for site in sites)
+    assert len(sites) >= 8, sorted(sites)
+    assert sites != runs[1].received
+    assert received_alike(runs[1], runs[2], runs[0]) is None
+    assert received_alike(runs[1], runs[2], runs[1]) == len(sites)
+    size = next(s for s in sites if s.endswith(f":{GOT.index('.size();') + len('.size()')}"))
+    assert runs[0].received[size] == runs[1].received[size]

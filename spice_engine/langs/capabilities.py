@@ -224,6 +224,22 @@ def traced(language: Language, path: str, source: str, at: list[int], mark: str)
 
 
 @runtime_checkable
+class ReceivedValues(Protocol):
+    received_values: Callable[[str, str, str], str | None]
+    """A test file's source, named, and the mark: the file recording what each of its calls
+    got back (spice_engine.strength.traces.received_alike), every line where it was; None when
+    it has no such call or does not parse."""
+
+
+def received_values(language: Language, path: str, source: str, mark: str) -> str | None:
+    """`source` (the test file `path`) recording what its calls got back (None: the language
+    records none)."""
+    if not isinstance(language, ReceivedValues) or language.grammar(path) is None:
+        return None
+    return language.received_values(source, path, mark)
+
+
+@runtime_checkable
 class SideBySideRuns(Protocol):
     """A language whose run after the fix gains nothing from the run before it in the same tree
     (no build there that the second run would reuse: Maven compiles a changed module again,

@@ -10,7 +10,14 @@ import re
 import shlex
 from pathlib import Path
 
-from spice_engine.langs import java_code, java_reports, java_trace, line_probes, written_tests
+from spice_engine.langs import (
+    java_code,
+    java_received,
+    java_reports,
+    java_trace,
+    line_probes,
+    written_tests,
+)
 from spice_engine.langs.base import (
     ENV,
     JOB,
@@ -181,6 +188,8 @@ class Java:
     call_tracer = staticmethod(java_trace.traced)
     """Its functions' calls written down (spice_engine.langs.capabilities.CallTraces)."""
     call_callers = staticmethod(java_trace.callers)
+    received_values = staticmethod(java_received.received)
+    """What a test file's calls got back (spice_engine.langs.capabilities.ReceivedValues)."""
 
     name = "java"
     compiled_to = "bytecode"

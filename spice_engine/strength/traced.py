@@ -6,14 +6,15 @@ same way, best-ranked first, within a share of the budget.
 A survivor whose function answers a call the fix's two runs agree on otherwise (returns, raises
 or leaves in its receiver or arguments something else) is a difference on the tests' own inputs:
 shown, as Python's differential run shows one — unless the function is private and its callers
-in the file all answer alike (a difference no caller passes on: held). One answering every such
-call alike is held ("not confirmed either way") when its change alters a value whenever it runs
+in the file all answer alike (a difference no caller passes on: held), or the test files record
+what their calls got back (Java's: spice_engine.strength.traced_runs) and every value they got
+was the fix's (a difference no test received: held). One answering every such call alike is held
+("not confirmed either way") when its change alters a value whenever it runs
 (`changes_whenever_run`), and stays shown, saying so, when it is a bound, a constant or an
-assignment the tests' inputs may never have tried. A call left out that goes through a parameter its
-function captured (spice_engine.strength.parameter_calls) is not traced: no answer can say. A
-function the tests never enter is a line
-no test executes; what the runs could not say (a run cut short, the budget) leaves the survivor
-as the line probe says, with the reason.
+assignment the tests' inputs may never have tried. A call left out that goes through a parameter
+its function captured (spice_engine.strength.parameter_calls) is not traced: no answer can say. A
+function the tests never enter is a line no test executes; what the runs could not say (a run
+cut short, the budget) leaves the survivor as the line probe says, with the reason.
 """
 
 from __future__ import annotations
@@ -24,15 +25,14 @@ from dataclasses import dataclass
 
 from spice_engine.langs.base import Language
 from spice_engine.langs.capabilities import call_traces, callers, traced
-from spice_engine.runs.session import Run
 from spice_engine.strength.choose import Choice, Chosen
 from spice_engine.strength.line_probe import mutated_at
 from spice_engine.strength.parameter_calls import called_parameter
 from spice_engine.strength.result import MutantOutcome, Verdict
 from spice_engine.strength.runs import Runner
-from spice_engine.strength.traces import Compared, Recorded, compare, recorded
+from spice_engine.strength.traced_runs import fix_runs, lost, traced_run
+from spice_engine.strength.traces import Compared, Recorded, compare, received_alike, recorded
 from spice_engine.strength.verdicts import Verdicts
-from spice_engine.validate.outcomes import passed
 
 SHARE = 0.6
 """Of the budget left, what the traced runs may take."""
@@ -51,6 +51,11 @@ CALLERS_ALIKE = (
 CAPTURED = (
     "the call left out goes through `{name}`, which its function takes from the one around it, "
     "not as an argument: no walk of its calls sees what that call does"
+)
+RECEIVED_ALIKE = (
+    "differential run: `{function}` answered otherwise, but every value the tests' calls got "
+    "back ({calls} call sites) was the fix's: a difference no test received, not confirmed "
+    "either way"
 )
 UNTRIED = "none may give the input where this change shows"
 """What UNEXERCISED says of a traced survivor whose function the tests entered (a reader of
@@ -84,8 +89,8 @@ def trace_survivors(runner: Runner, verdicts: Verdicts, choice: Choice) -> tuple
         return verdicts, ""
     budget = runner.left() * SHARE
     with runner.holding(runner.left() - budget):
-        runs = [_run(runner, fixed, mark) for _ in range(2)]
-        if why := _failed(runner, list(verdicts.judged), runs):
+        runs, tests, why = fix_runs(runner, list(verdicts.judged), fixed, mark)
+        if why:
             return verdicts, f"differential run: {why}"
         fix, again = (recorded(r.log, mark) for r in runs)
         seen: dict[int, Compared] = {}
@@ -96,7 +101,7 @@ def trace_survivors(runner: Runner, verdicts: Verdicts, choice: Choice) -> tuple
                 seen[k] = Compared(None, why=CAPTURED.format(name=name))
                 continue  # its run could not say: none is spent on it
             got = _survivor_traced(
-                runner, verdicts, choice, chosen[k], sites[k], mark, (fix, again)
+                runner, verdicts, choice, (chosen[k], sites[k]), tests, mark, (fix, again)
             )
             if got is not None:
                 seen[k] = got
@@ -110,27 +115,33 @@ def _survivor_traced(
     runner: Runner,
     verdicts: Verdicts,
     choice: Choice,
-    c: Chosen,
-    site: Site,
+    survivor: tuple[Chosen, Site],
+    tests: dict[str, str],
     mark: str,
-    fix_runs: tuple[Recorded, Recorded],
+    fixes: tuple[Recorded, Recorded],
 ) -> Compared | None:
     """What one traced run of the survivor `c` shows of its function (`site.ids[0]`), judged at
-    its callers' level (the rest: a private function's callers in its file) where it has them."""
+    its callers' level (the rest: a private function's callers in its file) where it has them,
+    and at the tests' own (what their calls got back, `tests` recording it) where it differs."""
+    c, site = survivor
     at, ids = site.places[0], site.ids
     moved = len(c.source.encode()) - len(choice.originals[c.path].encode())
     places = [at] + [b + moved if b > at else b for b in site.places[1:]]
     own = traced(runner.session.language, c.path, c.source, places, mark)
     if own is None or own[1] != ids:
         return None
-    run = _run(runner, {c.path: own[0]}, mark)
-    fix, again = fix_runs
-    if run.killed or _lost(runner, list(verdicts.judged), run):
+    run = traced_run(runner, {c.path: own[0]} | tests, mark)
+    fix, again = fixes
+    if run.killed or lost(runner, list(verdicts.judged), run):
         return Compared(None, why="its traced run was cut short or failed a judged test")
-    got = recorded(run.log, mark).calls
+    under = recorded(run.log, mark)
+    got = under.calls
     if not got.get(ids[0]) and fix.calls.get(ids[0]):
         return Compared(None, why="its function's calls were not seen under it")
     seen = [compare(fix.calls.get(i, []), again.calls.get(i, []), got.get(i, [])) for i in ids]
+    differs = next((s for s in seen if s.differs), None)
+    if differs is not None and (sites := received_alike(fix, again, under)):
+        return Compared(False, calls=sites, why=RECEIVED_ALIKE, unpassed=True)
     if not seen[0].differs or len(seen) == 1 or any(s.differs for s in seen[1:]):
         return next((s for s in seen[1:] if s.differs), seen[0])
     if all(s.differs is False for s in seen[1:]):
@@ -198,52 +209,6 @@ def _fix_traced(
     return texts, sites
 
 
-def _run(runner: Runner, texts: dict[str, str], mark: str) -> Run:
-    """The tests run whole with `texts` in the tree, then what the traced functions wrote
-    (`/tmp/<mark>`, the sandbox's own) printed to the log, after everything else (the channel
-    is the runner's report: Maven's last XML report would have the lines run into it)."""
-    session = runner.session
-    assert session.prepared is not None, "prepare() first"
-    tree, plan = session.tree, session.prepared.plan
-    tests = session.language.test_command(tree, runner.targets, plan)
-    phase = tests.model_copy(
-        update={"argv": ("sh", "-c", f'"$@"; cat /tmp/{mark} >&2 2>/dev/null', "sh", *tests.argv)}
-    )
-    for path, text in texts.items():
-        tree.put(path, text)
-    try:
-        done = runner.run_phase("traced", phase, runner.test_run_s)
-    finally:
-        for path in texts:
-            tree.restore(path)
-    if done is None:
-        return Run(outcomes={}, messages=[], log="", seconds=0.0, killed="not run")
-    return Run(
-        outcomes=session.language.outcomes(done.channel, done.log, plan),
-        messages=[],
-        log=done.log,
-        seconds=done.seconds,
-        killed=done.killed,
-        channel=done.channel,
-    )
-
-
-def _lost(runner: Runner, judged: list[str], run: Run) -> list[str]:
-    """The judged tests the fix's own run passes and `run` does not."""
-    control = runner.control(judged)
-    return [t for t in judged if passed(control, t) and not passed(run.outcomes, t)]
-
-
-def _failed(runner: Runner, judged: list[str], runs: list[Run]) -> str:
-    """Why the fix's traced runs cannot be read against ("": they can)."""
-    for run in runs:
-        if run.killed:
-            return f"the fix's traced run was stopped ({run.killed})"
-        if lost := _lost(runner, judged, run):
-            return f"a judged test fails in the fix's traced build ({lost[0]}): not traced"
-    return ""
-
-
 def _kept(m: MutantOutcome, seen: Compared | None, called: bool) -> MutantOutcome:
     if seen is None:
         return m  # not traced (the budget): as the line probe says
@@ -263,7 +228,7 @@ def _kept(m: MutantOutcome, seen: Compared | None, called: bool) -> MutantOutcom
         return m.model_copy(update={"reason": f"differential run: could not say ({seen.why})"})
     function = m.function or "its function"
     if seen.unpassed:
-        why = CALLERS_ALIKE.format(function=function, calls=seen.calls)
+        why = seen.why.format(function=function, calls=seen.calls)
         return m.model_copy(update={"reason": why, "unconfirmed": why})
     if changes_whenever_run(m):
         why = NO_ANSWER_DIFFERED.format(function=function, calls=seen.calls)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
 
@@ -48,6 +48,8 @@ class Recorded:
     """Function id -> the calls it returned from (or raised out of)."""
     entered: frozenset[str]
     """The functions called at all (one that never returns, a loop serving till the end, too)."""
+    received: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    """A test file's call site -> what its calls got back (hashed exactly, and masked)."""
 
 
 def recorded(output: str, mark: str) -> Recorded:
@@ -55,6 +57,7 @@ def recorded(output: str, mark: str) -> Recorded:
     events)."""
     found: dict[str, list[Call]] = {}
     entered: set[str] = set()
+    got: dict[str, list[tuple[str, str]]] = {}
     for text in _texts(output):
         for line in text.splitlines():
             if not line.startswith(mark + "\t"):
@@ -62,9 +65,11 @@ def recorded(output: str, mark: str) -> Recorded:
             parts = line.split("\t")
             if len(parts) == 3 and parts[2] == "entered":
                 entered.add(parts[1])
+            elif len(parts) == 5 and parts[2] == "got":
+                got.setdefault(parts[1], []).append((parts[3], parts[4]))
             elif len(parts) == 8:  # else cut short (the run was stopped as it wrote)
                 found.setdefault(parts[1], []).append(Call(*parts[2:]))
-    return Recorded(found, frozenset(entered | found.keys()))
+    return Recorded(found, frozenset(entered | found.keys()), got)
 
 
 def _texts(output: str) -> Iterable[str]:
@@ -113,3 +118,18 @@ def compare(fix: list[Call], again: list[Call], mutant: list[Call]) -> Compared:
     if not checked:
         return Compared(None, why="no input the tests gave it was answered alike by two runs")
     return Compared(False, calls=checked)
+
+
+def received_alike(fix: Recorded, again: Recorded, mutant: Recorded) -> int | None:
+    """How many of the tests' call sites got back the same values under the survivor as under
+    the fix, where every site whose values the fix's two runs agree on did (None: one did not,
+    or no site is stable). Exact hashes first; where no site is stable exactly, the masked."""
+    for exact in (0, 1):
+        a, b, m = (
+            {site: {v[exact] for v in values} for site, values in r.received.items()}
+            for r in (fix, again, mutant)
+        )
+        stable = [s for s in a.keys() & b.keys() if a[s] == b[s]]
+        if stable:
+            return None if any(m.get(s) != a[s] for s in stable) else len(stable)
+    return None
