@@ -161,10 +161,13 @@ def test_a_trailing_comment_holds_no_mutant_and_is_no_untested_part() -> None:
 
 def test_other_languages_lose_a_method_call_too_never_a_statement_or_selfs() -> None:
     cases = {
-        "javascript": ("let y = x.slice().trim();\nfoo.bar();\n", ["x.trim()", "x.slice()"]),
+        "javascript": (
+            "let y = x.slice().trim();\nfoo.bar();\nlet s = `${d.toString()}` + n.toString();\n",
+            ["x.trim()", "x.slice()"],
+        ),
         "java": (
-            "class A { int f() { this.g(); return x.copy().size(); } }",
-            ["x.size()", "x.copy()"],
+            'class A { int f() { this.g(); h("/" + p.toString()); return x.copy().size(); } }',
+            ["x.size()", "x.copy()"],  # `+` with a string calls `p.toString()` anyway
         ),
         "go": ("package a\n\nfunc f() { y := x.Clone(); x.Reset() }\n", ["y := x;"]),
         "rust": ("fn f() { let y = v.clone(); }\n", ["let y = v;"]),
