@@ -53,9 +53,9 @@ CAPTURED = (
     "not as an argument: no walk of its calls sees what that call does"
 )
 RECEIVED_ALIKE = (
-    "differential run: `{function}` answered otherwise, but every value the tests' calls got "
-    "back ({calls} call sites) was the fix's: a difference no test received, not confirmed "
-    "either way"
+    "differential run: `{function}` answered otherwise, but every value the pull request's "
+    "tests got back from their calls ({calls} call sites) was the fix's: a difference no test "
+    "received, not confirmed either way"
 )
 UNTRIED = "none may give the input where this change shows"
 """What UNEXERCISED says of a traced survivor whose function the tests entered (a reader of
