@@ -38,13 +38,19 @@ _HELPER = """final class CLS {
     return v instanceof CharSequence || v instanceof Number || v instanceof Boolean
         || v instanceof Character || v instanceof Enum || v instanceof Class;
   }
+  private static final java.util.Map<Class<?>, Boolean> VALUED = new java.util.concurrent.ConcurrentHashMap<Class<?>, Boolean>();
   private static boolean valued(Class<?> c) {
+    Boolean known = VALUED.get(c);
+    if (known != null) return known;
+    boolean found;
     try {
-      return c.getMethod("equals", Object.class).getDeclaringClass() != Object.class
+      found = c.getMethod("equals", Object.class).getDeclaringClass() != Object.class
           && c.getMethod("toString").getDeclaringClass() != Object.class;
     } catch (NoSuchMethodException e) {
-      return false;
+      found = false;
     }
+    VALUED.put(c, found);
+    return found;
   }
   private static boolean jdk(Class<?> c) {
     String n = c.getName();
