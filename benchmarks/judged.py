@@ -15,6 +15,7 @@ A row names its `language` (none: python); `shown: false` marks one judged while
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -104,6 +105,8 @@ def as_now(strength: TestStrength, problem: str, language: str) -> TestStrength:
 
     again = strength.model_copy(deep=True)
     for m in again.mutants:
+        if not m.through and (called := re.match(r"a call left out through `([^`]+)`", m.reason)):
+            m.through = called.group(1)  # written before `through` was kept
         if m.reached is None and UNTRIED in m.reason:
             m.reached = "executed_unchecked"
         if (

@@ -86,4 +86,5 @@ def test_a_handler_never_called_is_shown_though_its_closure_answers_alike(tmp_pa
     assert removed, [(m.line, m.change, m.verdict) for m in got.survivors]
     assert removed[0].shown and removed[0].reached == "executed_unchecked", removed[0]
     assert "through `next`, which its caller gave it" in removed[0].reason, removed[0].reason
-    assert not removed[0].unconfirmed
+    assert not removed[0].unconfirmed and removed[0].through == "next"
+    assert got.headline == removed[0]  # the example a reviewer is shown: the handler skipped

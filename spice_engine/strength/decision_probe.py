@@ -104,6 +104,7 @@ def probe_decisions(runner: Runner, verdicts: Verdicts, choice: Choice) -> Decid
                 continue
             if called := _through_parameter(language, choice, c):
                 done[c.key].reason = CALLER_CODE.format(name=called.name)
+                done[c.key].through = called.name
             else:
                 done[c.key].unconfirmed = LEFT_OUT
                 found.held += 1

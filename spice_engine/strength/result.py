@@ -130,6 +130,9 @@ class MutantOutcome(BaseModel):
     module_state: ModuleState | None = None
     """For a survivor in code run at import: what its module holds, imported with it, where
     the fix's holds otherwise."""
+    through: str = ""
+    """For a call left out, the parameter it went through (spice_engine.strength
+    .parameter_calls): the code its caller gave, never run under the mutant."""
     possibly_equivalent: bool = False
     """A model was asked for a test that tells it from the fix and none held: not a headline."""
     unconfirmed: str = ""
@@ -175,7 +178,9 @@ class MutantOutcome(BaseModel):
         # A line removed whose function answered otherwise on the tests' own inputs broke
         # what a caller gets (go-zero-2283's CORS router never installed): 10 of 11 judged
         # genuine, in Go and Python, the other a blank line after a JSON value.
-        removed_seen = tier == 2 and self.difference == "tests"
+        # So did a call left out that went through what the caller gave (go-zero-2363's
+        # middleware never calling `next`): the caller's own code is what it skips.
+        removed_seen = tier == 2 and (self.difference == "tests" or bool(self.through))
         return self.shown and (
             tier == 0 or (tier == 1 and self.difference_in != "stored") or removed_seen
         )
