@@ -596,6 +596,7 @@ public class Got {
     int n = new Holder().add("a").add("b").items().size();
     System.out.println(n + " " + twice(n) + " " + pick(Integer.valueOf(n).intValue()) + " " + none.size());
     new Holder().add("c");
+    for (Iterator<String> it = none.iterator(); it.hasNext(); System.gc()) it.next();
     Runnable r = () -> System.out.println(String.valueOf(Collections.max(Arrays.asList(3, 1))));
     r.run();
   }

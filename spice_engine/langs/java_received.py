@@ -4,8 +4,8 @@ condition, a receiver) becomes `W.got("<id>", call)`, which walks the value (spi
 .java_walker), appends a hashed line to `/tmp/<mark>` and returns it unchanged; an overload per
 primitive keeps `int` an `int`, so overloads the file calls resolve as before.
 
-A call standing alone as a statement (its value dropped, perhaps `void`) and a lambda's body
-(perhaps `void`) are left. The first 200 values of each call site; each id is the file and the
+A call standing alone as a statement or a `for`'s update (its value dropped, perhaps `void`)
+and a lambda's body (perhaps `void`) are left. The first 200 values of each call site; each id is the file and the
 call's line and column, and every line keeps its number.
 """
 
@@ -18,8 +18,9 @@ from spice_engine.langs.java_trace import java_string
 from spice_engine.langs.java_walker import helper
 from spice_engine.langs.trace_edits import Edit, ident, parsed, spliced
 
-DROPPED = frozenset({"expression_statement", "lambda_expression"})
-"""Where a call's value may be `void`: not recorded."""
+DROPPED = frozenset({"expression_statement", "lambda_expression", "for_statement"})
+"""Where a call's value may be `void` (a statement, a lambda's body, a `for`'s update): not
+recorded."""
 
 
 def received(source: str, tag: str, mark: str) -> str | None:
