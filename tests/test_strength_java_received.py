@@ -40,7 +40,7 @@ public final class Names {
     }
 
     static Holder holder(String s) {
-        boolean wrap = s.isEmpty();
+        boolean wrap = !s.isEmpty();
         Holder h = new Holder(s.trim(), null);
         wrap = false;
         if (wrap) {
