@@ -34,8 +34,8 @@ from spice_engine.langs.base import Language
 from spice_engine.langs.decision_probes import DecisionProbe, probe
 from spice_engine.langs.kept_probes import probe as kept
 from spice_engine.strength.choose import Choice, Chosen
-from spice_engine.strength.line_probe import failing, mutated_at, probed_run
-from spice_engine.strength.parameter_calls import Called, called_parameter
+from spice_engine.strength.line_probe import failing, probed_run
+from spice_engine.strength.parameter_calls import left_out_through
 from spice_engine.strength.result import MutantOutcome, TestStrength, Verdict
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.traced import changes_whenever_run
@@ -102,7 +102,7 @@ def probe_decisions(runner: Runner, verdicts: Verdicts, choice: Choice) -> Decid
         if decision is None:
             if not _left_out(done[c.key]):
                 continue
-            if called := _through_parameter(language, choice, c):
+            if called := left_out_through(language, choice, c):
                 done[c.key].reason = CALLER_CODE.format(name=called.name)
                 done[c.key].through = called.name
             else:
@@ -153,11 +153,6 @@ def _left_out(m: MutantOutcome) -> bool:
     """A call or another statement left out that is no assignment: its line's run is its
     change's (as a traced function answering alike holds it, `changes_whenever_run`)."""
     return m.operator == "statement removed" and changes_whenever_run(m)
-
-
-def _through_parameter(language: Language, choice: Choice, c: Chosen) -> Called | None:
-    grammar, fixed = language.grammar(c.path), choice.originals[c.path]
-    return None if grammar is None else called_parameter(grammar, fixed, mutated_at(fixed, c))
 
 
 def _probed(language: Language, choice: Choice, c: Chosen) -> tuple[DecisionProbe | None, bool]:

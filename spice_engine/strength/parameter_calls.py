@@ -21,7 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from spice_engine.langs.base import Language
 from spice_engine.langs.trace_edits import holding, parsed
+from spice_engine.strength.choose import Choice, Chosen
+from spice_engine.strength.line_probe import mutated_at
 
 FUNCTIONS = frozenset(
     {"function_declaration", "method_declaration", "func_literal"}  # Go, Java
@@ -41,6 +44,12 @@ class Called:
     captured: bool
     """A parameter of a function around the one holding the call (one its traced calls do not
     walk), not of that function itself."""
+
+
+def left_out_through(language: Language, choice: Choice, c: Chosen) -> Called | None:
+    """The parameter the statement the mutant `c` leaves out calls through, if it does."""
+    grammar, fixed = language.grammar(c.path), choice.originals[c.path]
+    return None if grammar is None else called_parameter(grammar, fixed, mutated_at(fixed, c))
 
 
 def called_parameter(grammar: str, source: str, at: int) -> Called | None:

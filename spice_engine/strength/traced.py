@@ -27,7 +27,7 @@ from spice_engine.langs.base import Language
 from spice_engine.langs.capabilities import call_traces, callers, traced
 from spice_engine.strength.choose import Choice, Chosen
 from spice_engine.strength.line_probe import mutated_at
-from spice_engine.strength.parameter_calls import called_parameter
+from spice_engine.strength.parameter_calls import left_out_through
 from spice_engine.strength.result import MutantOutcome, Verdict
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.traced_runs import fix_runs, lost, traced_run
@@ -152,11 +152,9 @@ def _survivor_traced(
 
 def _captured(language: Language, choice: Choice, c: Chosen, m: MutantOutcome) -> str | None:
     """The name a left-out call goes through that its function captured from one around it."""
-    grammar = language.grammar(c.path)
-    if m.operator != "statement removed" or grammar is None:
+    if m.operator != "statement removed":
         return None
-    fixed = choice.originals[c.path]
-    called = called_parameter(grammar, fixed, mutated_at(fixed, c))
+    called = left_out_through(language, choice, c)
     return called.name if called is not None and called.captured else None
 
 
