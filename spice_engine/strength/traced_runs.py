@@ -22,7 +22,7 @@ def fix_runs(
     calls got back, and why they cannot be read against ("": they can)."""
     tests = _received(runner, mark)
     first = traced_run(runner, texts | tests, mark)
-    if tests and _failed(runner, judged, [first]):
+    if tests and not first.killed and _failed(runner, judged, [first]):  # not the budget
         tests, first = {}, traced_run(runner, texts, mark)
     runs = [first, traced_run(runner, texts | tests, mark)]
     return runs, tests, _failed(runner, judged, runs)
