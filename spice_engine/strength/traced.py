@@ -30,7 +30,7 @@ from spice_engine.strength.line_probe import mutated_at
 from spice_engine.strength.parameter_calls import left_out_through
 from spice_engine.strength.result import MutantOutcome, Verdict
 from spice_engine.strength.runs import Runner
-from spice_engine.strength.traced_runs import fix_runs, lost, traced_run
+from spice_engine.strength.traced_runs import fix_runs, lost, recording, traced_run
 from spice_engine.strength.traces import Compared, Recorded, compare, received_alike, recorded
 from spice_engine.strength.verdicts import Verdicts
 
@@ -88,8 +88,8 @@ def trace_survivors(runner: Runner, verdicts: Verdicts, choice: Choice) -> tuple
     if not order:
         return verdicts, ""
     budget = runner.left() * SHARE
-    with runner.holding(runner.left() - budget):
-        runs, tests, why = fix_runs(runner, list(verdicts.judged), fixed, mark)
+    with runner.holding(runner.left() - budget), recording(runner, mark) as tests:
+        runs, why = fix_runs(runner, list(verdicts.judged), fixed, mark, tests)
         if why:
             return verdicts, f"differential run: {why}"
         fix, again = (recorded(r.log, mark) for r in runs)
@@ -101,7 +101,7 @@ def trace_survivors(runner: Runner, verdicts: Verdicts, choice: Choice) -> tuple
                 seen[k] = Compared(None, why=CAPTURED.format(name=name))
                 continue  # its run could not say: none is spent on it
             got = _survivor_traced(
-                runner, verdicts, choice, (chosen[k], sites[k]), tests, mark, (fix, again)
+                runner, verdicts, choice, (chosen[k], sites[k]), mark, (fix, again)
             )
             if got is not None:
                 seen[k] = got
@@ -116,13 +116,13 @@ def _survivor_traced(
     verdicts: Verdicts,
     choice: Choice,
     survivor: tuple[Chosen, Site],
-    tests: dict[str, str],
     mark: str,
     fixes: tuple[Recorded, Recorded],
 ) -> Compared | None:
     """What one traced run of the survivor `c` shows of its function (`site.ids[0]`), judged at
     its callers' level (the rest: a private function's callers in its file) where it has them,
-    and at the tests' own (what their calls got back, `tests` recording it) where it differs."""
+    and at the tests' own (what their calls got back, where the test files record it) where it
+    differs."""
     c, site = survivor
     at, ids = site.places[0], site.ids
     moved = len(c.source.encode()) - len(choice.originals[c.path].encode())
@@ -130,7 +130,7 @@ def _survivor_traced(
     own = traced(runner.session.language, c.path, c.source, places, mark)
     if own is None or own[1] != ids:
         return None
-    run = traced_run(runner, {c.path: own[0]} | tests, mark)
+    run = traced_run(runner, {c.path: own[0]}, mark)
     fix, again = fixes
     if run.killed or lost(runner, list(verdicts.judged), run):
         return Compared(None, why="its traced run was cut short or failed a judged test")
