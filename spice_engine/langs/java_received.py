@@ -12,6 +12,7 @@ call's line and column, and every line keeps its number.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from typing import Any
 
 from spice_engine.langs.java_trace import java_string
@@ -32,12 +33,12 @@ def received(source: str, tag: str, mark: str) -> str | None:
         return None
     cls = "SpiceGot" + hashlib.sha256(raw).hexdigest()[:8]
     opened: dict[int, list[tuple[int, str]]] = {}
-    closed: dict[int, int] = {}
+    closed = Counter[int]()
     for call in _calls(tree.root_node):
         site = java_string(f"{ident(tag, call)}:{call.end_byte}")
         span = call.end_byte - call.start_byte
         opened.setdefault(call.start_byte, []).append((span, f"{cls}.got({site}, "))
-        closed[call.end_byte] = closed.get(call.end_byte, 0) + 1
+        closed[call.end_byte] += 1
     if not opened:
         return None
     # `a.b().c()` and `a.b()` start at one byte: the outer call's opening goes first.

@@ -13,11 +13,12 @@ path, the same string on POSIX). An assignment left out is probed for whether it
 target holds (spice_engine.langs.kept_probes: go-zero-990's `dir = filepath.Dir(dir)`); a
 statement left out that assigns nothing is tried wherever its line runs: held without a probe
 (go-zero-2463's wrappers of logx left empty), unless it calls what the caller gave
-(spice_engine.strength.parameter_calls: go-zero-2363's `next.ServeHTTP(w, r)`): shown. Where a probe could be placed but did not answer
-(the budget spent, a run cut or hung, a probe that did not build) the survivor is held as well:
-its line's run alone is the evidence the probe was there to weigh, and shown on it alone
-survivors were genuine about half the time (C 4 of 9, C++ 1 of 2, Go 8 of 14 before the
-probes); fmt-3750's dead `0` → `1` was shown so when a 3× budget cut its probe.
+(spice_engine.strength.parameter_calls: go-zero-2363's `next.ServeHTTP(w, r)`): shown. Where a
+probe could be placed but did not answer (the budget spent, a run cut or hung, a probe that did
+not build) the survivor is held as well: its line's run alone is the evidence the probe was
+there to weigh, and shown on it alone survivors were genuine about half the time (C 4 of 9, C++
+1 of 2, Go 8 of 14 before the probes); fmt-3750's dead `0` → `1` was shown so when a 3× budget
+cut its probe.
 
 An assignment left out that never changed its target is held too, unlike a decision no test
 makes differ: what it writes was already there each time the tests ran it, which is what an

@@ -23,6 +23,7 @@ from typing import Any
 
 from spice_engine.langs.base import Language
 from spice_engine.langs.trace_edits import holding, parsed
+from spice_engine.strength.call_receivers import CALLS
 from spice_engine.strength.choose import Choice, Chosen
 from spice_engine.strength.line_probe import mutated_at
 
@@ -33,7 +34,6 @@ FUNCTIONS = frozenset(
     | {"function_expression", "arrow_function", "method_definition"}  # JavaScript
     | {"function_definition"}  # C, C++
 )
-CALLS = frozenset({"call_expression", "method_invocation"})
 
 
 @dataclass(frozen=True)
@@ -59,14 +59,14 @@ def called_parameter(grammar: str, source: str, at: int) -> Called | None:
     root = parsed(grammar, source).root_node
     call = _call_at(root, at, len(raw))
     name = _first_name(call.child_by_field_name("function") or call) if call else None
-    function = holding(root, at, len(raw), FUNCTIONS)
-    if name is None or function is None:
+    if name is None:
         return None
-    if name in _parameters(function):
-        return Called(name, captured=False)
-    while (function := _enclosing(function.parent)) is not None:
+    function = holding(root, at, len(raw), FUNCTIONS)
+    captured = False  # the function holding the call first, then each around it
+    while function is not None:
         if name in _parameters(function):
-            return Called(name, captured=True)
+            return Called(name, captured)
+        function, captured = _enclosing(function.parent), True
     return None
 
 

@@ -139,8 +139,7 @@ def _survivor_traced(
     if not got.get(ids[0]) and fix.calls.get(ids[0]):
         return Compared(None, why="its function's calls were not seen under it")
     seen = [compare(fix.calls.get(i, []), again.calls.get(i, []), got.get(i, [])) for i in ids]
-    differs = next((s for s in seen if s.differs), None)
-    if differs is not None and (sites := received_alike(fix, again, under)):
+    if any(s.differs for s in seen) and (sites := received_alike(fix, again, under)):
         return Compared(False, calls=sites, why=RECEIVED_ALIKE, unpassed=True)
     if not seen[0].differs or len(seen) == 1 or any(s.differs for s in seen[1:]):
         return next((s for s in seen[1:] if s.differs), seen[0])

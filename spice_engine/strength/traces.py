@@ -124,9 +124,9 @@ def received_alike(fix: Recorded, again: Recorded, mutant: Recorded) -> int | No
     """How many of the tests' call sites got back the same values under the survivor as under
     the fix, where every site whose values the fix's two runs agree on did (None: one did not,
     or no site is stable). Exact hashes first; where no site is stable exactly, the masked."""
-    for exact in (0, 1):
+    for hashed in (0, 1):  # the exact hash, then the masked
         a, b, m = (
-            {site: {v[exact] for v in values} for site, values in r.received.items()}
+            {site: {v[hashed] for v in values} for site, values in r.received.items()}
             for r in (fix, again, mutant)
         )
         stable = [s for s in a.keys() & b.keys() if a[s] == b[s]]
