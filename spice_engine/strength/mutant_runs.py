@@ -5,6 +5,7 @@ could not judge) each in a process of its own, its tests' files run whole.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from spice_engine.redaction import redacted_excerpt
@@ -70,7 +71,8 @@ def mutate(
     )
     where = "in the mutant session" if fast else "in its run"
     if not found.judged:
-        raise NoVerdicts(f"no judged test passes with the fix ({where})", found.log)
+        detail = f"no judged test passes with the fix ({where})"
+        raise NoVerdicts(detail + _first_error(found.log), found.log)
     if fail_to_pass and not set(fail_to_pass) & set(found.judged):
         detail = f"no FAIL_TO_PASS test passes with the fix ({where})"
         raise NoVerdicts(detail + _failure_line(found.log, fail_to_pass), found.log)
@@ -122,6 +124,19 @@ def _failure_line(log: str, tests: Sequence[str]) -> str:
         if kind in FAILING and any(rest.startswith(t) for t in tests):
             return f": {redacted_excerpt(line, head=300)}"
     return ""
+
+
+ERROR = re.compile(r"\berror\b", re.IGNORECASE)
+
+
+def _first_error(log: str) -> str:
+    """The log's first line naming an error (else its last line), which says why nothing
+    passed when the build stopped before any test: a compiler's `error:` above make's own
+    lines; jq without its oniguruma submodule, `make[1]: *** [...all-recursive] Error 1`."""
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    errors = [line for line in lines if ERROR.search(line)]
+    said = errors[:1] or lines[-1:]
+    return f"; its log says: {redacted_excerpt(said[0], head=300)}" if said else ""
 
 
 def judge_alone(
