@@ -48,8 +48,9 @@ def _notes(shown: ShownSurvivors, secrets: tuple[str, ...]) -> list[CheckAnnotat
             )
         if m.issue_example is not None:  # the issue's own input shows it
             seen = m.issue_example
+            what = "command with an argument left out" if seen.near else "example"
             caught += (
-                f" The issue's example then prints {seen.survivor!r} instead of {seen.fix!r}"
+                f" The issue's {what} then prints {seen.survivor!r} instead of {seen.fix!r}"
                 f" ({seen.statement})."
             )
         if m.module_state is not None:  # code run at import

@@ -16,7 +16,7 @@ nothing is proven equivalent by it).
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -159,17 +159,21 @@ def unproven(m: MutantOutcome) -> bool:
     return m.verdict == Verdict.EQUIVALENT and m.reason.startswith(UNOBSERVED)
 
 
-def told(m: MutantOutcome, fix: Any, survivor: Any) -> MutantOutcome:
+def told(m: MutantOutcome, fix: Any, survivor: Any, near: Collection[str] = ()) -> MutantOutcome:
     """`m` marked as told apart by the issue's example, with the first statement whose output
-    differs (as far as the messages keep it)."""
+    differs (as far as the messages keep it); `near`: the statements that are neighbours of
+    the issue's own (spice_engine.strength.shell_neighbours), said as such."""
     a, b = _pairs(fix), _pairs(survivor)
     n = _first_unequal(a, b)
     statement = (a[n] if n < len(a) else b[n] if n < len(b) else ("", ""))[0]
     fixed, mutated = _first_difference(a[n][1] if n < len(a) else "", b[n][1] if n < len(b) else "")
-    seen = IssueExample(statement=statement[:LINE], fix=fixed, survivor=mutated)
-    why = (
-        f"the issue's `{seen.statement}` prints {seen.survivor!r} where the fix prints {seen.fix!r}"
+    seen = IssueExample(
+        statement=statement[:LINE], fix=fixed, survivor=mutated, near=statement in near
     )
+    said = f"the issue's `{seen.statement}`"
+    if seen.near:
+        said = f"the issue's command with an argument left out, `{seen.statement}`,"
+    why = f"{said} prints {seen.survivor!r} where the fix prints {seen.fix!r}"
     update = {
         "verdict": Verdict.SURVIVED,  # one a differential run saw no difference in, too
         "difference": "issue",

@@ -64,6 +64,9 @@ class IssueExample(BaseModel):
     statement: str = ""
     fix: str
     survivor: str
+    near: bool = False
+    """The statement is the issue's command with one argument left out, not one it gives
+    (spice_engine.strength.shell_neighbours)."""
 
 
 class CatchingTest(BaseModel):

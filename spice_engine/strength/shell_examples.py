@@ -39,6 +39,7 @@ from spice_engine.strength.issue_examples import (
 from spice_engine.strength.issue_examples import MOVES as EXAMPLE_MOVES
 from spice_engine.strength.runs import Runner
 from spice_engine.strength.shell_commands import shell_commands
+from spice_engine.strength.shell_neighbours import neighbours
 from spice_engine.strength.shell_support import SETTINGS
 from spice_engine.strength.verdicts import Verdicts
 
@@ -89,9 +90,10 @@ def run_shell_examples(
     commands = shell_commands(problem, names)
     if not commands:
         return verdicts, ""
+    near = neighbours(commands, names)
     build = language.program_build(session.tree, session.prepared.plan)
     if build is None and isinstance(session.language, IssueExamples):
-        return _in_environment(runner, verdicts, choice, commands)
+        return _in_environment(runner, verdicts, choice, commands, near)
     chosen = {c.key: c for c in choice.chosen}
     done = verdicts.done
     order = to_try(done, chosen)
@@ -99,33 +101,55 @@ def run_shell_examples(
         return verdicts, ""
     left = runner.left()
     end = time.monotonic() + min(left, max(left * SHARE, FLOOR_S))
-    settings = {"commands": commands, "programs": names, "folders": list(build.folders)}
+    settings = {
+        "commands": commands + near,
+        "near_from": len(commands),
+        "programs": names,
+        "folders": list(build.folders),
+    }
     t0 = time.monotonic()
     fixed, why = _run(runner, build, settings | {"runs": 2}, end, sorted(choice.originals))
     if len(fixed) < 2:
         return verdicts, UNBUILT.format(why=why) if why else BUDGET
     if not fixed[0].get("built"):
         return verdicts, NOT_BUILT
-    if fixed[0]["digest"] != fixed[1]["digest"]:
+    moving = _moving(fixed[0].get("statements"), fixed[1].get("statements"), len(commands))
+    if moving is None:
         return verdicts, MOVES
+    base = _without(fixed[0].get("statements"), moving)
     each_s = time.monotonic() - t0  # a rebuild of one file is seldom longer than this
     kept = dict(done)
     for n, key in enumerate(order):
         if end - time.monotonic() < min(each_s, 5.0):
             return verdicts.model_copy(update={"done": kept}), LEFT.format(n=len(order) - n)
         got = _with_mutant(runner, build, settings | {"runs": 1}, end, chosen[key])
-        if got and got[0]["digest"] != fixed[0]["digest"]:
-            kept[key] = told(done[key], fixed[0].get("statements"), got[0].get("statements"))
+        if got and (theirs := _without(got[0].get("statements"), moving)) != base:
+            kept[key] = told(done[key], base, theirs, near=near)
     return verdicts.model_copy(update={"done": kept}), ""
 
 
+def _moving(first: Any, second: Any, near_from: int) -> set[int] | None:
+    """The statements from `near_from` on (the neighbours) that the fix's two runs printed
+    otherwise (a Rust panic names its thread: `thread 'main' (58) panicked`), to be compared
+    no further; None when one of the issue's own commands did."""
+    a, b = list(first or []), list(second or [])
+    if a[:near_from] != b[:near_from]:
+        return None
+    return {i for i in range(near_from, max(len(a), len(b))) if a[i : i + 1] != b[i : i + 1]}
+
+
+def _without(statements: Any, moving: set[int]) -> list[Any]:
+    return [pair for n, pair in enumerate(statements or []) if n not in moving]
+
+
 def _in_environment(
-    runner: Runner, verdicts: Verdicts, choice: Choice, commands: list[str]
+    runner: Runner, verdicts: Verdicts, choice: Choice, commands: list[str], near: list[str]
 ) -> tuple[Verdicts, str]:
     """The commands run where the programs are console scripts of the tree (a Python tree's
     `pylint`): by our example driver, each calling its entry point with the environment's
     Python, each survivor switched on for the commands it starts (they inherit the switch), no
-    build between."""
+    build between. The driver's states are compared whole: when the fix's two runs differ,
+    the commands are run once more without their neighbours."""
     chosen = {c.key: c for c in choice.chosen if c.site.switchable}
     done = verdicts.done
     order = to_try(done, chosen)
@@ -135,16 +159,18 @@ def _in_environment(
         return verdicts, ""
     if budget < 5:
         return verdicts, BUDGET
-    timeout = SESSION_FLOOR_S + COMMAND_S * len(commands)
+    timeout = SESSION_FLOOR_S + COMMAND_S * (len(commands) + len(near))
     entries = entry_points(runner.session.language, runner.session.tree)
     call = (
         "import json, sys, tempfile\n"
         '_bin = tempfile.mkdtemp(prefix="spice-bin-")\n'
         f"_wrappers({entries!r}, sys.executable, _bin)\n"
-        f"print(json.dumps(_session({commands!r}, _bin, {timeout})))"
+        f"print(json.dumps(_session({commands + near!r}, _bin, {timeout}, {len(commands)})))"
     )
     snippets = [DRIVER.read_text(), call]
     said, stopped = run_states(runner, choice, [chosen[k] for k in order], snippets, budget, KEEP)
+    if stopped == EXAMPLE_MOVES and near:  # perhaps only a neighbour: the issue's own again
+        return _in_environment(runner, verdicts, choice, commands, [])
     if stopped:
         return verdicts, IN_ENVIRONMENT.get(stopped, stopped)
     fixed = _session_of(said[None][0])
@@ -152,7 +178,7 @@ def _in_environment(
     for key in order:
         got = said.get(str(key))
         if got and got[0]["digest"] != said[None][0]["digest"]:
-            kept[key] = told(done[key], fixed, _session_of(got[0]))
+            kept[key] = told(done[key], fixed, _session_of(got[0]), near=near)
     return verdicts.model_copy(update={"done": kept}), ""
 
 

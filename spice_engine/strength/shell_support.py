@@ -22,6 +22,9 @@ from typing import Dict, List, Optional, Tuple  # noqa: F401 (type comments)
 SETTINGS = "SPICE_SHELL_EXAMPLES"
 KEEP = 4000
 """What of one command's output is compared and sent (its start)."""
+NEAR_S = 5
+"""What a neighbour of the issue's commands may take (an argument left out may make a program
+wait, say for input): killed then, under the fix and each survivor alike."""
 DEPTH = 4
 SKIPPED = {".git", "node_modules", "deps", "incremental", "build", ".fingerprint"}
 
@@ -70,12 +73,15 @@ def _wrappers(entries, python, folder):
             os.close(fd)
 
 
-def _script(commands, outputs):
-    # type: (List[str], str) -> str
-    """One bash script running `commands` in turn, each one's streams into files of its own."""
+def _script(commands, outputs, near_from):
+    # type: (List[str], str, int) -> str
+    """One bash script running `commands` in turn, each one's streams into files of its own;
+    those from `near_from` on (the neighbours) each in a shell of its own, bounded in time."""
     lines = ["set +e"]
     for n, command in enumerate(commands):
         at = os.path.join(outputs, str(n))
+        if n >= near_from:
+            command = "timeout -s KILL %d bash -c %s" % (NEAR_S, shlex.quote(command))
         lines.append(
             "{ %s\n} >'%s.out' 2>'%s.err' </dev/null; echo $? >'%s.rc'" % (command, at, at, at)
         )
@@ -91,9 +97,10 @@ def _read(path):
         return None
 
 
-def _session(commands, bin_dir, timeout_s):
-    # type: (List[str], str, float) -> List[List[str]]
-    """[command, printed] for each command that ended, in order."""
+def _session(commands, bin_dir, timeout_s, near_from=None):
+    # type: (List[str], str, float, Optional[int]) -> List[List[str]]
+    """[command, printed] for each command that ended, in order (`near_from`: the index of
+    the first neighbour of the issue's commands, None when there are none)."""
     root = tempfile.mkdtemp(prefix="spice-shell-")
     # The same folder name every run: a program printing where it runs prints it alike.
     work = os.path.join(tempfile.gettempdir(), "spice-example")
@@ -103,7 +110,7 @@ def _session(commands, bin_dir, timeout_s):
     env.pop(SETTINGS, None)
     env.update({"PATH": bin_dir + os.pathsep + env.get("PATH", ""), "HOME": work, "PWD": work})
     process = subprocess.Popen(
-        ["bash", "-c", _script(commands, root)],
+        ["bash", "-c", _script(commands, root, len(commands) if near_from is None else near_from)],
         cwd=work,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -143,7 +150,7 @@ def main():
     for name, path in programs.items():
         os.symlink(path, os.path.join(bin_dir, name))
     for run in range(int(settings.get("runs", 1))):
-        said = _session(commands, bin_dir, float(settings["timeout_s"]))
+        said = _session(commands, bin_dir, float(settings["timeout_s"]), settings.get("near_from"))
         digest = hashlib.sha256(json.dumps(said).encode()).hexdigest()
         message = {
             "status": "ok",
