@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -43,6 +44,24 @@ def fixed_session(
         if built:
             runner.outcomes(runner.targets, whole_files=True)
         yield SameCode(runner, language_code)
+
+
+def validated_and_measured(
+    tmp_path: Path, row: dict[str, Any], language: str, executor: Any, budget_s: float = 400
+) -> Any:
+    """`row` validated in the sandbox (asserted valid), its lists then set from what the
+    validation found, and its test strength measured (asserted measured)."""
+    from spice_engine.runs.validator import validate
+    from spice_engine.strength.config import StrengthConfig
+    from spice_engine.strength.measure import measure
+
+    done = validate(lang_job(row, tmp_path / "repo", language), executor, tmp_path / "scratch")
+    assert done.validation.status == "valid", done.validation.detail
+    row["FAIL_TO_PASS"], row["PASS_TO_PASS"] = json.dumps(done.fail_to_pass), "[]"
+    job = lang_job(row, tmp_path / "repo", language)
+    got = measure(job, executor, tmp_path / "s", StrengthConfig(budget_s=budget_s))
+    assert got.status == "measured", got.detail
+    return got
 
 
 def mutant(check: SameCode, path: str, old: str, new: str) -> Chosen:

@@ -5,18 +5,14 @@ held; one whose difference reaches a value the test got back is shown."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from spice_engine.langs.executor import Executor
-from spice_engine.runs.validator import validate
-from spice_engine.strength.config import StrengthConfig
-from spice_engine.strength.measure import measure
 from spice_engine.strength.traced import RECEIVED_ALIKE
-from tests.compiled_code_support import small_project
-from tests.lang_projects import java_sandbox, lang_job
+from tests.compiled_code_support import small_project, validated_and_measured
+from tests.lang_projects import java_sandbox
 from tests.test_strength_catching_langs import JAVA_HEAD, JAVA_MUL, JAVA_POM
 
 BASE = "package demo;\n\npublic final class Names {\n    private Names() {}\n}\n"
@@ -82,12 +78,7 @@ def test_a_difference_no_test_received_is_held_and_one_received_is_shown(tmp_pat
         {"src/test/java/demo/NamesTest.java": TEST},
     )
     executor = Executor(tmp_path / "envs", java_sandbox(tmp_path))
-    done = validate(lang_job(row, tmp_path / "repo", "java"), executor, tmp_path / "scratch")
-    assert done.validation.status == "valid", done.validation.detail
-    row["FAIL_TO_PASS"], row["PASS_TO_PASS"] = json.dumps(done.fail_to_pass), json.dumps([])
-    job = lang_job(row, tmp_path / "repo", "java")
-    got = measure(job, executor, tmp_path / "s", StrengthConfig(budget_s=600))
-    assert got.status == "measured", got.detail
+    got = validated_and_measured(tmp_path, row, "java", executor, budget_s=600)
     by_change = {m.change: m for m in got.survivors}
     # `wrap = false;` left out: `holder` returns a Holder wrapped twice; `clean` gives "a".
     unwrapped = by_change.get("`wrap = false;` removed")

@@ -13,13 +13,12 @@ import pytest
 
 from spice_engine.langs.executor import Executor
 from spice_engine.langs.programs import c_programs, rust_programs
-from spice_engine.runs.validator import validate
 from spice_engine.strength.config import StrengthConfig
 from spice_engine.strength.measure import measure
 from spice_engine.strength.shell_commands import shell_commands
 from spice_engine.validate.bubblewrap import Bubblewrap
-from tests.compiled_code_support import small_project
-from tests.lang_projects import DictFiles, lang_job
+from tests.compiled_code_support import small_project, validated_and_measured
+from tests.lang_projects import DictFiles
 
 JQ_ISSUE = """Get/set inconsistency for fractional array indices
 ```
@@ -170,13 +169,7 @@ def test_a_survivor_the_reporters_command_tells_apart_is_shown_on_it(tmp_path: P
         {"tests/repeat_test.c": WEAK},
     )
     row["problem_statement"] = ISSUE
-    executor = Executor(tmp_path / "envs", box)
-    done = validate(lang_job(row, tmp_path / "repo", "c"), executor, tmp_path / "scratch")
-    assert done.validation.status == "valid", done.validation.detail
-    row["FAIL_TO_PASS"], row["PASS_TO_PASS"] = json.dumps(done.fail_to_pass), "[]"
-    job = lang_job(row, tmp_path / "repo", "c")
-    got = measure(job, executor, tmp_path / "s", StrengthConfig(budget_s=400))
-    assert got.status == "measured", got.detail
+    got = validated_and_measured(tmp_path, row, "c", Executor(tmp_path / "envs", box))
     told = [m for m in got.survivors if m.difference == "issue"]
     assert told, [(m.change, m.reason) for m in got.survivors] + got.skipped
     # Told on the reporter's own command; `greet` alone, its neighbour, tells others apart.
@@ -289,13 +282,7 @@ def test_a_rust_binary_is_rebuilt_for_each_survivor_and_runs_the_issues_command(
         {"tests/add.rs": RS_WEAK},
     )
     row["problem_statement"] = RS_ISSUE
-    executor = Executor(tmp_path / "envs", box)
-    done = validate(lang_job(row, tmp_path / "repo", "rust"), executor, tmp_path / "scratch")
-    assert done.validation.status == "valid", done.validation.detail
-    row["FAIL_TO_PASS"], row["PASS_TO_PASS"] = json.dumps(done.fail_to_pass), "[]"
-    job = lang_job(row, tmp_path / "repo", "rust")
-    got = measure(job, executor, tmp_path / "s", StrengthConfig(budget_s=400))
-    assert got.status == "measured", got.detail
+    got = validated_and_measured(tmp_path, row, "rust", Executor(tmp_path / "envs", box))
     # `calc 3` and `calc 2`, the command's neighbours, panic naming their thread (another one
     # each run): they are compared no further, and the reporter's own command still counts.
     assert not any("two runs of the fix" in s for s in got.skipped), got.skipped

@@ -5,20 +5,15 @@ under both), shown on the same command with the bad input left out."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 import pytest
 
 from spice_engine.langs.executor import Executor
-from spice_engine.runs.validator import validate
-from spice_engine.strength.config import StrengthConfig
-from spice_engine.strength.measure import measure
 from spice_engine.strength.shell_neighbours import neighbours
 from spice_engine.validate.bubblewrap import Bubblewrap
-from tests.compiled_code_support import small_project
-from tests.lang_projects import lang_job
+from tests.compiled_code_support import small_project, validated_and_measured
 
 
 def test_each_argument_that_stands_alone_is_left_out_in_turn() -> None:
@@ -124,14 +119,7 @@ def test_a_survivor_only_the_command_without_its_bad_input_tells_apart_is_shown(
         {"tests/total_test.c": WEAK},
     )
     row["problem_statement"] = ISSUE
-    executor = Executor(tmp_path / "envs", box)
-    done = validate(lang_job(row, tmp_path / "repo", "c"), executor, tmp_path / "scratch")
-    assert done.validation.status == "valid", done.validation.detail
-    row["FAIL_TO_PASS"], row["PASS_TO_PASS"] = json.dumps(done.fail_to_pass), "[]"
-    got = measure(
-        lang_job(row, tmp_path / "repo", "c"), executor, tmp_path / "s", StrengthConfig(budget_s=400)
-    )
-    assert got.status == "measured", got.detail
+    got = validated_and_measured(tmp_path, row, "c", Executor(tmp_path / "envs", box))
     # The test gives only `x`: the sum is never added to. `sum += v` left out, the reporter's
     # `sum 2 x` still refuses `x`; `sum 2` prints 0 where the fix prints 2.
     left_out = [m for m in got.survivors if m.change == "`sum += v;` removed"]
