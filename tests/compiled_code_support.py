@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -62,6 +63,28 @@ def validated_and_measured(
     got = measure(job, executor, tmp_path / "s", StrengthConfig(budget_s=budget_s))
     assert got.status == "measured", got.detail
     return got
+
+
+def c_project_measured(
+    tmp_path: Path,
+    base: dict[str, str],
+    fix: dict[str, str],
+    test: dict[str, str],
+    issue: str,
+) -> Any:
+    """A C project written here (`small_project`), `issue` its problem statement, validated
+    and measured in the real sandbox (skipped without cmake, gcc or the sandbox)."""
+    from spice_engine.langs.executor import Executor
+    from spice_engine.validate.bubblewrap import Bubblewrap
+
+    if shutil.which("cmake") is None or shutil.which("gcc") is None:
+        pytest.skip("no cmake or gcc on this machine")
+    box = Bubblewrap()
+    if why := box.problem(tmp_path):
+        pytest.skip(f"bubblewrap cannot run here: {why}")
+    row = small_project(tmp_path, base, fix, test)
+    row["problem_statement"] = issue
+    return validated_and_measured(tmp_path, row, "c", Executor(tmp_path / "envs", box))
 
 
 def mutant(check: SameCode, path: str, old: str, new: str) -> Chosen:

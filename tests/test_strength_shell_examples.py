@@ -6,7 +6,6 @@ accept but under which the reporter's own command prints otherwise, shown as suc
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from spice_engine.strength.config import StrengthConfig
 from spice_engine.strength.measure import measure
 from spice_engine.strength.shell_commands import shell_commands
 from spice_engine.validate.bubblewrap import Bubblewrap
-from tests.compiled_code_support import small_project, validated_and_measured
+from tests.compiled_code_support import c_project_measured, small_project, validated_and_measured
 from tests.lang_projects import DictFiles
 
 JQ_ISSUE = """Get/set inconsistency for fractional array indices
@@ -157,19 +156,13 @@ ISSUE = "greet ignores its count\n\n```console\n$ ./greet 3\n2\n```\nIt should p
 
 
 def test_a_survivor_the_reporters_command_tells_apart_is_shown_on_it(tmp_path: Path) -> None:
-    if shutil.which("cmake") is None or shutil.which("gcc") is None:
-        pytest.skip("no cmake or gcc on this machine")
-    box = Bubblewrap()
-    if why := box.problem(tmp_path):
-        pytest.skip(f"bubblewrap cannot run here: {why}")
-    row = small_project(
+    got = c_project_measured(
         tmp_path,
         {"CMakeLists.txt": CMAKE, "main.c": MAIN, "repeat.c": BUG},
         {"repeat.c": FIX},
         {"tests/repeat_test.c": WEAK},
+        ISSUE,
     )
-    row["problem_statement"] = ISSUE
-    got = validated_and_measured(tmp_path, row, "c", Executor(tmp_path / "envs", box))
     told = [m for m in got.survivors if m.difference == "issue"]
     assert told, [(m.change, m.reason) for m in got.survivors] + got.skipped
     # Told on the reporter's own command; `greet` alone, its neighbour, tells others apart.

@@ -5,15 +5,10 @@ under both), shown on the same command with the bad input left out."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-import pytest
-
-from spice_engine.langs.executor import Executor
 from spice_engine.strength.shell_neighbours import neighbours
-from spice_engine.validate.bubblewrap import Bubblewrap
-from tests.compiled_code_support import small_project, validated_and_measured
+from tests.compiled_code_support import c_project_measured
 
 
 def test_each_argument_that_stands_alone_is_left_out_in_turn() -> None:
@@ -107,19 +102,13 @@ ISSUE = "sum takes a word for 0\n\n```console\n$ ./sum 2 x\n2\n```\nIt should re
 def test_a_survivor_only_the_command_without_its_bad_input_tells_apart_is_shown(
     tmp_path: Path,
 ) -> None:
-    if shutil.which("cmake") is None or shutil.which("gcc") is None:
-        pytest.skip("no cmake or gcc on this machine")
-    box = Bubblewrap()
-    if why := box.problem(tmp_path):
-        pytest.skip(f"bubblewrap cannot run here: {why}")
-    row = small_project(
+    got = c_project_measured(
         tmp_path,
         {"CMakeLists.txt": CMAKE, "main.c": MAIN, "total.c": BUG},
         {"total.c": FIX},
         {"tests/total_test.c": WEAK},
+        ISSUE,
     )
-    row["problem_statement"] = ISSUE
-    got = validated_and_measured(tmp_path, row, "c", Executor(tmp_path / "envs", box))
     # The test gives only `x`: the sum is never added to. `sum += v` left out, the reporter's
     # `sum 2 x` still refuses `x`; `sum 2` prints 0 where the fix prints 2.
     left_out = [m for m in got.survivors if m.change == "`sum += v;` removed"]
