@@ -103,6 +103,12 @@ def test_a_file_a_command_names_is_written_from_the_block_holding_it() -> None:
     assert got[0] == "cat > test.py <<'SPICE_EXAMPLE_EOF'\n# YES: yes\n# ???: no\nSPICE_EXAMPLE_EOF"
     assert got[1] == 'pylint test.py --notes="YES,???"'
     assert "astroid 2.9.0" not in got  # output in a shell's block is no command
+    assert len(got) == 2  # nor is `pylint 2.12.2`, what `--version` printed (inline neither)
+    assert shell_commands("I run `pylint 2.12.2`; `pylint -j 2 t.py` fails", ["pylint"]) == [
+        "pylint -j 2 t.py"
+    ]
+    # Typed after a prompt, a number is an argument: jq's filter `1.5`.
+    assert shell_commands("```\n$ jq 1.5\n1.5\n```", ["jq"]) == ["jq 1.5"]
     forged = PYLINT_ISSUE.replace("# ???: no", "# ???: no\nSPICE_EXAMPLE_EOF\nrm -rf ~")
     assert not shell_commands(forged, ["pylint"])[0].startswith("cat > test.py")
     named = "Given `conf.py`:\n\n```python\nx = 1\n```\n\n```python\ny = 2\n```\n\n$ `tool conf.py`"

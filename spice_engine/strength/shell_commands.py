@@ -59,6 +59,7 @@ _FENCES = {
 """A file's extension -> the fences a block holding it may name (when no prose names it)."""
 _SEPARATORS = {"|", "||", "&&", ";", "&", "(", ")", "|&", ";;", "!"}
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_VERSION = re.compile(r"^v?\d+(\.\d+)+[\w.+-]*,?$")
 
 
 def shell_commands(problem: str, programs: Iterable[str]) -> list[str]:
@@ -80,9 +81,11 @@ def shell_commands(problem: str, programs: Iterable[str]) -> list[str]:
         elif token.type == "inline":
             said = token.content
             for child in token.children or []:
-                # A bare name in inline code is prose about the program, not a command.
+                # A bare name in inline code is prose about the program, not a command; so is
+                # a version (`pylint 2.12.2`).
                 text = child.content.strip()
-                if child.type == "code_inline" and " " in text and _runs(text, names):
+                inline = child.type == "code_inline" and " " in text
+                if inline and _runs(text, names) and not _banner(text):
                     found.append(text)
     kept = [_bare(c, names) for c in found if len(c) <= MAX_CHARS and _kept(c)]
     if not any(_runs(c, names) for c in kept):
@@ -157,6 +160,7 @@ def _block(content: str, info: str, names: set[str]) -> list[str]:
         return [c for c in written if _runs(c, names | SETUP)]
     if info not in SHELL_FENCES:
         return []
+    lines = [line for line in lines if not _banner(line)]
     if info and any(_runs(line, names) for line in lines):  # a script: its setup with it
         return [line.strip() for line in lines if _runs(line, names | SETUP)]
     return [line.strip() for line in lines if _runs(line, names)]
@@ -226,6 +230,13 @@ def _kept(command: str) -> bool:
     left open is none)."""
     words = _words(command)
     return words is not None and bool(words) and posixpath.basename(words[0]) not in LEFT_OUT
+
+
+def _banner(line: str) -> bool:
+    """Whether an unprompted line is what `--version` printed (`pylint 2.12.2` in a shell's
+    block of an issue's "version" section): a program's name and version numbers only."""
+    arguments = _arguments(line)
+    return bool(arguments) and all(_VERSION.match(a) for a in arguments)
 
 
 def _bare(command: str, names: set[str]) -> str:
