@@ -55,8 +55,8 @@ def strength_line(s: TestStrength | None, shown: ShownSurvivors | None = None) -
         if top.issue_example is not None:  # the issue's own input: said before the rest
             seen = top.issue_example
             said = f" {code_span(seen.statement, 60)}" if seen.statement else " example"
-            if seen.near:
-                said = f" command with an argument left out, {code_span(seen.statement, 60)},"
+            if seen.near:  # not the issue's own command: one of its arguments left out
+                said = f" command with an argument left out,{said},"
             where = (
                 f", where the issue's{said} prints {code_span(seen.survivor or '(nothing)')}"
                 f" instead of {code_span(seen.fix or '(nothing)')}{where}"

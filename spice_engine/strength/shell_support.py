@@ -73,14 +73,14 @@ def _wrappers(entries, python, folder):
             os.close(fd)
 
 
-def _script(commands, outputs, near_from):
-    # type: (List[str], str, int) -> str
+def _script(commands, outputs, near_from=None):
+    # type: (List[str], str, Optional[int]) -> str
     """One bash script running `commands` in turn, each one's streams into files of its own;
     those from `near_from` on (the neighbours) each in a shell of its own, bounded in time."""
     lines = ["set +e"]
     for n, command in enumerate(commands):
         at = os.path.join(outputs, str(n))
-        if n >= near_from:
+        if near_from is not None and n >= near_from:
             command = "timeout -s KILL %d bash -c %s" % (NEAR_S, shlex.quote(command))
         lines.append(
             "{ %s\n} >'%s.out' 2>'%s.err' </dev/null; echo $? >'%s.rc'" % (command, at, at, at)
@@ -110,7 +110,7 @@ def _session(commands, bin_dir, timeout_s, near_from=None):
     env.pop(SETTINGS, None)
     env.update({"PATH": bin_dir + os.pathsep + env.get("PATH", ""), "HOME": work, "PWD": work})
     process = subprocess.Popen(
-        ["bash", "-c", _script(commands, root, len(commands) if near_from is None else near_from)],
+        ["bash", "-c", _script(commands, root, near_from)],
         cwd=work,
         env=env,
         stdin=subprocess.DEVNULL,
